@@ -1,0 +1,223 @@
+//! What to run: a workload, a policy, a provider. The same JSON comes from the CLI, the
+//! browser and saved files; [`RunConfig::resolve`] checks it and fills in every default so
+//! a report names exactly what ran.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::params::{ParamError, Params};
+use crate::policy;
+use crate::workload;
+
+/// The page sizes the simulated provider offers.
+pub const PAGE_SIZES: &[u64] = &[4096, 16384, 65536];
+
+/// One simulation: which workload, through which policy, over which pages.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    pub workload: WorkloadConfig,
+    pub policy: PolicyConfig,
+    #[serde(default)]
+    pub provider: ProviderConfig,
+    /// How much of each allocation the program writes.
+    #[serde(default)]
+    pub touch: TouchMode,
+    /// Most points kept in the memory-over-time series.
+    #[serde(default = "default_points")]
+    pub series_points: usize,
+}
+
+fn default_points() -> usize {
+    2000
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadConfig {
+    /// A built-in workload id, or `trace` for a trace file named by `path`.
+    pub id: String,
+    #[serde(default)]
+    pub params: BTreeMap<String, Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolicyConfig {
+    pub family: String,
+    #[serde(default)]
+    pub params: BTreeMap<String, Value>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProviderKind {
+    /// An operating system with virtual memory (mmap, madvise).
+    Sim,
+    /// WebAssembly linear memory: grows, never shrinks.
+    WasmLinear,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderConfig {
+    #[serde(default = "default_kind")]
+    pub kind: ProviderKind,
+    #[serde(default = "default_page")]
+    pub page_size: u64,
+}
+
+fn default_kind() -> ProviderKind {
+    ProviderKind::Sim
+}
+
+fn default_page() -> u64 {
+    4096
+}
+
+impl Default for ProviderConfig {
+    fn default() -> Self {
+        ProviderConfig {
+            kind: default_kind(),
+            page_size: default_page(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TouchMode {
+    /// Every byte is written, as MallocBench zeroes every allocation.
+    #[default]
+    All,
+    /// Only the first byte is written.
+    First,
+    /// Nothing is written; only the allocator's own writes count.
+    None,
+}
+
+impl RunConfig {
+    /// A config for a built-in workload and a policy family with default parameters.
+    pub fn new(workload: &str, family: &str) -> RunConfig {
+        RunConfig {
+            workload: WorkloadConfig {
+                id: workload.into(),
+                params: BTreeMap::new(),
+                path: None,
+            },
+            policy: PolicyConfig {
+                family: family.into(),
+                params: BTreeMap::new(),
+            },
+            provider: ProviderConfig::default(),
+            touch: TouchMode::All,
+            series_points: default_points(),
+        }
+    }
+
+    /// Parses a config from JSON, naming the line and column of a syntax error.
+    pub fn from_json(text: &str) -> Result<RunConfig, ParamError> {
+        serde_json::from_str(text).map_err(|e| ParamError {
+            field: format!("config (line {}, column {})", e.line(), e.column()),
+            message: e.to_string(),
+        })
+    }
+
+    /// Checks every field and fills in defaults. Resolving a resolved config changes
+    /// nothing.
+    pub fn resolve(&self) -> Result<RunConfig, ParamError> {
+        let mut out = self.clone();
+        let family = policy::family(&self.policy.family)
+            .ok_or_else(|| policy::unknown_family(&self.policy.family))?;
+        let params = Params::resolve(family.params, &self.policy.params, "policy.params")?;
+        out.policy.params = params.to_json_map();
+        if self.workload.id == "trace" {
+            if self.workload.path.is_none() {
+                return Err(ParamError {
+                    field: "workload.path".into(),
+                    message: "a trace workload needs the path of its file".into(),
+                });
+            }
+            if !self.workload.params.is_empty() {
+                return Err(ParamError {
+                    field: "workload.params".into(),
+                    message: "a trace file takes no parameters".into(),
+                });
+            }
+        } else {
+            let spec = workload::find(&self.workload.id)?;
+            let params = Params::resolve(spec.params, &self.workload.params, "workload.params")?;
+            out.workload.params = params.to_json_map();
+        }
+        if !PAGE_SIZES.contains(&self.provider.page_size) {
+            return Err(ParamError {
+                field: "provider.page_size".into(),
+                message: format!(
+                    "{} is not a supported page size; use one of {:?}",
+                    self.provider.page_size, PAGE_SIZES
+                ),
+            });
+        }
+        if !(2..=100_000).contains(&self.series_points) {
+            return Err(ParamError {
+                field: "series_points".into(),
+                message: format!("{} is outside the allowed range 2..=100000", self.series_points),
+            });
+        }
+        // Building the policy catches combinations no single parameter can judge, such as
+        // an allocator page smaller than the OS page.
+        policy::AnyPolicy::build(&self.policy.family, &params, self.provider.page_size)?;
+        Ok(out)
+    }
+
+    /// The resolved policy parameters.
+    pub fn policy_params(&self) -> Result<Params, ParamError> {
+        let family = policy::family(&self.policy.family)
+            .ok_or_else(|| policy::unknown_family(&self.policy.family))?;
+        Params::resolve(family.params, &self.policy.params, "policy.params")
+    }
+
+    /// The resolved workload parameters of a built-in workload.
+    pub fn workload_params(&self) -> Result<Params, ParamError> {
+        let spec = workload::find(&self.workload.id)?;
+        Params::resolve(spec.params, &self.workload.params, "workload.params")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolve_fills_defaults_and_is_idempotent() {
+        let c = RunConfig::new("churn", "size-class").resolve().unwrap();
+        assert_eq!(c.policy.params["page_size"], Value::from(65536));
+        assert!(c.workload.params.contains_key("seed"));
+        assert_eq!(c.resolve().unwrap(), c);
+    }
+
+    #[test]
+    fn bad_fields_are_named() {
+        let mut c = RunConfig::new("churn", "size-class");
+        c.provider.page_size = 5000;
+        assert_eq!(c.resolve().unwrap_err().field, "provider.page_size");
+        let c = RunConfig::new("nope", "size-class");
+        let e = c.resolve().unwrap_err();
+        assert_eq!(e.field, "workload.id");
+        assert!(e.message.contains("churn"), "{e}");
+        let mut c = RunConfig::new("churn", "size-class");
+        c.provider.page_size = 65536;
+        c.policy.params.insert("page_size".into(), Value::from(16384));
+        let e = c.resolve().unwrap_err();
+        assert_eq!(e.field, "policy.params.page_size");
+        let e = RunConfig::from_json("{\"workload\": ").unwrap_err();
+        assert!(e.field.contains("line 1"), "{e}");
+        let e = RunConfig::from_json(r#"{"workload":{"id":"churn"},"policy":{"family":"bump"},"bogus":1}"#)
+            .unwrap_err();
+        assert!(e.message.contains("bogus"), "{e}");
+    }
+}

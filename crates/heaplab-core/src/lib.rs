@@ -1,0 +1,30 @@
+//! heaplab's core: allocator policies over page providers, workloads, and the metrics that
+//! compare them.
+//!
+//! The core is plain Rust. It never names wasm, libc or web-sys: providers for real memory
+//! and bindings for the browser live in other crates and plug in through
+//! [`provider::PageProvider`].
+//!
+//! ```
+//! use heaplab_core::{config::RunConfig, run::run};
+//!
+//! let mut config = RunConfig::new("churn", "size-class");
+//! config.workload.params.insert("scale".into(), 0.001.into());
+//! let out = run(&config).unwrap();
+//! assert_eq!(out.report.summary.allocs, 7001);
+//! assert!(out.report.summary.peak_resident_bytes >= 4096);
+//! ```
+
+pub mod config;
+pub mod event;
+pub mod pages;
+pub mod params;
+pub mod policy;
+pub mod provider;
+mod ranges;
+pub mod run;
+pub mod series;
+pub mod simulate;
+pub mod stats;
+pub mod trace;
+pub mod workload;

@@ -1,0 +1,391 @@
+//! The page map: the one place where page operations are checked and counted.
+//!
+//! Every policy talks to its provider through [`Pages`], which keeps a state byte per page
+//! it has seen and the [`PageStats`]. Counting here, at the call sites, rather than inside
+//! each provider is what lets the simulated and the real provider report the same figures.
+
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap;
+
+use crate::provider::{Addr, PageProvider, ProviderCaps, ProviderError};
+use crate::ranges::{insert_coalesced, take_first_fit};
+use crate::stats::PageStats;
+
+const COMMITTED: u8 = 1;
+const RESIDENT: u8 = 2;
+const TOUCHED: u8 = 4;
+
+/// Pages per directory chunk. The directory only holds chunks for pages that were ever
+/// committed, so the simulator's own memory grows with the memory it models, not with
+/// the address space.
+const CHUNK_SHIFT: u32 = 12;
+const CHUNK_PAGES: usize = 1 << CHUNK_SHIFT;
+
+/// A provider with its page map and statistics.
+#[derive(Debug)]
+pub struct Pages<P> {
+    provider: P,
+    caps: ProviderCaps,
+    shift: u32,
+    dir: FxHashMap<u64, Box<[u8; CHUNK_PAGES]>>,
+    /// Live reservations: start and length in bytes.
+    reservations: BTreeMap<Addr, u64>,
+    /// Reservations a policy released on a provider that cannot release. Their pages keep
+    /// their state and are handed out again before the provider is asked for more, the way
+    /// an allocator in WebAssembly reuses memory it can never return.
+    retained: BTreeMap<Addr, u64>,
+    stats: PageStats,
+}
+
+impl<P: PageProvider> Pages<P> {
+    pub fn new(provider: P) -> Pages<P> {
+        let caps = provider.caps();
+        assert!(caps.page_size.is_power_of_two(), "page size must be a power of two");
+        Pages {
+            provider,
+            caps,
+            shift: caps.page_size.trailing_zeros(),
+            dir: FxHashMap::default(),
+            reservations: BTreeMap::new(),
+            retained: BTreeMap::new(),
+            stats: PageStats::default(),
+        }
+    }
+
+    pub fn caps(&self) -> ProviderCaps {
+        self.caps
+    }
+
+    #[inline]
+    pub fn page_size(&self) -> u64 {
+        self.caps.page_size
+    }
+
+    /// Rounds `bytes` up to whole pages.
+    #[inline]
+    pub fn round_up(&self, bytes: u64) -> u64 {
+        bytes.next_multiple_of(self.caps.page_size)
+    }
+
+    pub fn stats(&self) -> &PageStats {
+        &self.stats
+    }
+
+    pub fn provider(&self) -> &P {
+        &self.provider
+    }
+
+    pub fn provider_mut(&mut self) -> &mut P {
+        &mut self.provider
+    }
+
+    /// Reserves address space for at least `bytes`, aligned to `align` (raised to a page).
+    /// Returns the start; the length is `round_up(bytes)`.
+    pub fn reserve(&mut self, bytes: u64, align: u64) -> Result<Addr, ProviderError> {
+        if bytes == 0 || !align.is_power_of_two() {
+            return Err(ProviderError::BadRange {
+                addr: 0,
+                bytes,
+                why: "a reservation needs a non-zero size and a power-of-two alignment",
+            });
+        }
+        let bytes = self.round_up(bytes);
+        let align = align.max(self.caps.page_size);
+        if !self.caps.can_release {
+            if let Some(at) = take_first_fit(&mut self.retained, bytes, align) {
+                self.reservations.insert(at, bytes);
+                return Ok(at);
+            }
+        }
+        let at = self.provider.reserve(bytes, align)?;
+        self.reservations.insert(at, bytes);
+        self.stats.reserve_ops += 1;
+        self.stats.reserved_bytes.add(bytes);
+        Ok(at)
+    }
+
+    /// Gives back a whole reservation made by [`Pages::reserve`].
+    pub fn release(&mut self, addr: Addr, bytes: u64) -> Result<(), ProviderError> {
+        let bytes = self.round_up(bytes);
+        if self.reservations.get(&addr) != Some(&bytes) {
+            return Err(ProviderError::BadRange {
+                addr,
+                bytes,
+                why: "release must name a whole reservation",
+            });
+        }
+        self.reservations.remove(&addr);
+        if !self.caps.can_release {
+            insert_coalesced(&mut self.retained, addr, bytes);
+            return Ok(());
+        }
+        self.provider.release(addr, bytes)?;
+        self.drop_pages(addr, bytes);
+        self.stats.release_ops += 1;
+        self.stats.reserved_bytes.sub(bytes);
+        Ok(())
+    }
+
+    /// Commits a page-aligned range inside one reservation.
+    pub fn commit(&mut self, addr: Addr, bytes: u64) -> Result<(), ProviderError> {
+        self.check_range(addr, bytes)?;
+        let (first, last) = self.page_span(addr, bytes);
+        if !self.caps.can_decommit {
+            // Memory that only grows has nothing to do for pages it already has, and a
+            // real program would make no call for them.
+            let fresh = (first..last)
+                .filter(|&p| self.state(p) & COMMITTED == 0)
+                .count();
+            if fresh == 0 {
+                return Ok(());
+            }
+        }
+        self.provider.commit(addr, bytes)?;
+        self.stats.commit_ops += 1;
+        self.stats.committed_pages_total += last - first;
+        let mut newly = 0;
+        for page in first..last {
+            let s = self.state_mut(page);
+            if *s & COMMITTED == 0 {
+                *s |= COMMITTED;
+                newly += 1;
+            }
+        }
+        self.stats.committed_pages.add(newly);
+        Ok(())
+    }
+
+    /// Decommits a page-aligned range inside one reservation. On a provider that cannot
+    /// decommit this does nothing and costs nothing: the memory stays resident.
+    pub fn decommit(&mut self, addr: Addr, bytes: u64) -> Result<(), ProviderError> {
+        self.check_range(addr, bytes)?;
+        if !self.caps.can_decommit {
+            return Ok(());
+        }
+        self.provider.decommit(addr, bytes)?;
+        self.stats.decommit_ops += 1;
+        let (first, last) = self.page_span(addr, bytes);
+        self.stats.decommitted_pages_total += last - first;
+        self.drop_pages(addr, bytes);
+        Ok(())
+    }
+
+    /// Records that the program or the allocator writes `bytes` at `addr`. Every page of the
+    /// range must be committed; pages written for the first time since their commit become
+    /// resident.
+    #[inline]
+    pub fn touch(&mut self, addr: Addr, bytes: u64) -> Result<(), ProviderError> {
+        if bytes == 0 {
+            return Ok(());
+        }
+        let (first, last) = self.page_span(addr, bytes);
+        for page in first..last {
+            let s = self.state_mut(page);
+            if *s & (COMMITTED | RESIDENT) == (COMMITTED | RESIDENT) {
+                continue;
+            }
+            if *s & COMMITTED == 0 {
+                return Err(ProviderError::NotCommitted {
+                    addr: addr.max(page << self.shift),
+                });
+            }
+            let first_time = *s & TOUCHED == 0;
+            *s |= RESIDENT | TOUCHED;
+            self.stats.resident_pages.add(1);
+            if first_time {
+                self.stats.touched_pages += 1;
+            }
+        }
+        self.provider.write(addr, bytes);
+        Ok(())
+    }
+
+    /// Whether every byte of the range lies in committed pages.
+    pub fn is_committed(&self, addr: Addr, bytes: u64) -> bool {
+        let (first, last) = self.page_span(addr, bytes.max(1));
+        (first..last).all(|p| self.state(p) & COMMITTED != 0)
+    }
+
+    /// Whether the page holding `addr` is resident.
+    pub fn is_resident(&self, addr: Addr) -> bool {
+        self.state(addr >> self.shift) & RESIDENT != 0
+    }
+
+    /// Recounts the page map and compares it with the statistics.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let (mut committed, mut resident, mut touched) = (0u64, 0u64, 0u64);
+        for chunk in self.dir.values() {
+            for &s in chunk.iter() {
+                committed += u64::from(s & COMMITTED != 0);
+                resident += u64::from(s & RESIDENT != 0);
+                touched += u64::from(s & TOUCHED != 0);
+                if s & RESIDENT != 0 && s & COMMITTED == 0 {
+                    return Err("a page is resident but not committed".into());
+                }
+            }
+        }
+        let st = &self.stats;
+        if committed != st.committed_pages.current {
+            return Err(format!(
+                "page map has {committed} committed pages, stats say {}",
+                st.committed_pages.current
+            ));
+        }
+        if resident != st.resident_pages.current {
+            return Err(format!(
+                "page map has {resident} resident pages, stats say {}",
+                st.resident_pages.current
+            ));
+        }
+        if touched != st.touched_pages {
+            return Err(format!(
+                "page map has {touched} touched pages, stats say {}",
+                st.touched_pages
+            ));
+        }
+        let held: u64 = self.reservations.values().sum::<u64>() + self.retained.values().sum::<u64>();
+        if held != st.reserved_bytes.current {
+            return Err(format!(
+                "reservations hold {held} bytes, stats say {}",
+                st.reserved_bytes.current
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_range(&self, addr: Addr, bytes: u64) -> Result<(), ProviderError> {
+        let mask = self.caps.page_size - 1;
+        if bytes == 0 || addr & mask != 0 || bytes & mask != 0 {
+            return Err(ProviderError::BadRange {
+                addr,
+                bytes,
+                why: "not a non-empty page-aligned range",
+            });
+        }
+        match self.reservations.range(..=addr).next_back() {
+            Some((&start, &len)) if addr + bytes <= start + len => Ok(()),
+            _ => Err(ProviderError::BadRange {
+                addr,
+                bytes,
+                why: "not inside one reservation",
+            }),
+        }
+    }
+
+    /// Clears the committed and resident bits of a range, keeping the gauges in step.
+    fn drop_pages(&mut self, addr: Addr, bytes: u64) {
+        let (first, last) = self.page_span(addr, bytes);
+        let (mut committed, mut resident) = (0, 0);
+        for page in first..last {
+            let Some(chunk) = self.dir.get_mut(&(page >> CHUNK_SHIFT)) else {
+                continue;
+            };
+            let s = &mut chunk[(page as usize) & (CHUNK_PAGES - 1)];
+            committed += u64::from(*s & COMMITTED != 0);
+            resident += u64::from(*s & RESIDENT != 0);
+            *s &= !(COMMITTED | RESIDENT);
+        }
+        self.stats.committed_pages.sub(committed);
+        self.stats.resident_pages.sub(resident);
+    }
+
+    #[inline]
+    fn page_span(&self, addr: Addr, bytes: u64) -> (u64, u64) {
+        (addr >> self.shift, ((addr + bytes - 1) >> self.shift) + 1)
+    }
+
+    #[inline]
+    fn state(&self, page: u64) -> u8 {
+        self.dir
+            .get(&(page >> CHUNK_SHIFT))
+            .map_or(0, |c| c[(page as usize) & (CHUNK_PAGES - 1)])
+    }
+
+    #[inline]
+    fn state_mut(&mut self, page: u64) -> &mut u8 {
+        let chunk = self
+            .dir
+            .entry(page >> CHUNK_SHIFT)
+            .or_insert_with(|| Box::new([0; CHUNK_PAGES]));
+        &mut chunk[(page as usize) & (CHUNK_PAGES - 1)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::{SimMode, SimProvider};
+
+    fn os() -> Pages<SimProvider> {
+        Pages::new(SimProvider::new(SimMode::Os, 4096))
+    }
+
+    #[test]
+    fn commit_write_decommit_recommit_counts_exactly() {
+        let mut m = os();
+        let a = m.reserve(4 * 4096, 4096).unwrap();
+        m.commit(a, 4 * 4096).unwrap();
+        // Committed but unwritten memory costs no RAM.
+        assert_eq!(m.stats().committed_pages.current, 4);
+        assert_eq!(m.stats().resident_pages.current, 0);
+        // A write that straddles a page boundary makes both pages resident.
+        m.touch(a + 4090, 10).unwrap();
+        assert_eq!(m.stats().resident_pages.current, 2);
+        assert_eq!(m.stats().touched_pages, 2);
+        m.decommit(a, 2 * 4096).unwrap();
+        assert_eq!(m.stats().committed_pages.current, 2);
+        assert_eq!(m.stats().resident_pages.current, 0);
+        assert_eq!(m.stats().resident_pages.peak, 2);
+        // Writing a decommitted page is a policy bug, and it is reported.
+        assert!(matches!(
+            m.touch(a, 1),
+            Err(ProviderError::NotCommitted { .. })
+        ));
+        m.commit(a, 4096).unwrap();
+        m.touch(a, 1).unwrap();
+        // The page was touched before, so touched does not grow; resident does.
+        assert_eq!(m.stats().touched_pages, 2);
+        assert_eq!(m.stats().resident_pages.current, 1);
+        let s = *m.stats();
+        assert_eq!((s.commit_ops, s.committed_pages_total), (2, 5));
+        assert_eq!((s.decommit_ops, s.decommitted_pages_total), (1, 2));
+        m.check_invariants().unwrap();
+        m.release(a, 4 * 4096).unwrap();
+        assert_eq!(m.stats().committed_pages.current, 0);
+        assert_eq!(m.stats().reserved_bytes.current, 0);
+        assert_eq!(m.stats().reserved_bytes.peak, 4 * 4096);
+        m.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn ranges_outside_reservations_are_refused() {
+        let mut m = os();
+        let a = m.reserve(4096, 4096).unwrap();
+        assert!(m.commit(a + 4096, 4096).is_err());
+        assert!(m.commit(a + 1, 4096).is_err());
+        assert!(m.release(a, 8192).is_err());
+        assert_eq!(m.stats().commit_ops, 0);
+    }
+
+    #[test]
+    fn wasm_linear_memory_keeps_everything() {
+        let mut m = Pages::new(SimProvider::new(SimMode::WasmLinear, 65536));
+        let a = m.reserve(65536, 65536).unwrap();
+        m.commit(a, 65536).unwrap();
+        m.touch(a, 100).unwrap();
+        m.decommit(a, 65536).unwrap();
+        assert_eq!(m.stats().resident_pages.current, 1);
+        assert_eq!(m.stats().decommit_ops, 0);
+        m.release(a, 65536).unwrap();
+        assert_eq!(m.stats().reserved_bytes.current, 65536);
+        // The released range comes back, still committed and resident, and committing it
+        // again is free.
+        let b = m.reserve(65536, 65536).unwrap();
+        assert_eq!(a, b);
+        m.commit(b, 65536).unwrap();
+        assert_eq!(m.stats().commit_ops, 1);
+        assert_eq!(m.stats().reserve_ops, 1);
+        m.check_invariants().unwrap();
+    }
+}

@@ -1,0 +1,363 @@
+//! Parameters as data: one spec per knob, shared by the CLI, the browser editor and the
+//! JSON configs, so a parameter added once appears everywhere with the same checks.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+
+/// What values a parameter takes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ParamKind {
+    Int { min: i64, max: i64 },
+    /// A size in bytes; text may use K/KiB, M/MiB or G/GiB suffixes.
+    Bytes { min: u64, max: u64, pow2: bool },
+    Float { min: f64, max: f64 },
+    Bool,
+    Choice(&'static [&'static str]),
+}
+
+/// One knob: its name, what it takes, its default (written as a user would type it) and
+/// a one-line explanation.
+#[derive(Clone, Copy, Debug)]
+pub struct ParamSpec {
+    pub name: &'static str,
+    pub kind: ParamKind,
+    pub default: &'static str,
+    pub unit: &'static str,
+    pub doc: &'static str,
+}
+
+/// A checked parameter value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ParamValue {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Str(String),
+}
+
+impl Serialize for ParamValue {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ParamValue::Int(v) => s.serialize_i64(*v),
+            ParamValue::Float(v) => s.serialize_f64(*v),
+            ParamValue::Bool(v) => s.serialize_bool(*v),
+            ParamValue::Str(v) => s.serialize_str(v),
+        }
+    }
+}
+
+/// A bad parameter, naming the field it was given for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamError {
+    pub field: String,
+    pub message: String,
+}
+
+impl fmt::Display for ParamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for ParamError {}
+
+impl ParamSpec {
+    /// Parses text as typed on a command line (`--set name=text`).
+    pub fn parse_text(&self, text: &str) -> Result<ParamValue, String> {
+        let t = text.trim();
+        let v = match self.kind {
+            ParamKind::Int { .. } => ParamValue::Int(
+                t.replace('_', "")
+                    .parse()
+                    .map_err(|_| format!("{text:?} is not a whole number"))?,
+            ),
+            ParamKind::Bytes { .. } => ParamValue::Int(parse_bytes(t)?),
+            ParamKind::Float { .. } => {
+                let f: f64 = t.parse().map_err(|_| format!("{text:?} is not a number"))?;
+                ParamValue::Float(f)
+            }
+            ParamKind::Bool => match t {
+                "true" | "yes" | "on" | "1" => ParamValue::Bool(true),
+                "false" | "no" | "off" | "0" => ParamValue::Bool(false),
+                _ => return Err(format!("{text:?} is not true or false")),
+            },
+            ParamKind::Choice(_) => ParamValue::Str(t.to_string()),
+        };
+        self.check(v)
+    }
+
+    /// Accepts a JSON value: the natural type, or text parsed as on a command line.
+    pub fn parse_json(&self, value: &Value) -> Result<ParamValue, String> {
+        let v = match (self.kind, value) {
+            (_, Value::String(s)) => return self.parse_text(s),
+            (ParamKind::Int { .. } | ParamKind::Bytes { .. }, Value::Number(n)) => {
+                match n.as_i64() {
+                    Some(i) => ParamValue::Int(i),
+                    None => match n.as_f64() {
+                        Some(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => ParamValue::Int(f as i64),
+                        _ => return Err(format!("{n} is not a whole number")),
+                    },
+                }
+            }
+            (ParamKind::Float { .. }, Value::Number(n)) => {
+                ParamValue::Float(n.as_f64().ok_or_else(|| format!("{n} is not a number"))?)
+            }
+            (ParamKind::Bool, Value::Bool(b)) => ParamValue::Bool(*b),
+            (_, other) => return Err(format!("{other} is not {}", self.kind_phrase())),
+        };
+        self.check(v)
+    }
+
+    fn check(&self, v: ParamValue) -> Result<ParamValue, String> {
+        match (self.kind, &v) {
+            (ParamKind::Int { min, max }, ParamValue::Int(i)) => {
+                if *i < min || *i > max {
+                    return Err(format!("{i} is outside the allowed range {min}..={max}"));
+                }
+            }
+            (ParamKind::Bytes { min, max, pow2 }, ParamValue::Int(i)) => {
+                let in_range = u64::try_from(*i).is_ok_and(|b| b >= min && b <= max);
+                if !in_range {
+                    return Err(format!(
+                        "{i} is outside the allowed range {}..={} bytes",
+                        human_bytes(min),
+                        human_bytes(max)
+                    ));
+                }
+                if pow2 && !(*i as u64).is_power_of_two() {
+                    return Err(format!("{i} is not a power of two"));
+                }
+            }
+            (ParamKind::Float { min, max }, ParamValue::Float(f)) => {
+                if !f.is_finite() || *f < min || *f > max {
+                    return Err(format!("{f} is outside the allowed range {min}..={max}"));
+                }
+            }
+            (ParamKind::Choice(choices), ParamValue::Str(s)) => {
+                if !choices.contains(&s.as_str()) {
+                    return Err(format!(
+                        "{s:?} is not one of: {}",
+                        choices.join(", ")
+                    ));
+                }
+            }
+            _ => {}
+        }
+        Ok(v)
+    }
+
+    fn kind_phrase(&self) -> &'static str {
+        match self.kind {
+            ParamKind::Int { .. } => "a whole number",
+            ParamKind::Bytes { .. } => "a size in bytes",
+            ParamKind::Float { .. } => "a number",
+            ParamKind::Bool => "true or false",
+            ParamKind::Choice(_) => "one of the listed choices",
+        }
+    }
+
+    /// The default, checked. Specs are written by us, so a bad default is a bug caught by
+    /// the registry tests.
+    pub fn default_value(&self) -> ParamValue {
+        self.parse_text(self.default)
+            .unwrap_or_else(|e| panic!("default of parameter {} is invalid: {e}", self.name))
+    }
+}
+
+impl Serialize for ParamSpec {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("name", self.name)?;
+        let (kind, min, max, choices): (&str, Value, Value, Value) = match self.kind {
+            ParamKind::Int { min, max } => ("int", min.into(), max.into(), Value::Null),
+            ParamKind::Bytes { min, max, .. } => ("bytes", min.into(), max.into(), Value::Null),
+            ParamKind::Float { min, max } => ("float", min.into(), max.into(), Value::Null),
+            ParamKind::Bool => ("bool", Value::Null, Value::Null, Value::Null),
+            ParamKind::Choice(c) => ("choice", Value::Null, Value::Null, c.into()),
+        };
+        m.serialize_entry("kind", kind)?;
+        m.serialize_entry("default", &self.default_value())?;
+        m.serialize_entry("min", &min)?;
+        m.serialize_entry("max", &max)?;
+        m.serialize_entry("choices", &choices)?;
+        if let ParamKind::Bytes { pow2: true, .. } = self.kind {
+            m.serialize_entry("power_of_two", &true)?;
+        }
+        m.serialize_entry("unit", self.unit)?;
+        m.serialize_entry("doc", self.doc)?;
+        m.end()
+    }
+}
+
+/// Resolved parameters: every name of a spec list present and checked.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct Params(BTreeMap<String, ParamValue>);
+
+impl Params {
+    /// Checks `given` against `specs` and fills in defaults. `field` prefixes error messages
+    /// (for example `policy.params`).
+    pub fn resolve(
+        specs: &[ParamSpec],
+        given: &BTreeMap<String, Value>,
+        field: &str,
+    ) -> Result<Params, ParamError> {
+        for name in given.keys() {
+            if !specs.iter().any(|s| s.name == name) {
+                let valid: Vec<&str> = specs.iter().map(|s| s.name).collect();
+                return Err(ParamError {
+                    field: format!("{field}.{name}"),
+                    message: format!("unknown parameter; valid ones are: {}", valid.join(", ")),
+                });
+            }
+        }
+        let mut out = BTreeMap::new();
+        for spec in specs {
+            let value = match given.get(spec.name) {
+                Some(v) => spec.parse_json(v).map_err(|message| ParamError {
+                    field: format!("{field}.{}", spec.name),
+                    message,
+                })?,
+                None => spec.default_value(),
+            };
+            out.insert(spec.name.to_string(), value);
+        }
+        Ok(Params(out))
+    }
+
+    pub fn u64(&self, name: &str) -> u64 {
+        match self.0.get(name) {
+            Some(ParamValue::Int(i)) => *i as u64,
+            other => unreachable!("parameter {name} resolved as {other:?}, not an integer"),
+        }
+    }
+
+    pub fn f64(&self, name: &str) -> f64 {
+        match self.0.get(name) {
+            Some(ParamValue::Float(f)) => *f,
+            Some(ParamValue::Int(i)) => *i as f64,
+            other => unreachable!("parameter {name} resolved as {other:?}, not a number"),
+        }
+    }
+
+    pub fn bool(&self, name: &str) -> bool {
+        match self.0.get(name) {
+            Some(ParamValue::Bool(b)) => *b,
+            other => unreachable!("parameter {name} resolved as {other:?}, not a bool"),
+        }
+    }
+
+    pub fn str(&self, name: &str) -> &str {
+        match self.0.get(name) {
+            Some(ParamValue::Str(s)) => s,
+            other => unreachable!("parameter {name} resolved as {other:?}, not a choice"),
+        }
+    }
+
+    /// The parameters back as plain JSON, for re-resolving or storing in a config.
+    pub fn to_json_map(&self) -> BTreeMap<String, Value> {
+        self.0
+            .iter()
+            .map(|(k, v)| (k.clone(), serde_json::to_value(v).unwrap_or(Value::Null)))
+            .collect()
+    }
+}
+
+/// Parses `4096`, `64K`, `64KiB`, `1M`, `2MiB`, `1G`.
+pub fn parse_bytes(text: &str) -> Result<i64, String> {
+    let t = text.trim().replace('_', "");
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (digits, suffix) = t.split_at(split);
+    let n: i64 = digits
+        .parse()
+        .map_err(|_| format!("{text:?} is not a size in bytes (try 4096, 64KiB or 1MiB)"))?;
+    let mult: i64 = match suffix.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        _ => return Err(format!("{text:?} has an unknown unit (use KiB, MiB or GiB)")),
+    };
+    n.checked_mul(mult)
+        .ok_or_else(|| format!("{text:?} is too large"))
+}
+
+/// Formats a byte count the way people read it: `64 KiB`, `1.5 MiB`.
+pub fn human_bytes(b: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = b as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{b} B")
+    } else if v.fract() == 0.0 {
+        format!("{v} {}", UNITS[u])
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPECS: &[ParamSpec] = &[
+        ParamSpec {
+            name: "slab_size",
+            kind: ParamKind::Bytes { min: 64, max: 1 << 30, pow2: false },
+            default: "4KiB",
+            unit: "bytes",
+            doc: "",
+        },
+        ParamSpec {
+            name: "fit",
+            kind: ParamKind::Choice(&["first", "best"]),
+            default: "best",
+            unit: "",
+            doc: "",
+        },
+    ];
+
+    #[test]
+    fn defaults_fill_in_and_text_units_parse() {
+        let mut given = BTreeMap::new();
+        given.insert("slab_size".to_string(), Value::from("1MiB"));
+        let p = Params::resolve(SPECS, &given, "policy.params").unwrap();
+        assert_eq!(p.u64("slab_size"), 1 << 20);
+        assert_eq!(p.str("fit"), "best");
+    }
+
+    #[test]
+    fn errors_name_the_field_and_the_range() {
+        let mut given = BTreeMap::new();
+        given.insert("slab_size".to_string(), Value::from(8));
+        let e = Params::resolve(SPECS, &given, "policy.params").unwrap_err();
+        assert_eq!(e.field, "policy.params.slab_size");
+        assert!(e.message.contains("64 B..=1 GiB"), "{}", e.message);
+        let mut given = BTreeMap::new();
+        given.insert("slab".to_string(), Value::from(8));
+        let e = Params::resolve(SPECS, &given, "policy.params").unwrap_err();
+        assert!(e.message.contains("slab_size, fit"), "{}", e.message);
+        given.clear();
+        given.insert("fit".to_string(), Value::from("worst"));
+        let e = Params::resolve(SPECS, &given, "p").unwrap_err();
+        assert!(e.message.contains("first, best"), "{}", e.message);
+    }
+
+    #[test]
+    fn byte_text() {
+        assert_eq!(parse_bytes("64K"), Ok(65536));
+        assert_eq!(parse_bytes("2 MiB"), Ok(2 << 20));
+        assert!(parse_bytes("12 parsecs").is_err());
+        assert!(parse_bytes("-5").is_err());
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(human_bytes(65536), "64 KiB");
+    }
+}

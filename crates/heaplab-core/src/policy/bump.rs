@@ -1,0 +1,309 @@
+//! The bump family: arenas that hand out memory by moving a pointer through slabs, as
+//! LLVM's `BumpPtrAllocator` does, over a general-purpose heap.
+//!
+//! A program's arena allocations go to bump arenas; single blocks are never freed, the
+//! arena is reset or dropped whole. Slabs come either from the general heap (`malloc`, as
+//! LLVM's default `MallocAllocator`) or straight from the page provider (`mmap`), which is
+//! the question of scenario S1: heap-backed slabs freed under long-lived small blocks
+//! cannot be returned, page-backed slabs can, at the price of page operations.
+
+use rustc_hash::FxHashMap;
+
+use super::free_list::FreeList;
+use super::{check_align, check_size, AllocError, Block, FamilySpec, Policy};
+use crate::event::ArenaId;
+use crate::pages::Pages;
+use crate::params::{ParamError, ParamKind, ParamSpec, Params};
+use crate::provider::{Addr, PageProvider};
+
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "slab_size",
+        kind: ParamKind::Bytes { min: 256, max: 1 << 30, pow2: false },
+        default: "4KiB",
+        unit: "bytes",
+        doc: "Size of an arena's first slab (LLVM BumpPtrAllocator: 4 KiB).",
+    },
+    ParamSpec {
+        name: "growth",
+        kind: ParamKind::Choice(&["double", "fixed"]),
+        default: "double",
+        unit: "",
+        doc: "Whether slabs grow: doubling every `growth_every` slabs (LLVM), or all the same size.",
+    },
+    ParamSpec {
+        name: "growth_every",
+        kind: ParamKind::Int { min: 1, max: 1_000_000 },
+        default: "128",
+        unit: "slabs",
+        doc: "Slabs of one size before the size doubles (LLVM: 128).",
+    },
+    ParamSpec {
+        name: "custom_threshold",
+        kind: ParamKind::Bytes { min: 1, max: 1 << 30, pow2: false },
+        default: "4KiB",
+        unit: "bytes",
+        doc: "Allocations larger than this (with alignment padding) get a slab of their own \
+              (LLVM: the slab size).",
+    },
+    ParamSpec {
+        name: "backing",
+        kind: ParamKind::Choice(&["heap", "pages"]),
+        default: "heap",
+        unit: "",
+        doc: "Where slabs come from: the general heap (malloc) or the page provider directly \
+              (mmap/munmap).",
+    },
+    ParamSpec {
+        name: "unscoped",
+        kind: ParamKind::Choice(&["arena", "heap"]),
+        default: "arena",
+        unit: "",
+        doc: "Where allocations outside any arena go: a global arena that is never reset, \
+              or the general heap.",
+    },
+];
+
+pub const FAMILY: FamilySpec = FamilySpec {
+    id: "bump",
+    title: "Bump arenas (LLVM BumpPtrAllocator)",
+    description: "Pointer-bump arenas over slabs that grow, freed only by arena reset or drop; \
+                  slabs come from the general heap or straight from the OS.",
+    params: PARAMS,
+};
+
+/// The arena that takes allocations outside any arena when `unscoped = arena`.
+const GLOBAL: ArenaId = ArenaId::MAX;
+
+/// Bytes of bookkeeping per slab (its pointer and size in the arena's slab vectors) and per
+/// arena (the allocator object itself).
+const SLAB_META: u64 = 16;
+const ARENA_META: u64 = 64;
+
+#[derive(Clone, Copy, Debug)]
+struct Slab {
+    addr: Addr,
+    len: u64,
+}
+
+#[derive(Debug, Default)]
+struct Arena {
+    slabs: Vec<Slab>,
+    custom: Vec<Slab>,
+    cur: Addr,
+    end: Addr,
+}
+
+/// Bump-pointer arenas with a general heap beside them.
+#[derive(Debug)]
+pub struct Bump {
+    slab_size: u64,
+    doubling: bool,
+    growth_every: u64,
+    custom_threshold: u64,
+    pages_backing: bool,
+    unscoped_heap: bool,
+    heap: FreeList,
+    arenas: FxHashMap<ArenaId, Arena>,
+}
+
+impl Bump {
+    pub fn new(params: &Params, page_size: u64) -> Result<Bump, ParamError> {
+        Ok(Bump {
+            slab_size: params.u64("slab_size"),
+            doubling: params.str("growth") == "double",
+            growth_every: params.u64("growth_every"),
+            custom_threshold: params.u64("custom_threshold"),
+            pages_backing: params.str("backing") == "pages",
+            unscoped_heap: params.str("unscoped") == "heap",
+            heap: FreeList::with_defaults(page_size),
+            arenas: FxHashMap::default(),
+        })
+    }
+
+    /// LLVM's `computeSlabSize`: the size doubles every `growth_every` slabs, up to 2^30 times.
+    fn nth_slab_size(&self, n: usize) -> u64 {
+        if !self.doubling {
+            return self.slab_size;
+        }
+        let doublings = (n as u64 / self.growth_every).min(30);
+        self.slab_size.saturating_mul(1 << doublings).min(1 << 40)
+    }
+
+    fn get_slab<P: PageProvider>(&mut self, mem: &mut Pages<P>, len: u64) -> Result<Slab, AllocError> {
+        if self.pages_backing {
+            let len = mem.round_up(len);
+            let addr = mem.reserve(len, mem.page_size())?;
+            if let Err(e) = mem.commit(addr, len) {
+                mem.release(addr, len)?;
+                return Err(e.into());
+            }
+            Ok(Slab { addr, len })
+        } else {
+            let addr = self.heap.alloc(mem, len, 16, None)?;
+            Ok(Slab { addr, len })
+        }
+    }
+
+    fn put_slab<P: PageProvider>(&mut self, mem: &mut Pages<P>, slab: Slab) -> Result<(), AllocError> {
+        if self.pages_backing {
+            mem.release(slab.addr, slab.len)?;
+            Ok(())
+        } else {
+            self.heap.free(mem, Block { addr: slab.addr, size: slab.len, arena: None })
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn alloc_slow<P: PageProvider>(&mut self, mem: &mut Pages<P>, key: ArenaId, size: u64, align: u64) -> Result<Addr, AllocError> {
+        let padded = size + align - 1;
+        if padded > self.custom_threshold {
+            let slab = self.get_slab(mem, padded)?;
+            self.arenas.entry(key).or_default().custom.push(slab);
+            return Ok(slab.addr.next_multiple_of(align));
+        }
+        let n = self.arenas.get(&key).map_or(0, |a| a.slabs.len());
+        let slab = self.get_slab(mem, self.nth_slab_size(n).max(padded))?;
+        let arena = self.arenas.entry(key).or_default();
+        arena.slabs.push(slab);
+        let p = slab.addr.next_multiple_of(align);
+        arena.cur = p + size;
+        arena.end = slab.addr + slab.len;
+        Ok(p)
+    }
+
+    fn free_slabs<P: PageProvider>(&mut self, mem: &mut Pages<P>, arena: ArenaId, keep_first: bool) -> Result<(), AllocError> {
+        let Some(a) = self.arenas.get_mut(&arena) else {
+            return Ok(());
+        };
+        let keep = usize::from(keep_first && !a.slabs.is_empty());
+        let mut gone: Vec<Slab> = a.slabs.drain(keep..).collect();
+        gone.append(&mut a.custom);
+        match a.slabs.first() {
+            Some(first) => {
+                a.cur = first.addr;
+                a.end = first.addr + first.len;
+            }
+            None => {
+                a.cur = 0;
+                a.end = 0;
+            }
+        }
+        for slab in gone {
+            self.put_slab(mem, slab)?;
+        }
+        Ok(())
+    }
+
+    fn heap_owned(&self, arena: Option<ArenaId>) -> bool {
+        arena.is_none() && self.unscoped_heap
+    }
+}
+
+impl Policy for Bump {
+    #[inline]
+    fn alloc<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        size: u64,
+        align: u64,
+        arena: Option<ArenaId>,
+    ) -> Result<Addr, AllocError> {
+        if self.heap_owned(arena) {
+            return self.heap.alloc(mem, size, align, None);
+        }
+        check_align(align)?;
+        check_size(size)?;
+        let key = arena.unwrap_or(GLOBAL);
+        // The fast path: the current slab has room after aligning the pointer.
+        if let Some(a) = self.arenas.get_mut(&key) {
+            let p = a.cur.next_multiple_of(align);
+            if a.cur != 0 && p + size <= a.end {
+                a.cur = p + size;
+                return Ok(p);
+            }
+        }
+        self.alloc_slow(mem, key, size, align)
+    }
+
+    fn free<P: PageProvider>(&mut self, mem: &mut Pages<P>, block: Block) -> Result<(), AllocError> {
+        if self.heap_owned(block.arena) {
+            return self.heap.free(mem, block);
+        }
+        // A bump allocator cannot free one block: its memory comes back with the arena.
+        Ok(())
+    }
+
+    fn realloc<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        block: Block,
+        new_size: u64,
+        align: u64,
+    ) -> Result<Addr, AllocError> {
+        if self.heap_owned(block.arena) {
+            return self.heap.realloc(mem, block, new_size, align);
+        }
+        check_size(new_size)?;
+        if new_size <= block.size {
+            return Ok(block.addr);
+        }
+        let key = block.arena.unwrap_or(GLOBAL);
+        if let Some(a) = self.arenas.get_mut(&key) {
+            // The newest block can grow in place while its slab has room.
+            if a.cur == block.addr + block.size && block.addr + new_size <= a.end {
+                a.cur = block.addr + new_size;
+                return Ok(block.addr);
+            }
+        }
+        let addr = self.alloc(mem, new_size, align, block.arena)?;
+        mem.touch(addr, block.size)?;
+        Ok(addr)
+    }
+
+    fn owns_arenas(&self) -> bool {
+        true
+    }
+
+    fn arena_create(&mut self, arena: ArenaId) {
+        self.arenas.entry(arena).or_default();
+    }
+
+    fn arena_reset<P: PageProvider>(&mut self, mem: &mut Pages<P>, arena: ArenaId) -> Result<(), AllocError> {
+        // LLVM's Reset keeps the first slab and frees the rest and every custom slab.
+        self.free_slabs(mem, arena, true)
+    }
+
+    fn arena_drop<P: PageProvider>(&mut self, mem: &mut Pages<P>, arena: ArenaId) -> Result<(), AllocError> {
+        self.free_slabs(mem, arena, false)?;
+        self.arenas.remove(&arena);
+        Ok(())
+    }
+
+    fn metadata_bytes(&self) -> u64 {
+        let slabs: usize = self.arenas.values().map(|a| a.slabs.len() + a.custom.len()).sum();
+        slabs as u64 * SLAB_META + self.arenas.len() as u64 * ARENA_META + self.heap.metadata_bytes()
+    }
+
+    fn check_invariants<P: PageProvider>(&self, mem: &Pages<P>) -> Result<(), String> {
+        for (id, a) in &self.arenas {
+            for s in a.slabs.iter().chain(&a.custom) {
+                if !mem.is_committed(s.addr, s.len) {
+                    return Err(format!("arena {id}: slab {:#x}+{} is not committed", s.addr, s.len));
+                }
+            }
+            match a.slabs.last() {
+                Some(last) if a.cur != 0 => {
+                    let (start, end) = (last.addr, last.addr + last.len);
+                    if !(a.end == end && a.cur >= start && a.cur <= end) {
+                        return Err(format!("arena {id}: bump pointer outside its current slab"));
+                    }
+                }
+                None if a.cur != 0 => return Err(format!("arena {id}: bump pointer without a slab")),
+                _ => {}
+            }
+        }
+        self.heap.check_invariants(mem)
+    }
+}

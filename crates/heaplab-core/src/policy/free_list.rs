@@ -1,0 +1,624 @@
+//! The free-list family: boundary-tag chunks carved from a contiguous heap, as in dlmalloc
+//! and glibc's ptmalloc.
+//!
+//! The heap is a reserved segment whose committed part grows from the bottom like `brk`.
+//! Every chunk has an in-band header (`header_size` bytes before the payload); freed chunks
+//! go to the free structures and, with coalescing, merge with free neighbours and with the
+//! top chunk. Memory goes back to the provider only from the top (`trim_threshold`,
+//! `top_pad`), which is why a long-lived block near the top pins everything below it: the
+//! glibc behaviour of scenarios S1 and S4. Requests of at least `mmap_threshold` bytes get
+//! their own mapping, as glibc's `mmap()`ed chunks do.
+
+use std::collections::BTreeSet;
+
+use rustc_hash::FxHashMap;
+
+use super::{check_align, check_size, AllocError, Block, FamilySpec, Policy};
+use crate::event::ArenaId;
+use crate::pages::Pages;
+use crate::params::{ParamError, ParamKind, ParamSpec, Params};
+use crate::provider::{Addr, PageProvider};
+
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "fit",
+        kind: ParamKind::Choice(&["best", "first", "next"]),
+        default: "best",
+        unit: "",
+        doc: "Which free chunk serves a request: the smallest that fits, the lowest-addressed \
+              that fits, or the first that fits after the previous one (a roving pointer).",
+    },
+    ParamSpec {
+        name: "coalesce",
+        kind: ParamKind::Bool,
+        default: "true",
+        unit: "",
+        doc: "Merge a freed chunk with free neighbours and with the top of the heap.",
+    },
+    ParamSpec {
+        name: "header_size",
+        kind: ParamKind::Bytes { min: 0, max: 64, pow2: false },
+        default: "8",
+        unit: "bytes",
+        doc: "In-band bytes before each payload (dlmalloc: 8 on 64-bit, as prev_size overlaps).",
+    },
+    ParamSpec {
+        name: "alignment",
+        kind: ParamKind::Bytes { min: 8, max: 4096, pow2: true },
+        default: "16",
+        unit: "bytes",
+        doc: "Chunk granularity and payload alignment.",
+    },
+    ParamSpec {
+        name: "trim_threshold",
+        kind: ParamKind::Bytes { min: 0, max: 1 << 40, pow2: false },
+        default: "128KiB",
+        unit: "bytes",
+        doc: "When the committed free space at the top exceeds this, it is decommitted \
+              (glibc M_TRIM_THRESHOLD).",
+    },
+    ParamSpec {
+        name: "top_pad",
+        kind: ParamKind::Bytes { min: 0, max: 1 << 30, pow2: false },
+        default: "128KiB",
+        unit: "bytes",
+        doc: "Extra bytes committed whenever the heap grows, and kept when it is trimmed \
+              (glibc M_TOP_PAD).",
+    },
+    ParamSpec {
+        name: "mmap_threshold",
+        kind: ParamKind::Bytes { min: 0, max: 1 << 40, pow2: false },
+        default: "128KiB",
+        unit: "bytes",
+        doc: "Requests of at least this size get their own mapping, returned on free; \
+              0 turns this off (glibc M_MMAP_THRESHOLD).",
+    },
+    ParamSpec {
+        name: "segment_size",
+        kind: ParamKind::Bytes { min: 64 << 10, max: 1 << 40, pow2: false },
+        default: "64MiB",
+        unit: "bytes",
+        doc: "Address space reserved for the heap at a time; a full heap reserves another.",
+    },
+];
+
+pub const FAMILY: FamilySpec = FamilySpec {
+    id: "free-list",
+    title: "Free list (dlmalloc, glibc)",
+    description: "Boundary-tag chunks in one growing heap with first, best or next fit and \
+                  coalescing; memory returns to the OS only from the top, and large \
+                  requests are mapped on their own.",
+    params: PARAMS,
+};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fit {
+    Best,
+    First,
+    Next,
+}
+
+/// A chunk header, kept out of band. `prev` is the chunk just below (0 for a segment's
+/// first chunk): the boundary tag that makes coalescing with the lower neighbour O(1).
+#[derive(Clone, Copy, Debug)]
+struct Chunk {
+    size: u64,
+    prev: Addr,
+    free: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Segment {
+    base: Addr,
+    end: Addr,
+    /// Where the first chunk starts: far enough into the segment that payloads align.
+    first: Addr,
+    /// The top chunk, from here to `end`, is not in the chunk map.
+    top: Addr,
+    /// Pages below this are committed; the break of a `brk` heap.
+    committed_end: Addr,
+    /// The chunk just below the top, 0 if none.
+    last: Addr,
+}
+
+/// A dlmalloc/glibc-style heap.
+#[derive(Debug)]
+pub struct FreeList {
+    fit: Fit,
+    coalesce: bool,
+    header: u64,
+    align: u64,
+    min_chunk: u64,
+    trim_threshold: u64,
+    top_pad: u64,
+    mmap_threshold: u64,
+    segment_size: u64,
+    page: u64,
+    chunks: FxHashMap<Addr, Chunk>,
+    by_size: BTreeSet<(u64, Addr)>,
+    by_addr: BTreeSet<Addr>,
+    rover: Addr,
+    segments: Vec<Segment>,
+    /// Directly mapped blocks: payload to (mapping start, length).
+    mapped: FxHashMap<Addr, (Addr, u64)>,
+    /// Over-aligned blocks whose payload is not right after their header: payload to chunk.
+    shifted: FxHashMap<Addr, Addr>,
+    live_chunks: u64,
+}
+
+impl FreeList {
+    pub fn new(params: &Params, page_size: u64) -> Result<FreeList, ParamError> {
+        let fit = match params.str("fit") {
+            "first" => Fit::First,
+            "next" => Fit::Next,
+            _ => Fit::Best,
+        };
+        let header = params.u64("header_size");
+        let align = params.u64("alignment");
+        // A free chunk must hold its header and the two free-list links.
+        let min_chunk = (header + 16).next_multiple_of(align);
+        Ok(FreeList {
+            fit,
+            coalesce: params.bool("coalesce"),
+            header,
+            align,
+            min_chunk,
+            trim_threshold: params.u64("trim_threshold"),
+            top_pad: params.u64("top_pad"),
+            mmap_threshold: params.u64("mmap_threshold"),
+            segment_size: params.u64("segment_size").next_multiple_of(page_size),
+            page: page_size,
+            chunks: FxHashMap::default(),
+            by_size: BTreeSet::new(),
+            by_addr: BTreeSet::new(),
+            rover: 0,
+            segments: Vec::new(),
+            mapped: FxHashMap::default(),
+            shifted: FxHashMap::default(),
+            live_chunks: 0,
+        })
+    }
+
+    /// The default configuration (dlmalloc/glibc-like), used as a parent heap by other
+    /// families.
+    pub fn with_defaults(page_size: u64) -> FreeList {
+        let params = Params::resolve(PARAMS, &Default::default(), "free-list")
+            .expect("free-list defaults are valid");
+        FreeList::new(&params, page_size).expect("free-list defaults build")
+    }
+
+    fn chunk_size(&self, size: u64) -> u64 {
+        (size + self.header).next_multiple_of(self.align).max(self.min_chunk)
+    }
+
+    fn insert_free(&mut self, addr: Addr, size: u64) {
+        self.by_size.insert((size, addr));
+        self.by_addr.insert(addr);
+    }
+
+    fn remove_free(&mut self, addr: Addr, size: u64) {
+        self.by_size.remove(&(size, addr));
+        self.by_addr.remove(&addr);
+    }
+
+    fn segment_of(&self, addr: Addr) -> usize {
+        self.segments
+            .iter()
+            .position(|s| addr >= s.base && addr < s.end)
+            .expect("every chunk lies in a segment")
+    }
+
+    /// Finds and unlinks a free chunk of at least `csize` bytes.
+    fn take_fit(&mut self, csize: u64) -> Option<Addr> {
+        let found = match self.fit {
+            Fit::Best => self.by_size.range((csize, 0)..).next().map(|&(_, a)| a),
+            // First and next fit walk the address-ordered list, as the textbook policies do.
+            Fit::First => self
+                .by_addr
+                .iter()
+                .copied()
+                .find(|a| self.chunks[a].size >= csize),
+            Fit::Next => self
+                .by_addr
+                .range(self.rover..)
+                .chain(self.by_addr.range(..self.rover))
+                .copied()
+                .find(|a| self.chunks[a].size >= csize),
+        }?;
+        let size = self.chunks[&found].size;
+        self.remove_free(found, size);
+        self.rover = found;
+        Some(found)
+    }
+
+    /// Allocates a chunk of `csize` bytes from the free structures or the top.
+    fn alloc_chunk<P: PageProvider>(&mut self, mem: &mut Pages<P>, csize: u64) -> Result<Addr, AllocError> {
+        if let Some(c) = self.take_fit(csize) {
+            let size = self.chunks[&c].size;
+            if size - csize >= self.min_chunk {
+                self.split(mem, c, csize)?;
+            }
+            self.chunks.get_mut(&c).expect("fit is a chunk").free = false;
+            self.live_chunks += 1;
+            mem.touch(c, self.header)?;
+            return Ok(c);
+        }
+        self.alloc_from_top(mem, csize)
+    }
+
+    /// Cuts chunk `c` to `csize` bytes; the rest becomes a free chunk.
+    fn split<P: PageProvider>(&mut self, mem: &mut Pages<P>, c: Addr, csize: u64) -> Result<(), AllocError> {
+        let chunk = self.chunks[&c];
+        let rest = c + csize;
+        let rest_size = chunk.size - csize;
+        self.chunks.get_mut(&c).expect("chunk").size = csize;
+        self.chunks.insert(rest, Chunk { size: rest_size, prev: c, free: true });
+        if let Some(next) = self.chunks.get_mut(&(rest + rest_size)) {
+            next.prev = rest;
+        }
+        let seg = self.segment_of(c);
+        if self.segments[seg].last == c {
+            self.segments[seg].last = rest;
+        }
+        self.insert_free(rest, rest_size);
+        // The remainder's header and free-list links are written into the heap.
+        mem.touch(rest, (self.header + 16).min(rest_size))?;
+        Ok(())
+    }
+
+    fn alloc_from_top<P: PageProvider>(&mut self, mem: &mut Pages<P>, csize: u64) -> Result<Addr, AllocError> {
+        // The newest segment first, then older ones with room left at their top.
+        let n = self.segments.len();
+        let fits = (0..n)
+            .rev()
+            .find(|&i| self.segments[i].top + csize <= self.segments[i].end);
+        let i = match fits {
+            Some(i) => i,
+            None => self.new_segment(mem, csize)?,
+        };
+        let seg = self.segments[i];
+        let c = seg.top;
+        let new_top = c + csize;
+        if new_top > seg.committed_end {
+            let want = (new_top + self.top_pad).next_multiple_of(self.page).min(seg.end);
+            mem.commit(seg.committed_end, want - seg.committed_end)?;
+            self.segments[i].committed_end = want;
+        }
+        self.chunks.insert(c, Chunk { size: csize, prev: seg.last, free: false });
+        let s = &mut self.segments[i];
+        s.last = c;
+        s.top = new_top;
+        let committed_end = s.committed_end;
+        self.live_chunks += 1;
+        mem.touch(c, self.header)?;
+        // dlmalloc writes the new top's header right after the chunk.
+        if self.header > 0 && new_top + self.header <= committed_end {
+            mem.touch(new_top, self.header)?;
+        }
+        Ok(c)
+    }
+
+    fn new_segment<P: PageProvider>(&mut self, mem: &mut Pages<P>, csize: u64) -> Result<usize, AllocError> {
+        let pad = (self.align - self.header % self.align) % self.align;
+        let len = self
+            .segment_size
+            .max((pad + csize + self.min_chunk).next_multiple_of(self.page));
+        let base = mem.reserve(len, self.page)?;
+        self.segments.push(Segment {
+            base,
+            end: base + len,
+            first: base + pad,
+            top: base + pad,
+            committed_end: base,
+            last: 0,
+        });
+        Ok(self.segments.len() - 1)
+    }
+
+    fn alloc_mapped<P: PageProvider>(&mut self, mem: &mut Pages<P>, size: u64, align: u64) -> Result<Addr, AllocError> {
+        let offset = self.header.max(1).next_multiple_of(align.max(self.align));
+        let len = mem.round_up(offset + size);
+        let base = mem.reserve(len, self.page.max(align))?;
+        if let Err(e) = mem.commit(base, len) {
+            mem.release(base, len)?;
+            return Err(e.into());
+        }
+        let payload = base + offset;
+        if self.header > 0 {
+            mem.touch(payload - self.header, self.header)?;
+        }
+        self.mapped.insert(payload, (base, len));
+        Ok(payload)
+    }
+
+    /// Frees chunk `c` (allocated, in the map): merges it and gives the top back if it grew
+    /// past the trim threshold.
+    fn release_chunk<P: PageProvider>(&mut self, mem: &mut Pages<P>, c: Addr) -> Result<(), AllocError> {
+        let chunk = self.chunks[&c];
+        self.live_chunks -= 1;
+        if !self.coalesce {
+            self.chunks.get_mut(&c).expect("chunk").free = true;
+            self.insert_free(c, chunk.size);
+            mem.touch(c, (self.header + 16).min(chunk.size))?;
+            return Ok(());
+        }
+        let seg = self.segment_of(c);
+        let mut start = c;
+        let mut size = chunk.size;
+        let mut prev = chunk.prev;
+        if prev != 0 && self.chunks[&prev].free {
+            let p = self.chunks[&prev];
+            self.remove_free(prev, p.size);
+            self.chunks.remove(&c);
+            start = prev;
+            size += p.size;
+            prev = p.prev;
+        }
+        let end = start + size;
+        if end == self.segments[seg].top {
+            // The chunk borders the top: it becomes part of it.
+            self.chunks.remove(&start);
+            let s = &mut self.segments[seg];
+            s.top = start;
+            s.last = prev;
+            if self.header > 0 && start + self.header <= s.committed_end {
+                mem.touch(start, self.header)?;
+            }
+            return self.trim(mem, seg);
+        }
+        let next = self.chunks[&end];
+        if next.free {
+            self.remove_free(end, next.size);
+            self.chunks.remove(&end);
+            size += next.size;
+        }
+        self.chunks.insert(start, Chunk { size, prev, free: true });
+        if let Some(after) = self.chunks.get_mut(&(start + size)) {
+            after.prev = start;
+        }
+        let s = &mut self.segments[seg];
+        if start + size == s.top {
+            s.last = start;
+        }
+        self.insert_free(start, size);
+        // Header and links at the front, the boundary tag at the back.
+        mem.touch(start, (self.header + 16).min(size))?;
+        mem.touch(start + size - 8, 8)?;
+        Ok(())
+    }
+
+    /// Gives committed memory above the top back once there is more than the threshold,
+    /// keeping `top_pad`; drops a later segment that became empty.
+    fn trim<P: PageProvider>(&mut self, mem: &mut Pages<P>, seg: usize) -> Result<(), AllocError> {
+        let s = self.segments[seg];
+        if seg > 0 && s.top == s.first {
+            mem.release(s.base, s.end - s.base)?;
+            self.segments.remove(seg);
+            return Ok(());
+        }
+        if s.committed_end - s.top <= self.trim_threshold {
+            return Ok(());
+        }
+        let keep = (s.top + self.header + self.top_pad).next_multiple_of(self.page);
+        if keep < s.committed_end {
+            mem.decommit(keep, s.committed_end - keep)?;
+            self.segments[seg].committed_end = keep;
+        }
+        Ok(())
+    }
+
+    fn chunk_of(&self, payload: Addr) -> Result<Addr, AllocError> {
+        let c = self
+            .shifted
+            .get(&payload)
+            .copied()
+            .unwrap_or(payload.wrapping_sub(self.header));
+        match self.chunks.get(&c) {
+            Some(ch) if !ch.free => Ok(c),
+            Some(_) => Err(AllocError::Invalid(format!("double free of {payload:#x}"))),
+            None => Err(AllocError::Invalid(format!(
+                "free of {payload:#x}, which this heap never handed out"
+            ))),
+        }
+    }
+}
+
+impl Policy for FreeList {
+    fn alloc<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        size: u64,
+        align: u64,
+        _arena: Option<ArenaId>,
+    ) -> Result<Addr, AllocError> {
+        check_align(align)?;
+        check_size(size)?;
+        let csize = self.chunk_size(size);
+        if self.mmap_threshold > 0 && csize >= self.mmap_threshold {
+            return self.alloc_mapped(mem, size, align);
+        }
+        if align <= self.align {
+            return Ok(self.alloc_chunk(mem, csize)? + self.header);
+        }
+        // An over-aligned request takes a chunk with room to slide the payload forward; the
+        // slack stays inside the chunk (dlmalloc would split it off, which we leave out).
+        let c = self.alloc_chunk(mem, self.chunk_size(size + align))?;
+        let payload = (c + self.header).next_multiple_of(align);
+        if payload != c + self.header {
+            self.shifted.insert(payload, c);
+        }
+        Ok(payload)
+    }
+
+    fn free<P: PageProvider>(&mut self, mem: &mut Pages<P>, block: Block) -> Result<(), AllocError> {
+        if let Some((base, len)) = self.mapped.remove(&block.addr) {
+            mem.release(base, len)?;
+            return Ok(());
+        }
+        let c = self.chunk_of(block.addr)?;
+        self.shifted.remove(&block.addr);
+        self.release_chunk(mem, c)
+    }
+
+    fn realloc<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        block: Block,
+        new_size: u64,
+        align: u64,
+    ) -> Result<Addr, AllocError> {
+        check_size(new_size)?;
+        let need = self.chunk_size(new_size);
+        let in_heap = !self.mapped.contains_key(&block.addr) && !self.shifted.contains_key(&block.addr);
+        let stays_in_heap = self.mmap_threshold == 0 || need < self.mmap_threshold;
+        if !(in_heap && stays_in_heap) {
+            return default_realloc(self, mem, block, new_size, align);
+        }
+        let c = self.chunk_of(block.addr)?;
+        let chunk = self.chunks[&c];
+        if need <= chunk.size {
+            if chunk.size - need >= self.min_chunk {
+                // Shrink in place: the tail becomes a chunk of its own and is freed.
+                let rest = c + need;
+                self.chunks.get_mut(&c).expect("chunk").size = need;
+                self.chunks.insert(rest, Chunk { size: chunk.size - need, prev: c, free: false });
+                if let Some(after) = self.chunks.get_mut(&(c + chunk.size)) {
+                    after.prev = rest;
+                }
+                let seg = self.segment_of(c);
+                if self.segments[seg].last == c {
+                    self.segments[seg].last = rest;
+                }
+                self.live_chunks += 1;
+                self.release_chunk(mem, rest)?;
+            }
+            return Ok(block.addr);
+        }
+        let seg = self.segment_of(c);
+        let end = c + chunk.size;
+        let s = self.segments[seg];
+        if end == s.top && c + need <= s.end {
+            // Grow into the top chunk.
+            let new_top = c + need;
+            if new_top > s.committed_end {
+                let want = (new_top + self.top_pad).next_multiple_of(self.page).min(s.end);
+                mem.commit(s.committed_end, want - s.committed_end)?;
+                self.segments[seg].committed_end = want;
+            }
+            self.chunks.get_mut(&c).expect("chunk").size = need;
+            self.segments[seg].top = new_top;
+            return Ok(block.addr);
+        }
+        if let Some(next) = self.chunks.get(&end).copied() {
+            if next.free && chunk.size + next.size >= need {
+                // Absorb the free neighbour, then give back what is left over.
+                self.remove_free(end, next.size);
+                self.chunks.remove(&end);
+                let merged = chunk.size + next.size;
+                self.chunks.get_mut(&c).expect("chunk").size = merged;
+                if let Some(after) = self.chunks.get_mut(&(c + merged)) {
+                    after.prev = c;
+                }
+                if self.segments[seg].last == end {
+                    self.segments[seg].last = c;
+                }
+                if merged - need >= self.min_chunk {
+                    self.split(mem, c, need)?;
+                }
+                return Ok(block.addr);
+            }
+        }
+        default_realloc(self, mem, block, new_size, align)
+    }
+
+    fn metadata_bytes(&self) -> u64 {
+        // In-band headers of every chunk, plus the segment records dlmalloc keeps.
+        self.header * (self.chunks.len() + self.mapped.len()) as u64 + 48 * self.segments.len() as u64
+    }
+
+    fn check_invariants<P: PageProvider>(&self, mem: &Pages<P>) -> Result<(), String> {
+        let mut seen = 0usize;
+        let mut free = 0usize;
+        let mut live = 0u64;
+        for (i, s) in self.segments.iter().enumerate() {
+            if !(s.first <= s.top && s.top <= s.end && s.committed_end <= s.end) {
+                return Err(format!("segment {i} has its top or break out of bounds: {s:?}"));
+            }
+            if s.committed_end % self.page != 0 {
+                return Err(format!("segment {i} break is not page-aligned"));
+            }
+            let mut a = s.first;
+            let mut prev = 0;
+            let mut prev_free = false;
+            while a < s.top {
+                let c = self
+                    .chunks
+                    .get(&a)
+                    .ok_or_else(|| format!("no chunk at {a:#x} inside segment {i}"))?;
+                if c.prev != prev {
+                    return Err(format!("chunk {a:#x} says its lower neighbour is {:#x}, not {prev:#x}", c.prev));
+                }
+                if c.size < self.min_chunk || c.size % self.align != 0 {
+                    return Err(format!("chunk {a:#x} has a bad size {}", c.size));
+                }
+                if !mem.is_committed(a, c.size) {
+                    return Err(format!("chunk {a:#x}+{} is not committed", c.size));
+                }
+                if c.free {
+                    free += 1;
+                    if self.coalesce && prev_free {
+                        return Err(format!("free chunks at {prev:#x} and {a:#x} were not merged"));
+                    }
+                    if !self.by_addr.contains(&a) || !self.by_size.contains(&(c.size, a)) {
+                        return Err(format!("free chunk {a:#x} is missing from the free structures"));
+                    }
+                } else {
+                    live += 1;
+                }
+                prev_free = c.free;
+                prev = a;
+                a += c.size;
+                seen += 1;
+            }
+            if a != s.top {
+                return Err(format!("chunks of segment {i} overrun the top"));
+            }
+            if s.last != prev {
+                return Err(format!("segment {i} thinks the chunk below the top is {:#x}, not {prev:#x}", s.last));
+            }
+        }
+        if seen != self.chunks.len() {
+            return Err(format!("{} chunks in the map, {seen} in the segments", self.chunks.len()));
+        }
+        if free != self.by_addr.len() || free != self.by_size.len() {
+            return Err(format!(
+                "{free} free chunks, free structures hold {} and {}",
+                self.by_addr.len(),
+                self.by_size.len()
+            ));
+        }
+        if live != self.live_chunks {
+            return Err(format!("{live} chunks in use, counter says {}", self.live_chunks));
+        }
+        for (&payload, &(base, len)) in &self.mapped {
+            if !mem.is_committed(base, len) || payload < base || payload >= base + len {
+                return Err(format!("mapped block {payload:#x} is not inside committed memory"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Allocate, copy, free: what `realloc` does when it cannot resize in place.
+pub(crate) fn default_realloc<T: Policy, P: PageProvider>(
+    policy: &mut T,
+    mem: &mut Pages<P>,
+    block: Block,
+    new_size: u64,
+    align: u64,
+) -> Result<Addr, AllocError> {
+    let addr = policy.alloc(mem, new_size, align, block.arena)?;
+    mem.touch(addr, block.size.min(new_size))?;
+    policy.free(mem, block)?;
+    Ok(addr)
+}

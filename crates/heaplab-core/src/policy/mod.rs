@@ -1,0 +1,269 @@
+//! Allocation policies. Each family is a plain `&mut self` state machine over a
+//! [`Pages`]; nothing here knows whether the pages are simulated or real.
+//!
+//! Allocator metadata (headers, free lists, page descriptors) is kept out of band, in Rust
+//! collections, so the same code runs over simulated addresses. The writes a real allocator
+//! would make into the heap are modelled as [`Pages::touch`] calls, so resident memory is
+//! what the real allocator would have.
+
+pub mod bump;
+pub mod free_list;
+pub mod size_class;
+
+use std::fmt;
+
+use crate::event::ArenaId;
+use crate::pages::Pages;
+use crate::params::{ParamError, ParamSpec, Params};
+use crate::provider::{Addr, PageProvider, ProviderError};
+
+pub use bump::Bump;
+pub use free_list::FreeList;
+pub use size_class::SizeClass;
+
+/// Why a policy could not do what it was asked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AllocError {
+    /// The provider refused memory; the policy is unchanged and still consistent.
+    OutOfMemory(ProviderError),
+    /// The provider refused for another reason, which means the policy misused it.
+    Provider(ProviderError),
+    /// The request is impossible (an alignment that is not a power of two, a size that
+    /// overflows the address space).
+    Invalid(String),
+}
+
+impl From<ProviderError> for AllocError {
+    fn from(e: ProviderError) -> AllocError {
+        match e {
+            ProviderError::OutOfMemory { .. } => AllocError::OutOfMemory(e),
+            other => AllocError::Provider(other),
+        }
+    }
+}
+
+impl fmt::Display for AllocError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AllocError::OutOfMemory(e) => write!(f, "{e}"),
+            AllocError::Provider(e) => write!(f, "policy misused its page provider: {e}"),
+            AllocError::Invalid(msg) => f.write_str(msg),
+        }
+    }
+}
+
+impl std::error::Error for AllocError {}
+
+/// A live block as the policy handed it out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Block {
+    pub addr: Addr,
+    pub size: u64,
+    pub arena: Option<ArenaId>,
+}
+
+/// What every family does. Methods take the page map explicitly so that one policy value
+/// can be moved between providers in tests and so the borrow of the pages stays short.
+pub trait Policy {
+    /// Allocates `size` bytes aligned to `align` (a power of two), inside `arena` if given.
+    fn alloc<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        size: u64,
+        align: u64,
+        arena: Option<ArenaId>,
+    ) -> Result<Addr, AllocError>;
+
+    /// Frees a block this policy handed out.
+    fn free<P: PageProvider>(&mut self, mem: &mut Pages<P>, block: Block)
+        -> Result<(), AllocError>;
+
+    /// Resizes a block, moving it if needed. On error the old block is still live.
+    /// The default allocates, copies and frees, as `realloc` does when it cannot grow in
+    /// place.
+    fn realloc<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        block: Block,
+        new_size: u64,
+        align: u64,
+    ) -> Result<Addr, AllocError> {
+        let addr = self.alloc(mem, new_size, align, block.arena)?;
+        // The copy reads the old block and writes the new one.
+        mem.touch(addr, block.size.min(new_size))?;
+        self.free(mem, block)?;
+        Ok(addr)
+    }
+
+    /// Whether the policy frees an arena's blocks itself on reset and drop. When it does
+    /// not, the simulator frees them one by one.
+    fn owns_arenas(&self) -> bool {
+        false
+    }
+
+    fn arena_create(&mut self, _arena: ArenaId) {}
+
+    fn arena_reset<P: PageProvider>(
+        &mut self,
+        _mem: &mut Pages<P>,
+        _arena: ArenaId,
+    ) -> Result<(), AllocError> {
+        Ok(())
+    }
+
+    fn arena_drop<P: PageProvider>(
+        &mut self,
+        _mem: &mut Pages<P>,
+        _arena: ArenaId,
+    ) -> Result<(), AllocError> {
+        Ok(())
+    }
+
+    /// Called once per event with the event counter, for policies that act after a delay.
+    fn tick<P: PageProvider>(&mut self, _mem: &mut Pages<P>, _now: u64) -> Result<(), AllocError> {
+        Ok(())
+    }
+
+    /// Bytes of bookkeeping the modelled allocator would keep (headers, descriptors).
+    fn metadata_bytes(&self) -> u64;
+
+    /// Checks the policy's own structures against each other and the page map. Slow; for
+    /// tests.
+    fn check_invariants<P: PageProvider>(&self, mem: &Pages<P>) -> Result<(), String>;
+}
+
+/// A family of policies: its id, what it models and its knobs.
+#[derive(Clone, Copy, Debug)]
+pub struct FamilySpec {
+    pub id: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    pub params: &'static [ParamSpec],
+}
+
+/// Every family heaplab knows.
+pub const FAMILIES: &[FamilySpec] = &[bump::FAMILY, free_list::FAMILY, size_class::FAMILY];
+
+/// Looks a family up by id.
+pub fn family(id: &str) -> Option<&'static FamilySpec> {
+    FAMILIES.iter().find(|f| f.id == id)
+}
+
+/// A policy of any family, so the simulator can hold one without generics over families.
+#[derive(Debug)]
+pub enum AnyPolicy {
+    Bump(Bump),
+    FreeList(FreeList),
+    SizeClass(SizeClass),
+}
+
+impl AnyPolicy {
+    /// Builds a policy from resolved parameters for a provider with `page_size`.
+    pub fn build(family: &str, params: &Params, page_size: u64) -> Result<AnyPolicy, ParamError> {
+        match family {
+            "bump" => Ok(AnyPolicy::Bump(Bump::new(params, page_size)?)),
+            "free-list" => Ok(AnyPolicy::FreeList(FreeList::new(params, page_size)?)),
+            "size-class" => Ok(AnyPolicy::SizeClass(SizeClass::new(params, page_size)?)),
+            other => Err(unknown_family(other)),
+        }
+    }
+}
+
+pub(crate) fn unknown_family(id: &str) -> ParamError {
+    let ids: Vec<&str> = FAMILIES.iter().map(|f| f.id).collect();
+    ParamError {
+        field: "policy.family".into(),
+        message: format!("unknown policy family {id:?}; valid ones are: {}", ids.join(", ")),
+    }
+}
+
+macro_rules! dispatch {
+    ($self:ident, $p:ident => $e:expr) => {
+        match $self {
+            AnyPolicy::Bump($p) => $e,
+            AnyPolicy::FreeList($p) => $e,
+            AnyPolicy::SizeClass($p) => $e,
+        }
+    };
+}
+
+impl Policy for AnyPolicy {
+    #[inline]
+    fn alloc<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        size: u64,
+        align: u64,
+        arena: Option<ArenaId>,
+    ) -> Result<Addr, AllocError> {
+        dispatch!(self, p => p.alloc(mem, size, align, arena))
+    }
+
+    #[inline]
+    fn free<P: PageProvider>(&mut self, mem: &mut Pages<P>, block: Block) -> Result<(), AllocError> {
+        dispatch!(self, p => p.free(mem, block))
+    }
+
+    fn realloc<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        block: Block,
+        new_size: u64,
+        align: u64,
+    ) -> Result<Addr, AllocError> {
+        dispatch!(self, p => p.realloc(mem, block, new_size, align))
+    }
+
+    fn owns_arenas(&self) -> bool {
+        dispatch!(self, p => p.owns_arenas())
+    }
+
+    fn arena_create(&mut self, arena: ArenaId) {
+        dispatch!(self, p => p.arena_create(arena))
+    }
+
+    fn arena_reset<P: PageProvider>(&mut self, mem: &mut Pages<P>, arena: ArenaId) -> Result<(), AllocError> {
+        dispatch!(self, p => p.arena_reset(mem, arena))
+    }
+
+    fn arena_drop<P: PageProvider>(&mut self, mem: &mut Pages<P>, arena: ArenaId) -> Result<(), AllocError> {
+        dispatch!(self, p => p.arena_drop(mem, arena))
+    }
+
+    #[inline]
+    fn tick<P: PageProvider>(&mut self, mem: &mut Pages<P>, now: u64) -> Result<(), AllocError> {
+        dispatch!(self, p => p.tick(mem, now))
+    }
+
+    fn metadata_bytes(&self) -> u64 {
+        dispatch!(self, p => p.metadata_bytes())
+    }
+
+    fn check_invariants<P: PageProvider>(&self, mem: &Pages<P>) -> Result<(), String> {
+        dispatch!(self, p => p.check_invariants(mem))
+    }
+}
+
+/// Checks an alignment request: a power of two no larger than a page-sized slab could hold.
+pub(crate) fn check_align(align: u64) -> Result<(), AllocError> {
+    if align.is_power_of_two() && align <= 1 << 30 {
+        Ok(())
+    } else {
+        Err(AllocError::Invalid(format!(
+            "alignment {align} is not a power of two up to 1 GiB"
+        )))
+    }
+}
+
+/// Sizes larger than this are refused as impossible rather than overflowing arithmetic.
+pub(crate) const MAX_REQUEST: u64 = 1 << 46;
+
+pub(crate) fn check_size(size: u64) -> Result<(), AllocError> {
+    if size <= MAX_REQUEST {
+        Ok(())
+    } else {
+        Err(AllocError::Invalid(format!(
+            "request of {size} bytes is larger than any address space heaplab models"
+        )))
+    }
+}

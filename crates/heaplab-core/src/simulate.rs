@@ -1,0 +1,341 @@
+//! The simulator: feeds events to a policy over a page provider and keeps the books.
+
+use std::fmt;
+
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+use crate::config::{ProviderKind, RunConfig, TouchMode};
+use crate::event::{ArenaId, BlockId, Event, DEFAULT_ALIGN};
+use crate::pages::Pages;
+use crate::params::ParamError;
+use crate::policy::{AllocError, AnyPolicy, Block, Policy};
+use crate::provider::{PageProvider, ProviderError, SimMode, SimProvider};
+use crate::series::{Sample, SeriesRecorder};
+use crate::stats::Gauge;
+
+/// An event the simulator could not carry out, with its 1-based number in the stream.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimError {
+    pub event: u64,
+    pub message: String,
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "event {}: {}", self.event, self.message)
+    }
+}
+
+impl std::error::Error for SimError {}
+
+/// Memory at the end of a phase, the figure a `ps` after each step gives (scenario S4).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PhaseMark {
+    pub label: String,
+    /// Number of the phase's last event.
+    pub end_event: u64,
+    pub live_bytes: u64,
+    pub committed_bytes: u64,
+    pub resident_bytes: u64,
+}
+
+/// The numbers a run ends with. Field names are a stable contract (`heaplab run --json`
+/// and the browser's `window.heaplabResults`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    pub events: u64,
+    pub allocs: u64,
+    pub frees: u64,
+    pub reallocs: u64,
+    pub peak_live_bytes: u64,
+    pub end_live_bytes: u64,
+    pub peak_committed_bytes: u64,
+    pub end_committed_bytes: u64,
+    pub peak_resident_bytes: u64,
+    pub end_resident_bytes: u64,
+    pub peak_reserved_bytes: u64,
+    pub end_reserved_bytes: u64,
+    pub touched_bytes: u64,
+    pub commit_ops: u64,
+    pub decommit_ops: u64,
+    pub committed_pages_total: u64,
+    pub decommitted_pages_total: u64,
+    pub reserve_ops: u64,
+    pub release_ops: u64,
+    /// All four kinds of provider call: what scenario S3 calls OS page operations.
+    pub page_ops: u64,
+    pub metadata_bytes: u64,
+    /// Peak live bytes over peak resident bytes (malloc-lab's utilization).
+    pub utilization: f64,
+    pub phases: Vec<PhaseMark>,
+}
+
+/// A finished run: the resolved config and its summary, flattened into one JSON object.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    pub config: RunConfig,
+    #[serde(flatten)]
+    pub summary: Summary,
+}
+
+/// A policy running over a provider.
+#[derive(Debug)]
+pub struct Simulation<P: PageProvider> {
+    mem: Pages<P>,
+    policy: AnyPolicy,
+    live: FxHashMap<BlockId, Block>,
+    arenas: FxHashMap<ArenaId, Vec<BlockId>>,
+    live_bytes: Gauge,
+    events: u64,
+    allocs: u64,
+    frees: u64,
+    reallocs: u64,
+    touch: TouchMode,
+    series: SeriesRecorder,
+    phase: Option<String>,
+    phases: Vec<PhaseMark>,
+}
+
+/// The simulated provider a resolved config asks for.
+pub fn sim_provider(config: &RunConfig) -> SimProvider {
+    let mode = match config.provider.kind {
+        ProviderKind::Sim => SimMode::Os,
+        ProviderKind::WasmLinear => SimMode::WasmLinear,
+    };
+    SimProvider::new(mode, config.provider.page_size)
+}
+
+impl<P: PageProvider> Simulation<P> {
+    /// A simulation of a resolved config over `provider`.
+    pub fn new(config: &RunConfig, provider: P) -> Result<Simulation<P>, ParamError> {
+        let params = config.policy_params()?;
+        let mem = Pages::new(provider);
+        let policy = AnyPolicy::build(&config.policy.family, &params, mem.page_size())?;
+        Ok(Simulation {
+            mem,
+            policy,
+            live: FxHashMap::default(),
+            arenas: FxHashMap::default(),
+            live_bytes: Gauge::default(),
+            events: 0,
+            allocs: 0,
+            frees: 0,
+            reallocs: 0,
+            touch: config.touch,
+            series: SeriesRecorder::new(config.series_points),
+            phase: None,
+            phases: Vec::new(),
+        })
+    }
+
+    pub fn pages(&self) -> &Pages<P> {
+        &self.mem
+    }
+
+    pub fn pages_mut(&mut self) -> &mut Pages<P> {
+        &mut self.mem
+    }
+
+    /// The live blocks, by id.
+    pub fn live(&self) -> impl Iterator<Item = (BlockId, Block)> + '_ {
+        self.live.iter().map(|(&id, &b)| (id, b))
+    }
+
+    pub fn live_bytes(&self) -> u64 {
+        self.live_bytes.current
+    }
+
+    /// Carries out one event.
+    pub fn apply(&mut self, event: Event) -> Result<(), SimError> {
+        self.events += 1;
+        let n = self.events;
+        self.step(event).map_err(|message| SimError { event: n, message })?;
+        self.policy
+            .tick(&mut self.mem, n)
+            .map_err(|e| SimError { event: n, message: e.to_string() })?;
+        let st = self.mem.stats();
+        let page = self.mem.page_size();
+        self.series.record(
+            n,
+            Sample {
+                live: self.live_bytes.current,
+                committed: st.committed_pages.current * page,
+                resident: st.resident_pages.current * page,
+            },
+        );
+        Ok(())
+    }
+
+    fn write(&mut self, addr: u64, size: u64) -> Result<(), ProviderError> {
+        match self.touch {
+            TouchMode::All => self.mem.touch(addr, size),
+            TouchMode::First => self.mem.touch(addr, size.min(1)),
+            TouchMode::None => Ok(()),
+        }
+    }
+
+    fn step(&mut self, event: Event) -> Result<(), String> {
+        let err = |e: AllocError| e.to_string();
+        match event {
+            Event::Alloc { id, size, align, arena, .. } => {
+                if self.live.contains_key(&id) {
+                    return Err(format!("alloc of block id {id}, which is already live"));
+                }
+                if let Some(a) = arena {
+                    if !self.arenas.contains_key(&a) {
+                        return Err(format!("alloc in arena {a}, which was not created"));
+                    }
+                }
+                let addr = self.policy.alloc(&mut self.mem, size, align, arena).map_err(err)?;
+                self.write(addr, size).map_err(|e| e.to_string())?;
+                self.live.insert(id, Block { addr, size, arena });
+                if let Some(a) = arena {
+                    self.arenas.get_mut(&a).expect("checked above").push(id);
+                }
+                self.live_bytes.add(size);
+                self.allocs += 1;
+            }
+            Event::Free { id, .. } => {
+                let block = self
+                    .live
+                    .remove(&id)
+                    .ok_or_else(|| format!("free of block id {id}, which is not live"))?;
+                self.policy.free(&mut self.mem, block).map_err(err)?;
+                self.live_bytes.sub(block.size);
+                self.frees += 1;
+            }
+            Event::Realloc { id, size, .. } => {
+                let block = *self
+                    .live
+                    .get(&id)
+                    .ok_or_else(|| format!("realloc of block id {id}, which is not live"))?;
+                let addr = self
+                    .policy
+                    .realloc(&mut self.mem, block, size, DEFAULT_ALIGN)
+                    .map_err(err)?;
+                self.write(addr, size).map_err(|e| e.to_string())?;
+                self.live.insert(id, Block { addr, size, arena: block.arena });
+                self.live_bytes.sub(block.size);
+                self.live_bytes.add(size);
+                self.reallocs += 1;
+            }
+            Event::Phase(label) => {
+                self.close_phase(self.events - 1);
+                self.phase = Some(label);
+            }
+            Event::ArenaCreate(a) => {
+                if self.arenas.contains_key(&a) {
+                    return Err(format!("arena {a} already exists"));
+                }
+                self.arenas.insert(a, Vec::new());
+                self.policy.arena_create(a);
+            }
+            Event::ArenaReset(a) | Event::ArenaDrop(a) => {
+                let drop = matches!(event, Event::ArenaDrop(_));
+                let ids = self
+                    .arenas
+                    .remove(&a)
+                    .ok_or_else(|| format!("reset or drop of arena {a}, which does not exist"))?;
+                for id in ids {
+                    // Ids freed or reused since are skipped: only blocks still in this arena die.
+                    let Some(&block) = self.live.get(&id) else { continue };
+                    if block.arena != Some(a) {
+                        continue;
+                    }
+                    self.live.remove(&id);
+                    self.live_bytes.sub(block.size);
+                    if !self.policy.owns_arenas() {
+                        self.policy.free(&mut self.mem, block).map_err(err)?;
+                    }
+                }
+                if drop {
+                    self.policy.arena_drop(&mut self.mem, a).map_err(err)?;
+                } else {
+                    self.arenas.insert(a, Vec::new());
+                    self.policy.arena_reset(&mut self.mem, a).map_err(err)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn close_phase(&mut self, end_event: u64) {
+        if let Some(label) = self.phase.take() {
+            let st = self.mem.stats();
+            let page = self.mem.page_size();
+            self.phases.push(PhaseMark {
+                label,
+                end_event,
+                live_bytes: self.live_bytes.current,
+                committed_bytes: st.committed_pages.current * page,
+                resident_bytes: st.resident_pages.current * page,
+            });
+        }
+    }
+
+    /// Checks the policy, the page map, and the live blocks against both: blocks do not
+    /// overlap and every live byte lies in committed pages. Slow; for tests.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        self.mem.check_invariants()?;
+        self.policy.check_invariants(&self.mem)?;
+        let mut blocks: Vec<Block> = self.live.values().copied().filter(|b| b.size > 0).collect();
+        blocks.sort_by_key(|b| b.addr);
+        for pair in blocks.windows(2) {
+            if pair[0].addr + pair[0].size > pair[1].addr {
+                return Err(format!(
+                    "live blocks overlap: {:#x}+{} and {:#x}+{}",
+                    pair[0].addr, pair[0].size, pair[1].addr, pair[1].size
+                ));
+            }
+        }
+        for b in &blocks {
+            if !self.mem.is_committed(b.addr, b.size) {
+                return Err(format!("live block {:#x}+{} is not committed", b.addr, b.size));
+            }
+        }
+        let live: u64 = self.live.values().map(|b| b.size).sum();
+        if live != self.live_bytes.current {
+            return Err(format!("{live} live bytes in blocks, counter says {}", self.live_bytes.current));
+        }
+        Ok(())
+    }
+
+    /// Ends the run: the summary and the memory-over-time series.
+    pub fn finish(mut self) -> (Summary, crate::series::Series) {
+        self.close_phase(self.events);
+        let st = *self.mem.stats();
+        let page = self.mem.page_size();
+        let peak_resident = st.resident_pages.peak * page;
+        let summary = Summary {
+            events: self.events,
+            allocs: self.allocs,
+            frees: self.frees,
+            reallocs: self.reallocs,
+            peak_live_bytes: self.live_bytes.peak,
+            end_live_bytes: self.live_bytes.current,
+            peak_committed_bytes: st.committed_pages.peak * page,
+            end_committed_bytes: st.committed_pages.current * page,
+            peak_resident_bytes: peak_resident,
+            end_resident_bytes: st.resident_pages.current * page,
+            peak_reserved_bytes: st.reserved_bytes.peak,
+            end_reserved_bytes: st.reserved_bytes.current,
+            touched_bytes: st.touched_pages * page,
+            commit_ops: st.commit_ops,
+            decommit_ops: st.decommit_ops,
+            committed_pages_total: st.committed_pages_total,
+            decommitted_pages_total: st.decommitted_pages_total,
+            reserve_ops: st.reserve_ops,
+            release_ops: st.release_ops,
+            page_ops: st.page_ops(),
+            metadata_bytes: self.policy.metadata_bytes(),
+            utilization: if peak_resident == 0 {
+                0.0
+            } else {
+                self.live_bytes.peak as f64 / peak_resident as f64
+            },
+            phases: self.phases,
+        };
+        (summary, self.series.finish())
+    }
+}
