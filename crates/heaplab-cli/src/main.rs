@@ -1,1 +1,50 @@
-fn main() {}
+//! `heaplab`: run allocator policies over workloads and compare what they cost.
+
+mod cli;
+mod report;
+mod run;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+/// An error for the user: the message to print and the exit code. Bad input (unknown
+/// names, bad values, broken files) exits with 2; a run that fails on good input with 1.
+#[derive(Debug)]
+pub struct CliError {
+    pub code: u8,
+    pub message: String,
+}
+
+impl CliError {
+    pub fn input(message: impl Into<String>) -> CliError {
+        CliError {
+            code: 2,
+            message: message.into(),
+        }
+    }
+
+    pub fn failed(message: impl Into<String>) -> CliError {
+        CliError {
+            code: 1,
+            message: message.into(),
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    let result = match args.command {
+        cli::Command::Run(a) => run::run(a),
+        cli::Command::Policies(a) => report::list_policies(a.json),
+        cli::Command::Workloads(a) => report::list_workloads(a.json),
+        cli::Command::Export(a) => run::export(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {}", e.message);
+            ExitCode::from(e.code)
+        }
+    }
+}

@@ -165,7 +165,10 @@ impl RunConfig {
         if !(2..=100_000).contains(&self.series_points) {
             return Err(ParamError {
                 field: "series_points".into(),
-                message: format!("{} is outside the allowed range 2..=100000", self.series_points),
+                message: format!(
+                    "{} is outside the allowed range 2..=100000",
+                    self.series_points
+                ),
             });
         }
         // Building the policy catches combinations no single parameter can judge, such as
@@ -211,13 +214,17 @@ mod tests {
         assert!(e.message.contains("churn"), "{e}");
         let mut c = RunConfig::new("churn", "size-class");
         c.provider.page_size = 65536;
-        c.policy.params.insert("page_size".into(), Value::from(16384));
+        c.policy
+            .params
+            .insert("page_size".into(), Value::from(16384));
         let e = c.resolve().unwrap_err();
         assert_eq!(e.field, "policy.params.page_size");
         let e = RunConfig::from_json("{\"workload\": ").unwrap_err();
         assert!(e.field.contains("line 1"), "{e}");
-        let e = RunConfig::from_json(r#"{"workload":{"id":"churn"},"policy":{"family":"bump"},"bogus":1}"#)
-            .unwrap_err();
+        let e = RunConfig::from_json(
+            r#"{"workload":{"id":"churn"},"policy":{"family":"bump"},"bogus":1}"#,
+        )
+        .unwrap_err();
         assert!(e.message.contains("bogus"), "{e}");
     }
 }

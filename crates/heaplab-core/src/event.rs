@@ -56,7 +56,11 @@ impl Event {
     }
 
     pub fn realloc(id: BlockId, size: u64) -> Event {
-        Event::Realloc { id, size, thread: 0 }
+        Event::Realloc {
+            id,
+            size,
+            thread: 0,
+        }
     }
 
     /// An allocation inside an arena.

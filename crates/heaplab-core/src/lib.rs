@@ -15,6 +15,7 @@
 //! assert!(out.report.summary.peak_resident_bytes >= 4096);
 //! ```
 
+pub mod catalog;
 pub mod config;
 pub mod event;
 pub mod pages;

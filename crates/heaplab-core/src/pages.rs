@@ -41,7 +41,10 @@ pub struct Pages<P> {
 impl<P: PageProvider> Pages<P> {
     pub fn new(provider: P) -> Pages<P> {
         let caps = provider.caps();
-        assert!(caps.page_size.is_power_of_two(), "page size must be a power of two");
+        assert!(
+            caps.page_size.is_power_of_two(),
+            "page size must be a power of two"
+        );
         Pages {
             provider,
             caps,
@@ -244,7 +247,8 @@ impl<P: PageProvider> Pages<P> {
                 st.touched_pages
             ));
         }
-        let held: u64 = self.reservations.values().sum::<u64>() + self.retained.values().sum::<u64>();
+        let held: u64 =
+            self.reservations.values().sum::<u64>() + self.retained.values().sum::<u64>();
         if held != st.reserved_bytes.current {
             return Err(format!(
                 "reservations hold {held} bytes, stats say {}",

@@ -11,10 +11,20 @@ use serde_json::Value;
 /// What values a parameter takes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ParamKind {
-    Int { min: i64, max: i64 },
+    Int {
+        min: i64,
+        max: i64,
+    },
     /// A size in bytes; text may use K/KiB, M/MiB or G/GiB suffixes.
-    Bytes { min: u64, max: u64, pow2: bool },
-    Float { min: f64, max: f64 },
+    Bytes {
+        min: u64,
+        max: u64,
+        pow2: bool,
+    },
+    Float {
+        min: f64,
+        max: f64,
+    },
     Bool,
     Choice(&'static [&'static str]),
 }
@@ -98,7 +108,9 @@ impl ParamSpec {
                 match n.as_i64() {
                     Some(i) => ParamValue::Int(i),
                     None => match n.as_f64() {
-                        Some(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => ParamValue::Int(f as i64),
+                        Some(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => {
+                            ParamValue::Int(f as i64)
+                        }
                         _ => return Err(format!("{n} is not a whole number")),
                     },
                 }
@@ -123,7 +135,7 @@ impl ParamSpec {
                 let in_range = u64::try_from(*i).is_ok_and(|b| b >= min && b <= max);
                 if !in_range {
                     return Err(format!(
-                        "{i} is outside the allowed range {}..={} bytes",
+                        "{i} is outside the allowed range {}..={}",
                         human_bytes(min),
                         human_bytes(max)
                     ));
@@ -139,10 +151,7 @@ impl ParamSpec {
             }
             (ParamKind::Choice(choices), ParamValue::Str(s)) => {
                 if !choices.contains(&s.as_str()) {
-                    return Err(format!(
-                        "{s:?} is not one of: {}",
-                        choices.join(", ")
-                    ));
+                    return Err(format!("{s:?} is not one of: {}", choices.join(", ")));
                 }
             }
             _ => {}
@@ -280,7 +289,11 @@ pub fn parse_bytes(text: &str) -> Result<i64, String> {
         "k" | "kb" | "kib" => 1 << 10,
         "m" | "mb" | "mib" => 1 << 20,
         "g" | "gb" | "gib" => 1 << 30,
-        _ => return Err(format!("{text:?} has an unknown unit (use KiB, MiB or GiB)")),
+        _ => {
+            return Err(format!(
+                "{text:?} has an unknown unit (use KiB, MiB or GiB)"
+            ))
+        }
     };
     n.checked_mul(mult)
         .ok_or_else(|| format!("{text:?} is too large"))
@@ -311,7 +324,11 @@ mod tests {
     const SPECS: &[ParamSpec] = &[
         ParamSpec {
             name: "slab_size",
-            kind: ParamKind::Bytes { min: 64, max: 1 << 30, pow2: false },
+            kind: ParamKind::Bytes {
+                min: 64,
+                max: 1 << 30,
+                pow2: false,
+            },
             default: "4KiB",
             unit: "bytes",
             doc: "",

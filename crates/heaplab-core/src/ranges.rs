@@ -6,7 +6,11 @@ use crate::provider::Addr;
 
 /// Takes `bytes` aligned to `align` from the first range that can hold them, leaving the
 /// rest of that range in the map.
-pub(crate) fn take_first_fit(ranges: &mut BTreeMap<Addr, u64>, bytes: u64, align: u64) -> Option<Addr> {
+pub(crate) fn take_first_fit(
+    ranges: &mut BTreeMap<Addr, u64>,
+    bytes: u64,
+    align: u64,
+) -> Option<Addr> {
     let (start, len, at) = ranges.iter().find_map(|(&start, &len)| {
         let at = start.next_multiple_of(align);
         (at + bytes <= start + len).then_some((start, len, at))
@@ -35,4 +39,3 @@ pub(crate) fn insert_coalesced(ranges: &mut BTreeMap<Addr, u64>, addr: Addr, byt
     }
     ranges.insert(start, end - start);
 }
-

@@ -1,6 +1,6 @@
 //! Memory over time, kept to a fixed number of points without ever losing a peak.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One sample of the gauges plotted over time.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -23,7 +23,7 @@ impl Sample {
 /// The downsampled series, column-wise for cheap plotting and compact JSON. Point `i`
 /// covers the events up to `t[i]` since the previous point and holds the maximum of each
 /// gauge over them.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Series {
     pub t: Vec<u64>,
     pub live: Vec<u64>,

@@ -150,10 +150,12 @@ impl<P: PageProvider> Simulation<P> {
     pub fn apply(&mut self, event: Event) -> Result<(), SimError> {
         self.events += 1;
         let n = self.events;
-        self.step(event).map_err(|message| SimError { event: n, message })?;
-        self.policy
-            .tick(&mut self.mem, n)
-            .map_err(|e| SimError { event: n, message: e.to_string() })?;
+        self.step(event)
+            .map_err(|message| SimError { event: n, message })?;
+        self.policy.tick(&mut self.mem, n).map_err(|e| SimError {
+            event: n,
+            message: e.to_string(),
+        })?;
         let st = self.mem.stats();
         let page = self.mem.page_size();
         self.series.record(
@@ -178,7 +180,13 @@ impl<P: PageProvider> Simulation<P> {
     fn step(&mut self, event: Event) -> Result<(), String> {
         let err = |e: AllocError| e.to_string();
         match event {
-            Event::Alloc { id, size, align, arena, .. } => {
+            Event::Alloc {
+                id,
+                size,
+                align,
+                arena,
+                ..
+            } => {
                 if self.live.contains_key(&id) {
                     return Err(format!("alloc of block id {id}, which is already live"));
                 }
@@ -187,7 +195,10 @@ impl<P: PageProvider> Simulation<P> {
                         return Err(format!("alloc in arena {a}, which was not created"));
                     }
                 }
-                let addr = self.policy.alloc(&mut self.mem, size, align, arena).map_err(err)?;
+                let addr = self
+                    .policy
+                    .alloc(&mut self.mem, size, align, arena)
+                    .map_err(err)?;
                 self.write(addr, size).map_err(|e| e.to_string())?;
                 self.live.insert(id, Block { addr, size, arena });
                 if let Some(a) = arena {
@@ -215,7 +226,14 @@ impl<P: PageProvider> Simulation<P> {
                     .realloc(&mut self.mem, block, size, DEFAULT_ALIGN)
                     .map_err(err)?;
                 self.write(addr, size).map_err(|e| e.to_string())?;
-                self.live.insert(id, Block { addr, size, arena: block.arena });
+                self.live.insert(
+                    id,
+                    Block {
+                        addr,
+                        size,
+                        arena: block.arena,
+                    },
+                );
                 self.live_bytes.sub(block.size);
                 self.live_bytes.add(size);
                 self.reallocs += 1;
@@ -239,7 +257,9 @@ impl<P: PageProvider> Simulation<P> {
                     .ok_or_else(|| format!("reset or drop of arena {a}, which does not exist"))?;
                 for id in ids {
                     // Ids freed or reused since are skipped: only blocks still in this arena die.
-                    let Some(&block) = self.live.get(&id) else { continue };
+                    let Some(&block) = self.live.get(&id) else {
+                        continue;
+                    };
                     if block.arena != Some(a) {
                         continue;
                     }
@@ -291,12 +311,18 @@ impl<P: PageProvider> Simulation<P> {
         }
         for b in &blocks {
             if !self.mem.is_committed(b.addr, b.size) {
-                return Err(format!("live block {:#x}+{} is not committed", b.addr, b.size));
+                return Err(format!(
+                    "live block {:#x}+{} is not committed",
+                    b.addr, b.size
+                ));
             }
         }
         let live: u64 = self.live.values().map(|b| b.size).sum();
         if live != self.live_bytes.current {
-            return Err(format!("{live} live bytes in blocks, counter says {}", self.live_bytes.current));
+            return Err(format!(
+                "{live} live bytes in blocks, counter says {}",
+                self.live_bytes.current
+            ));
         }
         Ok(())
     }

@@ -54,7 +54,11 @@ pub fn parse_line(line: &str) -> Result<Option<Event>, String> {
         match w.split_once('=') {
             Some(("arena", v)) => arena = Some(number(v, "arena")?),
             Some(("thread", v)) => thread = number(v, "thread")?,
-            Some((k, _)) => return Err(format!("unknown option `{k}=` (expected arena= or thread=)")),
+            Some((k, _)) => {
+                return Err(format!(
+                    "unknown option `{k}=` (expected arena= or thread=)"
+                ))
+            }
             None => positional.push(w),
         }
     }
@@ -88,7 +92,10 @@ pub fn parse_line(line: &str) -> Result<Option<Event>, String> {
         }
         "f" => {
             arity(1, 1, "f <id>")?;
-            Event::Free { id: number(positional[0], "id")?, thread }
+            Event::Free {
+                id: number(positional[0], "id")?,
+                thread,
+            }
         }
         "r" => {
             arity(2, 2, "r <id> <size>")?;
@@ -131,7 +138,11 @@ pub fn read<R: BufRead, E: fmt::Display>(
     let mut buf = String::new();
     let mut line = 0u64;
     let mut events = 0u64;
-    let fail = |line, message| TraceError { name: name.to_string(), line, message };
+    let fail = |line, message| TraceError {
+        name: name.to_string(),
+        line,
+        message,
+    };
     loop {
         buf.clear();
         let n = reader
@@ -161,7 +172,13 @@ pub fn write_event<W: Write>(w: &mut W, event: &Event) -> io::Result<()> {
         s
     };
     match event {
-        Event::Alloc { id, size, align, arena, thread } => {
+        Event::Alloc {
+            id,
+            size,
+            align,
+            arena,
+            thread,
+        } => {
             if *align == DEFAULT_ALIGN {
                 writeln!(w, "a {id} {size}{}", opts(*arena, *thread))
             } else {
@@ -184,11 +201,26 @@ mod tests {
 
     fn arb_event() -> impl Strategy<Value = Event> {
         prop_oneof![
-            (any::<u64>(), 0u64..1 << 40, 0u32..13, prop::option::of(0u32..100), 0u32..8).prop_map(
-                |(id, size, a, arena, thread)| Event::Alloc { id, size, align: 1 << a, arena, thread }
-            ),
+            (
+                any::<u64>(),
+                0u64..1 << 40,
+                0u32..13,
+                prop::option::of(0u32..100),
+                0u32..8
+            )
+                .prop_map(|(id, size, a, arena, thread)| Event::Alloc {
+                    id,
+                    size,
+                    align: 1 << a,
+                    arena,
+                    thread
+                }),
             (any::<u64>(), 0u32..8).prop_map(|(id, thread)| Event::Free { id, thread }),
-            (any::<u64>(), any::<u64>(), 0u32..8).prop_map(|(id, size, thread)| Event::Realloc { id, size, thread }),
+            (any::<u64>(), any::<u64>(), 0u32..8).prop_map(|(id, size, thread)| Event::Realloc {
+                id,
+                size,
+                thread
+            }),
             "[a-z][a-z0-9 _-]{0,20}[a-z0-9]".prop_map(Event::Phase),
             (0u32..1000).prop_map(Event::ArenaCreate),
             (0u32..1000).prop_map(Event::ArenaReset),
@@ -213,12 +245,25 @@ mod tests {
     fn bad_lines_name_file_and_line() {
         let text = "# a comment\na 1 16\n\nf 1\nz 3\n";
         let err = read(text.as_bytes(), "x.trace", &mut |_| Ok::<(), String>(())).unwrap_err();
-        assert_eq!(err.to_string(), "x.trace:5: unknown op `z` (expected a, f, r, p, arena, reset or drop)");
+        assert_eq!(
+            err.to_string(),
+            "x.trace:5: unknown op `z` (expected a, f, r, p, arena, reset or drop)"
+        );
         let err = read("a 1\n".as_bytes(), "y.trace", &mut |_| Ok::<(), String>(())).unwrap_err();
-        assert!(err.to_string().starts_with("y.trace:1: expected `a <id> <size> [align]`"), "{err}");
-        let err = read("a 1 -5\n".as_bytes(), "y.trace", &mut |_| Ok::<(), String>(())).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("y.trace:1: expected `a <id> <size> [align]`"),
+            "{err}"
+        );
+        let err = read("a 1 -5\n".as_bytes(), "y.trace", &mut |_| {
+            Ok::<(), String>(())
+        })
+        .unwrap_err();
         assert!(err.to_string().contains("bad size \"-5\""), "{err}");
-        let err = read("a 1 8 3\n".as_bytes(), "y.trace", &mut |_| Ok::<(), String>(())).unwrap_err();
+        let err = read("a 1 8 3\n".as_bytes(), "y.trace", &mut |_| {
+            Ok::<(), String>(())
+        })
+        .unwrap_err();
         assert!(err.to_string().contains("not a power of two"), "{err}");
         // An error from the sink is reported at the line of the event that caused it.
         let err = read("a 1 8\nf 2\n".as_bytes(), "z.trace", &mut |e| match e {
@@ -226,6 +271,9 @@ mod tests {
             _ => Ok(()),
         })
         .unwrap_err();
-        assert_eq!(err.to_string(), "z.trace:2: free of block id 2, which is not live");
+        assert_eq!(
+            err.to_string(),
+            "z.trace:2: free of block id 2, which is not live"
+        );
     }
 }

@@ -1,1 +1,67 @@
+//! Browser bindings for heaplab. Bindings only: every `#[wasm_bindgen]` in the workspace is
+//! here, and everything they call lives in `heaplab-core` or in [`chart`].
+//!
+//! Values cross the boundary as JSON text so that the browser receives exactly the objects
+//! `heaplab run --json` prints, serialised by the same serde code.
 
+pub mod chart;
+
+use heaplab_core::config::RunConfig;
+use heaplab_core::series::Series;
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
+use serde::Deserialize;
+use wasm_bindgen::prelude::*;
+use web_sys::HtmlCanvasElement;
+
+#[wasm_bindgen(start)]
+pub fn start() {
+    // A bug should reach the console with its message, not as "unreachable executed".
+    console_error_panic_hook::set_once();
+}
+
+/// The catalog of workloads, policy families (with every parameter), page sizes and
+/// providers, as JSON.
+#[wasm_bindgen]
+pub fn catalog() -> String {
+    heaplab_core::catalog::catalog().to_string()
+}
+
+/// Runs one config (JSON) over the simulated provider and returns
+/// `{"report": ..., "series": ...}` as JSON. Bad configs and refused events throw an Error
+/// whose message names the field or the event.
+#[wasm_bindgen]
+pub fn run(config_json: &str) -> Result<String, JsError> {
+    let config = RunConfig::from_json(config_json).map_err(|e| JsError::new(&e.to_string()))?;
+    let out = heaplab_core::run::run(&config).map_err(|e| JsError::new(&e.to_string()))?;
+    let value = serde_json::json!({ "report": out.report, "series": out.series });
+    Ok(value.to_string())
+}
+
+/// Resolves a config (JSON): fills in every default and checks every field, without
+/// running it.
+#[wasm_bindgen]
+pub fn resolve(config_json: &str) -> Result<String, JsError> {
+    let config = RunConfig::from_json(config_json)
+        .and_then(|c| c.resolve())
+        .map_err(|e| JsError::new(&e.to_string()))?;
+    serde_json::to_string(&config).map_err(|e| JsError::new(&e.to_string()))
+}
+
+#[derive(Deserialize)]
+struct ChartRun {
+    label: String,
+    series: Series,
+}
+
+/// Draws memory over time for `[{"label": ..., "series": ...}]` on a canvas.
+#[wasm_bindgen]
+pub fn draw_chart(canvas: HtmlCanvasElement, runs_json: &str) -> Result<(), JsError> {
+    let runs: Vec<ChartRun> =
+        serde_json::from_str(runs_json).map_err(|e| JsError::new(&format!("chart data: {e}")))?;
+    let backend = CanvasBackend::with_canvas_object(canvas)
+        .ok_or_else(|| JsError::new("chart: the canvas has no 2D context"))?;
+    let root = backend.into_drawing_area();
+    let runs: Vec<(&str, &Series)> = runs.iter().map(|r| (r.label.as_str(), &r.series)).collect();
+    chart::draw_memory(&root, &runs).map_err(|e| JsError::new(&format!("chart: {e}")))
+}

@@ -19,7 +19,11 @@ use crate::provider::{Addr, PageProvider};
 const PARAMS: &[ParamSpec] = &[
     ParamSpec {
         name: "slab_size",
-        kind: ParamKind::Bytes { min: 256, max: 1 << 30, pow2: false },
+        kind: ParamKind::Bytes {
+            min: 256,
+            max: 1 << 30,
+            pow2: false,
+        },
         default: "4KiB",
         unit: "bytes",
         doc: "Size of an arena's first slab (LLVM BumpPtrAllocator: 4 KiB).",
@@ -29,18 +33,26 @@ const PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Choice(&["double", "fixed"]),
         default: "double",
         unit: "",
-        doc: "Whether slabs grow: doubling every `growth_every` slabs (LLVM), or all the same size.",
+        doc:
+            "Whether slabs grow: doubling every `growth_every` slabs (LLVM), or all the same size.",
     },
     ParamSpec {
         name: "growth_every",
-        kind: ParamKind::Int { min: 1, max: 1_000_000 },
+        kind: ParamKind::Int {
+            min: 1,
+            max: 1_000_000,
+        },
         default: "128",
         unit: "slabs",
         doc: "Slabs of one size before the size doubles (LLVM: 128).",
     },
     ParamSpec {
         name: "custom_threshold",
-        kind: ParamKind::Bytes { min: 1, max: 1 << 30, pow2: false },
+        kind: ParamKind::Bytes {
+            min: 1,
+            max: 1 << 30,
+            pow2: false,
+        },
         default: "4KiB",
         unit: "bytes",
         doc: "Allocations larger than this (with alignment padding) get a slab of their own \
@@ -130,7 +142,11 @@ impl Bump {
         self.slab_size.saturating_mul(1 << doublings).min(1 << 40)
     }
 
-    fn get_slab<P: PageProvider>(&mut self, mem: &mut Pages<P>, len: u64) -> Result<Slab, AllocError> {
+    fn get_slab<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        len: u64,
+    ) -> Result<Slab, AllocError> {
         if self.pages_backing {
             let len = mem.round_up(len);
             let addr = mem.reserve(len, mem.page_size())?;
@@ -145,18 +161,35 @@ impl Bump {
         }
     }
 
-    fn put_slab<P: PageProvider>(&mut self, mem: &mut Pages<P>, slab: Slab) -> Result<(), AllocError> {
+    fn put_slab<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        slab: Slab,
+    ) -> Result<(), AllocError> {
         if self.pages_backing {
             mem.release(slab.addr, slab.len)?;
             Ok(())
         } else {
-            self.heap.free(mem, Block { addr: slab.addr, size: slab.len, arena: None })
+            self.heap.free(
+                mem,
+                Block {
+                    addr: slab.addr,
+                    size: slab.len,
+                    arena: None,
+                },
+            )
         }
     }
 
     #[cold]
     #[inline(never)]
-    fn alloc_slow<P: PageProvider>(&mut self, mem: &mut Pages<P>, key: ArenaId, size: u64, align: u64) -> Result<Addr, AllocError> {
+    fn alloc_slow<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        key: ArenaId,
+        size: u64,
+        align: u64,
+    ) -> Result<Addr, AllocError> {
         let padded = size + align - 1;
         if padded > self.custom_threshold {
             let slab = self.get_slab(mem, padded)?;
@@ -173,7 +206,12 @@ impl Bump {
         Ok(p)
     }
 
-    fn free_slabs<P: PageProvider>(&mut self, mem: &mut Pages<P>, arena: ArenaId, keep_first: bool) -> Result<(), AllocError> {
+    fn free_slabs<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        arena: ArenaId,
+        keep_first: bool,
+    ) -> Result<(), AllocError> {
         let Some(a) = self.arenas.get_mut(&arena) else {
             return Ok(());
         };
@@ -227,7 +265,11 @@ impl Policy for Bump {
         self.alloc_slow(mem, key, size, align)
     }
 
-    fn free<P: PageProvider>(&mut self, mem: &mut Pages<P>, block: Block) -> Result<(), AllocError> {
+    fn free<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        block: Block,
+    ) -> Result<(), AllocError> {
         if self.heap_owned(block.arena) {
             return self.heap.free(mem, block);
         }
@@ -246,13 +288,17 @@ impl Policy for Bump {
             return self.heap.realloc(mem, block, new_size, align);
         }
         check_size(new_size)?;
-        if new_size <= block.size {
+        if new_size <= block.size && block.addr % align == 0 {
             return Ok(block.addr);
         }
         let key = block.arena.unwrap_or(GLOBAL);
         if let Some(a) = self.arenas.get_mut(&key) {
-            // The newest block can grow in place while its slab has room.
-            if a.cur == block.addr + block.size && block.addr + new_size <= a.end {
+            // The newest block can grow in place while its slab has room, if it already has
+            // the alignment asked for.
+            if a.cur == block.addr + block.size
+                && block.addr + new_size <= a.end
+                && block.addr % align == 0
+            {
                 a.cur = block.addr + new_size;
                 return Ok(block.addr);
             }
@@ -270,27 +316,44 @@ impl Policy for Bump {
         self.arenas.entry(arena).or_default();
     }
 
-    fn arena_reset<P: PageProvider>(&mut self, mem: &mut Pages<P>, arena: ArenaId) -> Result<(), AllocError> {
+    fn arena_reset<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        arena: ArenaId,
+    ) -> Result<(), AllocError> {
         // LLVM's Reset keeps the first slab and frees the rest and every custom slab.
         self.free_slabs(mem, arena, true)
     }
 
-    fn arena_drop<P: PageProvider>(&mut self, mem: &mut Pages<P>, arena: ArenaId) -> Result<(), AllocError> {
+    fn arena_drop<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        arena: ArenaId,
+    ) -> Result<(), AllocError> {
         self.free_slabs(mem, arena, false)?;
         self.arenas.remove(&arena);
         Ok(())
     }
 
     fn metadata_bytes(&self) -> u64 {
-        let slabs: usize = self.arenas.values().map(|a| a.slabs.len() + a.custom.len()).sum();
-        slabs as u64 * SLAB_META + self.arenas.len() as u64 * ARENA_META + self.heap.metadata_bytes()
+        let slabs: usize = self
+            .arenas
+            .values()
+            .map(|a| a.slabs.len() + a.custom.len())
+            .sum();
+        slabs as u64 * SLAB_META
+            + self.arenas.len() as u64 * ARENA_META
+            + self.heap.metadata_bytes()
     }
 
     fn check_invariants<P: PageProvider>(&self, mem: &Pages<P>) -> Result<(), String> {
         for (id, a) in &self.arenas {
             for s in a.slabs.iter().chain(&a.custom) {
                 if !mem.is_committed(s.addr, s.len) {
-                    return Err(format!("arena {id}: slab {:#x}+{} is not committed", s.addr, s.len));
+                    return Err(format!(
+                        "arena {id}: slab {:#x}+{} is not committed",
+                        s.addr, s.len
+                    ));
                 }
             }
             match a.slabs.last() {
@@ -300,7 +363,9 @@ impl Policy for Bump {
                         return Err(format!("arena {id}: bump pointer outside its current slab"));
                     }
                 }
-                None if a.cur != 0 => return Err(format!("arena {id}: bump pointer without a slab")),
+                None if a.cur != 0 => {
+                    return Err(format!("arena {id}: bump pointer without a slab"))
+                }
                 _ => {}
             }
         }

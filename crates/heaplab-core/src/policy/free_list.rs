@@ -37,21 +37,33 @@ const PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "header_size",
-        kind: ParamKind::Bytes { min: 0, max: 64, pow2: false },
+        kind: ParamKind::Bytes {
+            min: 0,
+            max: 64,
+            pow2: false,
+        },
         default: "8",
         unit: "bytes",
         doc: "In-band bytes before each payload (dlmalloc: 8 on 64-bit, as prev_size overlaps).",
     },
     ParamSpec {
         name: "alignment",
-        kind: ParamKind::Bytes { min: 8, max: 4096, pow2: true },
+        kind: ParamKind::Bytes {
+            min: 8,
+            max: 4096,
+            pow2: true,
+        },
         default: "16",
         unit: "bytes",
         doc: "Chunk granularity and payload alignment.",
     },
     ParamSpec {
         name: "trim_threshold",
-        kind: ParamKind::Bytes { min: 0, max: 1 << 40, pow2: false },
+        kind: ParamKind::Bytes {
+            min: 0,
+            max: 1 << 40,
+            pow2: false,
+        },
         default: "128KiB",
         unit: "bytes",
         doc: "When the committed free space at the top exceeds this, it is decommitted \
@@ -59,7 +71,11 @@ const PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "top_pad",
-        kind: ParamKind::Bytes { min: 0, max: 1 << 30, pow2: false },
+        kind: ParamKind::Bytes {
+            min: 0,
+            max: 1 << 30,
+            pow2: false,
+        },
         default: "128KiB",
         unit: "bytes",
         doc: "Extra bytes committed whenever the heap grows, and kept when it is trimmed \
@@ -67,7 +83,11 @@ const PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "mmap_threshold",
-        kind: ParamKind::Bytes { min: 0, max: 1 << 40, pow2: false },
+        kind: ParamKind::Bytes {
+            min: 0,
+            max: 1 << 40,
+            pow2: false,
+        },
         default: "128KiB",
         unit: "bytes",
         doc: "Requests of at least this size get their own mapping, returned on free; \
@@ -75,7 +95,11 @@ const PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "segment_size",
-        kind: ParamKind::Bytes { min: 64 << 10, max: 1 << 40, pow2: false },
+        kind: ParamKind::Bytes {
+            min: 64 << 10,
+            max: 1 << 40,
+            pow2: false,
+        },
         default: "64MiB",
         unit: "bytes",
         doc: "Address space reserved for the heap at a time; a full heap reserves another.",
@@ -188,7 +212,9 @@ impl FreeList {
     }
 
     fn chunk_size(&self, size: u64) -> u64 {
-        (size + self.header).next_multiple_of(self.align).max(self.min_chunk)
+        (size + self.header)
+            .next_multiple_of(self.align)
+            .max(self.min_chunk)
     }
 
     fn insert_free(&mut self, addr: Addr, size: u64) {
@@ -232,7 +258,11 @@ impl FreeList {
     }
 
     /// Allocates a chunk of `csize` bytes from the free structures or the top.
-    fn alloc_chunk<P: PageProvider>(&mut self, mem: &mut Pages<P>, csize: u64) -> Result<Addr, AllocError> {
+    fn alloc_chunk<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        csize: u64,
+    ) -> Result<Addr, AllocError> {
         if let Some(c) = self.take_fit(csize) {
             let size = self.chunks[&c].size;
             if size - csize >= self.min_chunk {
@@ -247,12 +277,24 @@ impl FreeList {
     }
 
     /// Cuts chunk `c` to `csize` bytes; the rest becomes a free chunk.
-    fn split<P: PageProvider>(&mut self, mem: &mut Pages<P>, c: Addr, csize: u64) -> Result<(), AllocError> {
+    fn split<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        c: Addr,
+        csize: u64,
+    ) -> Result<(), AllocError> {
         let chunk = self.chunks[&c];
         let rest = c + csize;
         let rest_size = chunk.size - csize;
         self.chunks.get_mut(&c).expect("chunk").size = csize;
-        self.chunks.insert(rest, Chunk { size: rest_size, prev: c, free: true });
+        self.chunks.insert(
+            rest,
+            Chunk {
+                size: rest_size,
+                prev: c,
+                free: true,
+            },
+        );
         if let Some(next) = self.chunks.get_mut(&(rest + rest_size)) {
             next.prev = rest;
         }
@@ -266,7 +308,11 @@ impl FreeList {
         Ok(())
     }
 
-    fn alloc_from_top<P: PageProvider>(&mut self, mem: &mut Pages<P>, csize: u64) -> Result<Addr, AllocError> {
+    fn alloc_from_top<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        csize: u64,
+    ) -> Result<Addr, AllocError> {
         // The newest segment first, then older ones with room left at their top.
         let n = self.segments.len();
         let fits = (0..n)
@@ -280,11 +326,20 @@ impl FreeList {
         let c = seg.top;
         let new_top = c + csize;
         if new_top > seg.committed_end {
-            let want = (new_top + self.top_pad).next_multiple_of(self.page).min(seg.end);
+            let want = (new_top + self.top_pad)
+                .next_multiple_of(self.page)
+                .min(seg.end);
             mem.commit(seg.committed_end, want - seg.committed_end)?;
             self.segments[i].committed_end = want;
         }
-        self.chunks.insert(c, Chunk { size: csize, prev: seg.last, free: false });
+        self.chunks.insert(
+            c,
+            Chunk {
+                size: csize,
+                prev: seg.last,
+                free: false,
+            },
+        );
         let s = &mut self.segments[i];
         s.last = c;
         s.top = new_top;
@@ -298,7 +353,11 @@ impl FreeList {
         Ok(c)
     }
 
-    fn new_segment<P: PageProvider>(&mut self, mem: &mut Pages<P>, csize: u64) -> Result<usize, AllocError> {
+    fn new_segment<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        csize: u64,
+    ) -> Result<usize, AllocError> {
         let pad = (self.align - self.header % self.align) % self.align;
         let len = self
             .segment_size
@@ -315,7 +374,12 @@ impl FreeList {
         Ok(self.segments.len() - 1)
     }
 
-    fn alloc_mapped<P: PageProvider>(&mut self, mem: &mut Pages<P>, size: u64, align: u64) -> Result<Addr, AllocError> {
+    fn alloc_mapped<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        size: u64,
+        align: u64,
+    ) -> Result<Addr, AllocError> {
         let offset = self.header.max(1).next_multiple_of(align.max(self.align));
         let len = mem.round_up(offset + size);
         let base = mem.reserve(len, self.page.max(align))?;
@@ -333,7 +397,11 @@ impl FreeList {
 
     /// Frees chunk `c` (allocated, in the map): merges it and gives the top back if it grew
     /// past the trim threshold.
-    fn release_chunk<P: PageProvider>(&mut self, mem: &mut Pages<P>, c: Addr) -> Result<(), AllocError> {
+    fn release_chunk<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        c: Addr,
+    ) -> Result<(), AllocError> {
         let chunk = self.chunks[&c];
         self.live_chunks -= 1;
         if !self.coalesce {
@@ -372,7 +440,14 @@ impl FreeList {
             self.chunks.remove(&end);
             size += next.size;
         }
-        self.chunks.insert(start, Chunk { size, prev, free: true });
+        self.chunks.insert(
+            start,
+            Chunk {
+                size,
+                prev,
+                free: true,
+            },
+        );
         if let Some(after) = self.chunks.get_mut(&(start + size)) {
             after.prev = start;
         }
@@ -396,7 +471,7 @@ impl FreeList {
             self.segments.remove(seg);
             return Ok(());
         }
-        if s.committed_end - s.top <= self.trim_threshold {
+        if s.committed_end - s.top <= self.trim_threshold || !mem.caps().can_decommit {
             return Ok(());
         }
         let keep = (s.top + self.header + self.top_pad).next_multiple_of(self.page);
@@ -450,7 +525,11 @@ impl Policy for FreeList {
         Ok(payload)
     }
 
-    fn free<P: PageProvider>(&mut self, mem: &mut Pages<P>, block: Block) -> Result<(), AllocError> {
+    fn free<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        block: Block,
+    ) -> Result<(), AllocError> {
         if let Some((base, len)) = self.mapped.remove(&block.addr) {
             mem.release(base, len)?;
             return Ok(());
@@ -469,7 +548,11 @@ impl Policy for FreeList {
     ) -> Result<Addr, AllocError> {
         check_size(new_size)?;
         let need = self.chunk_size(new_size);
-        let in_heap = !self.mapped.contains_key(&block.addr) && !self.shifted.contains_key(&block.addr);
+        if block.addr % align != 0 {
+            return default_realloc(self, mem, block, new_size, align);
+        }
+        let in_heap =
+            !self.mapped.contains_key(&block.addr) && !self.shifted.contains_key(&block.addr);
         let stays_in_heap = self.mmap_threshold == 0 || need < self.mmap_threshold;
         if !(in_heap && stays_in_heap) {
             return default_realloc(self, mem, block, new_size, align);
@@ -481,7 +564,14 @@ impl Policy for FreeList {
                 // Shrink in place: the tail becomes a chunk of its own and is freed.
                 let rest = c + need;
                 self.chunks.get_mut(&c).expect("chunk").size = need;
-                self.chunks.insert(rest, Chunk { size: chunk.size - need, prev: c, free: false });
+                self.chunks.insert(
+                    rest,
+                    Chunk {
+                        size: chunk.size - need,
+                        prev: c,
+                        free: false,
+                    },
+                );
                 if let Some(after) = self.chunks.get_mut(&(c + chunk.size)) {
                     after.prev = rest;
                 }
@@ -501,7 +591,9 @@ impl Policy for FreeList {
             // Grow into the top chunk.
             let new_top = c + need;
             if new_top > s.committed_end {
-                let want = (new_top + self.top_pad).next_multiple_of(self.page).min(s.end);
+                let want = (new_top + self.top_pad)
+                    .next_multiple_of(self.page)
+                    .min(s.end);
                 mem.commit(s.committed_end, want - s.committed_end)?;
                 self.segments[seg].committed_end = want;
             }
@@ -533,7 +625,8 @@ impl Policy for FreeList {
 
     fn metadata_bytes(&self) -> u64 {
         // In-band headers of every chunk, plus the segment records dlmalloc keeps.
-        self.header * (self.chunks.len() + self.mapped.len()) as u64 + 48 * self.segments.len() as u64
+        self.header * (self.chunks.len() + self.mapped.len()) as u64
+            + 48 * self.segments.len() as u64
     }
 
     fn check_invariants<P: PageProvider>(&self, mem: &Pages<P>) -> Result<(), String> {
@@ -542,7 +635,9 @@ impl Policy for FreeList {
         let mut live = 0u64;
         for (i, s) in self.segments.iter().enumerate() {
             if !(s.first <= s.top && s.top <= s.end && s.committed_end <= s.end) {
-                return Err(format!("segment {i} has its top or break out of bounds: {s:?}"));
+                return Err(format!(
+                    "segment {i} has its top or break out of bounds: {s:?}"
+                ));
             }
             if s.committed_end % self.page != 0 {
                 return Err(format!("segment {i} break is not page-aligned"));
@@ -556,7 +651,10 @@ impl Policy for FreeList {
                     .get(&a)
                     .ok_or_else(|| format!("no chunk at {a:#x} inside segment {i}"))?;
                 if c.prev != prev {
-                    return Err(format!("chunk {a:#x} says its lower neighbour is {:#x}, not {prev:#x}", c.prev));
+                    return Err(format!(
+                        "chunk {a:#x} says its lower neighbour is {:#x}, not {prev:#x}",
+                        c.prev
+                    ));
                 }
                 if c.size < self.min_chunk || c.size % self.align != 0 {
                     return Err(format!("chunk {a:#x} has a bad size {}", c.size));
@@ -567,10 +665,14 @@ impl Policy for FreeList {
                 if c.free {
                     free += 1;
                     if self.coalesce && prev_free {
-                        return Err(format!("free chunks at {prev:#x} and {a:#x} were not merged"));
+                        return Err(format!(
+                            "free chunks at {prev:#x} and {a:#x} were not merged"
+                        ));
                     }
                     if !self.by_addr.contains(&a) || !self.by_size.contains(&(c.size, a)) {
-                        return Err(format!("free chunk {a:#x} is missing from the free structures"));
+                        return Err(format!(
+                            "free chunk {a:#x} is missing from the free structures"
+                        ));
                     }
                 } else {
                     live += 1;
@@ -584,11 +686,17 @@ impl Policy for FreeList {
                 return Err(format!("chunks of segment {i} overrun the top"));
             }
             if s.last != prev {
-                return Err(format!("segment {i} thinks the chunk below the top is {:#x}, not {prev:#x}", s.last));
+                return Err(format!(
+                    "segment {i} thinks the chunk below the top is {:#x}, not {prev:#x}",
+                    s.last
+                ));
             }
         }
         if seen != self.chunks.len() {
-            return Err(format!("{} chunks in the map, {seen} in the segments", self.chunks.len()));
+            return Err(format!(
+                "{} chunks in the map, {seen} in the segments",
+                self.chunks.len()
+            ));
         }
         if free != self.by_addr.len() || free != self.by_size.len() {
             return Err(format!(
@@ -598,11 +706,16 @@ impl Policy for FreeList {
             ));
         }
         if live != self.live_chunks {
-            return Err(format!("{live} chunks in use, counter says {}", self.live_chunks));
+            return Err(format!(
+                "{live} chunks in use, counter says {}",
+                self.live_chunks
+            ));
         }
         for (&payload, &(base, len)) in &self.mapped {
             if !mem.is_committed(base, len) || payload < base || payload >= base + len {
-                return Err(format!("mapped block {payload:#x} is not inside committed memory"));
+                return Err(format!(
+                    "mapped block {payload:#x} is not inside committed memory"
+                ));
             }
         }
         Ok(())

@@ -173,7 +173,10 @@ pub(crate) fn unknown_family(id: &str) -> ParamError {
     let ids: Vec<&str> = FAMILIES.iter().map(|f| f.id).collect();
     ParamError {
         field: "policy.family".into(),
-        message: format!("unknown policy family {id:?}; valid ones are: {}", ids.join(", ")),
+        message: format!(
+            "unknown policy family {id:?}; valid ones are: {}",
+            ids.join(", ")
+        ),
     }
 }
 
@@ -200,7 +203,11 @@ impl Policy for AnyPolicy {
     }
 
     #[inline]
-    fn free<P: PageProvider>(&mut self, mem: &mut Pages<P>, block: Block) -> Result<(), AllocError> {
+    fn free<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        block: Block,
+    ) -> Result<(), AllocError> {
         dispatch!(self, p => p.free(mem, block))
     }
 
@@ -222,11 +229,19 @@ impl Policy for AnyPolicy {
         dispatch!(self, p => p.arena_create(arena))
     }
 
-    fn arena_reset<P: PageProvider>(&mut self, mem: &mut Pages<P>, arena: ArenaId) -> Result<(), AllocError> {
+    fn arena_reset<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        arena: ArenaId,
+    ) -> Result<(), AllocError> {
         dispatch!(self, p => p.arena_reset(mem, arena))
     }
 
-    fn arena_drop<P: PageProvider>(&mut self, mem: &mut Pages<P>, arena: ArenaId) -> Result<(), AllocError> {
+    fn arena_drop<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        arena: ArenaId,
+    ) -> Result<(), AllocError> {
         dispatch!(self, p => p.arena_drop(mem, arena))
     }
 

@@ -20,7 +20,11 @@ use crate::provider::{Addr, PageProvider};
 const PARAMS: &[ParamSpec] = &[
     ParamSpec {
         name: "granularity",
-        kind: ParamKind::Bytes { min: 8, max: 16, pow2: true },
+        kind: ParamKind::Bytes {
+            min: 8,
+            max: 16,
+            pow2: true,
+        },
         default: "16",
         unit: "bytes",
         doc: "Smallest class and step between small classes; 16 keeps x86-64 `new` alignment.",
@@ -35,7 +39,11 @@ const PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "page_size",
-        kind: ParamKind::Bytes { min: 4 << 10, max: 64 << 20, pow2: true },
+        kind: ParamKind::Bytes {
+            min: 4 << 10,
+            max: 64 << 20,
+            pow2: true,
+        },
         default: "64KiB",
         unit: "bytes",
         doc: "The allocator's page: the slot a span of one size class is made of \
@@ -43,14 +51,22 @@ const PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "segment_size",
-        kind: ParamKind::Bytes { min: 64 << 10, max: 1 << 30, pow2: true },
+        kind: ParamKind::Bytes {
+            min: 64 << 10,
+            max: 1 << 30,
+            pow2: true,
+        },
         default: "4MiB",
         unit: "bytes",
         doc: "Aligned address-space unit pages are cut from (mimalloc: 4 MiB).",
     },
     ParamSpec {
         name: "large_threshold",
-        kind: ParamKind::Bytes { min: 16, max: 64 << 20, pow2: false },
+        kind: ParamKind::Bytes {
+            min: 16,
+            max: 64 << 20,
+            pow2: false,
+        },
         default: "128KiB",
         unit: "bytes",
         doc: "Requests above this get a mapping of their own, returned on free.",
@@ -65,7 +81,10 @@ const PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "decommit_delay",
-        kind: ParamKind::Int { min: 0, max: 1_000_000_000 },
+        kind: ParamKind::Int {
+            min: 0,
+            max: 1_000_000_000,
+        },
         default: "10000",
         unit: "events",
         doc: "How long an empty span keeps its memory under `empty_pages = delay`.",
@@ -262,7 +281,11 @@ impl SizeClass {
     }
 
     /// Finds `n` free slots in a row, in the first segment that has them, or a new segment.
-    fn find_slots<P: PageProvider>(&mut self, mem: &mut Pages<P>, n: u32) -> Result<(u32, u32), AllocError> {
+    fn find_slots<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        n: u32,
+    ) -> Result<(u32, u32), AllocError> {
         for (si, seg) in self.segments.iter().enumerate() {
             let Some(seg) = seg else { continue };
             if seg.free_slots < n {
@@ -280,7 +303,14 @@ impl SizeClass {
         let base = mem.reserve(size, size)?;
         let seg = Segment {
             base,
-            slots: vec![Slot { owner: NONE, committed: false, pending: false }; self.slots_per_seg as usize],
+            slots: vec![
+                Slot {
+                    owner: NONE,
+                    committed: false,
+                    pending: false
+                };
+                self.slots_per_seg as usize
+            ],
             free_slots: self.slots_per_seg,
         };
         let si = match self.segments.iter().position(Option::is_none) {
@@ -298,7 +328,13 @@ impl SizeClass {
     }
 
     /// Commits the uncommitted slots of a range, one provider call per contiguous run.
-    fn commit_slots<P: PageProvider>(&mut self, mem: &mut Pages<P>, si: u32, first: u32, n: u32) -> Result<(), AllocError> {
+    fn commit_slots<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        si: u32,
+        first: u32,
+        n: u32,
+    ) -> Result<(), AllocError> {
         let shift = self.page_shift;
         let seg = self.segments[si as usize].as_mut().expect("live segment");
         let mut i = first;
@@ -311,7 +347,10 @@ impl SizeClass {
             while i < first + n && !seg.slots[i as usize].committed {
                 i += 1;
             }
-            mem.commit(seg.base + (u64::from(start) << shift), u64::from(i - start) << shift)?;
+            mem.commit(
+                seg.base + (u64::from(start) << shift),
+                u64::from(i - start) << shift,
+            )?;
             for s in start..i {
                 seg.slots[s as usize].committed = true;
             }
@@ -329,6 +368,10 @@ impl SizeClass {
         n: u32,
         only_pending: bool,
     ) -> Result<(), AllocError> {
+        // Memory that cannot be decommitted stays committed, and the slots say so.
+        if !mem.caps().can_decommit {
+            return Ok(());
+        }
         let shift = self.page_shift;
         let Some(seg) = self.segments[si as usize].as_mut() else {
             return Ok(());
@@ -344,7 +387,10 @@ impl SizeClass {
             while i < first + n && eligible(&seg.slots[i as usize]) {
                 i += 1;
             }
-            mem.decommit(seg.base + (u64::from(start) << shift), u64::from(i - start) << shift)?;
+            mem.decommit(
+                seg.base + (u64::from(start) << shift),
+                u64::from(i - start) << shift,
+            )?;
             for s in start..i {
                 let slot = &mut seg.slots[s as usize];
                 slot.committed = false;
@@ -354,7 +400,11 @@ impl SizeClass {
         Ok(())
     }
 
-    fn new_span<P: PageProvider>(&mut self, mem: &mut Pages<P>, class: u32) -> Result<u32, AllocError> {
+    fn new_span<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        class: u32,
+    ) -> Result<u32, AllocError> {
         let block = self.classes[class as usize];
         let n = self.span_slots(block);
         let (si, first) = self.find_slots(mem, n)?;
@@ -411,7 +461,11 @@ impl SizeClass {
     }
 
     /// Gives an empty span's slots back to its segment under the empty-page policy.
-    fn retire_span<P: PageProvider>(&mut self, mem: &mut Pages<P>, id: u32) -> Result<(), AllocError> {
+    fn retire_span<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        id: u32,
+    ) -> Result<(), AllocError> {
         if self.spans[id as usize].qpos != NONE {
             self.queue_remove(id);
         }
@@ -442,7 +496,11 @@ impl SizeClass {
         }
     }
 
-    fn release_if_empty<P: PageProvider>(&mut self, mem: &mut Pages<P>, si: u32) -> Result<(), AllocError> {
+    fn release_if_empty<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        si: u32,
+    ) -> Result<(), AllocError> {
         let Some(seg) = &self.segments[si as usize] else {
             return Ok(());
         };
@@ -463,7 +521,12 @@ impl SizeClass {
         (owner != NONE).then_some(owner)
     }
 
-    fn alloc_large<P: PageProvider>(&mut self, mem: &mut Pages<P>, size: u64, align: u64) -> Result<Addr, AllocError> {
+    fn alloc_large<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        size: u64,
+        align: u64,
+    ) -> Result<Addr, AllocError> {
         let len = mem.round_up(size.max(1));
         let base = mem.reserve(len, align.max(self.os_page))?;
         if let Err(e) = mem.commit(base, len) {
@@ -494,7 +557,8 @@ impl Policy for SizeClass {
         if align > self.granularity {
             // Blocks are aligned to the largest power of two dividing the class size, so
             // an over-aligned request moves up to a class that is a multiple of it.
-            while (class as usize) < self.classes.len() && self.classes[class as usize] % align != 0 {
+            while (class as usize) < self.classes.len() && self.classes[class as usize] % align != 0
+            {
                 class += 1;
             }
             if class as usize == self.classes.len() {
@@ -522,19 +586,29 @@ impl Policy for SizeClass {
         Ok(addr)
     }
 
-    fn free<P: PageProvider>(&mut self, mem: &mut Pages<P>, block: Block) -> Result<(), AllocError> {
+    fn free<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        block: Block,
+    ) -> Result<(), AllocError> {
         if let Some(len) = self.large.remove(&block.addr) {
             mem.release(block.addr, len)?;
             return Ok(());
         }
         let id = self.span_of(block.addr).ok_or_else(|| {
-            AllocError::Invalid(format!("free of {:#x}, which this heap never handed out", block.addr))
+            AllocError::Invalid(format!(
+                "free of {:#x}, which this heap never handed out",
+                block.addr
+            ))
         })?;
         let span = &mut self.spans[id as usize];
         let offset = block.addr - span.base;
         let index = (offset / span.block) as u32;
         let bit = 1u64 << (index % 64);
-        if offset % span.block != 0 || index >= span.extent || span.in_use[(index / 64) as usize] & bit == 0 {
+        if offset % span.block != 0
+            || index >= span.extent
+            || span.in_use[(index / 64) as usize] & bit == 0
+        {
             return Err(AllocError::Invalid(format!(
                 "free of {:#x}, which is not a block in use",
                 block.addr
@@ -565,13 +639,17 @@ impl Policy for SizeClass {
         align: u64,
     ) -> Result<Addr, AllocError> {
         check_size(new_size)?;
+        if block.addr % align != 0 {
+            return super::free_list::default_realloc(self, mem, block, new_size, align);
+        }
         if let Some(&len) = self.large.get(&block.addr) {
             if new_size > self.large_threshold && mem.round_up(new_size) == len {
                 return Ok(block.addr);
             }
         } else if let Some(id) = self.span_of(block.addr) {
             let size = new_size.max(1);
-            if size <= self.large_threshold && self.class_of(size) == self.spans[id as usize].class {
+            if size <= self.large_threshold && self.class_of(size) == self.spans[id as usize].class
+            {
                 return Ok(block.addr);
             }
         }
@@ -586,9 +664,11 @@ impl Policy for SizeClass {
             }
             self.purge.pop_front();
             // Slots reused since they were queued are no longer pending and are skipped.
-            let still_pending = self.segments[si as usize]
-                .as_ref()
-                .is_some_and(|seg| seg.slots[first as usize..(first + n) as usize].iter().any(|s| s.pending));
+            let still_pending = self.segments[si as usize].as_ref().is_some_and(|seg| {
+                seg.slots[first as usize..(first + n) as usize]
+                    .iter()
+                    .any(|s| s.pending)
+            });
             if still_pending {
                 self.decommit_slots(mem, si, first, n, true)?;
                 self.release_if_empty(mem, si)?;
@@ -635,25 +715,37 @@ impl Policy for SizeClass {
             }
             let queued = span.qpos != NONE;
             if queued != (span.used < span.capacity) {
-                return Err(format!("span {id} queue membership disagrees with its fill"));
+                return Err(format!(
+                    "span {id} queue membership disagrees with its fill"
+                ));
             }
-            if queued && self.queues[span.class as usize].get(span.qpos as usize) != Some(&(id as u32)) {
+            if queued
+                && self.queues[span.class as usize].get(span.qpos as usize) != Some(&(id as u32))
+            {
                 return Err(format!("span {id} is not where its queue position says"));
             }
         }
         if live != self.live_spans {
-            return Err(format!("{live} live spans, counter says {}", self.live_spans));
+            return Err(format!(
+                "{live} live spans, counter says {}",
+                self.live_spans
+            ));
         }
         for (si, seg) in self.segments.iter().enumerate() {
             let Some(seg) = seg else { continue };
             let free = seg.slots.iter().filter(|s| s.owner == NONE).count() as u32;
             if free != seg.free_slots {
-                return Err(format!("segment {si}: {free} free slots, counter says {}", seg.free_slots));
+                return Err(format!(
+                    "segment {si}: {free} free slots, counter says {}",
+                    seg.free_slots
+                ));
             }
             for (i, s) in seg.slots.iter().enumerate() {
                 let addr = seg.base + ((i as u64) << self.page_shift);
                 if s.committed != mem.is_committed(addr, 1 << self.page_shift) {
-                    return Err(format!("segment {si} slot {i} commit state disagrees with the page map"));
+                    return Err(format!(
+                        "segment {si} slot {i} commit state disagrees with the page map"
+                    ));
                 }
             }
         }

@@ -35,7 +35,11 @@ pub enum ProviderError {
     /// The provider has no more address space or memory to give, or was told to refuse.
     OutOfMemory { bytes: u64 },
     /// A range was not page-aligned, empty, or not inside one reservation.
-    BadRange { addr: Addr, bytes: u64, why: &'static str },
+    BadRange {
+        addr: Addr,
+        bytes: u64,
+        why: &'static str,
+    },
     /// Memory was written that is not committed: a policy bug, reported rather than hidden.
     NotCommitted { addr: Addr },
     /// The platform refused for a reason of its own.

@@ -43,7 +43,10 @@ impl WorkloadSpec {
 
 const SEED: ParamSpec = ParamSpec {
     name: "seed",
-    kind: ParamKind::Int { min: 0, max: 1 << 53 },
+    kind: ParamKind::Int {
+        min: 0,
+        max: 1 << 53,
+    },
     default: "1",
     unit: "",
     doc: "Seed of the random choices; the same seed gives the same events.",
@@ -52,7 +55,10 @@ const SEED: ParamSpec = ParamSpec {
 const fn scale(default: &'static str) -> ParamSpec {
     ParamSpec {
         name: "scale",
-        kind: ParamKind::Float { min: 0.0001, max: 10.0 },
+        kind: ParamKind::Float {
+            min: 0.0001,
+            max: 10.0,
+        },
         default,
         unit: "x",
         doc: "Fraction of MallocBench's full size (1 = the original benchmark).",

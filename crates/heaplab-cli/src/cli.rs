@@ -1,0 +1,98 @@
+//! The command line, declared with clap.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "heaplab",
+    version,
+    about = "A playground for memory-allocator policies"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a workload through one or more policies and report memory and page operations.
+    Run(RunArgs),
+    /// List the policy families and their parameters.
+    Policies(ListArgs),
+    /// List the built-in workloads and their parameters.
+    Workloads(ListArgs),
+    /// Write a built-in workload's events as a .trace file.
+    Export(ExportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// A built-in workload id (see `heaplab workloads`) or a .trace file.
+    #[arg(long, short, required_unless_present = "config")]
+    pub workload: Option<String>,
+    /// A policy family id (see `heaplab policies`) or a JSON file holding
+    /// {"family": ..., "params": {...}}. Repeat to compare policies.
+    #[arg(long, short, required_unless_present = "config")]
+    pub policy: Vec<String>,
+    /// Set a policy parameter, for example `--set slab_size=1MiB`. Repeatable; applies to
+    /// every --policy.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Set a workload parameter, for example `--wset scale=0.5`. Repeatable.
+    #[arg(long = "wset", value_name = "KEY=VALUE")]
+    pub wset: Vec<String>,
+    /// The workload's seed (same as --wset seed=N).
+    #[arg(long)]
+    pub seed: Option<String>,
+    /// The workload's scale (same as --wset scale=X).
+    #[arg(long)]
+    pub scale: Option<String>,
+    /// OS page size in bytes: 4096, 16384 or 65536.
+    #[arg(long)]
+    pub page_size: Option<u64>,
+    /// Page provider: `sim` (virtual memory) or `wasm-linear` (memory that only grows).
+    #[arg(long)]
+    pub provider: Option<String>,
+    /// How much of each block the program writes: all, first or none.
+    #[arg(long)]
+    pub touch: Option<String>,
+    /// Most points in the memory-over-time series.
+    #[arg(long)]
+    pub points: Option<usize>,
+    /// Run the config(s) in this JSON file: one config object or an array of them, as the
+    /// browser page and `--json` output hold them.
+    #[arg(long, conflicts_with_all = ["workload", "policy"])]
+    pub config: Option<PathBuf>,
+    /// Print one JSON array with a report object per run instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write each run's memory-over-time series to this JSON file.
+    #[arg(long, value_name = "FILE")]
+    pub series: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// A built-in workload id.
+    #[arg(long, short)]
+    pub workload: String,
+    /// Set a workload parameter. Repeatable.
+    #[arg(long = "wset", value_name = "KEY=VALUE")]
+    pub wset: Vec<String>,
+    #[arg(long)]
+    pub seed: Option<String>,
+    #[arg(long)]
+    pub scale: Option<String>,
+    /// Where to write the trace; `-` for standard output.
+    #[arg(long, short)]
+    pub output: PathBuf,
+}

@@ -1,0 +1,155 @@
+//! Human-readable output: the run table and the catalog listings.
+
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+use heaplab_core::catalog;
+use heaplab_core::params::human_bytes;
+use heaplab_core::run::RunOutput;
+use heaplab_core::simulate::Summary;
+use serde_json::Value;
+
+use crate::CliError;
+
+/// A row of the run table: its label and how to read it from a summary.
+type Row = (&'static str, fn(&Summary) -> String);
+
+const ROWS: &[Row] = &[
+    ("events", |s| s.events.to_string()),
+    ("allocs / frees / reallocs", |s| {
+        format!("{} / {} / {}", s.allocs, s.frees, s.reallocs)
+    }),
+    ("peak live", |s| human_bytes(s.peak_live_bytes)),
+    ("end live", |s| human_bytes(s.end_live_bytes)),
+    ("peak resident", |s| human_bytes(s.peak_resident_bytes)),
+    ("end resident", |s| human_bytes(s.end_resident_bytes)),
+    ("peak committed", |s| human_bytes(s.peak_committed_bytes)),
+    ("end committed", |s| human_bytes(s.end_committed_bytes)),
+    ("peak reserved", |s| human_bytes(s.peak_reserved_bytes)),
+    ("touched", |s| human_bytes(s.touched_bytes)),
+    ("page ops (all calls)", |s| s.page_ops.to_string()),
+    ("commit ops / pages", |s| {
+        format!("{} / {}", s.commit_ops, s.committed_pages_total)
+    }),
+    ("decommit ops / pages", |s| {
+        format!("{} / {}", s.decommit_ops, s.decommitted_pages_total)
+    }),
+    ("metadata", |s| human_bytes(s.metadata_bytes)),
+    ("utilization", |s| format!("{:.1}%", s.utilization * 100.0)),
+];
+
+pub fn print_runs(outputs: &[RunOutput]) {
+    let Some(first) = outputs.first() else { return };
+    let w = &first.report.config.workload;
+    let what = match &w.path {
+        Some(p) => format!("trace {p}"),
+        None => format!(
+            "workload {} {}",
+            w.id,
+            Value::Object(w.params.clone().into_iter().collect())
+        ),
+    };
+    println!(
+        "{what}, page size {} B",
+        first.report.config.provider.page_size
+    );
+    let mut table = Table::new();
+    table.load_preset(UTF8_FULL_CONDENSED);
+    let mut header = vec![Cell::new("")];
+    header.extend(
+        outputs
+            .iter()
+            .map(|o| Cell::new(&o.report.config.policy.family)),
+    );
+    table.set_header(header);
+    for (label, get) in ROWS {
+        let mut row = vec![Cell::new(label)];
+        row.extend(
+            outputs
+                .iter()
+                .map(|o| Cell::new(get(&o.report.summary)).set_alignment(CellAlignment::Right)),
+        );
+        table.add_row(row);
+    }
+    println!("{table}");
+    for o in outputs {
+        let s = &o.report.summary;
+        if !s.phases.is_empty() {
+            let phases: Vec<String> = s
+                .phases
+                .iter()
+                .map(|p| format!("{} {}", p.label, human_bytes(p.resident_bytes)))
+                .collect();
+            println!(
+                "{}: resident at end of each phase: {}",
+                o.report.config.policy.family,
+                phases.join(", ")
+            );
+        }
+    }
+}
+
+fn print_json(v: &Value) -> Result<(), CliError> {
+    let text = serde_json::to_string_pretty(v).map_err(|e| CliError::failed(e.to_string()))?;
+    println!("{text}");
+    Ok(())
+}
+
+fn print_params(params: &Value) {
+    for p in params.as_array().into_iter().flatten() {
+        let range = match (p["kind"].as_str(), &p["choices"]) {
+            (Some("choice"), Value::Array(c)) => c
+                .iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join(" | "),
+            (Some("bool"), _) => "true | false".into(),
+            (Some("bytes"), _) => format!(
+                "{} ..= {}",
+                human_bytes(p["min"].as_u64().unwrap_or(0)),
+                human_bytes(p["max"].as_u64().unwrap_or(0))
+            ),
+            _ => format!("{} ..= {}", p["min"], p["max"]),
+        };
+        println!(
+            "    {:<22} default {:<10} [{range}]\n        {}",
+            p["name"].as_str().unwrap_or(""),
+            p["default"].to_string().trim_matches('"'),
+            p["doc"].as_str().unwrap_or("")
+        );
+    }
+}
+
+pub fn list_policies(json: bool) -> Result<(), CliError> {
+    let families = catalog::families();
+    if json {
+        return print_json(&serde_json::json!({ "families": families }));
+    }
+    for f in families.as_array().into_iter().flatten() {
+        println!(
+            "{} — {}",
+            f["id"].as_str().unwrap_or(""),
+            f["title"].as_str().unwrap_or("")
+        );
+        println!("  {}", f["description"].as_str().unwrap_or(""));
+        print_params(&f["params"]);
+        println!();
+    }
+    Ok(())
+}
+
+pub fn list_workloads(json: bool) -> Result<(), CliError> {
+    let workloads = catalog::workloads();
+    if json {
+        return print_json(&serde_json::json!({ "workloads": workloads }));
+    }
+    for w in workloads.as_array().into_iter().flatten() {
+        println!(
+            "{} — {}",
+            w["id"].as_str().unwrap_or(""),
+            w["title"].as_str().unwrap_or("")
+        );
+        println!("  {}", w["description"].as_str().unwrap_or(""));
+        print_params(&w["params"]);
+        println!();
+    }
+    Ok(())
+}

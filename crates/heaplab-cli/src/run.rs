@@ -1,0 +1,259 @@
+//! `heaplab run` and `heaplab export`: building configs from flags and running them.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Write};
+use std::path::Path;
+
+use heaplab_core::config::{PolicyConfig, ProviderKind, RunConfig, TouchMode, WorkloadConfig};
+use heaplab_core::params::ParamSpec;
+use heaplab_core::policy;
+use heaplab_core::run::{run_with, RunError, RunOutput};
+use heaplab_core::trace;
+use heaplab_core::workload;
+use serde_json::Value;
+
+use crate::cli::{ExportArgs, RunArgs};
+use crate::report;
+use crate::CliError;
+
+pub fn run(args: RunArgs) -> Result<(), CliError> {
+    let configs = match &args.config {
+        Some(path) => configs_from_file(path)?,
+        None => configs_from_flags(&args)?,
+    };
+    let mut outputs = Vec::new();
+    for config in &configs {
+        outputs.push(run_one(config)?);
+    }
+    if let Some(path) = &args.series {
+        let series: Vec<Value> = outputs
+            .iter()
+            .map(
+                |o| serde_json::json!({"label": o.report.config.policy.family, "series": o.series}),
+            )
+            .collect();
+        write_json(path, &Value::Array(series))?;
+    }
+    if args.json {
+        let reports: Vec<&heaplab_core::simulate::Report> =
+            outputs.iter().map(|o| &o.report).collect();
+        let text =
+            serde_json::to_string_pretty(&reports).map_err(|e| CliError::failed(e.to_string()))?;
+        println!("{text}");
+    } else {
+        report::print_runs(&outputs);
+    }
+    Ok(())
+}
+
+/// Runs one config: a built-in workload, or a trace file streamed from disk.
+fn run_one(config: &RunConfig) -> Result<RunOutput, CliError> {
+    let result = if config.workload.id == "trace" {
+        let path = config.workload.path.clone().unwrap_or_default();
+        let file = File::open(&path).map_err(|e| CliError::input(format!("{path}: {e}")))?;
+        run_with(config, |sink| {
+            trace::read(BufReader::new(file), &path, sink)
+                .map(|_| ())
+                .map_err(|e| RunError::Event(e.to_string()))
+        })
+    } else {
+        heaplab_core::run::run(config)
+    };
+    result.map_err(|e| match e {
+        RunError::Config(e) => CliError::input(e.to_string()),
+        RunError::Event(msg) => CliError::input(msg),
+    })
+}
+
+fn configs_from_file(path: &Path) -> Result<Vec<RunConfig>, CliError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError::input(format!("{}: {e}", path.display())))?;
+    let located = |e: String| CliError::input(format!("{}: {e}", path.display()));
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('[') {
+        let values: Vec<Value> = serde_json::from_str(&text).map_err(|e| located(e.to_string()))?;
+        values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                RunConfig::from_json(&v.to_string())
+                    .map_err(|e| located(format!("config [{i}]: {}", e.message)))
+            })
+            .collect()
+    } else {
+        Ok(vec![
+            RunConfig::from_json(&text).map_err(|e| located(e.to_string()))?
+        ])
+    }
+}
+
+fn configs_from_flags(args: &RunArgs) -> Result<Vec<RunConfig>, CliError> {
+    let name = args.workload.clone().unwrap_or_default();
+    let mut workload = if name.ends_with(".trace") || Path::new(&name).is_file() {
+        WorkloadConfig {
+            id: "trace".into(),
+            params: BTreeMap::new(),
+            path: Some(name),
+        }
+    } else {
+        let spec = workload::find(&name).map_err(|e| CliError::input(e.to_string()))?;
+        let mut params = BTreeMap::new();
+        let mut wset = args.wset.clone();
+        if let Some(seed) = &args.seed {
+            wset.push(format!("seed={seed}"));
+        }
+        if let Some(scale) = &args.scale {
+            wset.push(format!("scale={scale}"));
+        }
+        apply_sets(&mut params, &wset, spec.params, "--wset")?;
+        WorkloadConfig {
+            id: name,
+            params,
+            path: None,
+        }
+    };
+    if workload.id == "trace"
+        && (!args.wset.is_empty() || args.seed.is_some() || args.scale.is_some())
+    {
+        return Err(CliError::input(
+            "a trace file takes no --wset, --seed or --scale",
+        ));
+    }
+    workload.params = std::mem::take(&mut workload.params);
+    let mut configs = Vec::new();
+    for p in &args.policy {
+        let mut policy = policy_arg(p)?;
+        let family = policy::family(&policy.family)
+            .ok_or_else(|| CliError::input(policy_unknown(&policy.family)))?;
+        apply_sets(&mut policy.params, &args.set, family.params, "--set")?;
+        let mut config = RunConfig::new("", "");
+        config.workload = workload.clone();
+        config.policy = policy;
+        if let Some(ps) = args.page_size {
+            config.provider.page_size = ps;
+        }
+        if let Some(kind) = &args.provider {
+            config.provider.kind = match kind.as_str() {
+                "sim" => ProviderKind::Sim,
+                "wasm-linear" => ProviderKind::WasmLinear,
+                other => {
+                    return Err(CliError::input(format!(
+                        "--provider: unknown provider {other:?}; valid ones are: sim, wasm-linear"
+                    )))
+                }
+            };
+        }
+        if let Some(touch) = &args.touch {
+            config.touch = match touch.as_str() {
+                "all" => TouchMode::All,
+                "first" => TouchMode::First,
+                "none" => TouchMode::None,
+                other => {
+                    return Err(CliError::input(format!(
+                        "--touch: unknown mode {other:?}; valid ones are: all, first, none"
+                    )))
+                }
+            };
+        }
+        if let Some(points) = args.points {
+            config.series_points = points;
+        }
+        config
+            .resolve()
+            .map_err(|e| CliError::input(e.to_string()))?;
+        configs.push(config);
+    }
+    Ok(configs)
+}
+
+fn policy_unknown(id: &str) -> String {
+    let ids: Vec<&str> = policy::FAMILIES.iter().map(|f| f.id).collect();
+    format!(
+        "unknown policy {id:?}; valid families are: {} (or give a .json policy file)",
+        ids.join(", ")
+    )
+}
+
+/// A family id, or a JSON file holding a policy config.
+fn policy_arg(arg: &str) -> Result<PolicyConfig, CliError> {
+    if arg.ends_with(".json") || Path::new(arg).is_file() {
+        let text =
+            std::fs::read_to_string(arg).map_err(|e| CliError::input(format!("{arg}: {e}")))?;
+        return serde_json::from_str(&text).map_err(|e| CliError::input(format!("{arg}: {e}")));
+    }
+    Ok(PolicyConfig {
+        family: arg.to_string(),
+        params: BTreeMap::new(),
+    })
+}
+
+/// Applies `key=value` settings, parsing each value by its parameter's spec so that
+/// `--set slab_size=1MiB` and `--set fit=first` both work.
+fn apply_sets(
+    params: &mut BTreeMap<String, Value>,
+    sets: &[String],
+    specs: &[ParamSpec],
+    flag: &str,
+) -> Result<(), CliError> {
+    for s in sets {
+        let (key, value) = s
+            .split_once('=')
+            .ok_or_else(|| CliError::input(format!("{flag} {s:?}: expected KEY=VALUE")))?;
+        let spec = specs.iter().find(|p| p.name == key).ok_or_else(|| {
+            let names: Vec<&str> = specs.iter().map(|p| p.name).collect();
+            CliError::input(format!(
+                "{flag} {key}: unknown parameter; valid ones are: {}",
+                names.join(", ")
+            ))
+        })?;
+        let v = spec
+            .parse_text(value)
+            .map_err(|e| CliError::input(format!("{flag} {key}: {e}")))?;
+        params.insert(
+            key.to_string(),
+            serde_json::to_value(v).unwrap_or(Value::Null),
+        );
+    }
+    Ok(())
+}
+
+fn write_json(path: &Path, value: &Value) -> Result<(), CliError> {
+    let text = serde_json::to_string(value).map_err(|e| CliError::failed(e.to_string()))?;
+    std::fs::write(path, text).map_err(|e| CliError::failed(format!("{}: {e}", path.display())))
+}
+
+pub fn export(args: ExportArgs) -> Result<(), CliError> {
+    let spec = workload::find(&args.workload).map_err(|e| CliError::input(e.to_string()))?;
+    let mut wset = args.wset.clone();
+    if let Some(seed) = &args.seed {
+        wset.push(format!("seed={seed}"));
+    }
+    if let Some(scale) = &args.scale {
+        wset.push(format!("scale={scale}"));
+    }
+    let mut given = BTreeMap::new();
+    apply_sets(&mut given, &wset, spec.params, "--wset")?;
+    let params = heaplab_core::params::Params::resolve(spec.params, &given, "workload.params")
+        .map_err(|e| CliError::input(e.to_string()))?;
+    let out: Box<dyn Write> = if args.output.as_os_str() == "-" {
+        Box::new(io::stdout().lock())
+    } else {
+        Box::new(
+            File::create(&args.output)
+                .map_err(|e| CliError::failed(format!("{}: {e}", args.output.display())))?,
+        )
+    };
+    let mut w = BufWriter::new(out);
+    let io_err = |e: io::Error| CliError::failed(format!("{}: {e}", args.output.display()));
+    writeln!(
+        w,
+        "# heaplab trace: workload {} {}",
+        spec.id,
+        serde_json::to_string(&params).unwrap_or_default()
+    )
+    .map_err(io_err)?;
+    spec.generate(&params, &mut |event| trace::write_event(&mut w, &event))
+        .map_err(io_err)?;
+    w.flush().map_err(io_err)
+}

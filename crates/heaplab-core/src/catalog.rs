@@ -1,0 +1,61 @@
+//! Everything a front end needs to build its menus, as one JSON value: workloads, policy
+//! families with their parameters, page sizes and providers. The CLI's `--json` listings
+//! and the browser's editor both read this, so a knob added once shows up everywhere.
+
+use serde_json::{json, Value};
+
+use crate::config::PAGE_SIZES;
+use crate::policy::FAMILIES;
+use crate::workload::WORKLOADS;
+
+/// The whole catalog.
+pub fn catalog() -> Value {
+    json!({
+        "workloads": workloads(),
+        "families": families(),
+        "page_sizes": PAGE_SIZES,
+        "providers": [
+            {
+                "id": "sim",
+                "title": "Virtual memory (simulated OS)",
+                "description": "Reserve, commit, decommit and release all work, as with mmap and madvise."
+            },
+            {
+                "id": "wasm-linear",
+                "title": "WebAssembly linear memory",
+                "description": "Memory only grows: decommit and release give nothing back, so what a wasm program once had stays resident."
+            }
+        ],
+    })
+}
+
+pub fn workloads() -> Value {
+    WORKLOADS
+        .iter()
+        .map(|w| json!({"id": w.id, "title": w.title, "description": w.description, "params": w.params}))
+        .collect()
+}
+
+pub fn families() -> Value {
+    FAMILIES
+        .iter()
+        .map(|f| json!({"id": f.id, "title": f.title, "description": f.description, "params": f.params}))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_default_is_valid_and_listed() {
+        let c = catalog();
+        for family in c["families"].as_array().unwrap() {
+            for p in family["params"].as_array().unwrap() {
+                assert!(!p["default"].is_null(), "{p}");
+                assert!(!p["doc"].as_str().unwrap().is_empty(), "{p}");
+            }
+        }
+        assert_eq!(c["workloads"].as_array().unwrap().len(), WORKLOADS.len());
+    }
+}

@@ -1,0 +1,369 @@
+//! Every policy, under random op-programs and the built-in workloads, checked after every
+//! step against its own invariants and against a trivially correct model.
+
+use std::collections::BTreeMap;
+
+use heaplab_core::config::{ProviderKind, RunConfig};
+use heaplab_core::event::{ArenaId, BlockId, Event};
+use heaplab_core::policy::AllocError;
+use heaplab_core::run::run;
+use heaplab_core::simulate::{sim_provider, Simulation};
+use heaplab_core::workload::WORKLOADS;
+use proptest::prelude::*;
+use serde_json::Value;
+
+/// The configurations every test runs over: each family with its defaults and with the
+/// knobs that change its code paths.
+fn configs() -> Vec<RunConfig> {
+    let variants: &[(&str, &[(&str, Value)])] = &[
+        ("free-list", &[]),
+        ("free-list", &[("fit", Value::from("first"))]),
+        ("free-list", &[("fit", Value::from("next"))]),
+        ("free-list", &[("coalesce", Value::from(false))]),
+        (
+            "free-list",
+            &[
+                ("mmap_threshold", Value::from(0)),
+                ("trim_threshold", Value::from(0)),
+                ("top_pad", Value::from(0)),
+            ],
+        ),
+        (
+            "free-list",
+            &[
+                ("header_size", Value::from(16)),
+                ("alignment", Value::from(32)),
+                ("segment_size", Value::from(1 << 16)),
+            ],
+        ),
+        ("size-class", &[]),
+        ("size-class", &[("empty_pages", Value::from("decommit"))]),
+        (
+            "size-class",
+            &[
+                ("empty_pages", Value::from("keep")),
+                ("granularity", Value::from(8)),
+            ],
+        ),
+        (
+            "size-class",
+            &[
+                ("decommit_delay", Value::from(5)),
+                ("page_size", Value::from(16384)),
+                ("segment_size", Value::from(1 << 17)),
+                ("large_threshold", Value::from(8192)),
+            ],
+        ),
+        ("size-class", &[("classes_per_doubling", Value::from(1))]),
+        ("bump", &[]),
+        (
+            "bump",
+            &[
+                ("backing", Value::from("pages")),
+                ("unscoped", Value::from("heap")),
+            ],
+        ),
+        (
+            "bump",
+            &[
+                ("growth", Value::from("fixed")),
+                ("slab_size", Value::from(256)),
+                ("custom_threshold", Value::from(100)),
+            ],
+        ),
+        (
+            "bump",
+            &[
+                ("growth_every", Value::from(1)),
+                ("backing", Value::from("pages")),
+            ],
+        ),
+    ];
+    let mut out = Vec::new();
+    for (family, params) in variants {
+        for (kind, page) in [
+            (ProviderKind::Sim, 4096),
+            (ProviderKind::Sim, 16384),
+            (ProviderKind::WasmLinear, 65536),
+        ] {
+            let mut c = RunConfig::new("churn", family);
+            for (k, v) in params.iter() {
+                c.policy.params.insert(k.to_string(), v.clone());
+            }
+            c.provider.kind = kind;
+            c.provider.page_size = page;
+            // Allocator pages smaller than the OS page are refused by design; skip those.
+            if c.resolve().is_ok() {
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Alloc { size: u64, align_log2: u32 },
+    AllocIn { arena: usize, size: u64 },
+    Free(usize),
+    Realloc(usize, u64),
+    Create,
+    Reset(usize),
+    Drop(usize),
+    Phase,
+}
+
+fn size() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        6 => 0u64..256,
+        3 => 256u64..16384,
+        1 => 16384u64..(1 << 20),
+    ]
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        8 => (size(), prop_oneof![9 => Just(4u32), 1 => 0u32..13]).prop_map(|(size, align_log2)| Op::Alloc { size, align_log2 }),
+        2 => (any::<usize>(), size()).prop_map(|(arena, size)| Op::AllocIn { arena, size }),
+        6 => any::<usize>().prop_map(Op::Free),
+        2 => (any::<usize>(), size()).prop_map(|(i, s)| Op::Realloc(i, s)),
+        1 => Just(Op::Create),
+        1 => any::<usize>().prop_map(Op::Reset),
+        1 => any::<usize>().prop_map(Op::Drop),
+        1 => Just(Op::Phase),
+    ]
+}
+
+/// The trivially correct model: which ids are live, with which size, alignment and arena.
+#[derive(Default)]
+struct Model {
+    live: BTreeMap<BlockId, (u64, u64, Option<ArenaId>)>,
+    arenas: Vec<ArenaId>,
+    next_id: BlockId,
+    next_arena: ArenaId,
+}
+
+impl Model {
+    fn pick(&self, i: usize) -> Option<BlockId> {
+        (!self.live.is_empty()).then(|| *self.live.keys().nth(i % self.live.len()).unwrap())
+    }
+
+    fn pick_arena(&self, i: usize) -> Option<ArenaId> {
+        (!self.arenas.is_empty()).then(|| self.arenas[i % self.arenas.len()])
+    }
+
+    /// Turns an op into an event and applies it to the model.
+    fn event(&mut self, op: &Op) -> Option<Event> {
+        Some(match *op {
+            Op::Alloc { size, align_log2 } => {
+                let id = self.next_id;
+                self.next_id += 1;
+                self.live.insert(id, (size, 1 << align_log2, None));
+                Event::Alloc {
+                    id,
+                    size,
+                    align: 1 << align_log2,
+                    arena: None,
+                    thread: 0,
+                }
+            }
+            Op::AllocIn { arena, size } => {
+                let a = self.pick_arena(arena)?;
+                let id = self.next_id;
+                self.next_id += 1;
+                self.live.insert(id, (size, 8, Some(a)));
+                Event::alloc_in(a, id, size)
+            }
+            Op::Free(i) => {
+                let id = self.pick(i)?;
+                self.live.remove(&id);
+                Event::free(id)
+            }
+            Op::Realloc(i, size) => {
+                let id = self.pick(i)?;
+                let e = self.live.get_mut(&id).unwrap();
+                e.0 = size;
+                e.1 = 16;
+                Event::realloc(id, size)
+            }
+            Op::Create => {
+                let a = self.next_arena;
+                self.next_arena += 1;
+                self.arenas.push(a);
+                Event::ArenaCreate(a)
+            }
+            Op::Reset(i) | Op::Drop(i) => {
+                let a = self.pick_arena(i)?;
+                self.live.retain(|_, v| v.2 != Some(a));
+                if matches!(op, Op::Drop(_)) {
+                    self.arenas.retain(|&x| x != a);
+                    Event::ArenaDrop(a)
+                } else {
+                    Event::ArenaReset(a)
+                }
+            }
+            Op::Phase => Event::Phase("phase".into()),
+        })
+    }
+}
+
+fn check_program(config: &RunConfig, ops: &[Op]) -> Result<(), TestCaseError> {
+    let config = config.resolve().unwrap();
+    let mut sim = Simulation::new(&config, sim_provider(&config)).unwrap();
+    let mut model = Model::default();
+    for (step, op) in ops.iter().enumerate() {
+        let Some(event) = model.event(op) else {
+            continue;
+        };
+        let what = format!(
+            "{} {:?} step {step}: {event:?}",
+            config.policy.family, config.policy.params
+        );
+        sim.apply(event)
+            .map_err(|e| TestCaseError::fail(format!("{what}: {e}")))?;
+        sim.check_invariants()
+            .map_err(|e| TestCaseError::fail(format!("{what}: {e}")))?;
+        let live: BTreeMap<BlockId, (u64, u64)> =
+            sim.live().map(|(id, b)| (id, (b.addr, b.size))).collect();
+        prop_assert_eq!(live.len(), model.live.len(), "{}", what);
+        for (id, &(size, align, _)) in &model.live {
+            let &(addr, got) = live
+                .get(id)
+                .ok_or_else(|| TestCaseError::fail(format!("{what}: id {id} missing")))?;
+            prop_assert_eq!(got, size, "{}", what);
+            prop_assert_eq!(
+                addr % align,
+                0,
+                "{}: id {} at {:#x} not aligned to {}",
+                what,
+                id,
+                addr,
+                align
+            );
+        }
+        let total: u64 = model.live.values().map(|v| v.0).sum();
+        prop_assert_eq!(sim.live_bytes(), total, "{}", what);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: if std::env::var_os("CI").is_some() { 48 } else { 24 },
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn random_programs_keep_every_invariant(ops in prop::collection::vec(op(), 1..160)) {
+        for config in configs() {
+            check_program(&config, &ops)?;
+        }
+    }
+}
+
+#[test]
+fn every_workload_runs_clean_through_every_policy() {
+    for config in configs() {
+        for w in WORKLOADS {
+            let mut c = config.clone();
+            c.workload.id = w.id.into();
+            c.workload.params.insert("scale".into(), Value::from(0.001));
+            let c = c.resolve().unwrap();
+            let mut sim = Simulation::new(&c, sim_provider(&c)).unwrap();
+            let mut n = 0u64;
+            let params = c.workload_params().unwrap();
+            w.generate(&params, &mut |e| {
+                sim.apply(e)?;
+                n += 1;
+                // Invariant scans are linear, so check every few hundred events.
+                if n % 997 == 0 {
+                    sim.check_invariants()
+                        .unwrap_or_else(|e| panic!("{} on {}: {e}", c.policy.family, w.id));
+                }
+                Ok::<(), heaplab_core::simulate::SimError>(())
+            })
+            .unwrap_or_else(|e| {
+                panic!("{} {:?} on {}: {e}", c.policy.family, c.policy.params, w.id)
+            });
+            sim.check_invariants().unwrap();
+            let (summary, _) = sim.finish();
+            assert_eq!(summary.end_live_bytes, 0, "{} on {}", c.policy.family, w.id);
+        }
+    }
+}
+
+#[test]
+fn refused_commits_are_errors_and_leave_the_policy_consistent() {
+    for config in configs() {
+        let config = config.resolve().unwrap();
+        for nth in 1..6 {
+            let mut sim = Simulation::new(&config, sim_provider(&config)).unwrap();
+            sim.pages_mut().provider_mut().fail_commit_at(nth);
+            let mut refused = false;
+            for id in 0..400u64 {
+                let size = [24, 4000, 70_000, 300_000][(id % 4) as usize];
+                match sim.apply(Event::alloc(id, size)) {
+                    Ok(()) => {}
+                    Err(e) => {
+                        assert!(
+                            e.message.contains("out of memory"),
+                            "{}: {e}",
+                            config.policy.family
+                        );
+                        refused = true;
+                        break;
+                    }
+                }
+            }
+            sim.check_invariants().unwrap_or_else(|e| {
+                panic!(
+                    "{} {:?} after refused commit {nth}: {e}",
+                    config.policy.family, config.policy.params
+                )
+            });
+            // On memory that only grows, commits of memory already had are free and no
+            // refusal need happen; everywhere else it must.
+            if config.provider.kind == ProviderKind::Sim {
+                assert!(
+                    refused,
+                    "{} never asked for commit {nth}",
+                    config.policy.family
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_run_is_deterministic() {
+    for family in ["bump", "free-list", "size-class"] {
+        for w in WORKLOADS {
+            let mut c = RunConfig::new(w.id, family);
+            c.workload.params.insert("scale".into(), Value::from(0.003));
+            c.workload.params.insert("seed".into(), Value::from(7));
+            assert_eq!(run(&c).unwrap(), run(&c).unwrap(), "{family} on {}", w.id);
+        }
+    }
+}
+
+#[test]
+fn impossible_requests_are_errors_not_panics() {
+    for config in configs() {
+        let config = config.resolve().unwrap();
+        let mut sim = Simulation::new(&config, sim_provider(&config)).unwrap();
+        let e = sim
+            .apply(Event::Alloc {
+                id: 1,
+                size: u64::MAX,
+                align: 16,
+                arena: None,
+                thread: 0,
+            })
+            .unwrap_err();
+        assert!(!e.message.is_empty());
+        let e = sim.apply(Event::free(99)).unwrap_err();
+        assert!(e.message.contains("not live"), "{e}");
+        sim.check_invariants().unwrap();
+    }
+    let _ = AllocError::Invalid(String::new());
+}
