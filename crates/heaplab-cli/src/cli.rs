@@ -44,10 +44,10 @@ pub struct RunArgs {
     #[arg(long = "wset", value_name = "KEY=VALUE")]
     pub wset: Vec<String>,
     /// The workload's seed (same as --wset seed=N).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub seed: Option<String>,
     /// The workload's scale (same as --wset scale=X).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub scale: Option<String>,
     /// OS page size in bytes: 4096, 16384 or 65536.
     #[arg(long)]
