@@ -259,20 +259,41 @@ fn listings_come_from_the_registry() {
 
 #[test]
 fn the_example_trace_runs_in_every_family_and_shows_s1_in_miniature() {
-    let trace = concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/examples/jit-arenas.trace");
+    let trace = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../workloads/examples/jit-arenas.trace"
+    );
     for family in ["bump", "free-list", "size-class"] {
         let v = json_of(&heaplab(&["run", "-w", trace, "-p", family, "--json"]));
         assert_eq!(v[0]["phases"].as_array().unwrap().len(), 5, "{family}");
     }
     let end = |backing: &str| {
         let v = json_of(&heaplab(&[
-            "run", "-w", trace, "-p", "bump", "--set", &format!("backing={backing}"), "--set", "unscoped=heap", "--json",
+            "run",
+            "-w",
+            trace,
+            "-p",
+            "bump",
+            "--set",
+            &format!("backing={backing}"),
+            "--set",
+            "unscoped=heap",
+            "--json",
         ]));
-        (v[0]["end_resident_bytes"].as_u64().unwrap(), v[0]["peak_resident_bytes"].as_u64().unwrap())
+        (
+            v[0]["end_resident_bytes"].as_u64().unwrap(),
+            v[0]["peak_resident_bytes"].as_u64().unwrap(),
+        )
     };
     let (heap_end, heap_peak) = end("heap");
     let (pages_end, pages_peak) = end("pages");
     // Heap-backed slabs are stuck under the long-lived blocks; page-backed ones go back.
-    assert!(heap_end >= 3 * pages_end, "heap {heap_end} vs pages {pages_end}");
-    assert!(heap_peak.abs_diff(pages_peak) * 10 <= heap_peak, "peaks {heap_peak} vs {pages_peak}");
+    assert!(
+        heap_end >= 3 * pages_end,
+        "heap {heap_end} vs pages {pages_end}"
+    );
+    assert!(
+        heap_peak.abs_diff(pages_peak) * 10 <= heap_peak,
+        "peaks {heap_peak} vs {pages_peak}"
+    );
 }

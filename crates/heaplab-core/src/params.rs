@@ -126,10 +126,8 @@ impl ParamSpec {
 
     fn check(&self, v: ParamValue) -> Result<ParamValue, String> {
         match (self.kind, &v) {
-            (ParamKind::Int { min, max }, ParamValue::Int(i)) => {
-                if *i < min || *i > max {
-                    return Err(format!("{i} is outside the allowed range {min}..={max}"));
-                }
+            (ParamKind::Int { min, max }, ParamValue::Int(i)) if (*i < min || *i > max) => {
+                return Err(format!("{i} is outside the allowed range {min}..={max}"));
             }
             (ParamKind::Bytes { min, max, pow2 }, ParamValue::Int(i)) => {
                 let in_range = u64::try_from(*i).is_ok_and(|b| b >= min && b <= max);
@@ -144,15 +142,13 @@ impl ParamSpec {
                     return Err(format!("{i} is not a power of two"));
                 }
             }
-            (ParamKind::Float { min, max }, ParamValue::Float(f)) => {
-                if !f.is_finite() || *f < min || *f > max {
-                    return Err(format!("{f} is outside the allowed range {min}..={max}"));
-                }
+            (ParamKind::Float { min, max }, ParamValue::Float(f))
+                if (!f.is_finite() || *f < min || *f > max) =>
+            {
+                return Err(format!("{f} is outside the allowed range {min}..={max}"));
             }
-            (ParamKind::Choice(choices), ParamValue::Str(s)) => {
-                if !choices.contains(&s.as_str()) {
-                    return Err(format!("{s:?} is not one of: {}", choices.join(", ")));
-                }
+            (ParamKind::Choice(choices), ParamValue::Str(s)) if !choices.contains(&s.as_str()) => {
+                return Err(format!("{s:?} is not one of: {}", choices.join(", ")));
             }
             _ => {}
         }

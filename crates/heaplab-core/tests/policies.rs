@@ -276,7 +276,7 @@ fn every_workload_runs_clean_through_every_policy() {
                 sim.apply(e)?;
                 n += 1;
                 // Invariant scans are linear, so check every few hundred events.
-                if n % 997 == 0 {
+                if n.is_multiple_of(997) {
                     sim.check_invariants()
                         .unwrap_or_else(|e| panic!("{} on {}: {e}", c.policy.family, w.id));
                 }

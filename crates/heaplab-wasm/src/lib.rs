@@ -10,7 +10,8 @@ use heaplab_core::config::RunConfig;
 use heaplab_core::series::Series;
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
-use serde::Deserialize;
+use heaplab_core::simulate::Report;
+use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlCanvasElement;
 
@@ -34,8 +35,14 @@ pub fn catalog() -> String {
 pub fn run(config_json: &str) -> Result<String, JsError> {
     let config = RunConfig::from_json(config_json).map_err(|e| JsError::new(&e.to_string()))?;
     let out = heaplab_core::run::run(&config).map_err(|e| JsError::new(&e.to_string()))?;
-    let value = serde_json::json!({ "report": out.report, "series": out.series });
-    Ok(value.to_string())
+    // A struct, not `json!`, so the report's keys keep the order the CLI prints them in.
+    #[derive(Serialize)]
+    struct Output<'a> {
+        report: &'a Report,
+        series: &'a Series,
+    }
+    serde_json::to_string(&Output { report: &out.report, series: &out.series })
+        .map_err(|e| JsError::new(&e.to_string()))
 }
 
 /// Resolves a config (JSON): fills in every default and checks every field, without

@@ -288,7 +288,7 @@ impl Policy for Bump {
             return self.heap.realloc(mem, block, new_size, align);
         }
         check_size(new_size)?;
-        if new_size <= block.size && block.addr % align == 0 {
+        if new_size <= block.size && block.addr.is_multiple_of(align) {
             return Ok(block.addr);
         }
         let key = block.arena.unwrap_or(GLOBAL);
@@ -297,7 +297,7 @@ impl Policy for Bump {
             // the alignment asked for.
             if a.cur == block.addr + block.size
                 && block.addr + new_size <= a.end
-                && block.addr % align == 0
+                && block.addr.is_multiple_of(align)
             {
                 a.cur = block.addr + new_size;
                 return Ok(block.addr);

@@ -548,7 +548,7 @@ impl Policy for FreeList {
     ) -> Result<Addr, AllocError> {
         check_size(new_size)?;
         let need = self.chunk_size(new_size);
-        if block.addr % align != 0 {
+        if !block.addr.is_multiple_of(align) {
             return default_realloc(self, mem, block, new_size, align);
         }
         let in_heap =

@@ -557,7 +557,8 @@ impl Policy for SizeClass {
         if align > self.granularity {
             // Blocks are aligned to the largest power of two dividing the class size, so
             // an over-aligned request moves up to a class that is a multiple of it.
-            while (class as usize) < self.classes.len() && self.classes[class as usize] % align != 0
+            while (class as usize) < self.classes.len()
+                && !self.classes[class as usize].is_multiple_of(align)
             {
                 class += 1;
             }
@@ -605,7 +606,7 @@ impl Policy for SizeClass {
         let offset = block.addr - span.base;
         let index = (offset / span.block) as u32;
         let bit = 1u64 << (index % 64);
-        if offset % span.block != 0
+        if !offset.is_multiple_of(span.block)
             || index >= span.extent
             || span.in_use[(index / 64) as usize] & bit == 0
         {
@@ -639,7 +640,7 @@ impl Policy for SizeClass {
         align: u64,
     ) -> Result<Addr, AllocError> {
         check_size(new_size)?;
-        if block.addr % align != 0 {
+        if !block.addr.is_multiple_of(align) {
             return super::free_list::default_realloc(self, mem, block, new_size, align);
         }
         if let Some(&len) = self.large.get(&block.addr) {

@@ -106,7 +106,7 @@ impl<E> Tree<'_, '_, E> {
         }
         self.churn(self.nodes[n as usize].left, height - 1, depth + 1)?;
         self.counter += 1;
-        if self.counter % 8 == 0 && height > 1 {
+        if self.counter.is_multiple_of(8) && height > 1 {
             let size = (self.counter & 63) | 1;
             let old = self.nodes[n as usize];
             let left = self.build(height - 1, depth + 1, &|_| size)?;
@@ -132,7 +132,7 @@ pub(super) fn tree_churn<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(
         sink,
     };
     (tree.sink)(Event::Phase("build".into()))?;
-    let root = tree.build(TREE_DEPTH, 0, &|depth| (u64::from(depth) * 8 & 63) | 1)?;
+    let root = tree.build(TREE_DEPTH, 0, &|depth| ((u64::from(depth) * 8) & 63) | 1)?;
     // The random seed decides where the counter starts, so seeds give different churn.
     tree.counter = rng(params).random_range(0..8);
     (tree.sink)(Event::Phase("churn".into()))?;

@@ -1,0 +1,805 @@
+// The heaplab page: builds the form from the wasm catalog, runs the chosen configs in
+// a worker, and shows a chart and a summary table.
+//
+// Test contract (web/tests/browser.test.mjs relies on it, keep it exact):
+// - `document.body.dataset.state` is "running" while runs are in progress, then
+//   "done" or "error";
+// - `window.heaplabResults` holds the Report objects exactly as `run` returned them,
+//   and `window.heaplabConfigs` the config objects that produced them, in order.
+
+import init, { catalog as readCatalog, draw_chart } from './pkg/heaplab_wasm.js';
+
+const MAX_POLICIES = 4;
+// Enough points for a smooth line at any realistic canvas width, few enough that
+// posting four runs from the worker stays cheap.
+const SERIES_POINTS = 2000;
+const HASH_PREFIX = '#c=';
+// The permalink format's version; bump it and add a step to `migrate` whenever the
+// shape of the stored state changes, so old links keep working.
+const STATE_VERSION = 1;
+
+// Summary rows in reading order, grouped; fields a report has beyond these are listed
+// at the end, so a counter added to the core shows up without a page change.
+const SUMMARY_GROUPS = [
+  {
+    title: 'Workload',
+    fields: { events: 'Events', allocs: 'Allocations', frees: 'Frees', reallocs: 'Reallocations' },
+  },
+  {
+    title: 'Memory',
+    fields: {
+      peak_live_bytes: 'Peak live',
+      end_live_bytes: 'Live at end',
+      peak_resident_bytes: 'Peak resident',
+      end_resident_bytes: 'Resident at end',
+      peak_committed_bytes: 'Peak committed',
+      end_committed_bytes: 'Committed at end',
+      peak_reserved_bytes: 'Peak reserved',
+      end_reserved_bytes: 'Reserved at end',
+      touched_bytes: 'Touched',
+      metadata_bytes: 'Allocator metadata',
+      utilization: 'Utilization',
+    },
+  },
+  {
+    title: 'Page provider calls',
+    fields: {
+      reserve_ops: 'Reserve',
+      commit_ops: 'Commit',
+      decommit_ops: 'Decommit',
+      release_ops: 'Release',
+      page_ops: 'All page calls',
+      committed_pages_total: 'Pages committed',
+      decommitted_pages_total: 'Pages decommitted',
+    },
+  },
+];
+
+const $ = (selector, root = document) => root.querySelector(selector);
+
+let catalog = null;
+let worker = null;
+let runCounter = 0;
+// The last successful runs, kept so a window resize can redraw the chart crisply.
+let lastChartRuns = null;
+
+/** An invalid form value, carrying the input so it can be highlighted and focused. */
+class FieldError extends Error {
+  constructor(message, input) {
+    super(message);
+    this.input = input;
+  }
+}
+
+function setState(state) {
+  document.body.dataset.state = state;
+}
+
+function showError(message) {
+  const box = $('#error');
+  box.textContent = message;
+  box.hidden = false;
+}
+
+function clearError() {
+  const box = $('#error');
+  box.textContent = '';
+  box.hidden = true;
+  for (const input of document.querySelectorAll('[aria-invalid="true"]')) {
+    input.removeAttribute('aria-invalid');
+  }
+}
+
+function setStatus(text) {
+  $('#status').textContent = text;
+}
+
+function messageOf(error) {
+  return error instanceof Error ? error.message : String(error);
+}
+
+// ---------------------------------------------------------------------------------
+// Formatting
+
+function formatBytes(bytes) {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (Math.abs(value) >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  if (unit === 0) return `${bytes} B`;
+  // About three significant digits is enough to compare policies; the exact value
+  // is always in the tooltip.
+  const digits = Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2;
+  return `${Number(value.toFixed(digits))} ${units[unit]}`;
+}
+
+function formatExact(value) {
+  return typeof value === 'number' ? value.toLocaleString('en-US') : String(value);
+}
+
+/** Returns `[shown, tooltip]` for one summary cell. */
+function formatField(key, value) {
+  if (typeof value !== 'number') return [String(value), String(value)];
+  if (key.endsWith('_bytes')) return [formatBytes(value), `${formatExact(value)} bytes`];
+  if (key === 'utilization' && value >= 0 && value <= 1) {
+    return [`${(value * 100).toFixed(1)} %`, String(value)];
+  }
+  if (Number.isInteger(value)) return [formatExact(value), String(value)];
+  return [String(Number(value.toPrecision(4))), String(value)];
+}
+
+function fieldLabel(key) {
+  const words = key.replace(/_bytes$/, '').replaceAll('_', ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** The summary's row groups for `report`: known fields in order, then any others. */
+function summaryRows(report) {
+  const numeric = Object.keys(report).filter((key) => typeof report[key] === 'number');
+  const groups = SUMMARY_GROUPS.map(({ title, fields }) => ({
+    title,
+    rows: Object.entries(fields).filter(([key]) => numeric.includes(key)),
+  }));
+  const known = new Set(SUMMARY_GROUPS.flatMap(({ fields }) => Object.keys(fields)));
+  const others = numeric.filter((key) => !known.has(key)).sort();
+  groups.push({ title: 'Other', rows: others.map((key) => [key, fieldLabel(key)]) });
+  return groups.filter(({ rows }) => rows.length > 0);
+}
+
+// ---------------------------------------------------------------------------------
+// Parameter editors
+
+function option(value, text, title = '') {
+  const element = document.createElement('option');
+  element.value = String(value);
+  element.textContent = text;
+  if (title) element.title = title;
+  return element;
+}
+
+function isNumericKind(kind) {
+  return kind === 'int' || kind === 'float' || kind === 'bytes';
+}
+
+/** Whether `value` can be shown in the editor for `param` as it is. */
+function fitsParam(param, value) {
+  switch (param.kind) {
+    case 'bool':
+      return typeof value === 'boolean';
+    case 'choice':
+      return typeof value === 'string' && (param.choices ?? []).includes(value);
+    default:
+      return typeof value === 'number' && Number.isFinite(value);
+  }
+}
+
+/** Builds one labelled editor; `value` has already been checked with `fitsParam`. */
+function paramField(param, value) {
+  const field = document.createElement('label');
+  field.className = `field param param-${param.kind}`;
+  if (param.doc) field.title = param.doc;
+
+  // The name stays on one line so editors side by side line up; units and size
+  // notes go in the hint under the input.
+  const name = document.createElement('span');
+  name.className = 'field-name';
+  name.textContent = param.name;
+  field.append(name);
+
+  let input;
+  if (param.kind === 'bool') {
+    input = document.createElement('input');
+    input.type = 'checkbox';
+    input.checked = value;
+  } else if (param.kind === 'choice') {
+    input = document.createElement('select');
+    for (const choice of param.choices ?? []) input.append(option(choice, choice));
+    input.value = value;
+  } else {
+    input = document.createElement('input');
+    input.type = 'number';
+    // "any" lets floats take any precision; integers step by one so the spinner
+    // arrows never produce a fraction the simulation would refuse.
+    input.step = param.kind === 'float' ? 'any' : '1';
+    if (param.min != null) input.min = String(param.min);
+    if (param.max != null) input.max = String(param.max);
+    input.value = String(value);
+  }
+  input.dataset.param = param.name;
+  field.append(input);
+
+  const hint = document.createElement('span');
+  hint.className = 'hint';
+  if (param.kind === 'bytes') {
+    const note = param.power_of_two ? ' · power of 2' : '';
+    const update = () => {
+      const bytes = Number(input.value);
+      const size = input.value.trim() !== '' && Number.isFinite(bytes) ? `= ${formatBytes(bytes)}` : '';
+      hint.textContent = size + note;
+    };
+    update();
+    input.addEventListener('input', update);
+    field.append(hint);
+  } else if (param.unit) {
+    hint.textContent = param.unit;
+    field.append(hint);
+  }
+  if (param.doc) {
+    const doc = document.createElement('span');
+    doc.className = 'param-doc';
+    doc.textContent = param.doc;
+    field.append(doc);
+  }
+  return field;
+}
+
+/**
+ * Fills `container` with editors for `params`, taking each value from `values` when it
+ * fits and from the default otherwise, and returns complaints about the values that
+ * did not fit or name no parameter.
+ */
+function fillParams(container, params, values, where) {
+  const problems = [];
+  if (values != null && (typeof values !== 'object' || Array.isArray(values))) {
+    problems.push(`${where}: the parameters are not an object, using the defaults`);
+    values = {};
+  }
+  container.replaceChildren();
+  for (const param of params) {
+    let value = param.default;
+    if (values && Object.hasOwn(values, param.name)) {
+      if (fitsParam(param, values[param.name])) {
+        value = values[param.name];
+      } else {
+        problems.push(`${where} › ${param.name}: ${JSON.stringify(values[param.name])} is not usable, using the default`);
+      }
+    }
+    container.append(paramField(param, value));
+  }
+  for (const name of Object.keys(values ?? {})) {
+    if (!params.some((param) => param.name === name)) {
+      problems.push(`${where}: there is no parameter "${name}", ignoring it`);
+    }
+  }
+  return problems;
+}
+
+/** Current editor values by name, whatever their validity, to carry across a switch. */
+function rawValues(container) {
+  const values = {};
+  for (const input of container.querySelectorAll('[data-param]')) {
+    if (input.type === 'checkbox') values[input.dataset.param] = input.checked;
+    else if (input.type !== 'number') values[input.dataset.param] = input.value;
+    // An empty number field has nothing worth carrying; Number('') would make it 0.
+    else if (input.value.trim() !== '') values[input.dataset.param] = Number(input.value);
+  }
+  return values;
+}
+
+/** Keeps the values a new set of params shares with the old one, by name and type. */
+function carriedOver(params, values) {
+  const kept = {};
+  for (const param of params) {
+    if (Object.hasOwn(values, param.name) && fitsParam(param, values[param.name])) {
+      kept[param.name] = values[param.name];
+    }
+  }
+  return kept;
+}
+
+function readParam(param, input, where) {
+  const label = `${where} › ${param.name}`;
+  if (param.kind === 'bool') return input.checked;
+  if (param.kind === 'choice') {
+    if (!(param.choices ?? []).includes(input.value)) {
+      throw new FieldError(`${label} must be one of ${param.choices.join(', ')}`, input);
+    }
+    return input.value;
+  }
+  const text = input.value.trim();
+  if (text === '') {
+    // A number input reports an empty value both when it is empty and when it holds
+    // text that is not a number; `badInput` tells the two apart.
+    const why = input.validity?.badInput ? 'is not a number' : 'needs a value';
+    throw new FieldError(`${label} ${why}`, input);
+  }
+  const value = Number(text);
+  if (!Number.isFinite(value)) throw new FieldError(`${label} is not a number: "${text}"`, input);
+  if (param.kind !== 'float') {
+    if (!Number.isInteger(value)) {
+      throw new FieldError(`${label} must be a whole number, got ${text}`, input);
+    }
+    // Larger integers would silently round on their way through JSON to Rust.
+    if (!Number.isSafeInteger(value)) {
+      throw new FieldError(`${label} is too large to pass exactly, got ${text}`, input);
+    }
+  }
+  const show = (bound) => (param.kind === 'bytes' ? `${bound} (${formatBytes(bound)})` : String(bound));
+  if (param.min != null && value < param.min) {
+    throw new FieldError(`${label} must be at least ${show(param.min)}, got ${text}`, input);
+  }
+  if (param.max != null && value > param.max) {
+    throw new FieldError(`${label} must be at most ${show(param.max)}, got ${text}`, input);
+  }
+  // Sizes that must be powers of two are ones the policy divides or masks by.
+  if (param.power_of_two && !(value > 0 && Number.isInteger(Math.log2(value)))) {
+    throw new FieldError(`${label} must be a power of two, got ${text}`, input);
+  }
+  return value;
+}
+
+function readParams(container, params, where) {
+  const values = {};
+  for (const param of params) {
+    const input = container.querySelector(`[data-param="${CSS.escape(param.name)}"]`);
+    values[param.name] = readParam(param, input, where);
+  }
+  return values;
+}
+
+// ---------------------------------------------------------------------------------
+// Workload, provider and policy cards
+
+function workloadById(id) {
+  return catalog.workloads.find((workload) => workload.id === id);
+}
+
+function familyById(id) {
+  return catalog.families.find((family) => family.id === id);
+}
+
+function showWorkload(id, values) {
+  const workload = workloadById(id);
+  $('#workload').value = id;
+  $('#workload-doc').textContent = workload.description ?? '';
+  return fillParams($('#workload-params'), workload.params, values, `Workload ${id}`);
+}
+
+function showProvider(kind) {
+  $('#provider').value = kind;
+  const provider = catalog.providers.find((p) => p.id === kind);
+  $('#provider-doc').textContent = provider?.description ?? '';
+}
+
+function policyCards() {
+  return [...document.querySelectorAll('#policies .policy')];
+}
+
+function policyWhere(card) {
+  return `Policy ${policyCards().indexOf(card) + 1} (${$('select.family', card).value})`;
+}
+
+function showFamily(card, id, values) {
+  const family = familyById(id);
+  $('select.family', card).value = id;
+  $('.family-doc', card).textContent = family.description ?? '';
+  return fillParams($('.params', card), family.params, values, policyWhere(card));
+}
+
+function addPolicyCard(familyId, values) {
+  const card = $('#policy-template').content.firstElementChild.cloneNode(true);
+  const select = $('select.family', card);
+  for (const family of catalog.families) {
+    select.append(option(family.id, family.title ?? family.id, family.description));
+  }
+  // Selects fire "input" before "change", and the form's own "input" handler reads
+  // every editor; switching on "input" rebuilds the editors before that read.
+  select.addEventListener('input', () => {
+    const kept = carriedOver(familyById(select.value).params, rawValues($('.params', card)));
+    showFamily(card, select.value, kept);
+    formChanged();
+  });
+  $('.remove-policy', card).addEventListener('click', () => {
+    card.remove();
+    renumberPolicies();
+    formChanged();
+  });
+  $('#policies').append(card);
+  const problems = showFamily(card, familyId, values);
+  renumberPolicies();
+  return problems;
+}
+
+function renumberPolicies() {
+  const cards = policyCards();
+  cards.forEach((card, index) => {
+    $('.policy-title', card).textContent = `Policy ${index + 1}`;
+    // The last card stays: a run with no policy has nothing to compare.
+    $('.remove-policy', card).hidden = cards.length === 1;
+  });
+  $('#add-policy').disabled = cards.length >= MAX_POLICIES;
+}
+
+/** The first family no card uses yet, so "Add policy" offers something new to compare. */
+function unusedFamily() {
+  const used = new Set(policyCards().map((card) => $('select.family', card).value));
+  return (catalog.families.find((family) => !used.has(family.id)) ?? catalog.families[0]).id;
+}
+
+// ---------------------------------------------------------------------------------
+// Form state and the permalink
+
+function defaultState() {
+  return {
+    v: STATE_VERSION,
+    workload: { id: catalog.workloads[0].id, params: {} },
+    provider: { kind: catalog.providers[0].id, page_size: catalog.page_sizes[0] },
+    policies: [{ family: catalog.families[0].id, params: {} }],
+  };
+}
+
+/** Reads and validates the whole form; throws a `FieldError` naming the first bad field. */
+function readState() {
+  const workloadId = $('#workload').value;
+  const workload = {
+    id: workloadId,
+    params: readParams($('#workload-params'), workloadById(workloadId).params, `Workload ${workloadId}`),
+  };
+  const provider = { kind: $('#provider').value, page_size: Number($('#page-size').value) };
+  const policies = policyCards().map((card) => {
+    const family = $('select.family', card).value;
+    return { family, params: readParams($('.params', card), familyById(family).params, policyWhere(card)) };
+  });
+  return { v: STATE_VERSION, workload, provider, policies };
+}
+
+/** One run config per policy, each a separate object so callers may keep them. */
+function configsFrom(state) {
+  return state.policies.map((policy) =>
+    structuredClone({
+      workload: state.workload,
+      policy,
+      provider: state.provider,
+      series_points: SERIES_POINTS,
+    }),
+  );
+}
+
+/**
+ * Brings a stored state up to the current version; there is only version 1 so far,
+ * and anything else is refused rather than guessed at.
+ */
+function migrate(state) {
+  if (state === null || typeof state !== 'object' || Array.isArray(state)) {
+    throw new Error('it is not a JSON object');
+  }
+  if (state.v !== STATE_VERSION) {
+    throw new Error(`its version ${JSON.stringify(state.v)} is not one this page knows`);
+  }
+  return state;
+}
+
+/** Shows `state` in the form, field by field, and returns complaints about the rest. */
+function applyState(state) {
+  const problems = [];
+  const fallback = defaultState();
+
+  let workloadId = state.workload?.id;
+  if (!workloadById(workloadId)) {
+    problems.push(`there is no workload ${JSON.stringify(workloadId)}, using ${fallback.workload.id}`);
+    workloadId = fallback.workload.id;
+  }
+  problems.push(...showWorkload(workloadId, state.workload?.params));
+
+  let kind = state.provider?.kind;
+  if (!catalog.providers.some((provider) => provider.id === kind)) {
+    problems.push(`there is no provider ${JSON.stringify(kind)}, using ${fallback.provider.kind}`);
+    kind = fallback.provider.kind;
+  }
+  showProvider(kind);
+  let pageSize = state.provider?.page_size;
+  if (!catalog.page_sizes.includes(pageSize)) {
+    problems.push(`page size ${JSON.stringify(pageSize)} is not offered, using ${fallback.provider.page_size}`);
+    pageSize = fallback.provider.page_size;
+  }
+  $('#page-size').value = String(pageSize);
+
+  let policies = Array.isArray(state.policies) ? state.policies : [];
+  if (policies.length === 0 || policies.length > MAX_POLICIES) {
+    problems.push(`a link holds 1 to ${MAX_POLICIES} policies, not ${policies.length}`);
+    policies = policies.length === 0 ? fallback.policies : policies.slice(0, MAX_POLICIES);
+  }
+  $('#policies').replaceChildren();
+  for (const [index, policy] of policies.entries()) {
+    let family = policy?.family;
+    if (!familyById(family)) {
+      problems.push(`Policy ${index + 1}: there is no family ${JSON.stringify(family)}, using ${fallback.policies[0].family}`);
+      family = fallback.policies[0].family;
+    }
+    problems.push(...addPolicyCard(family, policy?.params));
+  }
+  return problems;
+}
+
+/** Restores the form from the URL hash; returns a message if the hash was unusable. */
+function loadFromHash() {
+  const hash = window.location.hash;
+  if (!hash.startsWith(HASH_PREFIX)) {
+    applyState(defaultState());
+    return null;
+  }
+  let state;
+  try {
+    state = migrate(JSON.parse(decodeURIComponent(hash.slice(HASH_PREFIX.length))));
+  } catch (error) {
+    applyState(defaultState());
+    return `The configuration in this link could not be read (${messageOf(error)}); showing the defaults instead.`;
+  }
+  const problems = applyState(state);
+  if (problems.length === 0) return null;
+  return `Parts of the configuration in this link were not usable: ${problems.join('; ')}.`;
+}
+
+function writeHash(state) {
+  const hash = HASH_PREFIX + encodeURIComponent(JSON.stringify(state));
+  // replaceState rather than assigning location.hash: editing a field should not add
+  // a history entry or fire our own hashchange handler.
+  history.replaceState(null, '', hash);
+}
+
+/** Keeps the permalink current while the user edits; invalid forms leave it as it was. */
+function formChanged() {
+  try {
+    writeHash(readState());
+  } catch (error) {
+    if (!(error instanceof FieldError)) throw error;
+  }
+}
+
+// ---------------------------------------------------------------------------------
+// Running
+
+function dropWorker() {
+  worker?.terminate();
+  worker = null;
+}
+
+/** Runs every config in the worker and resolves to the JSON strings `run` returned. */
+function runInWorker(configs) {
+  worker ??= new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  const id = ++runCounter;
+  return new Promise((resolve, reject) => {
+    worker.onmessage = (event) => {
+      const message = event.data;
+      if (message.id !== id) return;
+      if ('progress' in message) {
+        setStatus(`Running policy ${message.progress + 1} of ${configs.length}…`);
+      } else if (message.ok) {
+        resolve(message.outputs);
+      } else {
+        // A panic inside the module can leave its memory inconsistent, so every
+        // failure gets a fresh worker for the next run.
+        dropWorker();
+        const where = message.index >= 0 ? `Policy ${message.index + 1} (${configs[message.index].policy.family}): ` : '';
+        reject(new Error(`${where}${message.message}`));
+      }
+    };
+    worker.onerror = (event) => {
+      // Handled here and shown on the page, so the browser need not log it too.
+      event.preventDefault();
+      dropWorker();
+      reject(new Error(`The simulation worker failed: ${event.message || 'worker.js or the WebAssembly module could not be loaded'}`));
+    };
+    worker.onmessageerror = () => {
+      dropWorker();
+      reject(new Error('The simulation worker sent a message the page could not read'));
+    };
+    worker.postMessage({ id, configs });
+  });
+}
+
+/** Chart labels: the family alone when unique, numbered when a family repeats. */
+function runLabels(configs) {
+  const families = configs.map((config) => config.policy.family);
+  return families.map((family, index) =>
+    families.indexOf(family) === families.lastIndexOf(family) ? family : `${family} #${index + 1}`,
+  );
+}
+
+function drawChart(runs) {
+  const canvas = $('#chart');
+  // The canvas is sized in device pixels so lines and text stay sharp on high-DPI
+  // screens; its CSS size is set by the stylesheet.
+  const box = canvas.getBoundingClientRect();
+  const ratio = window.devicePixelRatio || 1;
+  canvas.width = Math.max(1, Math.round(box.width * ratio));
+  canvas.height = Math.max(1, Math.round(box.height * ratio));
+  draw_chart(canvas, JSON.stringify(runs));
+}
+
+/**
+ * The params of a policy that differ from the family's defaults, as one short line for
+ * the table header: what tells two columns of the same family apart.
+ */
+function paramSummary(policy) {
+  const specs = familyById(policy.family)?.params ?? [];
+  const changed = Object.entries(policy.params).filter(
+    ([name, value]) => specs.find((param) => param.name === name)?.default !== value,
+  );
+  if (changed.length === 0) return 'defaults';
+  return changed
+    .map(([name, value]) => {
+      const spec = specs.find((param) => param.name === name);
+      return `${name}=${spec?.kind === 'bytes' ? formatBytes(value) : value}`;
+    })
+    .join(', ');
+}
+
+function renderSummary(labels, configs, reports) {
+  const table = $('#summary');
+  table.replaceChildren();
+
+  const head = table.createTHead().insertRow();
+  const corner = document.createElement('th');
+  corner.scope = 'col';
+  corner.textContent = 'Policy';
+  head.append(corner);
+  labels.forEach((label, index) => {
+    const th = document.createElement('th');
+    th.scope = 'col';
+    th.textContent = label;
+    const detail = document.createElement('span');
+    detail.className = 'policy-params';
+    detail.textContent = paramSummary(configs[index].policy);
+    th.title = JSON.stringify(configs[index].policy.params);
+    th.append(detail);
+    head.append(th);
+  });
+
+  const body = table.createTBody();
+  for (const { title, rows } of summaryRows(reports[0])) {
+    const groupRow = body.insertRow();
+    groupRow.className = 'group';
+    const groupCell = document.createElement('th');
+    groupCell.scope = 'colgroup';
+    groupCell.colSpan = reports.length + 1;
+    groupCell.textContent = title;
+    groupRow.append(groupCell);
+    for (const [key, label] of rows) {
+      const row = body.insertRow();
+      const th = document.createElement('th');
+      th.scope = 'row';
+      th.textContent = label;
+      th.title = key;
+      row.append(th);
+      for (const report of reports) {
+        const cell = row.insertCell();
+        const [shown, exact] = formatField(key, report[key]);
+        cell.textContent = shown;
+        cell.title = exact;
+      }
+    }
+  }
+}
+
+async function onRun(event) {
+  event.preventDefault();
+  if (document.body.dataset.state === 'running') return;
+  clearError();
+  setState('running');
+  // Stale results must not be mistaken for this run's if it fails.
+  delete window.heaplabResults;
+  delete window.heaplabConfigs;
+  $('#run').disabled = true;
+  setStatus('Running…');
+  try {
+    const state = readState();
+    writeHash(state);
+    const configs = configsFrom(state);
+    const outputs = (await runInWorker(configs)).map((output) => JSON.parse(output));
+    const reports = outputs.map((output) => output.report);
+    const labels = runLabels(configs);
+    $('#results').hidden = false;
+    lastChartRuns = outputs.map((output, index) => ({ label: labels[index], series: output.series }));
+    try {
+      drawChart(lastChartRuns);
+    } catch (error) {
+      throw new Error(`Could not draw the chart: ${messageOf(error)}`);
+    }
+    renderSummary(labels, configs, reports);
+    window.heaplabConfigs = configs;
+    window.heaplabResults = reports;
+    setStatus(`Ran ${configs.length} ${configs.length === 1 ? 'policy' : 'policies'}.`);
+    setState('done');
+  } catch (error) {
+    fail(error);
+  } finally {
+    $('#run').disabled = false;
+  }
+}
+
+function fail(error) {
+  showError(messageOf(error));
+  setStatus('');
+  if (error instanceof FieldError && error.input) {
+    error.input.setAttribute('aria-invalid', 'true');
+    error.input.focus();
+  }
+  setState('error');
+}
+
+// ---------------------------------------------------------------------------------
+// Start-up
+
+function buildStaticControls() {
+  for (const workload of catalog.workloads) {
+    $('#workload').append(option(workload.id, workload.title ?? workload.id, workload.description));
+  }
+  for (const provider of catalog.providers) {
+    $('#provider').append(option(provider.id, provider.title ?? provider.id, provider.description));
+  }
+  for (const size of catalog.page_sizes) {
+    $('#page-size').append(option(size, formatBytes(size)));
+  }
+
+  // "input" rather than "change", for the reason given in `addPolicyCard`.
+  $('#workload').addEventListener('input', () => {
+    const id = $('#workload').value;
+    showWorkload(id, carriedOver(workloadById(id).params, rawValues($('#workload-params'))));
+    formChanged();
+  });
+  $('#provider').addEventListener('input', () => {
+    showProvider($('#provider').value);
+    formChanged();
+  });
+  $('#add-policy').addEventListener('click', () => {
+    if (policyCards().length >= MAX_POLICIES) return;
+    addPolicyCard(unusedFamily(), {});
+    formChanged();
+  });
+  const form = $('#config');
+  form.addEventListener('submit', onRun);
+  form.addEventListener('input', (event) => {
+    event.target.removeAttribute?.('aria-invalid');
+    formChanged();
+  });
+  form.addEventListener('change', formChanged);
+
+  // Pasting a different permalink into the address bar of an open page only changes
+  // the hash, so the form follows it here.
+  window.addEventListener('hashchange', () => {
+    clearError();
+    const problem = loadFromHash();
+    if (problem) showError(problem);
+  });
+
+  let resizeTimer = 0;
+  window.addEventListener('resize', () => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(() => {
+      if (!lastChartRuns) return;
+      try {
+        drawChart(lastChartRuns);
+      } catch (error) {
+        showError(`Could not redraw the chart: ${messageOf(error)}`);
+      }
+    }, 150);
+  });
+}
+
+async function main() {
+  try {
+    await init();
+    catalog = JSON.parse(readCatalog());
+  } catch (error) {
+    showError(
+      `Could not load the heaplab WebAssembly module (${messageOf(error)}). ` +
+        'Build it with `cargo xtask build-wasm`, or serve the page with `cargo xtask serve`.',
+    );
+    setState('error');
+    return;
+  }
+  buildStaticControls();
+  const problem = loadFromHash();
+  if (problem) {
+    showError(problem);
+    setState('error');
+  } else {
+    setState('ready');
+  }
+}
+
+main();

@@ -1,0 +1,294 @@
+// End-to-end test of the heaplab page in headless Chromium.
+//
+// Run by `cargo xtask test`, which serves web/ and sets:
+//   HEAPLAB_URL  the page, e.g. http://127.0.0.1:PORT/
+//   HEAPLAB_BIN  the absolute path of the `heaplab` CLI, whose reports the page's
+//                must equal exactly, since both run the same core on the same config.
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+import { chromium } from 'playwright-core';
+
+const PAGE_URL = requiredEnv('HEAPLAB_URL');
+const HEAPLAB_BIN = requiredEnv('HEAPLAB_BIN');
+const CHROMIUM = '/usr/bin/chromium';
+const RESULTS_DIR = fileURLToPath(new URL('../test-results/', import.meta.url));
+// Runs are small, but the machine is shared and noisy; a generous bound only matters
+// when something is genuinely stuck.
+const RUN_TIMEOUT_MS = 60_000;
+
+const run = promisify(execFile);
+
+function requiredEnv(name) {
+  const value = process.env[name];
+  if (!value) {
+    throw new Error(`${name} is not set; run this test through \`cargo xtask test\``);
+  }
+  return value;
+}
+
+let context;
+let scratch;
+// Console errors and uncaught exceptions seen while the page did only valid things;
+// the last test asserts there were none.
+const normalRunProblems = [];
+
+before(async () => {
+  scratch = await mkdtemp(path.join(tmpdir(), 'heaplab-browser-'));
+  await mkdir(RESULTS_DIR, { recursive: true });
+  // A fresh profile per run keeps caches and stored state from earlier runs, or from
+  // a developer's own browsing, out of the test.
+  context = await chromium.launchPersistentContext(path.join(scratch, 'profile'), {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 1100 },
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+});
+
+after(async () => {
+  await context?.close();
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+/** Opens the page (with an optional hash) and waits until it has finished starting. */
+async function openPage(hash = '') {
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+  page.on('worker', (worker) => {
+    worker.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`worker console error: ${message.text()}`);
+    });
+  });
+  await page.goto(PAGE_URL + hash);
+  await page.waitForFunction(() => document.body.dataset.state !== 'loading');
+  return { page, problems };
+}
+
+/** Clicks Run and returns the state the page settles in, "done" or "error". */
+async function clickRun(page) {
+  // Overwriting the state first means a "done" left over from an earlier run cannot
+  // satisfy the wait below; the page sets "running" as soon as Run is clicked.
+  await page.evaluate(() => {
+    document.body.dataset.state = 'before-click';
+  });
+  await page.click('#run');
+  await page.waitForFunction(
+    () => ['done', 'error'].includes(document.body.dataset.state),
+    null,
+    { timeout: RUN_TIMEOUT_MS },
+  );
+  return page.evaluate(() => document.body.dataset.state);
+}
+
+async function results(page) {
+  return page.evaluate(() => ({
+    reports: window.heaplabResults,
+    configs: window.heaplabConfigs,
+  }));
+}
+
+async function errorText(page) {
+  return (await page.textContent('#error')).trim();
+}
+
+/** The numeric top-level fields of a report: the summary both front ends must agree on. */
+function summaryFields(report) {
+  return Object.fromEntries(Object.entries(report).filter(([, value]) => typeof value === 'number'));
+}
+
+async function heaplabJson(args) {
+  const { stdout } = await run(HEAPLAB_BIN, args, { maxBuffer: 64 * 1024 * 1024 });
+  return JSON.parse(stdout);
+}
+
+/** Reads every RGBA colour on the chart canvas and returns how many distinct ones there are. */
+async function chartColourCount(page) {
+  return page.evaluate(() => {
+    const canvas = document.getElementById('chart');
+    const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    const colours = new Set();
+    const view = new Uint32Array(pixels.buffer);
+    for (const pixel of view) colours.add(pixel);
+    return colours.size;
+  });
+}
+
+describe('heaplab page', () => {
+  it('matches the CLI for one policy on churn', async () => {
+    const { page, problems } = await openPage();
+    await page.selectOption('#workload', 'churn');
+    await page.fill('.workload [data-param="seed"]', '7');
+    await page.fill('.workload [data-param="scale"]', '0.05');
+    await page.selectOption('.policy select.family', 'size-class');
+    await page.fill('.policy [data-param="page_size"]', '32768');
+    await page.selectOption('.policy [data-param="empty_pages"]', 'decommit');
+
+    assert.equal(await clickRun(page), 'done', await errorText(page));
+    const { reports, configs } = await results(page);
+    assert.equal(reports.length, 1);
+    assert.equal(configs.length, 1);
+    assert.equal(configs[0].workload.id, 'churn');
+    assert.equal(configs[0].workload.params.seed, 7);
+    assert.equal(configs[0].workload.params.scale, 0.05);
+    assert.equal(configs[0].policy.family, 'size-class');
+    assert.equal(configs[0].policy.params.page_size, 32768);
+    assert.equal(configs[0].policy.params.empty_pages, 'decommit');
+    assert.ok(reports[0].events > 0, 'the run replayed no events');
+
+    // The config the page ran, replayed by the CLI, must give the identical report.
+    const configFile = path.join(scratch, 'churn-config.json');
+    await writeFile(configFile, JSON.stringify(configs[0], null, 2));
+    const fromConfig = await heaplabJson(['run', '--config', configFile, '--json']);
+    assert.deepEqual(fromConfig, reports);
+
+    // The same run spelled as flags checks that the page's form means what the CLI's
+    // flags mean; the resolved configs may differ in presentation, the numbers not.
+    const flags = [
+      'run',
+      '--workload', 'churn',
+      '--seed', '7',
+      '--scale', '0.05',
+      '--policy', 'size-class',
+      '--set', 'page_size=32768',
+      '--set', 'empty_pages=decommit',
+      '--provider', configs[0].provider.kind,
+      '--page-size', String(configs[0].provider.page_size),
+      '--json',
+    ];
+    const fromFlags = await heaplabJson(flags);
+    assert.equal(fromFlags.length, 1);
+    assert.deepEqual(summaryFields(fromFlags[0]), summaryFields(reports[0]));
+
+    const rows = await page.locator('#summary tbody tr').count();
+    assert.ok(rows >= 10, `the summary table has only ${rows} rows`);
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'churn-size-class.png'), fullPage: true });
+    normalRunProblems.push(...problems);
+    await page.close();
+  });
+
+  it('compares two policies on tree_churn and draws them', async () => {
+    const { page, problems } = await openPage();
+    await page.selectOption('#workload', 'tree_churn');
+    await page.fill('.workload [data-param="scale"]', '0.05');
+    await page.selectOption('.policy select.family', 'size-class');
+    await page.click('#add-policy');
+    const families = await page.$$eval('.policy select.family', (selects) => selects.map((s) => s.value));
+    assert.equal(families.length, 2);
+    assert.notEqual(families[0], families[1], 'a new policy card should offer a different family');
+
+    assert.equal(await clickRun(page), 'done', await errorText(page));
+    const { reports, configs } = await results(page);
+    assert.equal(reports.length, 2);
+    assert.deepEqual(
+      configs.map((config) => config.policy.family),
+      families,
+    );
+    for (const [index, report] of reports.entries()) {
+      assert.equal(report.config.policy.family, families[index]);
+      assert.equal(report.config.workload.id, 'tree_churn');
+    }
+    assert.equal(await page.locator('#summary thead th').count(), 3);
+
+    const colours = await chartColourCount(page);
+    assert.ok(colours > 1, `the chart canvas is blank (${colours} colour)`);
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'tree_churn-two-policies.png'), fullPage: true });
+    normalRunProblems.push(...problems);
+    await page.close();
+  });
+
+  it('reports bad parameters by name and recovers', async () => {
+    const { page } = await openPage();
+    await page.selectOption('#workload', 'churn');
+    await page.fill('.workload [data-param="scale"]', '0.05');
+    await page.selectOption('.policy select.family', 'size-class');
+    const pageSize = page.locator('.policy [data-param="page_size"]');
+
+    // Refused by the form itself, before anything reaches the worker.
+    await pageSize.fill('-4096');
+    assert.equal(await clickRun(page), 'error');
+    assert.ok(await page.isVisible('#error'), 'the error message is not visible');
+    assert.match(await errorText(page), /page_size/);
+    assert.equal(await pageSize.getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.evaluate(() => window.heaplabResults), undefined);
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'bad-parameter.png'), fullPage: true });
+
+    await pageSize.fill('');
+    assert.equal(await clickRun(page), 'error');
+    assert.match(await errorText(page), /page_size/);
+
+    // Each value is fine on its own, but the core refuses an allocator page smaller
+    // than the OS page: this error comes back from the wasm module through the worker.
+    await pageSize.fill('4096');
+    await page.selectOption('#page-size', '65536');
+    assert.equal(await clickRun(page), 'error');
+    assert.ok(await page.isVisible('#error'), 'the error message is not visible');
+    assert.match(await errorText(page), /Policy 1 \(size-class\).*page_size/);
+    assert.equal(await page.evaluate(() => window.heaplabResults), undefined);
+
+    await page.selectOption('#page-size', '4096');
+    assert.equal(await clickRun(page), 'done', await errorText(page));
+    assert.equal(await page.isVisible('#error'), false, 'a stale error is still shown');
+    const { reports } = await results(page);
+    assert.equal(reports.length, 1);
+    assert.equal(reports[0].config.policy.params.page_size, 4096);
+    await page.close();
+  });
+
+  it('survives a broken link and stays usable', async () => {
+    const { page } = await openPage('#c=%7Bnot-json');
+    assert.ok(await page.isVisible('#error'), 'a broken link should be reported');
+    assert.match(await errorText(page), /link/);
+    assert.ok((await page.locator('#workload option').count()) > 0, 'the form was not built');
+
+    await page.fill('.workload [data-param="scale"]', '0.05');
+    assert.equal(await clickRun(page), 'done', await errorText(page));
+    assert.equal(await page.isVisible('#error'), false);
+    await page.close();
+  });
+
+  it('reproduces a run from its link', async () => {
+    const first = await openPage();
+    await first.page.selectOption('#workload', 'churn');
+    await first.page.fill('.workload [data-param="seed"]', '11');
+    await first.page.fill('.workload [data-param="scale"]', '0.05');
+    await first.page.click('#add-policy');
+    assert.equal(await clickRun(first.page), 'done', await errorText(first.page));
+    const original = await results(first.page);
+    const link = first.page.url();
+    assert.match(link, /#c=/);
+    normalRunProblems.push(...first.problems);
+    await first.page.close();
+
+    const second = await openPage(new URL(link).hash);
+    assert.equal(await second.page.isVisible('#error'), false, await errorText(second.page));
+    assert.equal(await clickRun(second.page), 'done', await errorText(second.page));
+    assert.deepEqual(await results(second.page), original);
+    normalRunProblems.push(...second.problems);
+    await second.page.close();
+  });
+
+  it('logged no console errors during valid runs', () => {
+    assert.deepEqual(normalRunProblems, []);
+  });
+});

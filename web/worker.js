@@ -1,0 +1,45 @@
+// Runs simulations off the main thread so a large workload never freezes the page.
+//
+// Protocol: the page posts `{ id, configs }`; the worker answers with zero or more
+// `{ id, progress: i }` messages and then exactly one of `{ id, ok: true, outputs }`,
+// where each output is the JSON string `run` returned (parsed by the page, so the
+// reports reach it byte for byte), or `{ id, ok: false, index, message }`, where
+// `index` is the failing config's position, or -1 when the module itself failed.
+
+import init, { run } from './pkg/heaplab_wasm.js';
+
+// Instantiation starts at once so the first run does not pay for it; a failure is
+// kept as a value rather than left as a rejected promise that nobody awaits yet.
+const ready = init().then(
+  () => null,
+  (error) => error,
+);
+
+function messageOf(error) {
+  return error instanceof Error ? error.message : String(error);
+}
+
+self.onmessage = async (event) => {
+  const { id, configs } = event.data;
+  const loadError = await ready;
+  if (loadError) {
+    self.postMessage({
+      id,
+      ok: false,
+      index: -1,
+      message: `could not load the WebAssembly module: ${messageOf(loadError)}`,
+    });
+    return;
+  }
+  const outputs = [];
+  for (const [index, config] of configs.entries()) {
+    self.postMessage({ id, progress: index });
+    try {
+      outputs.push(run(JSON.stringify(config)));
+    } catch (error) {
+      self.postMessage({ id, ok: false, index, message: messageOf(error) });
+      return;
+    }
+  }
+  self.postMessage({ id, ok: true, outputs });
+};

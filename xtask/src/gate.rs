@@ -1,0 +1,85 @@
+//! `cargo xtask test`: the one gate that CI and developers run.
+//!
+//! Steps run cheapest first and stop at the first failure, so a formatting slip is
+//! reported in seconds rather than after the wasm build and the browser test.
+
+use std::path::Path;
+use std::process::Command;
+
+use anyhow::{Context, Result};
+
+use crate::{cargo, run_cmd, serve, target_dir, tools};
+
+pub fn run(root: &Path) -> Result<()> {
+    step("formatting");
+    run_cmd(cargo().args(["fmt", "--all", "--check"]), root)?;
+
+    step("clippy on the native workspace");
+    run_cmd(
+        cargo().args([
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]),
+        root,
+    )?;
+    // The wasm crate's browser-only code sits behind `cfg(target_arch = "wasm32")`,
+    // which the native clippy run above never sees.
+    step("clippy on heaplab-wasm for wasm32");
+    run_cmd(
+        cargo().args([
+            "clippy",
+            "-p",
+            "heaplab-wasm",
+            "--target",
+            "wasm32-unknown-unknown",
+            "--",
+            "-D",
+            "warnings",
+        ]),
+        root,
+    )?;
+
+    step("unit and integration tests");
+    run_cmd(cargo().args(["test", "--workspace"]), root)?;
+
+    step("web build");
+    tools::build_wasm(root)?;
+
+    // The browser test compares the page's reports against the CLI's, so the CLI
+    // binary has to exist at a known path.
+    step("heaplab CLI for the browser test");
+    run_cmd(cargo().args(["build", "-p", "heaplab-cli"]), root)?;
+    let heaplab_bin = target_dir(root).join("debug/heaplab");
+
+    step("browser test tooling");
+    tools::ensure_chromium(root)?;
+    tools::ensure_playwright(root)?;
+
+    step("browser test");
+    let addr = serve::spawn_on_free_port(&root.join("web"))?;
+    let url = format!("http://{addr}/");
+    println!("==> serving web/ on {url}");
+    run_cmd(
+        Command::new("node")
+            .args([
+                "--test",
+                "--test-reporter=tap",
+                "web/tests/browser.test.mjs",
+            ])
+            .env("HEAPLAB_URL", &url)
+            .env("HEAPLAB_BIN", &heaplab_bin),
+        root,
+    )
+    .context("the browser test failed; screenshots are in web/test-results/")?;
+
+    println!("\n==> all checks passed");
+    Ok(())
+}
+
+fn step(name: &str) {
+    println!("\n==> {name}");
+}

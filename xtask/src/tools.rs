@@ -1,0 +1,203 @@
+//! Making sure the external tools are present at the right version, and the web build
+//! that depends on them.
+//!
+//! Every check says what it found and every install says what it runs, because a
+//! silent multi-minute `cargo install` in the middle of the gate looks like a hang.
+
+use std::path::Path;
+use std::process::Command;
+
+use anyhow::{bail, Context, Result};
+
+use crate::{cargo, probe, run_cmd, target_dir};
+
+const WASM_TARGET: &str = "wasm32-unknown-unknown";
+pub const CHROMIUM: &str = "/usr/bin/chromium";
+
+/// Builds heaplab-wasm for the browser and generates its JavaScript bindings into the
+/// git-ignored `web/pkg`, which is what `web/app.js` and `web/worker.js` import.
+pub fn build_wasm(root: &Path) -> Result<()> {
+    ensure_wasm_target(root)?;
+    let wasm_bindgen_version = ensure_wasm_bindgen(root)?;
+    println!("==> building heaplab-wasm for {WASM_TARGET}");
+    run_cmd(
+        cargo().args([
+            "build",
+            "--release",
+            "--target",
+            WASM_TARGET,
+            "-p",
+            "heaplab-wasm",
+        ]),
+        root,
+    )?;
+    println!("==> generating bindings with wasm-bindgen {wasm_bindgen_version}");
+    let wasm = target_dir(root).join(format!("{WASM_TARGET}/release/heaplab_wasm.wasm"));
+    run_cmd(
+        Command::new("wasm-bindgen")
+            .args(["--target", "web", "--no-typescript", "--out-dir", "web/pkg"])
+            .arg(wasm),
+        root,
+    )
+}
+
+fn ensure_wasm_target(root: &Path) -> Result<()> {
+    let installed = probe(Command::new("rustup").args(["target", "list", "--installed"]))
+        .context("could not list installed targets with `rustup target list --installed`")?;
+    if installed.lines().any(|line| line.trim() == WASM_TARGET) {
+        println!("==> rust target {WASM_TARGET} is installed");
+        return Ok(());
+    }
+    println!("==> rust target {WASM_TARGET} is missing, adding it");
+    run_cmd(
+        Command::new("rustup").args(["target", "add", WASM_TARGET]),
+        root,
+    )
+}
+
+/// Ensures the `wasm-bindgen` on PATH is exactly the version of the wasm-bindgen crate
+/// in Cargo.lock, and returns that version.
+///
+/// The CLI and the crate share an unversioned data format embedded in the `.wasm`, so
+/// any mismatch, even a patch release, makes the CLI refuse the module or, worse,
+/// generate glue that fails at runtime.
+fn ensure_wasm_bindgen(root: &Path) -> Result<String> {
+    let lock_path = root.join("Cargo.lock");
+    let lock = std::fs::read_to_string(&lock_path)
+        .with_context(|| format!("could not read {}", lock_path.display()))?;
+    let wanted = locked_version(&lock, "wasm-bindgen")
+        .with_context(|| format!("no wasm-bindgen package in {}", lock_path.display()))?;
+    match installed_wasm_bindgen() {
+        Some(found) if found == wanted => {
+            println!("==> wasm-bindgen {found} is installed, matching Cargo.lock");
+            return Ok(wanted);
+        }
+        Some(found) => {
+            println!("==> wasm-bindgen on PATH is {found}, Cargo.lock wants {wanted}; installing")
+        }
+        None => println!("==> wasm-bindgen is not on PATH, installing {wanted}"),
+    }
+    run_cmd(
+        cargo().args(["install", "wasm-bindgen-cli", "--version", &wanted]),
+        root,
+    )?;
+    // Another wasm-bindgen earlier on PATH would shadow the one just installed, and
+    // building with it anyway is exactly the mismatch this check exists to prevent.
+    match installed_wasm_bindgen() {
+        Some(found) if found == wanted => Ok(wanted),
+        found => bail!(
+            "after installing wasm-bindgen-cli {wanted}, `wasm-bindgen --version` reports {}; \
+             is another wasm-bindgen earlier on PATH than cargo's bin directory?",
+            found.as_deref().unwrap_or("nothing")
+        ),
+    }
+}
+
+fn installed_wasm_bindgen() -> Option<String> {
+    let out = probe(Command::new("wasm-bindgen").arg("--version"))?;
+    // The output is `wasm-bindgen 0.2.130`, possibly followed by a git hash.
+    out.split_whitespace().nth(1).map(str::to_owned)
+}
+
+/// Finds the version of package `name` in the text of a Cargo.lock.
+///
+/// Cargo.lock is a flat list of `[[package]]` tables whose `name` and `version` keys
+/// come first, so scanning tables line by line is enough and avoids a TOML parser.
+fn locked_version(lock: &str, name: &str) -> Option<String> {
+    let wanted_name = format!("name = \"{name}\"");
+    let mut in_wanted = false;
+    for line in lock.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_wanted = false;
+        } else if line == wanted_name {
+            in_wanted = true;
+        } else if in_wanted {
+            if let Some(rest) = line.strip_prefix("version = ") {
+                return Some(rest.trim_matches('"').to_owned());
+            }
+        }
+    }
+    None
+}
+
+/// Installs Chromium from Debian if it is missing; the gate runs as root in CI, and a
+/// developer without it is told which command failed.
+pub fn ensure_chromium(root: &Path) -> Result<()> {
+    if Path::new(CHROMIUM).exists() {
+        println!("==> {CHROMIUM} is installed");
+        return Ok(());
+    }
+    println!("==> {CHROMIUM} is missing, installing it with apt-get");
+    run_cmd(Command::new("apt-get").arg("update"), root)?;
+    // Without a terminal to answer them, debconf prompts would stall the gate.
+    run_cmd(
+        Command::new("apt-get")
+            .args(["install", "-y", "chromium"])
+            .env("DEBIAN_FRONTEND", "noninteractive"),
+        root,
+    )
+}
+
+/// Installs the web test's npm dependencies from web/package-lock.json if they are
+/// missing.
+pub fn ensure_playwright(root: &Path) -> Result<()> {
+    let web = root.join("web");
+    if web.join("node_modules/playwright-core").is_dir() {
+        println!("==> web/node_modules/playwright-core is installed");
+        return Ok(());
+    }
+    println!("==> web/node_modules/playwright-core is missing, running npm ci");
+    // playwright-core never downloads a browser, but the variable also covers a
+    // future switch to the full `playwright` package: the test uses Debian's Chromium.
+    run_cmd(
+        Command::new("npm")
+            .arg("ci")
+            .env("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1"),
+        &web,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LOCK: &str = r#"
+version = 4
+
+[[package]]
+name = "wasm-bindgen-macro"
+version = "0.2.999"
+source = "registry+https://github.com/rust-lang/crates.io-index"
+
+[[package]]
+name = "wasm-bindgen"
+version = "0.2.130"
+source = "registry+https://github.com/rust-lang/crates.io-index"
+dependencies = [
+ "cfg-if",
+]
+
+[[package]]
+name = "xtask"
+version = "0.1.0"
+"#;
+
+    #[test]
+    fn locked_version_matches_the_exact_package_name() {
+        assert_eq!(
+            locked_version(LOCK, "wasm-bindgen").as_deref(),
+            Some("0.2.130")
+        );
+        assert_eq!(
+            locked_version(LOCK, "wasm-bindgen-macro").as_deref(),
+            Some("0.2.999")
+        );
+        assert_eq!(locked_version(LOCK, "wasm-bindgen-cli"), None);
+    }
+
+    #[test]
+    fn locked_version_does_not_read_past_its_own_table() {
+        let lock = "[[package]]\nname = \"a\"\n\n[[package]]\nversion = \"9.9.9\"\n";
+        assert_eq!(locked_version(lock, "a"), None);
+    }
+}
