@@ -8,9 +8,9 @@ pub mod chart;
 
 use heaplab_core::config::RunConfig;
 use heaplab_core::series::Series;
+use heaplab_core::simulate::Report;
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
-use heaplab_core::simulate::Report;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlCanvasElement;
@@ -41,8 +41,11 @@ pub fn run(config_json: &str) -> Result<String, JsError> {
         report: &'a Report,
         series: &'a Series,
     }
-    serde_json::to_string(&Output { report: &out.report, series: &out.series })
-        .map_err(|e| JsError::new(&e.to_string()))
+    serde_json::to_string(&Output {
+        report: &out.report,
+        series: &out.series,
+    })
+    .map_err(|e| JsError::new(&e.to_string()))
 }
 
 /// Resolves a config (JSON): fills in every default and checks every field, without
