@@ -185,7 +185,7 @@ impl<P: PageProvider> Simulation<P> {
                 size,
                 align,
                 arena,
-                ..
+                thread,
             } => {
                 if self.live.contains_key(&id) {
                     return Err(format!("alloc of block id {id}, which is already live"));
@@ -197,7 +197,7 @@ impl<P: PageProvider> Simulation<P> {
                 }
                 let addr = self
                     .policy
-                    .alloc(&mut self.mem, size, align, arena)
+                    .alloc(&mut self.mem, size, align, arena, thread)
                     .map_err(err)?;
                 self.write(addr, size).map_err(|e| e.to_string())?;
                 self.live.insert(id, Block { addr, size, arena });
@@ -207,23 +207,25 @@ impl<P: PageProvider> Simulation<P> {
                 self.live_bytes.add(size);
                 self.allocs += 1;
             }
-            Event::Free { id, .. } => {
+            Event::Free { id, thread } => {
                 let block = self
                     .live
                     .remove(&id)
                     .ok_or_else(|| format!("free of block id {id}, which is not live"))?;
-                self.policy.free(&mut self.mem, block).map_err(err)?;
+                self.policy
+                    .free(&mut self.mem, block, thread)
+                    .map_err(err)?;
                 self.live_bytes.sub(block.size);
                 self.frees += 1;
             }
-            Event::Realloc { id, size, .. } => {
+            Event::Realloc { id, size, thread } => {
                 let block = *self
                     .live
                     .get(&id)
                     .ok_or_else(|| format!("realloc of block id {id}, which is not live"))?;
                 let addr = self
                     .policy
-                    .realloc(&mut self.mem, block, size, DEFAULT_ALIGN)
+                    .realloc(&mut self.mem, block, size, DEFAULT_ALIGN, thread)
                     .map_err(err)?;
                 self.write(addr, size).map_err(|e| e.to_string())?;
                 self.live.insert(
@@ -266,7 +268,7 @@ impl<P: PageProvider> Simulation<P> {
                     self.live.remove(&id);
                     self.live_bytes.sub(block.size);
                     if !self.policy.owns_arenas() {
-                        self.policy.free(&mut self.mem, block).map_err(err)?;
+                        self.policy.free(&mut self.mem, block, 0).map_err(err)?;
                     }
                 }
                 if drop {

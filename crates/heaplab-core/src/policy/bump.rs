@@ -156,7 +156,7 @@ impl Bump {
             }
             Ok(Slab { addr, len })
         } else {
-            let addr = self.heap.alloc(mem, len, 16, None)?;
+            let addr = self.heap.alloc(mem, len, 16, None, 0)?;
             Ok(Slab { addr, len })
         }
     }
@@ -177,6 +177,7 @@ impl Bump {
                     size: slab.len,
                     arena: None,
                 },
+                0,
             )
         }
     }
@@ -247,9 +248,10 @@ impl Policy for Bump {
         size: u64,
         align: u64,
         arena: Option<ArenaId>,
+        thread: u32,
     ) -> Result<Addr, AllocError> {
         if self.heap_owned(arena) {
-            return self.heap.alloc(mem, size, align, None);
+            return self.heap.alloc(mem, size, align, None, thread);
         }
         check_align(align)?;
         check_size(size)?;
@@ -269,9 +271,10 @@ impl Policy for Bump {
         &mut self,
         mem: &mut Pages<P>,
         block: Block,
+        thread: u32,
     ) -> Result<(), AllocError> {
         if self.heap_owned(block.arena) {
-            return self.heap.free(mem, block);
+            return self.heap.free(mem, block, thread);
         }
         // A bump allocator cannot free one block: its memory comes back with the arena.
         Ok(())
@@ -283,9 +286,10 @@ impl Policy for Bump {
         block: Block,
         new_size: u64,
         align: u64,
+        thread: u32,
     ) -> Result<Addr, AllocError> {
         if self.heap_owned(block.arena) {
-            return self.heap.realloc(mem, block, new_size, align);
+            return self.heap.realloc(mem, block, new_size, align, thread);
         }
         check_size(new_size)?;
         if new_size <= block.size && block.addr.is_multiple_of(align) {
@@ -303,7 +307,7 @@ impl Policy for Bump {
                 return Ok(block.addr);
             }
         }
-        let addr = self.alloc(mem, new_size, align, block.arena)?;
+        let addr = self.alloc(mem, new_size, align, block.arena, thread)?;
         mem.touch(addr, block.size)?;
         Ok(addr)
     }

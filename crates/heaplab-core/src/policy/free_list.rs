@@ -505,6 +505,7 @@ impl Policy for FreeList {
         size: u64,
         align: u64,
         _arena: Option<ArenaId>,
+        _thread: u32,
     ) -> Result<Addr, AllocError> {
         check_align(align)?;
         check_size(size)?;
@@ -529,6 +530,7 @@ impl Policy for FreeList {
         &mut self,
         mem: &mut Pages<P>,
         block: Block,
+        _thread: u32,
     ) -> Result<(), AllocError> {
         if let Some((base, len)) = self.mapped.remove(&block.addr) {
             mem.release(base, len)?;
@@ -545,17 +547,18 @@ impl Policy for FreeList {
         block: Block,
         new_size: u64,
         align: u64,
+        thread: u32,
     ) -> Result<Addr, AllocError> {
         check_size(new_size)?;
         let need = self.chunk_size(new_size);
         if !block.addr.is_multiple_of(align) {
-            return default_realloc(self, mem, block, new_size, align);
+            return default_realloc(self, mem, block, new_size, align, thread);
         }
         let in_heap =
             !self.mapped.contains_key(&block.addr) && !self.shifted.contains_key(&block.addr);
         let stays_in_heap = self.mmap_threshold == 0 || need < self.mmap_threshold;
         if !(in_heap && stays_in_heap) {
-            return default_realloc(self, mem, block, new_size, align);
+            return default_realloc(self, mem, block, new_size, align, thread);
         }
         let c = self.chunk_of(block.addr)?;
         let chunk = self.chunks[&c];
@@ -620,7 +623,7 @@ impl Policy for FreeList {
                 return Ok(block.addr);
             }
         }
-        default_realloc(self, mem, block, new_size, align)
+        default_realloc(self, mem, block, new_size, align, thread)
     }
 
     fn metadata_bytes(&self) -> u64 {
@@ -729,9 +732,11 @@ pub(crate) fn default_realloc<T: Policy, P: PageProvider>(
     block: Block,
     new_size: u64,
     align: u64,
+    thread: u32,
 ) -> Result<Addr, AllocError> {
-    let addr = policy.alloc(mem, new_size, align, block.arena)?;
+    let addr = policy.alloc(mem, new_size, align, block.arena, thread)?;
+    // The copy reads the old block and writes the new one.
     mem.touch(addr, block.size.min(new_size))?;
-    policy.free(mem, block)?;
+    policy.free(mem, block, thread)?;
     Ok(addr)
 }

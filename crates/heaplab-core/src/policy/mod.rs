@@ -65,18 +65,25 @@ pub struct Block {
 /// What every family does. Methods take the page map explicitly so that one policy value
 /// can be moved between providers in tests and so the borrow of the pages stays short.
 pub trait Policy {
-    /// Allocates `size` bytes aligned to `align` (a power of two), inside `arena` if given.
+    /// Allocates `size` bytes aligned to `align` (a power of two), inside `arena` if given,
+    /// for the program's thread `thread`.
     fn alloc<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
         size: u64,
         align: u64,
         arena: Option<ArenaId>,
+        thread: u32,
     ) -> Result<Addr, AllocError>;
 
-    /// Frees a block this policy handed out.
-    fn free<P: PageProvider>(&mut self, mem: &mut Pages<P>, block: Block)
-        -> Result<(), AllocError>;
+    /// Frees a block this policy handed out; `thread` is the freeing thread, which need
+    /// not be the one that allocated it.
+    fn free<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        block: Block,
+        thread: u32,
+    ) -> Result<(), AllocError>;
 
     /// Resizes a block, moving it if needed. On error the old block is still live.
     /// The default allocates, copies and frees, as `realloc` does when it cannot grow in
@@ -87,12 +94,12 @@ pub trait Policy {
         block: Block,
         new_size: u64,
         align: u64,
-    ) -> Result<Addr, AllocError> {
-        let addr = self.alloc(mem, new_size, align, block.arena)?;
-        // The copy reads the old block and writes the new one.
-        mem.touch(addr, block.size.min(new_size))?;
-        self.free(mem, block)?;
-        Ok(addr)
+        thread: u32,
+    ) -> Result<Addr, AllocError>
+    where
+        Self: Sized,
+    {
+        free_list::default_realloc(self, mem, block, new_size, align, thread)
     }
 
     /// Whether the policy frees an arena's blocks itself on reset and drop. When it does
@@ -198,8 +205,9 @@ impl Policy for AnyPolicy {
         size: u64,
         align: u64,
         arena: Option<ArenaId>,
+        thread: u32,
     ) -> Result<Addr, AllocError> {
-        dispatch!(self, p => p.alloc(mem, size, align, arena))
+        dispatch!(self, p => p.alloc(mem, size, align, arena, thread))
     }
 
     #[inline]
@@ -207,8 +215,9 @@ impl Policy for AnyPolicy {
         &mut self,
         mem: &mut Pages<P>,
         block: Block,
+        thread: u32,
     ) -> Result<(), AllocError> {
-        dispatch!(self, p => p.free(mem, block))
+        dispatch!(self, p => p.free(mem, block, thread))
     }
 
     fn realloc<P: PageProvider>(
@@ -217,8 +226,9 @@ impl Policy for AnyPolicy {
         block: Block,
         new_size: u64,
         align: u64,
+        thread: u32,
     ) -> Result<Addr, AllocError> {
-        dispatch!(self, p => p.realloc(mem, block, new_size, align))
+        dispatch!(self, p => p.realloc(mem, block, new_size, align, thread))
     }
 
     fn owns_arenas(&self) -> bool {

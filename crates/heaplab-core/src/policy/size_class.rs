@@ -546,6 +546,7 @@ impl Policy for SizeClass {
         size: u64,
         align: u64,
         _arena: Option<ArenaId>,
+        _thread: u32,
     ) -> Result<Addr, AllocError> {
         check_align(align)?;
         check_size(size)?;
@@ -591,6 +592,7 @@ impl Policy for SizeClass {
         &mut self,
         mem: &mut Pages<P>,
         block: Block,
+        _thread: u32,
     ) -> Result<(), AllocError> {
         if let Some(len) = self.large.remove(&block.addr) {
             mem.release(block.addr, len)?;
@@ -638,10 +640,11 @@ impl Policy for SizeClass {
         block: Block,
         new_size: u64,
         align: u64,
+        thread: u32,
     ) -> Result<Addr, AllocError> {
         check_size(new_size)?;
         if !block.addr.is_multiple_of(align) {
-            return super::free_list::default_realloc(self, mem, block, new_size, align);
+            return super::free_list::default_realloc(self, mem, block, new_size, align, thread);
         }
         if let Some(&len) = self.large.get(&block.addr) {
             if new_size > self.large_threshold && mem.round_up(new_size) == len {
@@ -654,7 +657,7 @@ impl Policy for SizeClass {
                 return Ok(block.addr);
             }
         }
-        super::free_list::default_realloc(self, mem, block, new_size, align)
+        super::free_list::default_realloc(self, mem, block, new_size, align, thread)
     }
 
     fn tick<P: PageProvider>(&mut self, mem: &mut Pages<P>, now: u64) -> Result<(), AllocError> {
