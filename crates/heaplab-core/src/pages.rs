@@ -159,6 +159,51 @@ impl<P: PageProvider> Pages<P> {
         Ok(())
     }
 
+    /// Commits the pages of `[addr, addr + bytes)` that are not committed, one call per
+    /// run of them; the range need not be page-aligned but must lie in one reservation.
+    /// Policies that give back pages inside a heap use this before they reuse the space.
+    pub fn commit_missing(&mut self, addr: Addr, bytes: u64) -> Result<(), ProviderError> {
+        if bytes == 0 {
+            return Ok(());
+        }
+        let (first, last) = self.page_span(addr, bytes);
+        let mut page = first;
+        while page < last {
+            if self.state(page) & COMMITTED != 0 {
+                page += 1;
+                continue;
+            }
+            let start = page;
+            while page < last && self.state(page) & COMMITTED == 0 {
+                page += 1;
+            }
+            self.commit(start << self.shift, (page - start) << self.shift)?;
+        }
+        Ok(())
+    }
+
+    /// Decommits the committed pages of the page-aligned range `[addr, addr + bytes)`, one
+    /// call per run of them, so pages given back earlier are not counted twice.
+    pub fn decommit_committed(&mut self, addr: Addr, bytes: u64) -> Result<(), ProviderError> {
+        if bytes == 0 || !self.caps.can_decommit {
+            return Ok(());
+        }
+        let (first, last) = self.page_span(addr, bytes);
+        let mut page = first;
+        while page < last {
+            if self.state(page) & COMMITTED == 0 {
+                page += 1;
+                continue;
+            }
+            let start = page;
+            while page < last && self.state(page) & COMMITTED != 0 {
+                page += 1;
+            }
+            self.decommit(start << self.shift, (page - start) << self.shift)?;
+        }
+        Ok(())
+    }
+
     /// Decommits a page-aligned range inside one reservation. On a provider that cannot
     /// decommit this does nothing and costs nothing: the memory stays resident.
     pub fn decommit(&mut self, addr: Addr, bytes: u64) -> Result<(), ProviderError> {

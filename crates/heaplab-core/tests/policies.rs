@@ -23,6 +23,21 @@ fn configs() -> Vec<RunConfig> {
         (
             "free-list",
             &[
+                ("release_free_pages", Value::from("immediate")),
+                ("fit", Value::from("first")),
+            ],
+        ),
+        (
+            "free-list",
+            &[
+                ("release_free_pages", Value::from("delay")),
+                ("release_delay", Value::from(3)),
+                ("dynamic_mmap_threshold", Value::from(true)),
+            ],
+        ),
+        (
+            "free-list",
+            &[
                 ("mmap_threshold", Value::from(0)),
                 ("trim_threshold", Value::from(0)),
                 ("top_pad", Value::from(0)),

@@ -9,7 +9,7 @@
 //! glibc behaviour of scenarios S1 and S4. Requests of at least `mmap_threshold` bytes get
 //! their own mapping, as glibc's `mmap()`ed chunks do.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
 
 use rustc_hash::FxHashMap;
 
@@ -104,7 +104,44 @@ const PARAMS: &[ParamSpec] = &[
         unit: "bytes",
         doc: "Address space reserved for the heap at a time; a full heap reserves another.",
     },
+    ParamSpec {
+        name: "dynamic_mmap_threshold",
+        kind: ParamKind::Bool,
+        default: "false",
+        unit: "",
+        doc: "Raise the mmap threshold to the size of each mapped block freed (up to 32 MiB) and \
+              the trim threshold to twice that, as glibc does since 2.7.",
+    },
+    ParamSpec {
+        name: "release_free_pages",
+        kind: ParamKind::Choice(&["never", "immediate", "delay"]),
+        default: "never",
+        unit: "",
+        doc: "Whether whole pages inside free chunks go back to the OS (madvise-style): never \
+              (dlmalloc, glibc without malloc_trim), at once, or after `release_delay` events if \
+              the chunk is still free (jemalloc's decay, roughly).",
+    },
+    ParamSpec {
+        name: "release_delay",
+        kind: ParamKind::Int {
+            min: 0,
+            max: 1_000_000_000,
+        },
+        default: "10000",
+        unit: "events",
+        doc: "How long a free chunk keeps its pages under `release_free_pages = delay`.",
+    },
 ];
+
+/// glibc's DEFAULT_MMAP_THRESHOLD_MAX on 64-bit: the dynamic threshold stops here.
+const MMAP_THRESHOLD_MAX: u64 = 32 << 20;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Release {
+    Never,
+    Immediate,
+    Delay,
+}
 
 pub const FAMILY: FamilySpec = FamilySpec {
     id: "free-list",
@@ -156,6 +193,12 @@ pub struct FreeList {
     trim_threshold: u64,
     top_pad: u64,
     mmap_threshold: u64,
+    dynamic_mmap_threshold: bool,
+    release: Release,
+    release_delay: u64,
+    /// Free chunks waiting for their inner pages to be given back: (due event, chunk).
+    purge_queue: VecDeque<(u64, Addr)>,
+    now: u64,
     segment_size: u64,
     page: u64,
     chunks: FxHashMap<Addr, Chunk>,
@@ -190,6 +233,15 @@ impl FreeList {
             trim_threshold: params.u64("trim_threshold"),
             top_pad: params.u64("top_pad"),
             mmap_threshold: params.u64("mmap_threshold"),
+            dynamic_mmap_threshold: params.bool("dynamic_mmap_threshold"),
+            release: match params.str("release_free_pages") {
+                "immediate" => Release::Immediate,
+                "delay" => Release::Delay,
+                _ => Release::Never,
+            },
+            release_delay: params.u64("release_delay"),
+            purge_queue: VecDeque::new(),
+            now: 0,
             segment_size: params.u64("segment_size").next_multiple_of(page_size),
             page: page_size,
             chunks: FxHashMap::default(),
@@ -264,6 +316,7 @@ impl FreeList {
         csize: u64,
     ) -> Result<Addr, AllocError> {
         if let Some(c) = self.take_fit(csize) {
+            self.ready(mem, c, csize)?;
             let size = self.chunks[&c].size;
             if size - csize >= self.min_chunk {
                 self.split(mem, c, csize)?;
@@ -286,6 +339,7 @@ impl FreeList {
         let chunk = self.chunks[&c];
         let rest = c + csize;
         let rest_size = chunk.size - csize;
+        self.ready(mem, rest, (self.header + 16).min(rest_size))?;
         self.chunks.get_mut(&c).expect("chunk").size = csize;
         self.chunks.insert(
             rest,
@@ -325,6 +379,7 @@ impl FreeList {
         let seg = self.segments[i];
         let c = seg.top;
         let new_top = c + csize;
+        self.ready(mem, c, new_top.min(seg.committed_end).saturating_sub(c))?;
         if new_top > seg.committed_end {
             let want = (new_top + self.top_pad)
                 .next_multiple_of(self.page)
@@ -459,7 +514,15 @@ impl FreeList {
         // Header and links at the front, the boundary tag at the back.
         mem.touch(start, (self.header + 16).min(size))?;
         mem.touch(start + size - 8, 8)?;
-        Ok(())
+        match self.release {
+            Release::Never => Ok(()),
+            Release::Immediate => self.purge(mem, start, size),
+            Release::Delay => {
+                self.purge_queue
+                    .push_back((self.now + self.release_delay, start));
+                Ok(())
+            }
+        }
     }
 
     /// Gives committed memory above the top back once there is more than the threshold,
@@ -476,8 +539,39 @@ impl FreeList {
         }
         let keep = (s.top + self.header + self.top_pad).next_multiple_of(self.page);
         if keep < s.committed_end {
-            mem.decommit(keep, s.committed_end - keep)?;
+            mem.decommit_committed(keep, s.committed_end - keep)?;
             self.segments[seg].committed_end = keep;
+        }
+        Ok(())
+    }
+
+    /// Commits whatever pages of a range were given back while it lay in a free chunk or
+    /// in the top. Without page release nothing inside the heap is ever decommitted.
+    #[inline]
+    fn ready<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        addr: Addr,
+        len: u64,
+    ) -> Result<(), AllocError> {
+        if self.release != Release::Never && len > 0 {
+            mem.commit_missing(addr, len)?;
+        }
+        Ok(())
+    }
+
+    /// Gives back the whole pages inside a free chunk, keeping the pages that hold its
+    /// header, links and boundary tag.
+    fn purge<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        start: Addr,
+        size: u64,
+    ) -> Result<(), AllocError> {
+        let lo = (start + self.header + 16).next_multiple_of(self.page);
+        let hi = (start + size - 8) / self.page * self.page;
+        if hi > lo {
+            mem.decommit_committed(lo, hi - lo)?;
         }
         Ok(())
     }
@@ -534,6 +628,11 @@ impl Policy for FreeList {
     ) -> Result<(), AllocError> {
         if let Some((base, len)) = self.mapped.remove(&block.addr) {
             mem.release(base, len)?;
+            if self.dynamic_mmap_threshold && len > self.mmap_threshold && len <= MMAP_THRESHOLD_MAX
+            {
+                self.mmap_threshold = len;
+                self.trim_threshold = 2 * len;
+            }
             return Ok(());
         }
         let c = self.chunk_of(block.addr)?;
@@ -593,6 +692,7 @@ impl Policy for FreeList {
         if end == s.top && c + need <= s.end {
             // Grow into the top chunk.
             let new_top = c + need;
+            self.ready(mem, end, new_top.min(s.committed_end).saturating_sub(end))?;
             if new_top > s.committed_end {
                 let want = (new_top + self.top_pad)
                     .next_multiple_of(self.page)
@@ -607,6 +707,7 @@ impl Policy for FreeList {
         if let Some(next) = self.chunks.get(&end).copied() {
             if next.free && chunk.size + next.size >= need {
                 // Absorb the free neighbour, then give back what is left over.
+                self.ready(mem, end, need - chunk.size)?;
                 self.remove_free(end, next.size);
                 self.chunks.remove(&end);
                 let merged = chunk.size + next.size;
@@ -624,6 +725,23 @@ impl Policy for FreeList {
             }
         }
         default_realloc(self, mem, block, new_size, align, thread)
+    }
+
+    fn tick<P: PageProvider>(&mut self, mem: &mut Pages<P>, now: u64) -> Result<(), AllocError> {
+        self.now = now;
+        while let Some(&(due, start)) = self.purge_queue.front() {
+            if due > now {
+                break;
+            }
+            self.purge_queue.pop_front();
+            // The chunk may have been reused or merged since; purge what is free there now.
+            if let Some(c) = self.chunks.get(&start).copied() {
+                if c.free {
+                    self.purge(mem, start, c.size)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     fn metadata_bytes(&self) -> u64 {
@@ -662,7 +780,10 @@ impl Policy for FreeList {
                 if c.size < self.min_chunk || c.size % self.align != 0 {
                     return Err(format!("chunk {a:#x} has a bad size {}", c.size));
                 }
-                if !mem.is_committed(a, c.size) {
+                let needs_all = !c.free || self.release == Release::Never;
+                let ends_ok = mem.is_committed(a, (self.header + 16).min(c.size))
+                    && mem.is_committed(a + c.size - 8, 8);
+                if !ends_ok || (needs_all && !mem.is_committed(a, c.size)) {
                     return Err(format!("chunk {a:#x}+{} is not committed", c.size));
                 }
                 if c.free {
