@@ -36,6 +36,12 @@ const ROWS: &[Row] = &[
     ("utilization", |s| format!("{:.1}%", s.utilization * 100.0)),
 ];
 
+/// A preset's name when the run used one, else the family's.
+fn policy_label(o: &RunOutput) -> &str {
+    let p = &o.report.config.policy;
+    p.preset.as_deref().unwrap_or(&p.family)
+}
+
 pub fn print_runs(outputs: &[RunOutput]) {
     let Some(first) = outputs.first() else { return };
     let w = &first.report.config.workload;
@@ -54,11 +60,7 @@ pub fn print_runs(outputs: &[RunOutput]) {
     let mut table = Table::new();
     table.load_preset(UTF8_FULL_CONDENSED);
     let mut header = vec![Cell::new("")];
-    header.extend(
-        outputs
-            .iter()
-            .map(|o| Cell::new(&o.report.config.policy.family)),
-    );
+    header.extend(outputs.iter().map(|o| Cell::new(policy_label(o))));
     table.set_header(header);
     for (label, get) in ROWS {
         let mut row = vec![Cell::new(label)];
@@ -80,7 +82,7 @@ pub fn print_runs(outputs: &[RunOutput]) {
                 .collect();
             println!(
                 "{}: resident at end of each phase: {}",
-                o.report.config.policy.family,
+                policy_label(o),
                 phases.join(", ")
             );
         }
@@ -120,8 +122,9 @@ fn print_params(params: &Value) {
 
 pub fn list_policies(json: bool) -> Result<(), CliError> {
     let families = catalog::families();
+    let presets = catalog::presets();
     if json {
-        return print_json(&serde_json::json!({ "families": families }));
+        return print_json(&serde_json::json!({ "families": families, "presets": presets }));
     }
     for f in families.as_array().into_iter().flatten() {
         println!(
@@ -132,6 +135,22 @@ pub fn list_policies(json: bool) -> Result<(), CliError> {
         println!("  {}", f["description"].as_str().unwrap_or(""));
         print_params(&f["params"]);
         println!();
+    }
+    println!("Presets (use like a family: --policy glibc-like [--set key=value]...)");
+    for p in presets.as_array().into_iter().flatten() {
+        println!(
+            "  {:<20} {} — {}",
+            p["id"].as_str().unwrap_or(""),
+            p["family"].as_str().unwrap_or(""),
+            p["title"].as_str().unwrap_or("")
+        );
+        let values: Vec<String> = p["params"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or("")))
+            .collect();
+        println!("      {}", values.join(" "));
     }
     Ok(())
 }

@@ -30,7 +30,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         let series: Vec<Value> = outputs
             .iter()
             .map(
-                |o| serde_json::json!({"label": o.report.config.policy.family, "series": o.series}),
+                |o| serde_json::json!({"label": o.report.config.policy.preset.as_deref().unwrap_or(&o.report.config.policy.family), "series": o.series}),
             )
             .collect();
         write_json(path, &Value::Array(series))?;
@@ -124,8 +124,8 @@ fn configs_from_flags(args: &RunArgs) -> Result<Vec<RunConfig>, CliError> {
     let mut configs = Vec::new();
     for p in &args.policy {
         let mut policy = policy_arg(p)?;
-        let family = policy::family(&policy.family)
-            .ok_or_else(|| CliError::input(policy_unknown(&policy.family)))?;
+        let family =
+            policy::family(&policy.family).ok_or_else(|| CliError::input(policy_unknown(p)))?;
         apply_sets(&mut policy.params, &args.set, family.params, "--set")?;
         let mut config = RunConfig::new("", "");
         config.workload = workload.clone();
@@ -169,23 +169,35 @@ fn configs_from_flags(args: &RunArgs) -> Result<Vec<RunConfig>, CliError> {
 
 fn policy_unknown(id: &str) -> String {
     let ids: Vec<&str> = policy::FAMILIES.iter().map(|f| f.id).collect();
+    let presets: Vec<&str> = heaplab_core::presets::PRESETS
+        .iter()
+        .map(|p| p.id)
+        .collect();
     format!(
-        "unknown policy {id:?}; valid families are: {} (or give a .json policy file)",
-        ids.join(", ")
+        "unknown policy {id:?}; valid families are: {}; presets: {} (or give a .json policy file)",
+        ids.join(", "),
+        presets.join(", ")
     )
 }
 
-/// A family id, or a JSON file holding a policy config.
+/// A family or preset id, or a JSON file holding a policy config.
 fn policy_arg(arg: &str) -> Result<PolicyConfig, CliError> {
-    if arg.ends_with(".json") || Path::new(arg).is_file() {
-        let text =
-            std::fs::read_to_string(arg).map_err(|e| CliError::input(format!("{arg}: {e}")))?;
-        return serde_json::from_str(&text).map_err(|e| CliError::input(format!("{arg}: {e}")));
+    if !(arg.ends_with(".json") || Path::new(arg).is_file()) {
+        return Ok(PolicyConfig::named(arg));
     }
-    Ok(PolicyConfig {
-        family: arg.to_string(),
-        params: BTreeMap::new(),
-    })
+    let text = std::fs::read_to_string(arg).map_err(|e| CliError::input(format!("{arg}: {e}")))?;
+    let mut policy: PolicyConfig =
+        serde_json::from_str(&text).map_err(|e| CliError::input(format!("{arg}: {e}")))?;
+    if policy.family.is_empty() {
+        if let Some(preset) = policy
+            .preset
+            .as_deref()
+            .and_then(heaplab_core::presets::preset)
+        {
+            policy.family = preset.family.into();
+        }
+    }
+    Ok(policy)
 }
 
 /// Applies `key=value` settings, parsing each value by its parameter's spec so that

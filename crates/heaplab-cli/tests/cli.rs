@@ -297,3 +297,33 @@ fn the_example_trace_runs_in_every_family_and_shows_s1_in_miniature() {
         "peaks {heap_peak} vs {pages_peak}"
     );
 }
+
+#[test]
+fn presets_run_like_families_and_take_overrides() {
+    let v = json_of(&heaplab(&[
+        "run",
+        "-w",
+        "churn",
+        "--scale",
+        "0.001",
+        "-p",
+        "glibc-like",
+        "--set",
+        "trim_threshold=1MiB",
+        "--json",
+    ]));
+    let policy = &v[0]["config"]["policy"];
+    assert_eq!(policy["preset"], "glibc-like");
+    assert_eq!(policy["family"], "free-list");
+    assert_eq!(policy["params"]["trim_threshold"], 1 << 20);
+    assert_eq!(policy["params"]["dynamic_mmap_threshold"], true);
+    let listed = json_of(&heaplab(&["policies", "--json"]));
+    assert!(listed["presets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p["id"] == "llvm-bump"));
+    let out = heaplab(&["run", "-w", "churn", "-p", "glibc-lke"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("presets: glibc-like"));
+}

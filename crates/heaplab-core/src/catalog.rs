@@ -13,6 +13,7 @@ pub fn catalog() -> Value {
     json!({
         "workloads": workloads(),
         "families": families(),
+        "presets": presets(),
         "page_sizes": PAGE_SIZES,
         "providers": [
             {
@@ -34,6 +35,10 @@ pub fn workloads() -> Value {
         .iter()
         .map(|w| json!({"id": w.id, "title": w.title, "description": w.description, "params": w.params}))
         .collect()
+}
+
+pub fn presets() -> Value {
+    serde_json::to_value(crate::presets::PRESETS).unwrap_or(Value::Null)
 }
 
 pub fn families() -> Value {

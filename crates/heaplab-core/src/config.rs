@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::params::{ParamError, Params};
 use crate::policy;
+use crate::presets;
 use crate::workload;
 
 /// The page sizes the simulated provider offers.
@@ -48,9 +49,67 @@ pub struct WorkloadConfig {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PolicyConfig {
+    /// A family id; may be left out when `preset` names one.
+    #[serde(default)]
     pub family: String,
+    /// A preset id (see `heaplab policies`): the family and its values, which `params`
+    /// override.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset: Option<String>,
     #[serde(default)]
     pub params: BTreeMap<String, Value>,
+}
+
+impl PolicyConfig {
+    /// A family or a preset, by id.
+    pub fn named(id: &str) -> PolicyConfig {
+        match presets::preset(id) {
+            Some(p) => PolicyConfig {
+                family: p.family.into(),
+                preset: Some(p.id.into()),
+                params: BTreeMap::new(),
+            },
+            None => PolicyConfig {
+                family: id.into(),
+                preset: None,
+                params: BTreeMap::new(),
+            },
+        }
+    }
+
+    /// The family and the parameters given, with a preset's values under the user's.
+    fn merged(&self) -> Result<(&'static policy::FamilySpec, BTreeMap<String, Value>), ParamError> {
+        let Some(id) = &self.preset else {
+            let family =
+                policy::family(&self.family).ok_or_else(|| policy::unknown_family(&self.family))?;
+            return Ok((family, self.params.clone()));
+        };
+        let preset = presets::preset(id).ok_or_else(|| {
+            let ids: Vec<&str> = presets::PRESETS.iter().map(|p| p.id).collect();
+            ParamError {
+                field: "policy.preset".into(),
+                message: format!("unknown preset {id:?}; valid ones are: {}", ids.join(", ")),
+            }
+        })?;
+        if !self.family.is_empty() && self.family != preset.family {
+            return Err(ParamError {
+                field: "policy.family".into(),
+                message: format!(
+                    "preset {} is of family {}, not {}",
+                    preset.id, preset.family, self.family
+                ),
+            });
+        }
+        let family =
+            policy::family(preset.family).ok_or_else(|| policy::unknown_family(preset.family))?;
+        let mut params: BTreeMap<String, Value> = preset
+            .params
+            .iter()
+            .map(|(k, v)| (k.to_string(), Value::from(*v)))
+            .collect();
+        params.extend(self.params.clone());
+        Ok((family, params))
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -109,10 +168,7 @@ impl RunConfig {
                 params: BTreeMap::new(),
                 path: None,
             },
-            policy: PolicyConfig {
-                family: family.into(),
-                params: BTreeMap::new(),
-            },
+            policy: PolicyConfig::named(family),
             provider: ProviderConfig::default(),
             touch: TouchMode::All,
             series_points: default_points(),
@@ -131,9 +187,9 @@ impl RunConfig {
     /// nothing.
     pub fn resolve(&self) -> Result<RunConfig, ParamError> {
         let mut out = self.clone();
-        let family = policy::family(&self.policy.family)
-            .ok_or_else(|| policy::unknown_family(&self.policy.family))?;
-        let params = Params::resolve(family.params, &self.policy.params, "policy.params")?;
+        let (family, given) = self.policy.merged()?;
+        let params = Params::resolve(family.params, &given, "policy.params")?;
+        out.policy.family = family.id.into();
         out.policy.params = params.to_json_map();
         if self.workload.id == "trace" {
             if self.workload.path.is_none() {
@@ -173,15 +229,14 @@ impl RunConfig {
         }
         // Building the policy catches combinations no single parameter can judge, such as
         // an allocator page smaller than the OS page.
-        policy::AnyPolicy::build(&self.policy.family, &params, self.provider.page_size)?;
+        policy::AnyPolicy::build(family.id, &params, self.provider.page_size)?;
         Ok(out)
     }
 
     /// The resolved policy parameters.
     pub fn policy_params(&self) -> Result<Params, ParamError> {
-        let family = policy::family(&self.policy.family)
-            .ok_or_else(|| policy::unknown_family(&self.policy.family))?;
-        Params::resolve(family.params, &self.policy.params, "policy.params")
+        let (family, given) = self.policy.merged()?;
+        Params::resolve(family.params, &given, "policy.params")
     }
 
     /// The resolved workload parameters of a built-in workload.

@@ -21,6 +21,7 @@ pub mod event;
 pub mod pages;
 pub mod params;
 pub mod policy;
+pub mod presets;
 pub mod provider;
 mod ranges;
 pub mod run;

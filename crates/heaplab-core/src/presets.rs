@@ -1,0 +1,185 @@
+//! Presets: named parameter sets that model real allocators and textbook policies.
+//!
+//! A preset is only a family and parameter values; everything it does comes from the
+//! family's code. Each one says what it models, where its values come from and what it
+//! leaves out, so nobody mistakes a model for the allocator itself. Users override any
+//! value (`--policy glibc-like --set trim_threshold=1MiB`).
+
+use serde::Serialize;
+
+/// A named configuration of one family.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct PresetSpec {
+    pub id: &'static str,
+    pub family: &'static str,
+    pub title: &'static str,
+    /// What the preset models, in a paragraph.
+    pub description: &'static str,
+    /// Parameter values, written as a user would type them; the rest are the family's
+    /// defaults.
+    #[serde(serialize_with = "pairs_as_map")]
+    pub params: &'static [(&'static str, &'static str)],
+    /// Where the values come from.
+    pub sources: &'static str,
+    /// What the real allocator does that the model does not.
+    pub leaves_out: &'static str,
+}
+
+fn pairs_as_map<S: serde::Serializer>(
+    pairs: &&'static [(&'static str, &'static str)],
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut m = s.serialize_map(Some(pairs.len()))?;
+    for (k, v) in pairs.iter() {
+        m.serialize_entry(k, v)?;
+    }
+    m.end()
+}
+
+/// Every preset.
+pub const PRESETS: &[PresetSpec] = &[
+    PresetSpec {
+        id: "glibc-like",
+        family: "free-list",
+        title: "glibc malloc (ptmalloc2), main arena",
+        description: "Best fit over boundary-tag chunks in a brk heap that only shrinks from \
+                      the top, 128 KiB trim threshold and top pad, and requests from 128 KiB up \
+                      mapped on their own with glibc's dynamic mmap threshold. Freed memory below \
+                      a live block stays resident until malloc_trim, which is why a glibc program \
+                      keeps its peak (scenarios S1 and S4).",
+        params: &[
+            ("fit", "best"),
+            ("coalesce", "true"),
+            ("header_size", "8"),
+            ("alignment", "16"),
+            ("trim_threshold", "128KiB"),
+            ("top_pad", "128KiB"),
+            ("mmap_threshold", "128KiB"),
+            ("dynamic_mmap_threshold", "true"),
+            ("release_free_pages", "never"),
+        ],
+        sources: "mallopt(3): M_TRIM_THRESHOLD, M_TOP_PAD and M_MMAP_THRESHOLD default to \
+                  128*1024, the dynamic threshold rises to DEFAULT_MMAP_THRESHOLD_MAX (32 MiB on \
+                  64-bit); malloc.c: SIZE_SZ 8, MALLOC_ALIGNMENT 16, MINSIZE 32.",
+        leaves_out: "tcache and fastbins, which hold small freed chunks without coalescing; the \
+                     unsorted bin's recency order; per-thread arenas and their heaps; \
+                     malloc_trim's release of pages inside free chunks.",
+    },
+    PresetSpec {
+        id: "dlmalloc-like",
+        family: "free-list",
+        title: "dlmalloc 2.8",
+        description: "Doug Lea's allocator: exact small bins and best-fit tree bins (best fit \
+                      here), 2 MiB trim threshold, no top pad, requests from 256 KiB up mapped \
+                      on their own.",
+        params: &[
+            ("fit", "best"),
+            ("coalesce", "true"),
+            ("header_size", "8"),
+            ("alignment", "16"),
+            ("trim_threshold", "2MiB"),
+            ("top_pad", "0"),
+            ("mmap_threshold", "256KiB"),
+            ("dynamic_mmap_threshold", "false"),
+        ],
+        sources: "malloc.c 2.8.6: DEFAULT_TRIM_THRESHOLD 2 MB, DEFAULT_MMAP_THRESHOLD 256 KB, \
+                  DEFAULT_GRANULARITY 64 KB.",
+        leaves_out: "the designated victim (dv) chunk that serves runs of small requests; \
+                     segment granularity of 64 KiB for system allocation.",
+    },
+    PresetSpec {
+        id: "first-fit",
+        family: "free-list",
+        title: "Address-ordered first fit (textbook)",
+        description: "The lowest-addressed free chunk that fits, with coalescing; no mapped \
+                      large blocks. Johnstone and Wilson found it among the least fragmenting \
+                      policies on real programs.",
+        params: &[("fit", "first"), ("mmap_threshold", "0")],
+        sources: "Johnstone & Wilson, The Memory Fragmentation Problem: Solved? (ISMM 1998).",
+        leaves_out: "nothing the textbook policy has; the list walk is modelled, not its cost.",
+    },
+    PresetSpec {
+        id: "best-fit",
+        family: "free-list",
+        title: "Best fit (textbook)",
+        description: "The smallest free chunk that fits, ties broken by address, with \
+                      coalescing; no mapped large blocks.",
+        params: &[("fit", "best"), ("mmap_threshold", "0")],
+        sources: "Knuth, TAOCP vol. 1, 2.5; Shore 1975 on first fit versus best fit.",
+        leaves_out: "nothing the textbook policy has.",
+    },
+    PresetSpec {
+        id: "next-fit",
+        family: "free-list",
+        title: "Next fit (textbook)",
+        description: "First fit that starts where the last search ended (a roving pointer), \
+                      with coalescing; known to scatter blocks and fragment more than first fit.",
+        params: &[("fit", "next"), ("mmap_threshold", "0")],
+        sources: "Knuth, TAOCP vol. 1, 2.5, exercise 6; Johnstone & Wilson 1998.",
+        leaves_out: "nothing the textbook policy has.",
+    },
+    PresetSpec {
+        id: "llvm-bump",
+        family: "bump",
+        title: "LLVM BumpPtrAllocator",
+        description: "4 KiB slabs from malloc, doubling every 128 slabs; allocations larger than \
+                      the slab size get a custom-sized slab. Reset keeps the first slab.",
+        params: &[
+            ("slab_size", "4KiB"),
+            ("growth", "double"),
+            ("growth_every", "128"),
+            ("custom_threshold", "4KiB"),
+            ("backing", "heap"),
+        ],
+        sources: "llvm/Support/Allocator.h: SlabSize 4096, SizeThreshold = SlabSize, \
+                  GrowthDelay 128, computeSlabSize.",
+        leaves_out: "red zones and the allocator's own small-vector growth.",
+    },
+    PresetSpec {
+        id: "segregated-storage",
+        family: "size-class",
+        title: "Simple segregated storage (textbook)",
+        description: "Power-of-two size classes, each in its own pages, and memory never \
+                      returned: the policy Johnstone and Wilson found to fragment badly \
+                      because of rounding and of pages held by one class.",
+        params: &[
+            ("granularity", "8"),
+            ("classes_per_doubling", "1"),
+            ("page_size", "64KiB"),
+            ("empty_pages", "keep"),
+        ],
+        sources: "Wilson, Johnstone, Neely & Boles, Dynamic Storage Allocation: A Survey and \
+                  Critical Review (1995), section 3.6.",
+        leaves_out: "nothing the textbook policy has.",
+    },
+];
+
+/// Looks a preset up by id.
+pub fn preset(id: &str) -> Option<&'static PresetSpec> {
+    PRESETS.iter().find(|p| p.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::RunConfig;
+
+    #[test]
+    fn every_preset_resolves_with_its_own_values() {
+        for p in PRESETS {
+            let mut c = RunConfig::new("churn", "");
+            c.policy.preset = Some(p.id.into());
+            c.policy.family = String::new();
+            let r = c.resolve().unwrap_or_else(|e| panic!("{}: {e}", p.id));
+            assert_eq!(r.policy.family, p.family);
+            assert!(!p.description.is_empty() && !p.sources.is_empty() && !p.leaves_out.is_empty());
+            let family = crate::policy::family(p.family).unwrap();
+            for (k, v) in p.params {
+                let spec = family.params.iter().find(|s| s.name == *k).unwrap();
+                let want = serde_json::to_value(spec.parse_text(v).unwrap()).unwrap();
+                assert_eq!(r.policy.params[*k], want, "{} {k}", p.id);
+            }
+        }
+    }
+}
