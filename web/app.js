@@ -351,6 +351,23 @@ function familyById(id) {
   return catalog.families.find((family) => family.id === id);
 }
 
+// A policy card's select holds family ids and, in a second group, presets as
+// `preset:<id>`: a preset is a family with values filled in, and says so in the config.
+const PRESET_PREFIX = 'preset:';
+
+function presetById(id) {
+  return (catalog.presets ?? []).find((preset) => preset.id === id);
+}
+
+/** What a card's select names: `{ family, preset }`, preset null for a plain family. */
+function selection(value) {
+  if (value.startsWith(PRESET_PREFIX)) {
+    const preset = presetById(value.slice(PRESET_PREFIX.length));
+    return { family: preset.family, preset };
+  }
+  return { family: value, preset: null };
+}
+
 function showWorkload(id, values) {
   const workload = workloadById(id);
   $('#workload').value = id;
@@ -369,26 +386,45 @@ function policyCards() {
 }
 
 function policyWhere(card) {
-  return `Policy ${policyCards().indexOf(card) + 1} (${$('select.family', card).value})`;
+  const value = $('select.family', card).value;
+  return `Policy ${policyCards().indexOf(card) + 1} (${value.replace(PRESET_PREFIX, '')})`;
 }
 
-function showFamily(card, id, values) {
-  const family = familyById(id);
-  $('select.family', card).value = id;
-  $('.family-doc', card).textContent = family.description ?? '';
-  return fillParams($('.params', card), family.params, values, policyWhere(card));
+/** Shows a family or a preset (`preset:<id>`) in a card; a preset's values fill in what `values` leaves out. */
+function showFamily(card, value, values) {
+  const { family: familyId, preset } = selection(value);
+  const family = familyById(familyId);
+  $('select.family', card).value = value;
+  $('.family-doc', card).textContent = preset
+    ? `${preset.title}: ${preset.description} Leaves out: ${preset.leaves_out}`
+    : family.description ?? '';
+  const filled = preset ? { ...preset.params, ...(values ?? {}) } : values;
+  return fillParams($('.params', card), family.params, filled, policyWhere(card));
 }
 
 function addPolicyCard(familyId, values) {
   const card = $('#policy-template').content.firstElementChild.cloneNode(true);
   const select = $('select.family', card);
+  const families = document.createElement('optgroup');
+  families.label = 'Families';
   for (const family of catalog.families) {
-    select.append(option(family.id, family.title ?? family.id, family.description));
+    families.append(option(family.id, family.title ?? family.id, family.description));
+  }
+  select.append(families);
+  if ((catalog.presets ?? []).length > 0) {
+    const presets = document.createElement('optgroup');
+    presets.label = 'Presets';
+    for (const preset of catalog.presets) {
+      presets.append(option(`${PRESET_PREFIX}${preset.id}`, `${preset.id} — ${preset.title}`, preset.description));
+    }
+    select.append(presets);
   }
   // Selects fire "input" before "change", and the form's own "input" handler reads
   // every editor; switching on "input" rebuilds the editors before that read.
   select.addEventListener('input', () => {
-    const kept = carriedOver(familyById(select.value).params, rawValues($('.params', card)));
+    // A preset starts from its own values; a family keeps what still applies.
+    const { family, preset } = selection(select.value);
+    const kept = preset ? {} : carriedOver(familyById(family).params, rawValues($('.params', card)));
     showFamily(card, select.value, kept);
     formChanged();
   });
@@ -415,7 +451,7 @@ function renumberPolicies() {
 
 /** The first family no card uses yet, so "Add policy" offers something new to compare. */
 function unusedFamily() {
-  const used = new Set(policyCards().map((card) => $('select.family', card).value));
+  const used = new Set(policyCards().map((card) => selection($('select.family', card).value).family));
   return (catalog.families.find((family) => !used.has(family.id)) ?? catalog.families[0]).id;
 }
 
@@ -440,8 +476,9 @@ function readState() {
   };
   const provider = { kind: $('#provider').value, page_size: Number($('#page-size').value) };
   const policies = policyCards().map((card) => {
-    const family = $('select.family', card).value;
-    return { family, params: readParams($('.params', card), familyById(family).params, policyWhere(card)) };
+    const { family, preset } = selection($('select.family', card).value);
+    const params = readParams($('.params', card), familyById(family).params, policyWhere(card));
+    return preset ? { family, preset: preset.id, params } : { family, params };
   });
   return { v: STATE_VERSION, workload, provider, policies };
 }
@@ -505,6 +542,13 @@ function applyState(state) {
   $('#policies').replaceChildren();
   for (const [index, policy] of policies.entries()) {
     let family = policy?.family;
+    if (policy?.preset !== undefined) {
+      if (presetById(policy.preset)) {
+        problems.push(...addPolicyCard(`${PRESET_PREFIX}${policy.preset}`, policy?.params));
+        continue;
+      }
+      problems.push(`Policy ${index + 1}: there is no preset ${JSON.stringify(policy.preset)}, using its family`);
+    }
     if (!familyById(family)) {
       problems.push(`Policy ${index + 1}: there is no family ${JSON.stringify(family)}, using ${fallback.policies[0].family}`);
       family = fallback.policies[0].family;
@@ -573,7 +617,8 @@ function runInWorker(configs) {
         // A panic inside the module can leave its memory inconsistent, so every
         // failure gets a fresh worker for the next run.
         dropWorker();
-        const where = message.index >= 0 ? `Policy ${message.index + 1} (${configs[message.index].policy.family}): ` : '';
+        const failed = configs[message.index]?.policy;
+        const where = message.index >= 0 ? `Policy ${message.index + 1} (${failed.preset ?? failed.family}): ` : '';
         reject(new Error(`${where}${message.message}`));
       }
     };
@@ -591,9 +636,9 @@ function runInWorker(configs) {
   });
 }
 
-/** Chart labels: the family alone when unique, numbered when a family repeats. */
+/** Chart labels: the preset or family alone when unique, numbered when one repeats. */
 function runLabels(configs) {
-  const families = configs.map((config) => config.policy.family);
+  const families = configs.map((config) => config.policy.preset ?? config.policy.family);
   return families.map((family, index) =>
     families.indexOf(family) === families.lastIndexOf(family) ? family : `${family} #${index + 1}`,
   );
@@ -616,10 +661,10 @@ function drawChart(runs) {
  */
 function paramSummary(policy) {
   const specs = familyById(policy.family)?.params ?? [];
-  const changed = Object.entries(policy.params).filter(
-    ([name, value]) => specs.find((param) => param.name === name)?.default !== value,
-  );
-  if (changed.length === 0) return 'defaults';
+  const preset = policy.preset ? presetById(policy.preset) : null;
+  const baseline = (name) => (preset && name in preset.params ? preset.params[name] : specs.find((param) => param.name === name)?.default);
+  const changed = Object.entries(policy.params).filter(([name, value]) => baseline(name) !== value);
+  if (changed.length === 0) return preset ? 'preset values' : 'defaults';
   return changed
     .map(([name, value]) => {
       const spec = specs.find((param) => param.name === name);

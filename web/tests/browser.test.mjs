@@ -187,6 +187,34 @@ describe('heaplab page', () => {
     await page.close();
   });
 
+  it('runs a preset with an override exactly as the CLI does', async () => {
+    const { page, problems } = await openPage();
+    await page.selectOption('#workload', 'medium');
+    await page.fill('.workload [data-param="scale"]', '0.005');
+    await page.selectOption('.policy select.family', 'preset:glibc-like');
+    // The preset's own values fill the editor.
+    assert.equal(await page.isChecked('.policy [data-param="dynamic_mmap_threshold"]'), true);
+    await page.fill('.policy [data-param="trim_threshold"]', '1048576');
+
+    assert.equal(await clickRun(page), 'done', await errorText(page));
+    const { reports, configs } = await results(page);
+    assert.equal(reports[0].config.policy.preset, 'glibc-like');
+    assert.equal(reports[0].config.policy.family, 'free-list');
+    assert.equal(reports[0].config.policy.params.trim_threshold, 1048576);
+    const fromFlags = await heaplabJson([
+      'run', '--workload', 'medium', '--scale', '0.005',
+      '--policy', 'glibc-like', '--set', 'trim_threshold=1MiB', '--json',
+    ]);
+    assert.deepEqual(fromFlags, reports);
+    // Reloading the link brings the preset back, not just its family.
+    const reopened = await openPage(new URL(page.url()).hash);
+    assert.equal(await reopened.page.inputValue('.policy select.family'), 'preset:glibc-like');
+    assert.equal(configs.length, 1);
+    normalRunProblems.push(...problems, ...reopened.problems);
+    await reopened.page.close();
+    await page.close();
+  });
+
   it('compares two policies on tree_churn and draws them', async () => {
     const { page, problems } = await openPage();
     await page.selectOption('#workload', 'tree_churn');

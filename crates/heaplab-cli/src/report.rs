@@ -148,7 +148,7 @@ pub fn list_policies(json: bool) -> Result<(), CliError> {
             .as_object()
             .into_iter()
             .flatten()
-            .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or("")))
+            .map(|(k, v)| format!("{k}={}", v.to_string().trim_matches('"')))
             .collect();
         println!("      {}", values.join(" "));
     }

@@ -37,8 +37,27 @@ pub fn workloads() -> Value {
         .collect()
 }
 
+/// Presets with their values typed as the family's parameters are (numbers for sizes),
+/// so a front end can compare them with what a user typed.
 pub fn presets() -> Value {
-    serde_json::to_value(crate::presets::PRESETS).unwrap_or(Value::Null)
+    crate::presets::PRESETS
+        .iter()
+        .map(|p| {
+            let mut v = serde_json::to_value(p).unwrap_or(Value::Null);
+            let specs = crate::policy::family(p.family).map_or(&[][..], |f| f.params);
+            let typed: serde_json::Map<String, Value> = p
+                .params
+                .iter()
+                .filter_map(|(k, text)| {
+                    let spec = specs.iter().find(|s| s.name == *k)?;
+                    let value = spec.parse_text(text).ok()?;
+                    Some((k.to_string(), serde_json::to_value(value).ok()?))
+                })
+                .collect();
+            v["params"] = Value::Object(typed);
+            v
+        })
+        .collect()
 }
 
 pub fn families() -> Value {
