@@ -13,6 +13,9 @@ use std::collections::{BTreeSet, VecDeque};
 
 use rustc_hash::FxHashMap;
 
+mod fit_tree;
+use fit_tree::FitTree;
+
 use super::{check_align, check_size, AllocError, Block, FamilySpec, Policy};
 use crate::event::ArenaId;
 use crate::pages::Pages;
@@ -202,8 +205,11 @@ pub struct FreeList {
     segment_size: u64,
     page: u64,
     chunks: FxHashMap<Addr, Chunk>,
+    /// Free chunks by size then address, for best fit.
     by_size: BTreeSet<(u64, Addr)>,
-    by_addr: BTreeSet<Addr>,
+    /// Free chunks by address with subtree maxima, for first and next fit. Only the
+    /// structure the fit policy searches is kept.
+    by_addr: FitTree,
     rover: Addr,
     segments: Vec<Segment>,
     /// Directly mapped blocks: payload to (mapping start, length).
@@ -246,7 +252,7 @@ impl FreeList {
             page: page_size,
             chunks: FxHashMap::default(),
             by_size: BTreeSet::new(),
-            by_addr: BTreeSet::new(),
+            by_addr: FitTree::new(),
             rover: 0,
             segments: Vec::new(),
             mapped: FxHashMap::default(),
@@ -270,13 +276,19 @@ impl FreeList {
     }
 
     fn insert_free(&mut self, addr: Addr, size: u64) {
-        self.by_size.insert((size, addr));
-        self.by_addr.insert(addr);
+        if self.fit == Fit::Best {
+            self.by_size.insert((size, addr));
+        } else {
+            self.by_addr.insert(addr, size);
+        }
     }
 
     fn remove_free(&mut self, addr: Addr, size: u64) {
-        self.by_size.remove(&(size, addr));
-        self.by_addr.remove(&addr);
+        if self.fit == Fit::Best {
+            self.by_size.remove(&(size, addr));
+        } else {
+            self.by_addr.remove(addr);
+        }
     }
 
     fn segment_of(&self, addr: Addr) -> usize {
@@ -290,18 +302,13 @@ impl FreeList {
     fn take_fit(&mut self, csize: u64) -> Option<Addr> {
         let found = match self.fit {
             Fit::Best => self.by_size.range((csize, 0)..).next().map(|&(_, a)| a),
-            // First and next fit walk the address-ordered list, as the textbook policies do.
-            Fit::First => self
-                .by_addr
-                .iter()
-                .copied()
-                .find(|a| self.chunks[a].size >= csize),
+            // The textbook policies walk an address-ordered list; the tree finds the same
+            // chunk without the walk.
+            Fit::First => self.by_addr.first_fit_from(0, csize),
             Fit::Next => self
                 .by_addr
-                .range(self.rover..)
-                .chain(self.by_addr.range(..self.rover))
-                .copied()
-                .find(|a| self.chunks[a].size >= csize),
+                .first_fit_from(self.rover, csize)
+                .or_else(|| self.by_addr.first_fit_from(0, csize)),
         }?;
         let size = self.chunks[&found].size;
         self.remove_free(found, size);
@@ -793,7 +800,11 @@ impl Policy for FreeList {
                             "free chunks at {prev:#x} and {a:#x} were not merged"
                         ));
                     }
-                    if !self.by_addr.contains(&a) || !self.by_size.contains(&(c.size, a)) {
+                    let indexed = match self.fit {
+                        Fit::Best => self.by_size.contains(&(c.size, a)),
+                        _ => self.by_addr.contains(a, c.size),
+                    };
+                    if !indexed {
                         return Err(format!(
                             "free chunk {a:#x} is missing from the free structures"
                         ));
@@ -822,11 +833,10 @@ impl Policy for FreeList {
                 self.chunks.len()
             ));
         }
-        if free != self.by_addr.len() || free != self.by_size.len() {
+        let indexed = self.by_addr.len() + self.by_size.len();
+        if free != indexed {
             return Err(format!(
-                "{free} free chunks, free structures hold {} and {}",
-                self.by_addr.len(),
-                self.by_size.len()
+                "{free} free chunks, the free structures hold {indexed}"
             ));
         }
         if live != self.live_chunks {
