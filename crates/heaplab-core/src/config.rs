@@ -207,6 +207,7 @@ impl RunConfig {
         } else {
             let spec = workload::find(&self.workload.id)?;
             let params = Params::resolve(spec.params, &self.workload.params, "workload.params")?;
+            spec.check(&params)?;
             out.workload.params = params.to_json_map();
         }
         if !PAGE_SIZES.contains(&self.provider.page_size) {

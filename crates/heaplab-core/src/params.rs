@@ -27,6 +27,10 @@ pub enum ParamKind {
     },
     Bool,
     Choice(&'static [&'static str]),
+    /// Free text of at most this many bytes, checked by its user (a histogram, say).
+    Text {
+        max_len: usize,
+    },
 }
 
 /// One knob: its name, what it takes, its default (written as a user would type it) and
@@ -95,7 +99,7 @@ impl ParamSpec {
                 "false" | "no" | "off" | "0" => ParamValue::Bool(false),
                 _ => return Err(format!("{text:?} is not true or false")),
             },
-            ParamKind::Choice(_) => ParamValue::Str(t.to_string()),
+            ParamKind::Choice(_) | ParamKind::Text { .. } => ParamValue::Str(t.to_string()),
         };
         self.check(v)
     }
@@ -147,6 +151,12 @@ impl ParamSpec {
             {
                 return Err(format!("{f} is outside the allowed range {min}..={max}"));
             }
+            (ParamKind::Text { max_len }, ParamValue::Str(s)) if s.len() > max_len => {
+                return Err(format!(
+                    "text of {} bytes is longer than {max_len}",
+                    s.len()
+                ));
+            }
             (ParamKind::Choice(choices), ParamValue::Str(s)) if !choices.contains(&s.as_str()) => {
                 return Err(format!("{s:?} is not one of: {}", choices.join(", ")));
             }
@@ -162,6 +172,7 @@ impl ParamSpec {
             ParamKind::Float { .. } => "a number",
             ParamKind::Bool => "true or false",
             ParamKind::Choice(_) => "one of the listed choices",
+            ParamKind::Text { .. } => "text",
         }
     }
 
@@ -183,6 +194,7 @@ impl Serialize for ParamSpec {
             ParamKind::Float { min, max } => ("float", min.into(), max.into(), Value::Null),
             ParamKind::Bool => ("bool", Value::Null, Value::Null, Value::Null),
             ParamKind::Choice(c) => ("choice", Value::Null, Value::Null, c.into()),
+            ParamKind::Text { max_len } => ("text", Value::Null, max_len.into(), Value::Null),
         };
         m.serialize_entry("kind", kind)?;
         m.serialize_entry("default", &self.default_value())?;

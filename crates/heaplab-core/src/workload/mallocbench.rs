@@ -1,5 +1,6 @@
 //! Ports of MallocBench's allocation patterns (WebKit PerformanceTests/MallocBench), as
-//! event generators. Sizes are the 64-bit ones.
+//! event generators. Sizes are the 64-bit ones. The patterns follow the benchmarks'
+//! descriptions; counts are MallocBench's at `scale = 1`.
 
 use rand::Rng;
 
@@ -141,4 +142,197 @@ pub(super) fn tree_churn<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(
     }
     (tree.sink)(Event::Phase("destroy".into()))?;
     tree.destroy(root)
+}
+
+/// `list_allocate`: build a 32K-node singly linked list (32-byte node, 1-byte payload)
+/// and free it from the head, 70 times.
+pub(super) fn list_allocate<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
+    const NODES: u64 = 32 * 1024;
+    let rounds = scaled(params, 70.0);
+    for round in 0..rounds {
+        let base = round * NODES * 2;
+        for i in 0..NODES {
+            sink(Event::alloc(base + 2 * i, 32))?;
+            sink(Event::alloc(base + 2 * i + 1, 1))?;
+        }
+        for i in 0..NODES {
+            sink(Event::free(base + 2 * i + 1))?;
+            sink(Event::free(base + 2 * i))?;
+        }
+    }
+    Ok(())
+}
+
+/// `tree_allocate`: build and free a complete binary tree of depth 16 (48-byte nodes with
+/// payloads sized by depth), 24 times.
+pub(super) fn tree_allocate<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
+    let rounds = scaled(params, 24.0);
+    let mut tree = Tree {
+        nodes: Vec::new(),
+        spare: Vec::new(),
+        next_id: 0,
+        counter: 0,
+        sink,
+    };
+    for _ in 0..rounds {
+        let root = tree.build(16, 0, &|depth| (u64::from(depth) * 8 & 63) | 1)?;
+        tree.destroy(root)?;
+    }
+    Ok(())
+}
+
+/// `fragment`: 25 rounds of allocating 128K 32-byte objects, replacing 32K random ones,
+/// and freeing all in index order: how well holes are reused.
+pub(super) fn fragment<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
+    const OBJECTS: usize = 128 * 1024;
+    let rounds = scaled(params, 25.0);
+    let mut rng = rng(params);
+    let mut next: BlockId = 0;
+    let mut slots = vec![0; OBJECTS];
+    for _ in 0..rounds {
+        for slot in slots.iter_mut() {
+            sink(Event::alloc(next, 32))?;
+            *slot = next;
+            next += 1;
+        }
+        for _ in 0..OBJECTS / 4 {
+            let i = rng.random_range(0..OBJECTS);
+            sink(Event::free(slots[i]))?;
+            sink(Event::alloc(next, 32))?;
+            slots[i] = next;
+            next += 1;
+        }
+        for &id in &slots {
+            sink(Event::free(id))?;
+        }
+    }
+    Ok(())
+}
+
+/// `fragment_iterate`: allocate 512K 32-byte objects, free 128K at random, allocate 128K
+/// more as a list (they land in the holes), then free everything.
+pub(super) fn fragment_iterate<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
+    let n = scaled(params, (512 * 1024) as f64) as usize;
+    let mut rng = rng(params);
+    let mut live: Vec<BlockId> = (0..n as u64).collect();
+    sink(Event::Phase("allocate".into()))?;
+    for &id in &live {
+        sink(Event::alloc(id, 32))?;
+    }
+    sink(Event::Phase("punch holes".into()))?;
+    for _ in 0..n / 4 {
+        let i = rng.random_range(0..live.len());
+        sink(Event::free(live.swap_remove(i)))?;
+    }
+    sink(Event::Phase("refill".into()))?;
+    for id in n as u64..(n + n / 4) as u64 {
+        sink(Event::alloc(id, 32))?;
+        live.push(id);
+    }
+    sink(Event::Phase("free".into()))?;
+    live.sort_unstable();
+    for id in live {
+        sink(Event::free(id))?;
+    }
+    Ok(())
+}
+
+/// `big`: as `medium`, with objects of 8 to 128 KiB.
+pub(super) fn big<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
+    let total = scaled(params, (1u64 << 30) as f64);
+    let mut rng = rng(params);
+    let mut allocated = 0;
+    let mut n: BlockId = 0;
+    sink(Event::Phase("allocate".into()))?;
+    while allocated < total {
+        let size = rng.random_range(0..128 * 1024u64).max(8 * 1024);
+        sink(Event::alloc(n, size))?;
+        allocated += size;
+        n += 1;
+    }
+    sink(Event::Phase("free".into()))?;
+    for id in 0..n {
+        sink(Event::free(id))?;
+    }
+    Ok(())
+}
+
+/// `message_one` and `message_many`: a producer (thread 0) builds messages of an 8 KiB
+/// pointer array and 1024 nodes of 256 bytes; consumers on other threads free them, a few
+/// messages behind. Every free is a cross-thread free.
+pub(super) fn message<E>(params: &Params, consumers: u32, sink: &mut Sink<'_, E>) -> Result<(), E> {
+    const NODES: u64 = 1024;
+    const IN_FLIGHT: u64 = 4;
+    let messages = scaled(params, 1000.0);
+    let per_message = NODES + 1;
+    let consume = |m: u64, sink: &mut Sink<'_, E>| -> Result<(), E> {
+        let thread = 1 + (m % u64::from(consumers)) as u32;
+        for i in (0..per_message).rev() {
+            sink(Event::Free {
+                id: m * per_message + i,
+                thread,
+            })?;
+        }
+        Ok(())
+    };
+    for m in 0..messages {
+        let base = m * per_message;
+        sink(Event::Alloc {
+            id: base,
+            size: 8192,
+            align: 16,
+            arena: None,
+            thread: 0,
+        })?;
+        for i in 1..per_message {
+            sink(Event::Alloc {
+                id: base + i,
+                size: 256,
+                align: 16,
+                arena: None,
+                thread: 0,
+            })?;
+        }
+        if m >= IN_FLIGHT {
+            consume(m - IN_FLIGHT, sink)?;
+        }
+    }
+    for m in messages.saturating_sub(IN_FLIGHT)..messages {
+        consume(m, sink)?;
+    }
+    Ok(())
+}
+
+/// `balloon`: inflate to 100 MiB of 1 KiB chunks, free them all, then hold a 10 MiB
+/// steady state with churn, to see how fast memory goes back after the drain.
+pub(super) fn balloon<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
+    const CHUNK: u64 = 1024;
+    let big = scaled(params, (100 << 20) as f64) / CHUNK;
+    let steady = (big / 10).max(1);
+    let mut rng = rng(params);
+    sink(Event::Phase("inflate".into()))?;
+    for id in 0..big {
+        sink(Event::alloc(id, CHUNK))?;
+    }
+    sink(Event::Phase("deflate".into()))?;
+    for id in 0..big {
+        sink(Event::free(id))?;
+    }
+    sink(Event::Phase("steady".into()))?;
+    let mut live: Vec<BlockId> = (big..big + steady).collect();
+    for &id in &live {
+        sink(Event::alloc(id, CHUNK))?;
+    }
+    let mut next = big + steady;
+    for _ in 0..4 * steady {
+        let i = rng.random_range(0..live.len());
+        sink(Event::free(live[i]))?;
+        sink(Event::alloc(next, CHUNK))?;
+        live[i] = next;
+        next += 1;
+    }
+    for id in live {
+        sink(Event::free(id))?;
+    }
+    Ok(())
 }

@@ -2,6 +2,8 @@
 //! seed, with a `scale` knob so each fits a browser tab.
 
 mod mallocbench;
+mod malloclab;
+mod parametric;
 
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
@@ -26,8 +28,21 @@ pub struct WorkloadSpec {
 #[derive(Clone, Copy, Debug)]
 enum Kind {
     Churn,
+    ListAllocate,
+    TreeAllocate,
     TreeChurn,
+    Fragment,
+    FragmentIterate,
     Medium,
+    Big,
+    MessageOne,
+    MessageMany,
+    Balloon,
+    Binary,
+    Coalescing,
+    Random,
+    Realloc,
+    Parametric,
 }
 
 impl WorkloadSpec {
@@ -35,8 +50,29 @@ impl WorkloadSpec {
     pub fn generate<E>(&self, params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
         match self.kind {
             Kind::Churn => mallocbench::churn(params, sink),
+            Kind::ListAllocate => mallocbench::list_allocate(params, sink),
+            Kind::TreeAllocate => mallocbench::tree_allocate(params, sink),
             Kind::TreeChurn => mallocbench::tree_churn(params, sink),
+            Kind::Fragment => mallocbench::fragment(params, sink),
+            Kind::FragmentIterate => mallocbench::fragment_iterate(params, sink),
             Kind::Medium => mallocbench::medium(params, sink),
+            Kind::Big => mallocbench::big(params, sink),
+            Kind::MessageOne => mallocbench::message(params, 1, sink),
+            Kind::MessageMany => mallocbench::message(params, 8, sink),
+            Kind::Balloon => mallocbench::balloon(params, sink),
+            Kind::Binary => malloclab::binary(params, sink),
+            Kind::Coalescing => malloclab::coalescing(params, sink),
+            Kind::Random => malloclab::random(params, sink),
+            Kind::Realloc => malloclab::realloc(params, sink),
+            Kind::Parametric => parametric::generate(params, sink),
+        }
+    }
+
+    /// Checks what the parameters' own ranges cannot, such as a histogram's syntax.
+    pub fn check(&self, params: &Params) -> Result<(), ParamError> {
+        match self.kind {
+            Kind::Parametric => parametric::check(params),
+            _ => Ok(()),
         }
     }
 }
@@ -94,6 +130,267 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
                       whether freed memory goes back to the system.",
         params: &[SEED, scale("0.05")],
         kind: Kind::Medium,
+    },
+    WorkloadSpec {
+        id: "list_allocate",
+        title: "list_allocate (MallocBench)",
+        description:
+            "Build a singly linked list of 32K nodes (32-byte node plus a 1-byte payload) \
+                      and free it from the head, 70 times. Short-lived small objects in LIFO-ish \
+                      batches: how quickly freed memory is reused.",
+        params: &[SEED, scale("0.05")],
+        kind: Kind::ListAllocate,
+    },
+    WorkloadSpec {
+        id: "tree_allocate",
+        title: "tree_allocate (MallocBench)",
+        description: "Build a complete binary tree of depth 16 (48-byte nodes with payloads sized \
+                      by depth) and free it, 24 times. Mixed small sizes allocated and freed in \
+                      bulk.",
+        params: &[SEED, scale("0.1")],
+        kind: Kind::TreeAllocate,
+    },
+    WorkloadSpec {
+        id: "fragment",
+        title: "fragment (MallocBench)",
+        description: "25 rounds of allocating 128K objects of 32 bytes, replacing 32K of them at \
+                      random, and freeing all in index order. Tests whether holes left by the \
+                      replaced objects are reused.",
+        params: &[SEED, scale("0.1")],
+        kind: Kind::Fragment,
+    },
+    WorkloadSpec {
+        id: "fragment_iterate",
+        title: "fragment_iterate (MallocBench)",
+        description: "Allocate 512K objects of 32 bytes, free a quarter of them at random, then \
+                      allocate as many again as a list; the new ones land in the holes, scattered \
+                      over the heap. Then everything is freed.",
+        params: &[SEED, scale("0.25")],
+        kind: Kind::FragmentIterate,
+    },
+    WorkloadSpec {
+        id: "big",
+        title: "big (MallocBench)",
+        description: "Like medium, with objects of 8 to 128 KiB: 1 GiB in total, all live at \
+                      once, then freed in allocation order. Large-object handling and whether it \
+                      goes back to the system.",
+        params: &[SEED, scale("0.05")],
+        kind: Kind::Big,
+    },
+    WorkloadSpec {
+        id: "message_one",
+        title: "message_one (MallocBench)",
+        description:
+            "A producer thread builds 1000 messages (an 8 KiB pointer array and 1024 nodes \
+                      of 256 bytes each); one consumer thread frees each message a few messages \
+                      later. Every free is a cross-thread free.",
+        params: &[SEED, scale("0.05")],
+        kind: Kind::MessageOne,
+    },
+    WorkloadSpec {
+        id: "message_many",
+        title: "message_many (MallocBench)",
+        description:
+            "As message_one, with eight consumer threads taking turns, so freed memory is \
+                      scattered over eight threads' heaps in a per-thread allocator.",
+        params: &[SEED, scale("0.05")],
+        kind: Kind::MessageMany,
+    },
+    WorkloadSpec {
+        id: "balloon",
+        title: "balloon (MallocBench)",
+        description:
+            "Inflate to 100 MiB of 1 KiB chunks, free them all, then hold a 10 MiB steady \
+                      state with churn. The phases show how much memory goes back after the drain \
+                      and how fast.",
+        params: &[SEED, scale("0.1")],
+        kind: Kind::Balloon,
+    },
+    WorkloadSpec {
+        id: "binary",
+        title: "binary (malloc-lab look-alike)",
+        description: "Small power-of-two blocks (64 B) alternating with large odd ones (448 B); \
+                      the large ones are freed and 512-byte blocks requested, which the holes \
+                      cannot hold. A pattern that defeats buddy allocators and simple segregated \
+                      fits.",
+        params: &[SEED, scale("1")],
+        kind: Kind::Binary,
+    },
+    WorkloadSpec {
+        id: "coalescing",
+        title: "coalescing (malloc-lab look-alike)",
+        description: "Allocate two 4095-byte blocks, free both, then ask for 8190 bytes: it fits \
+                      in the hole only if the allocator merged the two freed blocks.",
+        params: &[SEED, scale("1")],
+        kind: Kind::Coalescing,
+    },
+    WorkloadSpec {
+        id: "random",
+        title: "random (malloc-lab look-alike)",
+        description: "Allocations of random sizes from 1 byte to 16 KiB and frees of random live \
+                      blocks, up to 1200 live at once: no structure for a policy to exploit.",
+        params: &[SEED, scale("1")],
+        kind: Kind::Random,
+    },
+    WorkloadSpec {
+        id: "realloc",
+        title: "realloc (malloc-lab look-alike)",
+        description: "A buffer grown by realloc a few hundred bytes at a time while short-lived \
+                      small blocks are allocated between the steps: growing in place works only \
+                      when nothing sits right after the buffer.",
+        params: &[SEED, scale("1")],
+        kind: Kind::Realloc,
+    },
+    WorkloadSpec {
+        id: "parametric",
+        title: "parametric (size × lifetime × shape)",
+        description: "Requests drawn from a size distribution, freed in a lifetime order, with \
+                      live memory following a shape over the run (ramp, plateau, peak, sawtooth), \
+                      spread over threads. Change one knob at a time to see which one a policy \
+                      cares about.",
+        params: PARAMETRIC,
+        kind: Kind::Parametric,
+    },
+];
+
+const PARAMETRIC: &[ParamSpec] = &[
+    SEED,
+    ParamSpec {
+        name: "scale",
+        kind: ParamKind::Float {
+            min: 0.0001,
+            max: 10.0,
+        },
+        default: "1",
+        unit: "x",
+        doc: "Number of steps, as a multiple of 200,000.",
+    },
+    ParamSpec {
+        name: "sizes",
+        kind: ParamKind::Choice(&["fixed", "uniform", "power-law", "log-normal", "histogram"]),
+        default: "log-normal",
+        unit: "",
+        doc: "How request sizes are drawn: all `mean_size`; uniform in min..max; a power law \
+              (Pareto, exponent `alpha`) from `min_size`; log-normal around `mean_size` with \
+              spread `sigma`; or the weights in `histogram`.",
+    },
+    ParamSpec {
+        name: "min_size",
+        kind: ParamKind::Bytes {
+            min: 1,
+            max: 1 << 30,
+            pow2: false,
+        },
+        default: "16",
+        unit: "bytes",
+        doc: "Smallest request (uniform, power-law and log-normal are clamped to it).",
+    },
+    ParamSpec {
+        name: "max_size",
+        kind: ParamKind::Bytes {
+            min: 1,
+            max: 1 << 30,
+            pow2: false,
+        },
+        default: "4KiB",
+        unit: "bytes",
+        doc: "Largest request.",
+    },
+    ParamSpec {
+        name: "mean_size",
+        kind: ParamKind::Bytes {
+            min: 1,
+            max: 1 << 30,
+            pow2: false,
+        },
+        default: "64",
+        unit: "bytes",
+        doc: "The fixed size, or the median of the log-normal distribution.",
+    },
+    ParamSpec {
+        name: "sigma",
+        kind: ParamKind::Float {
+            min: 0.01,
+            max: 5.0,
+        },
+        default: "1",
+        unit: "",
+        doc: "Spread of the log-normal distribution (of the logarithm of the size).",
+    },
+    ParamSpec {
+        name: "alpha",
+        kind: ParamKind::Float {
+            min: 0.1,
+            max: 10.0,
+        },
+        default: "1.5",
+        unit: "",
+        doc: "Exponent of the power law: smaller means more large requests.",
+    },
+    ParamSpec {
+        name: "histogram",
+        kind: ParamKind::Text { max_len: 2000 },
+        default: "16:50,64:30,1KiB:20",
+        unit: "size:weight,…",
+        doc: "Sizes and their relative weights, for `sizes = histogram`.",
+    },
+    ParamSpec {
+        name: "lifetime",
+        kind: ParamKind::Choice(&["lifo", "fifo", "random", "exponential"]),
+        default: "random",
+        unit: "",
+        doc: "Which live block is freed when live memory is above the shape: the newest, the \
+              oldest, any, or the one whose exponentially distributed lifetime ends first.",
+    },
+    ParamSpec {
+        name: "mean_lifetime",
+        kind: ParamKind::Int {
+            min: 1,
+            max: 1_000_000_000,
+        },
+        default: "1000",
+        unit: "steps",
+        doc: "Mean lifetime under `lifetime = exponential`.",
+    },
+    ParamSpec {
+        name: "shape",
+        kind: ParamKind::Choice(&["ramp", "plateau", "peak", "sawtooth"]),
+        default: "plateau",
+        unit: "",
+        doc: "Live memory over the run: rising to the end, rising then held, rising then \
+              falling back, or `cycles` rises each followed by a drop.",
+    },
+    ParamSpec {
+        name: "peak_live",
+        kind: ParamKind::Bytes {
+            min: 1024,
+            max: 1 << 34,
+            pow2: false,
+        },
+        default: "16MiB",
+        unit: "bytes",
+        doc: "Live bytes at the top of the shape.",
+    },
+    ParamSpec {
+        name: "cycles",
+        kind: ParamKind::Int { min: 1, max: 1000 },
+        default: "4",
+        unit: "",
+        doc: "Teeth of the sawtooth.",
+    },
+    ParamSpec {
+        name: "threads",
+        kind: ParamKind::Int { min: 1, max: 64 },
+        default: "1",
+        unit: "threads",
+        doc: "Program threads allocating; each block is allocated by a random one.",
+    },
+    ParamSpec {
+        name: "remote_free",
+        kind: ParamKind::Float { min: 0.0, max: 1.0 },
+        default: "0",
+        unit: "",
+        doc: "Chance that a block is freed by a random thread rather than its own.",
     },
 ];
 

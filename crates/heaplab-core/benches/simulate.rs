@@ -1,0 +1,128 @@
+//! Simulator speed: events per second through each family, on events decoded before
+//! timing, and how time per event grows with the number of live blocks.
+//!
+//! `cargo bench -p heaplab-core --bench simulate`; figures and ratios go in BENCHMARKS.md.
+
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
+use heaplab_core::config::RunConfig;
+use heaplab_core::event::Event;
+use heaplab_core::simulate::{sim_provider, Simulation};
+use heaplab_core::workload;
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use serde_json::Value;
+
+fn config(family: &str, params: &[(&str, Value)]) -> RunConfig {
+    let mut c = RunConfig::new("churn", family);
+    for (k, v) in params {
+        c.policy.params.insert(k.to_string(), v.clone());
+    }
+    c.resolve().expect("bench configs are valid")
+}
+
+fn workload_events(id: &str, scale: f64) -> Vec<Event> {
+    let spec = workload::find(id).unwrap();
+    let mut c = RunConfig::new(id, "bump");
+    c.workload.params.insert("scale".into(), Value::from(scale));
+    let params = c.workload_params().unwrap();
+    let mut events = Vec::new();
+    spec.generate(&params, &mut |e| {
+        events.push(e);
+        Ok::<(), ()>(())
+    })
+    .unwrap();
+    events
+}
+
+/// `live` blocks of 16–512 bytes, then `steps` rounds of freeing a random live block and
+/// allocating a new one: a steady state whose size is `live`.
+fn steady(live: u64, steps: u64, seed: u64) -> (Vec<Event>, Vec<Event>) {
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    let fill: Vec<Event> = (0..live)
+        .map(|id| Event::alloc(id, rng.random_range(16..512)))
+        .collect();
+    let mut ids: Vec<u64> = (0..live).collect();
+    let mut next = live;
+    let mut churn = Vec::with_capacity(2 * steps as usize);
+    for _ in 0..steps {
+        let slot = rng.random_range(0..ids.len());
+        churn.push(Event::free(ids[slot]));
+        churn.push(Event::alloc(next, rng.random_range(16..512)));
+        ids[slot] = next;
+        next += 1;
+    }
+    (fill, churn)
+}
+
+fn replay(c: &RunConfig, events: &[Event]) -> u64 {
+    let mut sim = Simulation::new(c, sim_provider(c)).unwrap();
+    for e in events {
+        sim.apply(e.clone()).unwrap();
+    }
+    sim.finish().0.events
+}
+
+fn families() -> Vec<(&'static str, RunConfig)> {
+    vec![
+        ("bump", config("bump", &[])),
+        ("size-class", config("size-class", &[])),
+        ("free-list-best", config("free-list", &[])),
+        (
+            "free-list-first",
+            config("free-list", &[("fit", Value::from("first"))]),
+        ),
+    ]
+}
+
+fn throughput(c: &mut Criterion) {
+    for (name, events) in [
+        ("churn", workload_events("churn", 0.1)),
+        ("tree_churn", workload_events("tree_churn", 0.01)),
+    ] {
+        let mut g = c.benchmark_group(format!("events/{name}"));
+        g.throughput(Throughput::Elements(events.len() as u64));
+        g.sample_size(10).measurement_time(Duration::from_secs(5));
+        for (family, cfg) in families() {
+            g.bench_function(family, |b| b.iter(|| replay(&cfg, &events)));
+        }
+        g.finish();
+    }
+}
+
+/// Time per steady-state event with 10,000 and with 1,000,000 live blocks: no operation
+/// may be linear in live or free blocks, so the ratio must stay small.
+fn scaling(c: &mut Criterion) {
+    let steps = 200_000;
+    let mut g = c.benchmark_group("live-blocks");
+    g.throughput(Throughput::Elements(2 * steps));
+    g.sample_size(10).measurement_time(Duration::from_secs(8));
+    for live in [10_000u64, 1_000_000] {
+        let (fill, churn) = steady(live, steps, 1);
+        for (family, cfg) in families() {
+            g.bench_with_input(BenchmarkId::new(family, live), &live, |b, _| {
+                b.iter_batched(
+                    || {
+                        let mut sim = Simulation::new(&cfg, sim_provider(&cfg)).unwrap();
+                        for e in &fill {
+                            sim.apply(e.clone()).unwrap();
+                        }
+                        sim
+                    },
+                    |mut sim| {
+                        for e in &churn {
+                            sim.apply(e.clone()).unwrap();
+                        }
+                        sim
+                    },
+                    BatchSize::PerIteration,
+                )
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, throughput, scaling);
+criterion_main!(benches);

@@ -1,0 +1,117 @@
+//! Built-in workloads: the same seed gives the same events, another seed other events,
+//! and every workload ends with nothing live.
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+
+use heaplab_core::config::RunConfig;
+use heaplab_core::event::Event;
+use heaplab_core::workload::WORKLOADS;
+use serde_json::Value;
+
+/// Hashes a workload's event stream and counts its live bytes at the end.
+fn digest(id: &str, seed: u64) -> (u64, u64, i64) {
+    let spec = WORKLOADS.iter().find(|w| w.id == id).unwrap();
+    let mut c = RunConfig::new(id, "bump");
+    c.workload.params.insert("seed".into(), Value::from(seed));
+    c.workload.params.insert("scale".into(), Value::from(0.01));
+    let params = c.resolve().unwrap().workload_params().unwrap();
+    let mut h = DefaultHasher::new();
+    let mut n = 0u64;
+    let mut live = std::collections::HashMap::new();
+    let mut bytes = 0i64;
+    spec.generate(&params, &mut |e| {
+        e.hash(&mut h);
+        n += 1;
+        match e {
+            Event::Alloc { id, size, .. } => {
+                assert!(
+                    live.insert(id, size).is_none(),
+                    "{id} allocated twice in {}",
+                    spec.id
+                );
+                bytes += size as i64;
+            }
+            Event::Free { id, .. } => bytes -= live.remove(&id).expect("frees a live id") as i64,
+            Event::Realloc { id, size, .. } => {
+                let old = live.insert(id, size).expect("reallocs a live id");
+                bytes += size as i64 - old as i64;
+            }
+            _ => {}
+        }
+        Ok::<(), ()>(())
+    })
+    .unwrap();
+    (h.finish(), n, bytes)
+}
+
+/// Workloads whose events depend on the seed; the others are fixed patterns.
+const SEEDED: &[&str] = &[
+    "tree_churn",
+    "fragment",
+    "fragment_iterate",
+    "medium",
+    "big",
+    "balloon",
+    "random",
+    "realloc",
+    "parametric",
+];
+
+#[test]
+fn same_seed_same_events_and_nothing_left_live() {
+    for w in WORKLOADS {
+        let a = digest(w.id, 1);
+        assert_eq!(a, digest(w.id, 1), "{} is not deterministic", w.id);
+        assert!(a.1 > 0, "{} produced no events", w.id);
+        assert_eq!(a.2, 0, "{} leaves bytes live", w.id);
+        let b = digest(w.id, 2);
+        if SEEDED.contains(&w.id) {
+            assert_ne!(a.0, b.0, "{} ignores its seed", w.id);
+        } else {
+            assert_eq!(
+                a.0, b.0,
+                "{} depends on its seed but is listed as fixed",
+                w.id
+            );
+        }
+    }
+}
+
+#[test]
+fn a_bad_histogram_names_its_field() {
+    let mut c = RunConfig::new("parametric", "bump");
+    c.workload
+        .params
+        .insert("sizes".into(), Value::from("histogram"));
+    c.workload
+        .params
+        .insert("histogram".into(), Value::from("16:fifty"));
+    let e = c.resolve().unwrap_err();
+    assert_eq!(e.field, "workload.params.histogram");
+    assert!(e.message.contains("not a number"), "{e}");
+}
+
+#[test]
+fn parametric_knobs_change_the_stream() {
+    let base = digest("parametric", 1).0;
+    for (k, v) in [
+        ("sizes", "power-law"),
+        ("lifetime", "fifo"),
+        ("shape", "sawtooth"),
+        ("threads", "4"),
+    ] {
+        let spec = WORKLOADS.iter().find(|w| w.id == "parametric").unwrap();
+        let mut c = RunConfig::new("parametric", "bump");
+        c.workload.params.insert("scale".into(), Value::from(0.01));
+        c.workload.params.insert(k.into(), Value::from(v));
+        let params = c.resolve().unwrap().workload_params().unwrap();
+        let mut h = DefaultHasher::new();
+        spec.generate(&params, &mut |e| {
+            e.hash(&mut h);
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        assert_ne!(h.finish(), base, "{k}={v} changed nothing");
+    }
+}
