@@ -171,6 +171,8 @@ function fitsParam(param, value) {
       return typeof value === 'boolean';
     case 'choice':
       return typeof value === 'string' && (param.choices ?? []).includes(value);
+    case 'text':
+      return typeof value === 'string';
     default:
       return typeof value === 'number' && Number.isFinite(value);
   }
@@ -194,6 +196,12 @@ function paramField(param, value) {
     input = document.createElement('input');
     input.type = 'checkbox';
     input.checked = value;
+  } else if (param.kind === 'text') {
+    input = document.createElement('input');
+    input.type = 'text';
+    input.spellcheck = false;
+    if (param.max != null) input.maxLength = param.max;
+    input.value = value;
   } else if (param.kind === 'choice') {
     input = document.createElement('select');
     for (const choice of param.choices ?? []) input.append(option(choice, choice));
@@ -299,6 +307,8 @@ function readParam(param, input, where) {
     }
     return input.value;
   }
+  // Free text is checked by the simulation, which names the field if it is wrong.
+  if (param.kind === 'text') return input.value.trim();
   const text = input.value.trim();
   if (text === '') {
     // A number input reports an empty value both when it is empty and when it holds
