@@ -79,9 +79,10 @@ impl WorkloadSpec {
 
 const SEED: ParamSpec = ParamSpec {
     name: "seed",
+    // JavaScript numbers hold integers exactly up to 2^53 - 1, and seeds travel in links.
     kind: ParamKind::Int {
         min: 0,
-        max: 1 << 53,
+        max: (1 << 53) - 1,
     },
     default: "1",
     unit: "",

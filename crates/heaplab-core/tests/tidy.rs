@@ -1,0 +1,98 @@
+//! Docs that must agree with the code: every built-in workload has a page in
+//! `workloads/`, generated from the registry so the two never drift apart.
+//!
+//! After changing a workload, run `UPDATE_DOCS=1 cargo test -p heaplab-core --test tidy`
+//! and commit the pages it rewrites.
+
+use std::path::PathBuf;
+
+use heaplab_core::params::ParamSpec;
+use heaplab_core::workload::{WorkloadSpec, WORKLOADS};
+
+fn workloads_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../workloads")
+}
+
+fn render(w: &WorkloadSpec) -> String {
+    let mut out = format!("# {}\n\n", w.title);
+    out.push_str(&wrap(w.description));
+    out.push_str(&format!(
+        "\nRun it: `heaplab run --workload {} --policy size-class` (add `--wset name=value` to change a parameter).\n\n## Parameters\n\n| name | default | range | meaning |\n|---|---|---|---|\n",
+        w.id
+    ));
+    for p in w.params {
+        out.push_str(&format!("| `{}` | {} | {} | {} |\n", p.name, p.default, range(p), p.doc));
+    }
+    out
+}
+
+fn range(p: &ParamSpec) -> String {
+    let v = serde_json::to_value(p).unwrap();
+    match v["kind"].as_str() {
+        Some("choice") => v["choices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        Some("text") => "text".into(),
+        Some("bool") => "true, false".into(),
+        _ => format!("{} to {}", v["min"], v["max"]),
+    }
+}
+
+/// Wraps a paragraph at 90 columns, the width of the repository's prose.
+fn wrap(text: &str) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.len() + 1 + word.len() > 90 {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
+}
+
+#[test]
+fn every_workload_has_a_current_page() {
+    let update = std::env::var_os("UPDATE_DOCS").is_some();
+    let mut stale = Vec::new();
+    for w in WORKLOADS {
+        let path = workloads_dir().join(format!("{}.md", w.id));
+        let want = render(w);
+        let have = std::fs::read_to_string(&path).unwrap_or_default();
+        if have != want {
+            if update {
+                std::fs::write(&path, &want).unwrap();
+            } else {
+                stale.push(path.display().to_string());
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "these workload pages are missing or out of date; run `UPDATE_DOCS=1 cargo test -p heaplab-core --test tidy`: {stale:?}"
+    );
+}
+
+#[test]
+fn no_page_describes_a_workload_that_is_gone() {
+    for entry in std::fs::read_dir(workloads_dir()).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if let Some(id) = name.strip_suffix(".md") {
+            assert!(
+                id == "README" || WORKLOADS.iter().any(|w| w.id == id),
+                "workloads/{name} names no built-in workload"
+            );
+        }
+    }
+}
