@@ -24,19 +24,27 @@ fn digest(id: &str, seed: u64) -> (u64, u64, i64) {
         e.hash(&mut h);
         n += 1;
         match e {
-            Event::Alloc { id, size, .. } => {
-                assert!(
-                    live.insert(id, size).is_none(),
-                    "{id} allocated twice in {}",
-                    spec.id
-                );
+            Event::Alloc {
+                id, size, arena, ..
+            } => {
+                let fresh = live.insert(id, (size, arena)).is_none();
+                assert!(fresh, "{id} allocated twice in {}", spec.id);
                 bytes += size as i64;
             }
-            Event::Free { id, .. } => bytes -= live.remove(&id).expect("frees a live id") as i64,
+            Event::Free { id, .. } => bytes -= live.remove(&id).expect("frees a live id").0 as i64,
             Event::Realloc { id, size, .. } => {
-                let old = live.insert(id, size).expect("reallocs a live id");
-                bytes += size as i64 - old as i64;
+                let entry = live.get_mut(&id).expect("reallocs a live id");
+                bytes += size as i64 - entry.0 as i64;
+                entry.0 = size;
             }
+            // An arena's reset or drop frees every block still in it.
+            Event::ArenaReset(a) | Event::ArenaDrop(a) => live.retain(|_, (size, arena)| {
+                let dies = *arena == Some(a);
+                if dies {
+                    bytes -= *size as i64;
+                }
+                !dies
+            }),
             _ => {}
         }
         Ok::<(), ()>(())
@@ -56,6 +64,10 @@ const SEEDED: &[&str] = &[
     "random",
     "realloc",
     "parametric",
+    "jit",
+    "linker",
+    "browser",
+    "short_strings",
 ];
 
 #[test]

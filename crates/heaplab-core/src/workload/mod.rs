@@ -4,6 +4,7 @@
 mod mallocbench;
 mod malloclab;
 mod parametric;
+mod scenarios;
 
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
@@ -43,6 +44,10 @@ enum Kind {
     Random,
     Realloc,
     Parametric,
+    Jit,
+    Linker,
+    Browser,
+    ShortStrings,
 }
 
 impl WorkloadSpec {
@@ -65,6 +70,10 @@ impl WorkloadSpec {
             Kind::Random => malloclab::random(params, sink),
             Kind::Realloc => malloclab::realloc(params, sink),
             Kind::Parametric => parametric::generate(params, sink),
+            Kind::Jit => scenarios::jit(params, sink),
+            Kind::Linker => scenarios::linker(params, sink),
+            Kind::Browser => scenarios::browser(params, sink),
+            Kind::ShortStrings => scenarios::short_strings(params, sink),
         }
     }
 
@@ -251,6 +260,148 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
                       cares about.",
         params: PARAMETRIC,
         kind: Kind::Parametric,
+    },
+    WorkloadSpec {
+        id: "jit",
+        title: "jit (scenario S1: a JIT in a long-lived process)",
+        description: "A long-lived process compiles every so often. Each compilation builds about \
+                      8 MiB of small nodes in four arenas and drops them when done; meanwhile the \
+                      process allocates small blocks that outlive the compilation. With arena \
+                      slabs taken from the heap those survivors pin the freed slabs; with slabs \
+                      mapped from the OS the memory goes back after each compilation.",
+        params: &[
+            SEED,
+            ParamSpec {
+                name: "scale",
+                kind: ParamKind::Float {
+                    min: 0.0001,
+                    max: 10.0,
+                },
+                default: "1",
+                unit: "x",
+                doc: "Arena bytes per compilation, as a multiple of 8 MiB.",
+            },
+            ParamSpec {
+                name: "compiles",
+                kind: ParamKind::Int { min: 1, max: 1000 },
+                default: "5",
+                unit: "",
+                doc: "Compilations in the process's life.",
+            },
+            ParamSpec {
+                name: "long_lived_every",
+                kind: ParamKind::Int {
+                    min: 1,
+                    max: 1_000_000,
+                },
+                default: "64",
+                unit: "allocations",
+                doc:
+                    "One small block that outlives the compilation per this many arena allocations.",
+            },
+        ],
+        kind: Kind::Jit,
+    },
+    WorkloadSpec {
+        id: "linker",
+        title: "linker (scenario S3: a multi-threaded link)",
+        description:
+            "Many threads each take input files in turn: a symbol table of small blocks, a \
+                      few medium buffers and now and then a large section buffer. A work item's \
+                      memory is freed when its thread moves on, a quarter of it by other threads, \
+                      and a twentieth lives to the end of the link.",
+        params: &[
+            SEED,
+            ParamSpec {
+                name: "scale",
+                kind: ParamKind::Float {
+                    min: 0.0001,
+                    max: 10.0,
+                },
+                default: "0.1",
+                unit: "x",
+                doc: "Work items, as a multiple of 4000.",
+            },
+            ParamSpec {
+                name: "threads",
+                kind: ParamKind::Int { min: 1, max: 128 },
+                default: "16",
+                unit: "threads",
+                doc: "Linker threads (LLD used 36 to 72).",
+            },
+        ],
+        kind: Kind::Linker,
+    },
+    WorkloadSpec {
+        id: "browser",
+        title: "browser (scenario S4: back and forward)",
+        description: "A browser at rest, a directory listing, a huge page, then back and forward \
+                      three times; RSS after each step is the question. Pages are small nodes, \
+                      text of mixed sizes and pointer vectors grown by realloc, whose growth \
+                      policy is a knob: doubling, one slot at a time, or doubling then a final \
+                      shrink to fit.",
+        params: &[
+            SEED,
+            ParamSpec {
+                name: "scale",
+                kind: ParamKind::Float {
+                    min: 0.0001,
+                    max: 10.0,
+                },
+                default: "0.1",
+                unit: "x",
+                doc: "Size of the huge page, as a multiple of 100 MiB.",
+            },
+            ParamSpec {
+                name: "vector_growth",
+                kind: ParamKind::Choice(&["2x", "+1", "custom"]),
+                default: "2x",
+                unit: "",
+                doc: "How pointer vectors grow: double, one slot per push, or double while \
+                      loading and shrink to the exact size when the element is done.",
+            },
+        ],
+        kind: Kind::Browser,
+    },
+    WorkloadSpec {
+        id: "short_strings",
+        title: "short_strings (scenario S5: an interpreter's strings)",
+        description: "An interpreter makes strings, each a header and its characters in one \
+                      allocation; most are short. Half are temporaries that die young; the rest \
+                      live to the end. Putting short strings in a fixed-size block pool instead \
+                      of malloc is Pike's change.",
+        params: &[
+            SEED,
+            ParamSpec {
+                name: "scale",
+                kind: ParamKind::Float {
+                    min: 0.0001,
+                    max: 10.0,
+                },
+                default: "0.25",
+                unit: "x",
+                doc: "Strings made, as a multiple of 200,000.",
+            },
+            ParamSpec {
+                name: "header_bytes",
+                kind: ParamKind::Bytes {
+                    min: 0,
+                    max: 256,
+                    pow2: false,
+                },
+                default: "32",
+                unit: "bytes",
+                doc: "Bytes of string header before the characters.",
+            },
+            ParamSpec {
+                name: "short_fraction",
+                kind: ParamKind::Float { min: 0.0, max: 1.0 },
+                default: "0.9",
+                unit: "",
+                doc: "Share of strings of at most 32 characters.",
+            },
+        ],
+        kind: Kind::ShortStrings,
     },
 ];
 
