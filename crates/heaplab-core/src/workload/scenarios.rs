@@ -216,11 +216,12 @@ pub(super) fn browser<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), 
             }
             blocks.push(vector);
             used += items * 8;
-            // History, cache entries and other state outlive the page.
-            if rng.random_bool(0.05) {
-                let id = ids.next();
-                sink(Event::alloc(id, rng.random_range(32..=512)))?;
-                state.push(id);
+            // Now and then a node outlives the page (history, cache and font entries made
+            // while it loaded), scattered through the memory the page used.
+            if rng.random_bool(0.5) {
+                if let Some(node) = blocks.pop() {
+                    state.push(node);
+                }
             }
         }
         Ok(blocks)
