@@ -32,12 +32,13 @@ pub struct RunArgs {
     /// A built-in workload id (see `heaplab workloads`) or a .trace file.
     #[arg(long, short, required_unless_present = "config")]
     pub workload: Option<String>,
-    /// A policy family id (see `heaplab policies`) or a JSON file holding
-    /// {"family": ..., "params": {...}}. Repeat to compare policies.
+    /// A policy family or preset id (see `heaplab policies`), optionally with settings of
+    /// its own (`glibc-like:trim_threshold=1MiB,top_pad=0`), or a JSON file holding
+    /// {"family" or "preset": ..., "params": {...}}. Repeat to compare policies.
     #[arg(long, short, required_unless_present = "config")]
     pub policy: Vec<String>,
     /// Set a policy parameter, for example `--set slab_size=1MiB`. Repeatable; applies to
-    /// every --policy.
+    /// every --policy (`--policy name:key=value` sets one policy's only).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
     /// Set a workload parameter, for example `--wset scale=0.5`. Repeatable.

@@ -180,8 +180,22 @@ fn policy_unknown(id: &str) -> String {
     )
 }
 
-/// A family or preset id, or a JSON file holding a policy config.
+/// A family or preset id, optionally with its own settings (`glibc-like:trim_threshold=1MiB,top_pad=0`),
+/// or a JSON file holding a policy config.
 fn policy_arg(arg: &str) -> Result<PolicyConfig, CliError> {
+    if let Some((name, settings)) = arg.split_once(':') {
+        let mut policy = PolicyConfig::named(name);
+        let family =
+            policy::family(&policy.family).ok_or_else(|| CliError::input(policy_unknown(name)))?;
+        let sets: Vec<String> = settings.split(',').map(str::to_string).collect();
+        apply_sets(
+            &mut policy.params,
+            &sets,
+            family.params,
+            &format!("--policy {name}:"),
+        )?;
+        return Ok(policy);
+    }
     if !(arg.ends_with(".json") || Path::new(arg).is_file()) {
         return Ok(PolicyConfig::named(arg));
     }

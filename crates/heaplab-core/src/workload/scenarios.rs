@@ -158,6 +158,9 @@ enum Growth {
     DoubleThenFit,
 }
 
+/// Bytes of one word in a text block's vector: text pointer, size, style and position.
+const WORD: u64 = 48;
+
 /// `browser` (S4): a browser at rest, a directory listing, a huge page, then back and
 /// forward three times. Each page is DOM-like nodes, text of mixed sizes and pointer
 /// vectors grown by realloc; long-lived browser state is allocated along the way.
@@ -182,46 +185,49 @@ pub(super) fn browser<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), 
         let mut blocks = Vec::new();
         let mut used = 0;
         while used < bytes {
-            // A vector of pointers to the nodes of one element, filled as the page parses.
+            // A text block's words, kept inline in a vector (Dillo's SimpleVector<Word>)
+            // that grows as the page parses; some words have a node or text of their own.
             let vector = ids.next();
-            let items = rng.random_range(8..512u64);
+            let items = rng.random_range(8..1024u64);
             let mut cap = match growth {
                 Growth::PlusOne => 1,
                 _ => 4,
             };
-            sink(Event::alloc(vector, cap * 8))?;
+            sink(Event::alloc(vector, cap * WORD))?;
             for i in 0..items {
                 if i == cap {
                     cap = match growth {
                         Growth::PlusOne => cap + 1,
                         _ => cap * 2,
                     };
-                    sink(Event::realloc(vector, cap * 8))?;
+                    sink(Event::realloc(vector, cap * WORD))?;
                 }
-                let node = ids.next();
-                let size = rng.random_range(32..=256);
-                sink(Event::alloc(node, size))?;
-                blocks.push(node);
-                used += size;
-                if rng.random_bool(0.3) {
+                if rng.random_bool(0.2) {
+                    let node = ids.next();
+                    let size = rng.random_range(32..=256);
+                    sink(Event::alloc(node, size))?;
+                    blocks.push(node);
+                    used += size;
+                }
+                if rng.random_bool(0.1) {
                     let text = ids.next();
-                    let len = rng.random_range(8..=2048);
+                    let len = rng.random_range(8..=512);
                     sink(Event::alloc(text, len))?;
                     blocks.push(text);
                     used += len;
                 }
             }
             if growth == Growth::DoubleThenFit && cap > items {
-                sink(Event::realloc(vector, items * 8))?;
+                sink(Event::realloc(vector, items * WORD))?;
             }
             blocks.push(vector);
-            used += items * 8;
+            used += items * WORD;
             // Now and then a node outlives the page (history, cache and font entries made
             // while it loaded), scattered through the memory the page used.
-            if rng.random_bool(0.5) {
-                if let Some(node) = blocks.pop() {
-                    state.push(node);
-                }
+            if blocks.len() >= 2 && rng.random_bool(0.5) {
+                // The block just before the vector is a word's node or text, never a vector.
+                let node = blocks.swap_remove(blocks.len() - 2);
+                state.push(node);
             }
         }
         Ok(blocks)
