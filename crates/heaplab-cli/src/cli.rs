@@ -25,6 +25,19 @@ pub enum Command {
     Workloads(ListArgs),
     /// Write a built-in workload's events as a .trace file.
     Export(ExportArgs),
+    /// Run one of the seed scenarios (see `heaplab scenarios`) and work out its finding.
+    Scenario(ScenarioArgs),
+    /// List the seed scenarios.
+    Scenarios(ListArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ScenarioArgs {
+    /// The scenario id, e.g. jit-arenas.
+    pub id: String,
+    /// Print the runs and the finding as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -172,3 +172,70 @@ pub fn list_workloads(json: bool) -> Result<(), CliError> {
     }
     Ok(())
 }
+
+pub fn list_scenarios(json: bool) -> Result<(), CliError> {
+    let all = heaplab_core::scenario::scenarios().map_err(CliError::failed)?;
+    if json {
+        let v = serde_json::to_value(&all).map_err(|e| CliError::failed(e.to_string()))?;
+        return print_json(&serde_json::json!({ "scenarios": v }));
+    }
+    for s in all {
+        println!("{} — {}\n  {}\n", s.id, s.title, s.question);
+    }
+    Ok(())
+}
+
+pub fn scenario(args: crate::cli::ScenarioArgs) -> Result<(), CliError> {
+    let spec = heaplab_core::scenario::find(&args.id).map_err(CliError::input)?;
+    let out =
+        heaplab_core::scenario::run_scenario(&spec).map_err(|e| CliError::failed(e.to_string()))?;
+    if args.json {
+        let v = serde_json::to_value(&out).map_err(|e| CliError::failed(e.to_string()))?;
+        return print_json(&v);
+    }
+    println!("{}\n\n{}\n", out.title, out.question);
+    let per_workload = spec.configs.len();
+    for (w, runs) in out.runs.chunks(per_workload).enumerate() {
+        let wc = &spec.workloads[w];
+        println!(
+            "workload {} {}",
+            wc.id,
+            Value::Object(wc.params.clone().into_iter().collect())
+        );
+        let mut table = Table::new();
+        table.load_preset(UTF8_FULL_CONDENSED);
+        let mut header = vec![Cell::new("")];
+        header.extend(runs.iter().map(|r| Cell::new(&r.label)));
+        table.set_header(header);
+        for (label, get) in ROWS {
+            let mut row = vec![Cell::new(label)];
+            row.extend(
+                runs.iter()
+                    .map(|r| Cell::new(get(&r.report.summary)).set_alignment(CellAlignment::Right)),
+            );
+            table.add_row(row);
+        }
+        if let Some(first) = runs.first() {
+            for (i, phase) in first.report.summary.phases.iter().enumerate() {
+                let mut row = vec![Cell::new(format!("resident after {}", phase.label))];
+                row.extend(runs.iter().map(|r| {
+                    let v = r
+                        .report
+                        .summary
+                        .phases
+                        .get(i)
+                        .map_or(0, |p| p.resident_bytes);
+                    Cell::new(human_bytes(v)).set_alignment(CellAlignment::Right)
+                }));
+                table.add_row(row);
+            }
+        }
+        println!("{table}\n");
+    }
+    println!("Expected: {}\n", out.expected);
+    println!("Finding:");
+    for c in &out.finding.checks {
+        println!("  {} {}", if c.holds { "✓" } else { "✗" }, c.claim);
+    }
+    Ok(())
+}

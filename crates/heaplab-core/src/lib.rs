@@ -25,6 +25,7 @@ pub mod presets;
 pub mod provider;
 mod ranges;
 pub mod run;
+pub mod scenario;
 pub mod series;
 pub mod simulate;
 pub mod stats;

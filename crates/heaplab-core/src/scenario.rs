@@ -1,0 +1,297 @@
+//! The seed scenarios: questions people asked about allocators, each a workload, the
+//! policy configurations they compared, and the finding worked out from the numbers.
+//!
+//! The scenario files live in `workloads/scenarios/` and are compiled in, so the browser
+//! has them too. What each finding claims, and the thresholds the tests hold it to, are
+//! in [`evaluate`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::{PolicyConfig, RunConfig, WorkloadConfig};
+use crate::run::{run, RunError};
+use crate::simulate::Report;
+
+/// A scenario file.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioSpec {
+    pub id: String,
+    pub title: String,
+    /// The thread in `shared/seeds/` the question came from.
+    pub seed: String,
+    pub question: String,
+    /// Each configuration runs on each workload.
+    pub workloads: Vec<WorkloadConfig>,
+    pub configs: Vec<LabelledPolicy>,
+    /// The finding the people saw, in words.
+    pub expected: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LabelledPolicy {
+    pub label: String,
+    pub policy: PolicyConfig,
+}
+
+const FILES: &[(&str, &str)] = &[
+    (
+        "jit-arenas.json",
+        include_str!("../../../workloads/scenarios/jit-arenas.json"),
+    ),
+    (
+        "browser-back-forward.json",
+        include_str!("../../../workloads/scenarios/browser-back-forward.json"),
+    ),
+];
+
+/// Every scenario, parsed from its file. A malformed file is an error naming it.
+pub fn scenarios() -> Result<Vec<ScenarioSpec>, String> {
+    FILES
+        .iter()
+        .map(|(name, text)| {
+            serde_json::from_str(text).map_err(|e| format!("workloads/scenarios/{name}: {e}"))
+        })
+        .collect()
+}
+
+/// Looks a scenario up by id; the error lists the valid ids.
+pub fn find(id: &str) -> Result<ScenarioSpec, String> {
+    let all = scenarios()?;
+    let ids: Vec<String> = all.iter().map(|s| s.id.clone()).collect();
+    all.into_iter().find(|s| s.id == id).ok_or_else(|| {
+        format!(
+            "unknown scenario {id:?}; valid ones are: {}",
+            ids.join(", ")
+        )
+    })
+}
+
+/// One configuration on one workload.
+#[derive(Clone, Debug, Serialize)]
+pub struct ScenarioRun {
+    pub label: String,
+    #[serde(flatten)]
+    pub report: Report,
+}
+
+/// One claim of a finding, with the number behind it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Check {
+    pub claim: String,
+    /// The measured value the claim is about (a ratio, a fraction).
+    pub value: f64,
+    pub holds: bool,
+}
+
+/// What the numbers say.
+#[derive(Clone, Debug, Serialize)]
+pub struct Finding {
+    pub checks: Vec<Check>,
+    pub holds: bool,
+}
+
+/// A scenario's runs and finding.
+#[derive(Clone, Debug, Serialize)]
+pub struct ScenarioOutput {
+    pub id: String,
+    pub title: String,
+    pub question: String,
+    pub expected: String,
+    pub runs: Vec<ScenarioRun>,
+    pub finding: Finding,
+}
+
+/// Runs every configuration of a scenario on every workload, in file order (workloads
+/// outer), and works out the finding.
+pub fn run_scenario(spec: &ScenarioSpec) -> Result<ScenarioOutput, RunError> {
+    let mut runs = Vec::new();
+    for w in &spec.workloads {
+        for c in &spec.configs {
+            let mut config = RunConfig::new(&w.id, "");
+            config.workload = w.clone();
+            config.policy = c.policy.clone();
+            let out = run(&config)?;
+            runs.push(ScenarioRun {
+                label: c.label.clone(),
+                report: out.report,
+            });
+        }
+    }
+    let checks = evaluate(&spec.id, &runs);
+    Ok(ScenarioOutput {
+        id: spec.id.clone(),
+        title: spec.title.clone(),
+        question: spec.question.clone(),
+        expected: spec.expected.clone(),
+        finding: Finding {
+            holds: checks.iter().all(|c| c.holds),
+            checks,
+        },
+        runs,
+    })
+}
+
+fn check(claim: String, value: f64, holds: bool) -> Check {
+    Check {
+        claim,
+        value,
+        holds,
+    }
+}
+
+/// Resident bytes at the end of the last phase before `exit`, or at the end of the run.
+fn before_exit(r: &Report) -> u64 {
+    let phases = &r.summary.phases;
+    match phases.iter().rposition(|p| p.label == "exit") {
+        Some(i) if i > 0 => phases[i - 1].resident_bytes,
+        _ => r.summary.end_resident_bytes,
+    }
+}
+
+fn phase_resident(r: &Report, label: &str) -> Option<u64> {
+    r.summary
+        .phases
+        .iter()
+        .find(|p| p.label == label)
+        .map(|p| p.resident_bytes)
+}
+
+fn ratio(a: u64, b: u64) -> f64 {
+    a as f64 / (b.max(1)) as f64
+}
+
+/// The claims of each scenario's finding. Thresholds are the qualitative findings of
+/// `shared/scenarios.md` made numeric; if one fails, the model or the workload is wrong,
+/// not the threshold.
+pub fn evaluate(id: &str, runs: &[ScenarioRun]) -> Vec<Check> {
+    let r = |i: usize| &runs[i].report;
+    match id {
+        "jit-arenas" if runs.len() == 3 => {
+            let (heap, pages, big) = (r(0), r(1), r(2));
+            let end = ratio(before_exit(heap), before_exit(pages));
+            let peak_gap = heap
+                .summary
+                .peak_resident_bytes
+                .abs_diff(pages.summary.peak_resident_bytes) as f64
+                / heap
+                    .summary
+                    .peak_resident_bytes
+                    .max(pages.summary.peak_resident_bytes)
+                    .max(1) as f64;
+            let ops = ratio(pages.summary.page_ops, big.summary.page_ops);
+            vec![
+                check(
+                    format!("memory after the compilations is {end:.1}x smaller with mmap-backed slabs (at least 3x)"),
+                    end,
+                    end >= 3.0,
+                ),
+                check(
+                    format!("peak memory differs by {:.1}% (at most 10%)", peak_gap * 100.0),
+                    peak_gap,
+                    peak_gap <= 0.10,
+                ),
+                check(
+                    format!("4 KiB mmap-backed slabs make {ops:.0}x the page operations of 1 MiB slabs (at least 10x)"),
+                    ops,
+                    ops >= 10.0,
+                ),
+            ]
+        }
+        "browser-back-forward" if runs.len() == 6 => {
+            let mut checks = Vec::new();
+            // Runs: (2x, glibc), (2x, returning), (+1, glibc), (+1, returning), (custom, ...).
+            for (i, who, keeps_most) in
+                [(0, "glibc-like", true), (1, "the returning policy", false)]
+            {
+                let rep = r(i);
+                let huge =
+                    phase_resident(rep, "huge page").unwrap_or(rep.summary.peak_resident_bytes);
+                for back in 1..=3 {
+                    let after = phase_resident(rep, &format!("back {back}")).unwrap_or(0);
+                    let kept = ratio(after, huge);
+                    checks.push(if keeps_most {
+                        check(
+                            format!("after back {back}, {who} keeps {:.0}% of the huge page resident (at least 60%)", kept * 100.0),
+                            kept,
+                            kept >= 0.6,
+                        )
+                    } else {
+                        check(
+                            format!("after back {back}, {who} keeps {:.0}% of the huge page resident (at most 30%)", kept * 100.0),
+                            kept,
+                            kept <= 0.3,
+                        )
+                    });
+                }
+            }
+            let (double, plus_one, custom) = (r(0), r(2), r(4));
+            let peak = |x: &Report| x.summary.peak_resident_bytes as f64;
+            let saving = 1.0 - peak(plus_one) / peak(double);
+            checks.push(check(
+                format!(
+                    "growing by one slot lowers peak memory by {:.1}% (at least 5%)",
+                    saving * 100.0
+                ),
+                saving,
+                saving >= 0.05,
+            ));
+            let reallocs = ratio(plus_one.summary.reallocs, double.summary.reallocs);
+            checks.push(check(
+                format!("growing by one slot needs {reallocs:.0}x the reallocations of doubling (at least 10x)"),
+                reallocs,
+                reallocs >= 10.0,
+            ));
+            let kept = (peak(double) - peak(custom)) / (peak(double) - peak(plus_one)).max(1.0);
+            checks.push(check(
+                format!(
+                    "doubling then shrinking to fit keeps {:.0}% of that saving (more than half)",
+                    kept * 100.0
+                ),
+                kept,
+                kept > 0.5,
+            ));
+            let custom_reallocs = ratio(custom.summary.reallocs, double.summary.reallocs);
+            checks.push(check(
+                format!(
+                    "and needs {custom_reallocs:.2}x the reallocations of doubling (at most 2x)"
+                ),
+                custom_reallocs,
+                custom_reallocs <= 2.0,
+            ));
+            checks
+        }
+        _ => vec![check(
+            format!("scenario {id} has no finding for {} runs", runs.len()),
+            0.0,
+            false,
+        )],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_scenario_file_parses_and_resolves() {
+        for s in scenarios().unwrap() {
+            assert!(
+                !s.workloads.is_empty() && (2..=4).contains(&s.configs.len()),
+                "{}",
+                s.id
+            );
+            for w in &s.workloads {
+                for c in &s.configs {
+                    let mut config = RunConfig::new(&w.id, "");
+                    config.workload = w.clone();
+                    config.policy = c.policy.clone();
+                    config
+                        .resolve()
+                        .unwrap_or_else(|e| panic!("{} {}: {e}", s.id, c.label));
+                }
+            }
+        }
+        assert!(find("nope").unwrap_err().contains("jit-arenas"));
+    }
+}
