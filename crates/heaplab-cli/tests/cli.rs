@@ -105,7 +105,7 @@ fn bad_names_and_values_exit_2_and_list_what_is_valid() {
         ),
         (
             &["run", "-w", "churn", "-p", "nope"],
-            "bump, free-list, size-class",
+            "bump, free-list, size-class, buddy, pool",
         ),
         (
             &["run", "-w", "churn", "-p", "bump", "--set", "slab=3"],
@@ -246,7 +246,7 @@ fn listings_come_from_the_registry() {
         .iter()
         .map(|f| f["id"].as_str().unwrap())
         .collect();
-    assert_eq!(ids, ["bump", "free-list", "size-class"]);
+    assert_eq!(ids, ["bump", "free-list", "size-class", "buddy", "pool"]);
     let v = json_of(&heaplab(&["workloads", "--json"]));
     assert!(v["workloads"]
         .as_array()

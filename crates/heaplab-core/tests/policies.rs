@@ -93,6 +93,39 @@ fn configs() -> Vec<RunConfig> {
                 ("backing", Value::from("pages")),
             ],
         ),
+        ("buddy", &[]),
+        (
+            "buddy",
+            &[
+                ("min_block", Value::from(64)),
+                ("max_order", Value::from(12)),
+                ("decommit_merged", Value::from(true)),
+            ],
+        ),
+        (
+            "buddy",
+            &[
+                ("min_block", Value::from(8)),
+                ("max_order", Value::from(17)),
+                ("header_size", Value::from(8)),
+            ],
+        ),
+        ("pool", &[]),
+        (
+            "pool",
+            &[
+                ("block_size", Value::from(48)),
+                ("blocks_per_chunk", Value::from(4)),
+                ("free_empty_chunks", Value::from(false)),
+            ],
+        ),
+        (
+            "pool",
+            &[
+                ("block_size", Value::from(8)),
+                ("blocks_per_chunk", Value::from(1)),
+            ],
+        ),
     ];
     let mut out = Vec::new();
     for (family, params) in variants {
@@ -381,4 +414,60 @@ fn impossible_requests_are_errors_not_panics() {
         sim.check_invariants().unwrap();
     }
     let _ = AllocError::Invalid(String::new());
+}
+
+#[test]
+fn buddy_and_pool_runs_are_deterministic() {
+    for family in ["buddy", "pool"] {
+        for w in WORKLOADS {
+            let mut c = RunConfig::new(w.id, family);
+            c.workload.params.insert("scale".into(), Value::from(0.003));
+            c.workload.params.insert("seed".into(), Value::from(7));
+            assert_eq!(run(&c).unwrap(), run(&c).unwrap(), "{family} on {}", w.id);
+        }
+    }
+}
+
+/// Runs `sizes` as allocations that all stay live and returns the peak committed pages.
+fn committed_after(family: &str, params: &[(&str, Value)], sizes: &[u64]) -> u64 {
+    let mut c = RunConfig::new("churn", family);
+    for (k, v) in params {
+        c.policy.params.insert(k.to_string(), v.clone());
+    }
+    let c = c.resolve().unwrap();
+    let mut sim = Simulation::new(&c, sim_provider(&c)).unwrap();
+    for (id, &size) in sizes.iter().enumerate() {
+        sim.apply(Event::alloc(id as u64, size)).unwrap();
+    }
+    sim.check_invariants().unwrap();
+    sim.pages().stats().committed_pages.peak
+}
+
+#[test]
+fn buddy_wastes_almost_half_on_sizes_just_above_a_power_of_two() {
+    // The malloc-lab `binary` pattern: odd sizes just above a power of two.
+    let sizes: Vec<u64> = (0..2000)
+        .map(|i| if i % 2 == 0 { 4100 } else { 520 })
+        .collect();
+    let buddy = committed_after("buddy", &[], &sizes);
+    let free_list = committed_after("free-list", &[], &sizes);
+    // 4100 bytes take an 8 KiB block and 520 bytes a 1 KiB block: about 1.9x the payload.
+    assert!(
+        buddy * 10 >= free_list * 17,
+        "buddy {buddy} pages, free-list {free_list} pages"
+    );
+    // Exact powers of two waste nothing.
+    let pow2 = vec![4096; 1000];
+    let buddy = committed_after("buddy", &[], &pow2);
+    assert_eq!(buddy, 1000);
+}
+
+#[test]
+fn a_pool_keeps_small_blocks_out_of_the_heap() {
+    // S5 in miniature: short strings in 32-byte blocks take a few chunks from the heap
+    // instead of one heap chunk each.
+    let sizes: Vec<u64> = (0..4096).map(|i| 8 + i % 24).collect();
+    let pool = committed_after("pool", &[], &sizes);
+    let free_list = committed_after("free-list", &[], &sizes);
+    assert!(pool < free_list, "pool {pool} pages, free-list {free_list}");
 }

@@ -6,8 +6,10 @@
 //! would make into the heap are modelled as [`Pages::touch`] calls, so resident memory is
 //! what the real allocator would have.
 
+pub mod buddy;
 pub mod bump;
 pub mod free_list;
+pub mod pool;
 pub mod size_class;
 
 use std::fmt;
@@ -17,8 +19,10 @@ use crate::pages::Pages;
 use crate::params::{ParamError, ParamSpec, Params};
 use crate::provider::{Addr, PageProvider, ProviderError};
 
+pub use buddy::Buddy;
 pub use bump::Bump;
 pub use free_list::FreeList;
+pub use pool::{Pool, PoolCounters};
 pub use size_class::SizeClass;
 
 /// Why a policy could not do what it was asked.
@@ -149,7 +153,13 @@ pub struct FamilySpec {
 }
 
 /// Every family heaplab knows.
-pub const FAMILIES: &[FamilySpec] = &[bump::FAMILY, free_list::FAMILY, size_class::FAMILY];
+pub const FAMILIES: &[FamilySpec] = &[
+    bump::FAMILY,
+    free_list::FAMILY,
+    size_class::FAMILY,
+    buddy::FAMILY,
+    pool::FAMILY,
+];
 
 /// Looks a family up by id.
 pub fn family(id: &str) -> Option<&'static FamilySpec> {
@@ -162,6 +172,8 @@ pub enum AnyPolicy {
     Bump(Bump),
     FreeList(FreeList),
     SizeClass(SizeClass),
+    Buddy(Buddy),
+    Pool(Pool),
 }
 
 impl AnyPolicy {
@@ -171,6 +183,8 @@ impl AnyPolicy {
             "bump" => Ok(AnyPolicy::Bump(Bump::new(params, page_size)?)),
             "free-list" => Ok(AnyPolicy::FreeList(FreeList::new(params, page_size)?)),
             "size-class" => Ok(AnyPolicy::SizeClass(SizeClass::new(params, page_size)?)),
+            "buddy" => Ok(AnyPolicy::Buddy(Buddy::new(params, page_size)?)),
+            "pool" => Ok(AnyPolicy::Pool(Pool::new(params, page_size)?)),
             other => Err(unknown_family(other)),
         }
     }
@@ -193,6 +207,8 @@ macro_rules! dispatch {
             AnyPolicy::Bump($p) => $e,
             AnyPolicy::FreeList($p) => $e,
             AnyPolicy::SizeClass($p) => $e,
+            AnyPolicy::Buddy($p) => $e,
+            AnyPolicy::Pool($p) => $e,
         }
     };
 }

@@ -1,0 +1,698 @@
+//! The buddy family: a binary buddy allocator, as in Knuth's buddy system and the Linux
+//! page allocator.
+//!
+//! Memory comes from the provider in arenas of `min_block << max_order` bytes, each
+//! reserved aligned to its own size, so a block of order `k` (`min_block << k` bytes) lies
+//! at a multiple of its size and its buddy is found by flipping one address bit. A request
+//! takes the smallest order that holds it: a free block of that order, or a larger one split
+//! in halves until it fits, the upper halves going to the free lists. A freed block merges
+//! with its buddy while the buddy is free at the same order.
+//!
+//! Arenas are committed lazily: the pages of a block are committed when it is handed out,
+//! if they are not already. Freed memory stays committed unless `decommit_merged` is on;
+//! then a free block of a page or more (after merging) has its pages decommitted and its
+//! free-list links kept out of band, so it costs no resident memory. Arenas are kept for
+//! the whole run, as a buddy heap keeps its zone; with `decommit_merged` an arena that
+//! merged back into one free block holds no committed pages. Requests larger than an arena
+//! get a mapping of their own, released on free.
+//!
+//! Every block size is a power of two, so a request just above one wastes almost half its
+//! block: the internal fragmentation that the malloc-lab `binary` pattern exposes.
+
+use std::collections::BTreeSet;
+
+use rustc_hash::FxHashMap;
+
+use super::free_list::default_realloc;
+use super::{check_align, check_size, AllocError, Block, FamilySpec, Policy};
+use crate::event::ArenaId;
+use crate::pages::Pages;
+use crate::params::{ParamError, ParamKind, ParamSpec, Params};
+use crate::provider::{Addr, PageProvider, ProviderError};
+
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "min_block",
+        kind: ParamKind::Bytes {
+            min: 8,
+            max: 4096,
+            pow2: true,
+        },
+        default: "16",
+        unit: "bytes",
+        doc: "Size of the smallest block, order 0. Malloc-style buddy heaps use a few words \
+              (16 bytes here); the Linux page allocator's smallest block is a 4 KiB page.",
+    },
+    ParamSpec {
+        name: "max_order",
+        kind: ParamKind::Int { min: 1, max: 30 },
+        default: "22",
+        unit: "orders",
+        doc: "The largest block is `min_block << max_order` bytes, and arenas of that size are \
+              reserved from the provider; the default gives 64 MiB arenas of 16-byte blocks \
+              (Linux: orders up to 10, so 4 MiB of 4 KiB pages).",
+    },
+    ParamSpec {
+        name: "header_size",
+        kind: ParamKind::Bytes {
+            min: 0,
+            max: 64,
+            pow2: false,
+        },
+        default: "0",
+        unit: "bytes",
+        doc: "In-band bytes before each payload, where Knuth's buddy system keeps a block's \
+              tag and order; 0 keeps them out of band, as Linux keeps a free page's order in \
+              its struct page.",
+    },
+    ParamSpec {
+        name: "decommit_merged",
+        kind: ParamKind::Bool,
+        default: "false",
+        unit: "",
+        doc: "Decommit the pages of every free block of a page or more once it forms by \
+              freeing and merging, as allocators that purge with madvise do; off, freed \
+              memory stays committed until it is reused, as in a classic buddy heap.",
+    },
+];
+
+pub const FAMILY: FamilySpec = FamilySpec {
+    id: "buddy",
+    title: "Binary buddy (Knuth, Linux page allocator)",
+    description: "Power-of-two blocks split on allocation and merged with their buddy on free, \
+                  in size-aligned arenas committed as blocks are used; a size just above a \
+                  power of two wastes almost half its block.",
+    params: PARAMS,
+};
+
+/// Arenas larger than this are refused: the simulated address space is 64 TiB.
+const MAX_ARENA: u64 = 1 << 40;
+
+/// Bytes a free-list link takes in a free block.
+const LINK: u64 = 8;
+
+/// A block handed out: where it starts (the payload may follow a header) and its order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Live {
+    block: Addr,
+    order: u32,
+}
+
+/// A binary buddy heap.
+#[derive(Debug)]
+pub struct Buddy {
+    min_block: u64,
+    min_shift: u32,
+    max_order: u32,
+    arena_size: u64,
+    header: u64,
+    decommit_merged: bool,
+    page: u64,
+    /// Free blocks of each order, lowest address first: allocation takes the lowest one,
+    /// which keeps the used part of an arena compact. Removing a given buddy is O(log n).
+    free: Vec<BTreeSet<Addr>>,
+    /// Arena bases, each aligned to `arena_size`.
+    arenas: BTreeSet<Addr>,
+    /// Live blocks by payload address.
+    live: FxHashMap<Addr, Live>,
+    /// Blocks larger than an arena, mapped on their own: payload to (mapping start, length).
+    mapped: FxHashMap<Addr, (Addr, u64)>,
+}
+
+impl Buddy {
+    pub fn new(params: &Params, page_size: u64) -> Result<Buddy, ParamError> {
+        let min_block = params.u64("min_block");
+        let max_order = params.u64("max_order") as u32;
+        let arena_size = min_block
+            .checked_shl(max_order)
+            .filter(|&a| a <= MAX_ARENA && a >> max_order == min_block)
+            .ok_or_else(|| ParamError {
+                field: "policy.params.max_order".into(),
+                message: format!(
+                    "min_block {min_block} << max_order {max_order} is larger than the 1 TiB \
+                     an arena may take"
+                ),
+            })?;
+        Ok(Buddy {
+            min_block,
+            min_shift: min_block.trailing_zeros(),
+            max_order,
+            arena_size,
+            header: params.u64("header_size"),
+            decommit_merged: params.bool("decommit_merged"),
+            page: page_size,
+            free: vec![BTreeSet::new(); max_order as usize + 1],
+            arenas: BTreeSet::new(),
+            live: FxHashMap::default(),
+            mapped: FxHashMap::default(),
+        })
+    }
+
+    /// Bytes in a block of order `k`.
+    #[inline]
+    fn size_of(&self, k: u32) -> u64 {
+        self.min_block << k
+    }
+
+    /// The smallest order whose blocks hold `need` bytes (`min_block <= need <= arena_size`).
+    #[inline]
+    fn order_for(&self, need: u64) -> u32 {
+        need.next_power_of_two().trailing_zeros() - self.min_shift
+    }
+
+    /// Where the payload starts in its block: after the header, at the alignment asked for.
+    #[inline]
+    fn offset(&self, align: u64) -> u64 {
+        self.header.next_multiple_of(align)
+    }
+
+    /// Bytes a block must span for `size` bytes at `align`. A block at least as large as
+    /// the alignment is aligned to it, since every block is aligned to its own size.
+    #[inline]
+    fn need(&self, size: u64, align: u64) -> u64 {
+        (self.offset(align) + size).max(align).max(self.min_block)
+    }
+
+    /// The block's buddy: the other half of the block of order `k + 1` holding it.
+    #[inline]
+    fn buddy_of(&self, block: Addr, k: u32) -> Addr {
+        block ^ self.size_of(k)
+    }
+
+    fn arena_of(&self, addr: Addr) -> Addr {
+        addr & !(self.arena_size - 1)
+    }
+
+    /// Takes a free block of order `k`, splitting a larger one or opening an arena if
+    /// needed, and commits its pages. On error nothing is handed out and every block is
+    /// still on its free list.
+    fn take_block<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        k: u32,
+    ) -> Result<Addr, AllocError> {
+        let from = match (k..=self.max_order).find(|&j| !self.free[j as usize].is_empty()) {
+            Some(j) => j,
+            None => {
+                self.new_arena(mem)?;
+                self.max_order
+            }
+        };
+        let block = *self.free[from as usize]
+            .first()
+            .expect("the order found has a free block");
+        // Commit first: the block keeps the address of the block it is split from, so a
+        // refusal leaves the free lists as they were.
+        commit_missing(mem, block, self.size_of(k))?;
+        self.free[from as usize].remove(&block);
+        for j in (k..from).rev() {
+            self.put_free(mem, block + self.size_of(j), j)?;
+        }
+        Ok(block)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn new_arena<P: PageProvider>(&mut self, mem: &mut Pages<P>) -> Result<(), AllocError> {
+        let base = mem.reserve(self.arena_size, self.arena_size)?;
+        self.arenas.insert(base);
+        self.free[self.max_order as usize].insert(base);
+        Ok(())
+    }
+
+    /// Puts a block on the free list of order `k` without merging, and writes its link or
+    /// gives back its pages.
+    fn put_free<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        block: Addr,
+        k: u32,
+    ) -> Result<(), AllocError> {
+        self.free[k as usize].insert(block);
+        let size = self.size_of(k);
+        if self.decommit_merged && size >= self.page && mem.caps().can_decommit {
+            // The block spans whole pages and holds nothing: give them back, and keep its
+            // links out of band so the pages stay untouched.
+            decommit_committed(mem, block, size)?;
+        } else if mem.is_committed(block, LINK.min(size)) {
+            mem.touch(block, LINK.min(size))?;
+        }
+        Ok(())
+    }
+
+    /// Frees the block of order `k` at `block`, merging it with its buddy while the buddy
+    /// is free at the same order.
+    fn release_block<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        mut block: Addr,
+        mut k: u32,
+    ) -> Result<(), AllocError> {
+        while k < self.max_order {
+            let buddy = self.buddy_of(block, k);
+            if !self.free[k as usize].remove(&buddy) {
+                break;
+            }
+            block = block.min(buddy);
+            k += 1;
+        }
+        self.put_free(mem, block, k)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn alloc_mapped<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        size: u64,
+        align: u64,
+    ) -> Result<Addr, AllocError> {
+        let offset = self.offset(align);
+        // A zero-byte request over-aligned past an arena still takes a page.
+        let len = mem.round_up((offset + size).max(1));
+        let base = mem.reserve(len, align.max(self.page))?;
+        if let Err(e) = mem.commit(base, len) {
+            mem.release(base, len)?;
+            return Err(e.into());
+        }
+        let payload = base + offset;
+        mem.touch(payload - self.header, self.header)?;
+        self.mapped.insert(payload, (base, len));
+        Ok(payload)
+    }
+
+    /// Free blocks as (address, order), for tests and the invariant scan.
+    fn free_blocks(&self) -> impl Iterator<Item = (Addr, u32)> + '_ {
+        self.free
+            .iter()
+            .enumerate()
+            .flat_map(|(k, set)| set.iter().map(move |&a| (a, k as u32)))
+    }
+}
+
+impl Policy for Buddy {
+    #[inline]
+    fn alloc<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        size: u64,
+        align: u64,
+        _arena: Option<ArenaId>,
+        _thread: u32,
+    ) -> Result<Addr, AllocError> {
+        check_align(align)?;
+        check_size(size)?;
+        let need = self.need(size, align);
+        if need > self.arena_size {
+            return self.alloc_mapped(mem, size, align);
+        }
+        let k = self.order_for(need);
+        let block = self.take_block(mem, k)?;
+        let payload = block + self.offset(align);
+        self.live.insert(payload, Live { block, order: k });
+        mem.touch(payload - self.header, self.header)?;
+        Ok(payload)
+    }
+
+    fn free<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        block: Block,
+        _thread: u32,
+    ) -> Result<(), AllocError> {
+        if let Some((base, len)) = self.mapped.remove(&block.addr) {
+            mem.release(base, len)?;
+            return Ok(());
+        }
+        let live = self.live.remove(&block.addr).ok_or_else(|| {
+            AllocError::Invalid(format!(
+                "free of {:#x}, which this heap never handed out or already freed",
+                block.addr
+            ))
+        })?;
+        self.release_block(mem, live.block, live.order)
+    }
+
+    fn realloc<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        block: Block,
+        new_size: u64,
+        align: u64,
+        thread: u32,
+    ) -> Result<Addr, AllocError> {
+        check_align(align)?;
+        check_size(new_size)?;
+        let aligned = block.addr.is_multiple_of(align);
+        if let Some(&live) = self.live.get(&block.addr) {
+            let need = (block.addr - live.block + new_size)
+                .max(align)
+                .max(self.min_block);
+            if aligned && need <= self.size_of(live.order) {
+                // It still fits: stay, and give back the upper halves it no longer needs.
+                // Each half's buddy is the lower half, which stays in use, so none merges.
+                let want = self.order_for(need);
+                for k in (want..live.order).rev() {
+                    self.live.get_mut(&block.addr).expect("live").order = k;
+                    self.put_free(mem, live.block + self.size_of(k), k)?;
+                }
+                return Ok(block.addr);
+            }
+        } else if let Some(&(base, len)) = self.mapped.get(&block.addr) {
+            if aligned && block.addr + new_size <= base + len {
+                return Ok(block.addr);
+            }
+        } else {
+            return Err(AllocError::Invalid(format!(
+                "realloc of {:#x}, which this heap never handed out",
+                block.addr
+            )));
+        }
+        default_realloc(self, mem, block, new_size, align, thread)
+    }
+
+    fn metadata_bytes(&self) -> u64 {
+        // The order of every live block (its header, or a byte in a side table), a record
+        // per mapping, and the free-list heads, one per order.
+        let per_block = self.header.max(1);
+        let heads = if self.arenas.is_empty() {
+            0
+        } else {
+            16 * self.free.len() as u64
+        };
+        per_block * self.live.len() as u64 + 16 * self.mapped.len() as u64 + heads
+    }
+
+    fn check_invariants<P: PageProvider>(&self, mem: &Pages<P>) -> Result<(), String> {
+        let mut spans: Vec<(Addr, u64, bool)> = Vec::new();
+        let decommits = self.decommit_merged && mem.caps().can_decommit;
+        for (a, k) in self.free_blocks() {
+            let size = self.size_of(k);
+            if !self.arenas.contains(&self.arena_of(a)) {
+                return Err(format!("free block {a:#x} of order {k} is in no arena"));
+            }
+            if a % size != 0 {
+                return Err(format!(
+                    "free block {a:#x} of order {k} is not aligned to its size"
+                ));
+            }
+            if k < self.max_order && self.free[k as usize].contains(&self.buddy_of(a, k)) {
+                return Err(format!(
+                    "free block {a:#x} and its buddy {:#x} of order {k} were not merged",
+                    self.buddy_of(a, k)
+                ));
+            }
+            if decommits && size >= self.page {
+                // Checking every page would make the scan cost the heap's size.
+                let last = a + size - self.page;
+                if mem.is_committed(a, 1) || mem.is_committed(last, 1) {
+                    return Err(format!(
+                        "free block {a:#x} of order {k} still has committed pages"
+                    ));
+                }
+            }
+            spans.push((a, size, true));
+        }
+        for (&payload, l) in &self.live {
+            let size = self.size_of(l.order);
+            if l.order > self.max_order
+                || l.block % size != 0
+                || !self.arenas.contains(&self.arena_of(l.block))
+            {
+                return Err(format!(
+                    "live block {:#x} of order {} is misplaced",
+                    l.block, l.order
+                ));
+            }
+            if payload < l.block + self.header || payload > l.block + size {
+                return Err(format!(
+                    "payload {payload:#x} lies outside its block {:#x}",
+                    l.block
+                ));
+            }
+            if !mem.is_committed(l.block, size) {
+                return Err(format!(
+                    "live block {:#x} of order {} is not committed",
+                    l.block, l.order
+                ));
+            }
+            spans.push((l.block, size, false));
+        }
+        // Free and live blocks must tile the arenas exactly: no overlap, nothing lost.
+        spans.sort_unstable_by_key(|s| s.0);
+        for w in spans.windows(2) {
+            if w[0].0 + w[0].1 > w[1].0 {
+                return Err(format!(
+                    "blocks {:#x}+{} ({}) and {:#x}+{} ({}) overlap",
+                    w[0].0,
+                    w[0].1,
+                    if w[0].2 { "free" } else { "live" },
+                    w[1].0,
+                    w[1].1,
+                    if w[1].2 { "free" } else { "live" },
+                ));
+            }
+        }
+        let covered: u64 = spans.iter().map(|s| s.1).sum();
+        let arenas = self.arenas.len() as u64 * self.arena_size;
+        if covered != arenas {
+            return Err(format!(
+                "free and live blocks cover {covered} bytes of {arenas} in arenas"
+            ));
+        }
+        for (&payload, &(base, len)) in &self.mapped {
+            if !mem.is_committed(base, len) || payload < base || payload >= base + len {
+                return Err(format!(
+                    "mapped block {payload:#x} is not inside committed memory"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Commits the pages under `[addr, addr + bytes)` that are not committed yet, one call per
+/// run of them, so pages already held are not committed (and counted) twice.
+fn commit_missing<P: PageProvider>(
+    mem: &mut Pages<P>,
+    addr: Addr,
+    bytes: u64,
+) -> Result<(), ProviderError> {
+    let page = mem.page_size();
+    let end = (addr + bytes).next_multiple_of(page);
+    let mut p = addr - addr % page;
+    while p < end {
+        if mem.is_committed(p, 1) {
+            p += page;
+            continue;
+        }
+        let start = p;
+        while p < end && !mem.is_committed(p, 1) {
+            p += page;
+        }
+        mem.commit(start, p - start)?;
+    }
+    Ok(())
+}
+
+/// Decommits the committed pages of the page-aligned range `[addr, addr + bytes)`, one call
+/// per run of them, so pages given back before are not counted twice.
+fn decommit_committed<P: PageProvider>(
+    mem: &mut Pages<P>,
+    addr: Addr,
+    bytes: u64,
+) -> Result<(), ProviderError> {
+    let page = mem.page_size();
+    let end = addr + bytes;
+    let mut p = addr;
+    while p < end {
+        if !mem.is_committed(p, 1) {
+            p += page;
+            continue;
+        }
+        let start = p;
+        while p < end && mem.is_committed(p, 1) {
+            p += page;
+        }
+        mem.decommit(start, p - start)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::{SimMode, SimProvider};
+    use serde_json::Value;
+
+    fn buddy(params: &[(&str, Value)], page: u64) -> Buddy {
+        let given = params
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        let p = Params::resolve(PARAMS, &given, "policy.params").unwrap();
+        Buddy::new(&p, page).unwrap()
+    }
+
+    fn os(page: u64) -> Pages<SimProvider> {
+        Pages::new(SimProvider::new(SimMode::Os, page))
+    }
+
+    fn block(addr: Addr, size: u64) -> Block {
+        Block {
+            addr,
+            size,
+            arena: None,
+        }
+    }
+
+    fn free_list(b: &Buddy) -> Vec<(u64, u32)> {
+        let base = *b.arenas.first().unwrap();
+        let mut v: Vec<(u64, u32)> = b.free_blocks().map(|(a, k)| (a - base, k)).collect();
+        v.sort_unstable();
+        v
+    }
+
+    #[test]
+    fn orders_and_buddies_follow_the_address_bits() {
+        let b = buddy(&[("min_block", 16.into()), ("max_order", 10.into())], 4096);
+        assert_eq!(b.arena_size, 16 << 10);
+        assert_eq!(
+            [1, 16, 17, 32, 33, 100, 16384].map(|n| b.order_for(b.need(n, 1))),
+            [0, 0, 1, 1, 2, 3, 10]
+        );
+        // An alignment above the size asks for a block as large as the alignment.
+        assert_eq!(b.order_for(b.need(8, 256)), 4);
+        let base = 1 << 32;
+        assert_eq!(b.buddy_of(base, 0), base + 16);
+        assert_eq!(b.buddy_of(base + 16, 0), base);
+        assert_eq!(b.buddy_of(base + 64, 2), base);
+        assert_eq!(b.buddy_of(base + 192, 2), base + 128);
+        assert_eq!(b.buddy_of(base + 8192, 9), base);
+    }
+
+    #[test]
+    fn split_on_alloc_and_merge_on_free_by_hand() {
+        let mut mem = os(4096);
+        let mut b = buddy(&[("min_block", 16.into()), ("max_order", 8.into())], 4096);
+        // Arena of 4 KiB. A 16-byte request splits it down to order 0.
+        let a = b.alloc(&mut mem, 10, 8, None, 0).unwrap();
+        let base = *b.arenas.first().unwrap();
+        assert_eq!(a, base);
+        assert_eq!(
+            free_list(&b),
+            [
+                (16, 0),
+                (32, 1),
+                (64, 2),
+                (128, 3),
+                (256, 4),
+                (512, 5),
+                (1024, 6),
+                (2048, 7)
+            ]
+        );
+        // A 40-byte request takes the order-2 block at 64; its buddy at 0 is split.
+        let c = b.alloc(&mut mem, 40, 8, None, 0).unwrap();
+        assert_eq!(c - base, 64);
+        let d = b.alloc(&mut mem, 16, 8, None, 0).unwrap();
+        assert_eq!(d - base, 16);
+        b.check_invariants(&mem).unwrap();
+        // Freeing 0 cannot merge (16 is live); freeing 16 merges 0+16 and 32 into order 2,
+        // which cannot merge with the live 64.
+        b.free(&mut mem, block(a, 10), 0).unwrap();
+        assert!(free_list(&b).contains(&(0, 0)));
+        b.free(&mut mem, block(d, 16), 0).unwrap();
+        assert_eq!(
+            free_list(&b),
+            [(0, 2), (128, 3), (256, 4), (512, 5), (1024, 6), (2048, 7)]
+        );
+        b.check_invariants(&mem).unwrap();
+        // Freeing the last block merges everything back into one arena-sized block.
+        b.free(&mut mem, block(c, 40), 0).unwrap();
+        assert_eq!(free_list(&b), [(0, 8)]);
+        b.check_invariants(&mem).unwrap();
+        assert!(b.free(&mut mem, block(c, 40), 0).is_err());
+    }
+
+    #[test]
+    fn pages_are_committed_lazily_and_decommitted_when_merged() {
+        let mut mem = os(4096);
+        let mut b = buddy(
+            &[
+                ("min_block", 64.into()),
+                ("max_order", 12.into()),
+                ("decommit_merged", true.into()),
+            ],
+            4096,
+        );
+        let small = b.alloc(&mut mem, 100, 16, None, 0).unwrap();
+        assert_eq!(mem.stats().committed_pages.current, 1);
+        let big = b.alloc(&mut mem, 20_000, 16, None, 0).unwrap();
+        // 20 000 bytes take a 32 KiB block: its 8 pages are committed.
+        assert_eq!(big % 32768, 0);
+        assert_eq!(mem.stats().committed_pages.current, 9);
+        b.check_invariants(&mem).unwrap();
+        b.free(&mut mem, block(big, 20_000), 0).unwrap();
+        assert_eq!(mem.stats().committed_pages.current, 1);
+        b.check_invariants(&mem).unwrap();
+        // The small block's page merges back into a free page-or-larger block and goes too.
+        b.free(&mut mem, block(small, 100), 0).unwrap();
+        assert_eq!(mem.stats().committed_pages.current, 0);
+        b.check_invariants(&mem).unwrap();
+        // Larger than the 256 KiB arena: a mapping of its own, released on free.
+        let huge = b.alloc(&mut mem, 300_000, 16, None, 0).unwrap();
+        assert_eq!(b.mapped.len(), 1);
+        b.free(&mut mem, block(huge, 300_000), 0).unwrap();
+        assert!(b.mapped.is_empty());
+        assert_eq!(mem.stats().committed_pages.current, 0);
+    }
+
+    #[test]
+    fn realloc_stays_in_place_and_gives_back_what_it_no_longer_needs() {
+        let mut mem = os(4096);
+        let mut b = buddy(&[("max_order", 10.into())], 4096);
+        let a = b.alloc(&mut mem, 1000, 16, None, 0).unwrap();
+        assert_eq!(b.live[&a].order, 6);
+        assert_eq!(b.realloc(&mut mem, block(a, 1000), 1024, 16, 0), Ok(a));
+        assert_eq!(b.realloc(&mut mem, block(a, 1024), 100, 16, 0), Ok(a));
+        assert_eq!(b.live[&a].order, 3);
+        b.check_invariants(&mem).unwrap();
+        // Growing past the block moves it.
+        let moved = b.realloc(&mut mem, block(a, 100), 5000, 16, 0).unwrap();
+        assert_ne!(moved, a);
+        b.check_invariants(&mem).unwrap();
+    }
+
+    #[test]
+    fn a_refused_commit_leaves_the_free_lists_as_they_were() {
+        let mut mem = os(4096);
+        let mut b = buddy(&[], 4096);
+        mem.provider_mut().fail_commit_at(1);
+        assert!(matches!(
+            b.alloc(&mut mem, 64, 16, None, 0),
+            Err(AllocError::OutOfMemory(_))
+        ));
+        b.check_invariants(&mem).unwrap();
+        assert_eq!(free_list(&b), [(0, 22)]);
+        assert!(b.alloc(&mut mem, 64, 16, None, 0).is_ok());
+        b.check_invariants(&mem).unwrap();
+    }
+
+    #[test]
+    fn headers_shift_the_payload_and_arenas_too_large_are_refused() {
+        let mut mem = os(4096);
+        let mut b = buddy(&[("header_size", 8.into())], 4096);
+        let a = b.alloc(&mut mem, 16, 16, None, 0).unwrap();
+        assert_eq!(a % 16, 0);
+        // 16 bytes after a 16-byte-aligned header slot need a 32-byte block.
+        assert_eq!(b.live[&a].order, 1);
+        let given = [("min_block", 4096), ("max_order", 30)]
+            .map(|(k, v)| (k.to_string(), Value::from(v)))
+            .into_iter()
+            .collect();
+        let p = Params::resolve(PARAMS, &given, "policy.params").unwrap();
+        let e = Buddy::new(&p, 4096).unwrap_err();
+        assert_eq!(e.field, "policy.params.max_order");
+    }
+}
