@@ -44,14 +44,12 @@ fn steady(live: u64, steps: u64, seed: u64) -> (Vec<Event>, Vec<Event>) {
         .map(|id| Event::alloc(id, rng.random_range(16..512)))
         .collect();
     let mut ids: Vec<u64> = (0..live).collect();
-    let mut next = live;
     let mut churn = Vec::with_capacity(2 * steps as usize);
-    for _ in 0..steps {
+    for next in live..live + steps {
         let slot = rng.random_range(0..ids.len());
         churn.push(Event::free(ids[slot]));
         churn.push(Event::alloc(next, rng.random_range(16..512)));
         ids[slot] = next;
-        next += 1;
     }
     (fill, churn)
 }

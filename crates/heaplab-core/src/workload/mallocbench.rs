@@ -175,7 +175,7 @@ pub(super) fn tree_allocate<E>(params: &Params, sink: &mut Sink<'_, E>) -> Resul
         sink,
     };
     for _ in 0..rounds {
-        let root = tree.build(16, 0, &|depth| (u64::from(depth) * 8 & 63) | 1)?;
+        let root = tree.build(16, 0, &|depth| ((u64::from(depth) * 8) & 63) | 1)?;
         tree.destroy(root)?;
     }
     Ok(())
@@ -323,13 +323,11 @@ pub(super) fn balloon<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), 
     for &id in &live {
         sink(Event::alloc(id, CHUNK))?;
     }
-    let mut next = big + steady;
-    for _ in 0..4 * steady {
+    for next in big + steady..big + 5 * steady {
         let i = rng.random_range(0..live.len());
         sink(Event::free(live[i]))?;
         sink(Event::alloc(next, CHUNK))?;
         live[i] = next;
-        next += 1;
     }
     for id in live {
         sink(Event::free(id))?;
