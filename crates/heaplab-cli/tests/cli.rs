@@ -327,3 +327,31 @@ fn presets_run_like_families_and_take_overrides() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("presets: glibc-like"));
 }
+
+#[test]
+fn a_policy_can_carry_its_own_settings() {
+    let v = json_of(&heaplab(&[
+        "run",
+        "-w",
+        "churn",
+        "--scale",
+        "0.001",
+        "-p",
+        "glibc-like",
+        "-p",
+        "glibc-like:release_free_pages=immediate,top_pad=0",
+        "--json",
+    ]));
+    assert_eq!(
+        v[0]["config"]["policy"]["params"]["release_free_pages"],
+        "never"
+    );
+    assert_eq!(
+        v[1]["config"]["policy"]["params"]["release_free_pages"],
+        "immediate"
+    );
+    assert_eq!(v[1]["config"]["policy"]["params"]["top_pad"], 0);
+    let out = heaplab(&["run", "-w", "churn", "-p", "bump:slab=3"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("slab_size"));
+}

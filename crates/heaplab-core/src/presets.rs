@@ -153,6 +153,40 @@ pub const PRESETS: &[PresetSpec] = &[
                   Critical Review (1995), section 3.6.",
         leaves_out: "nothing the textbook policy has.",
     },
+    PresetSpec {
+        id: "buddy",
+        family: "buddy",
+        title: "Binary buddy system (textbook)",
+        description: "Power-of-two blocks split on demand and merged with their buddy on free, \
+                      from 16 bytes up to 64 MiB arenas. Rounding to powers of two wastes up to \
+                      half of each block; Johnstone and Wilson found it among the worst \
+                      fragmenters on real programs.",
+        params: &[
+            ("min_block", "16"),
+            ("max_order", "22"),
+            ("header_size", "0"),
+        ],
+        sources: "Knowlton 1965; Knuth, TAOCP vol. 1, 2.5; Johnstone & Wilson 1998.",
+        leaves_out: "the per-block tag bits a real buddy system keeps in a header or bitmap.",
+    },
+    PresetSpec {
+        id: "pike-block",
+        family: "pool",
+        title: "Pike's block allocator for short strings",
+        description: "Fixed 64-byte blocks in chunks of 64 (one 4 KiB page), for string headers \
+                      with short contents right after them; longer requests go to malloc. Pike's \
+                      string_alloc branch, scenario S5.",
+        params: &[
+            ("block_size", "64"),
+            ("blocks_per_chunk", "64"),
+            ("free_empty_chunks", "true"),
+        ],
+        sources: "Pike mailing list, August 2014 (shared/seeds/004): short strings (up to the \
+                  length of the header) in the block allocator, other content in malloc; a \
+                  32-byte header plus up to 31 characters and the terminator fills 64 bytes.",
+        leaves_out: "Pike's separate header and content allocations for long strings, and \
+                     strings kept in the data section.",
+    },
 ];
 
 /// Looks a preset up by id.

@@ -43,6 +43,10 @@ const FILES: &[(&str, &str)] = &[
         "browser-back-forward.json",
         include_str!("../../../workloads/scenarios/browser-back-forward.json"),
     ),
+    (
+        "short-strings.json",
+        include_str!("../../../workloads/scenarios/short-strings.json"),
+    ),
 ];
 
 /// Every scenario, parsed from its file. A malformed file is an error naming it.
@@ -260,6 +264,48 @@ pub fn evaluate(id: &str, runs: &[ScenarioRun]) -> Vec<Check> {
                 custom_reallocs <= 2.0,
             ));
             checks
+        }
+        "short-strings" if runs.len() == 2 => {
+            let counter =
+                |x: &Report, name: &str| x.summary.counters.get(name).copied().unwrap_or(0);
+            let (one_chunk, pool) = (r(0), r(1));
+            let calls = 1.0
+                - ratio(
+                    counter(pool, "num_malloc"),
+                    counter(one_chunk, "num_malloc"),
+                );
+            let bytes = 1.0
+                - ratio(
+                    counter(pool, "malloc_bytes"),
+                    counter(one_chunk, "malloc_bytes"),
+                );
+            let free_blocks = counter(pool, "free_block_bytes");
+            let rise = free_blocks.saturating_sub(counter(one_chunk, "free_block_bytes"));
+            let saved =
+                counter(one_chunk, "malloc_bytes").saturating_sub(counter(pool, "malloc_bytes"));
+            vec![
+                check(
+                    format!("num_malloc drops by {:.0}% (at least half)", calls * 100.0),
+                    calls,
+                    calls >= 0.5,
+                ),
+                check(
+                    format!(
+                        "malloc_bytes drops by {:.0}% (at least half)",
+                        bytes * 100.0
+                    ),
+                    bytes,
+                    bytes >= 0.5,
+                ),
+                check(
+                    format!(
+                        "free_block_bytes rises by {} bytes, less than the {} malloc bytes saved",
+                        rise, saved
+                    ),
+                    rise as f64,
+                    rise > 0 && rise < saved,
+                ),
+            ]
         }
         _ => vec![check(
             format!("scenario {id} has no finding for {} runs", runs.len()),

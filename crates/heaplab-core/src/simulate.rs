@@ -1,5 +1,6 @@
 //! The simulator: feeds events to a policy over a page provider and keeps the books.
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use rustc_hash::FxHashMap;
@@ -69,6 +70,9 @@ pub struct Summary {
     /// Peak live bytes over peak resident bytes (malloc-lab's utilization).
     pub utilization: f64,
     pub phases: Vec<PhaseMark>,
+    /// The modelled allocator's own counters at the end, Pike-style (`num_malloc`,
+    /// `malloc_bytes`, `free_block_bytes`, ...).
+    pub counters: BTreeMap<String, u64>,
 }
 
 /// A finished run: the resolved config and its summary, flattened into one JSON object.
@@ -335,6 +339,19 @@ impl<P: PageProvider> Simulation<P> {
         let st = *self.mem.stats();
         let page = self.mem.page_size();
         let peak_resident = st.resident_pages.peak * page;
+        let mut counters: BTreeMap<String, u64> = self
+            .policy
+            .extra_counters()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        // Every live block not counted otherwise was one malloc.
+        counters
+            .entry("num_malloc".into())
+            .or_insert(self.live.len() as u64);
+        counters
+            .entry("malloc_bytes".into())
+            .or_insert(self.live_bytes.current);
         let summary = Summary {
             events: self.events,
             allocs: self.allocs,
@@ -363,6 +380,7 @@ impl<P: PageProvider> Simulation<P> {
                 self.live_bytes.peak as f64 / peak_resident as f64
             },
             phases: self.phases,
+            counters,
         };
         (summary, self.series.finish())
     }

@@ -21,8 +21,13 @@ fn s4_browser_back_forward() {
 }
 
 #[test]
+fn s5_short_strings() {
+    assert_finding("short-strings");
+}
+
+#[test]
 fn every_scenario_has_a_test_here() {
-    let tested = ["jit-arenas", "browser-back-forward"];
+    let tested = ["jit-arenas", "browser-back-forward", "short-strings"];
     for s in scenarios().unwrap() {
         assert!(
             tested.contains(&s.id.as_str()),

@@ -76,7 +76,10 @@ fn same_seed_same_events_and_nothing_left_live() {
         let a = digest(w.id, 1);
         assert_eq!(a, digest(w.id, 1), "{} is not deterministic", w.id);
         assert!(a.1 > 0, "{} produced no events", w.id);
-        assert_eq!(a.2, 0, "{} leaves bytes live", w.id);
+        // short_strings ends with its strings live, as the program is when its counters are read.
+        if w.id != "short_strings" {
+            assert_eq!(a.2, 0, "{} leaves bytes live", w.id);
+        }
         let b = digest(w.id, 2);
         if SEEDED.contains(&w.id) {
             assert_ne!(a.0, b.0, "{} ignores its seed", w.id);

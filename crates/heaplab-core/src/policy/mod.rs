@@ -138,6 +138,14 @@ pub trait Policy {
     /// Bytes of bookkeeping the modelled allocator would keep (headers, descriptors).
     fn metadata_bytes(&self) -> u64;
 
+    /// Counters of the modelled allocator in the style of Pike's `Debug.memory_usage`
+    /// (`num_malloc`, `malloc_bytes`, `free_block_bytes`, ...), current values. Policies
+    /// that serve every request with one allocation leave this empty and the simulator
+    /// reports `num_malloc` and `malloc_bytes` from the live blocks.
+    fn extra_counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
+
     /// Checks the policy's own structures against each other and the page map. Slow; for
     /// tests.
     fn check_invariants<P: PageProvider>(&self, mem: &Pages<P>) -> Result<(), String>;
@@ -274,6 +282,10 @@ impl Policy for AnyPolicy {
     #[inline]
     fn tick<P: PageProvider>(&mut self, mem: &mut Pages<P>, now: u64) -> Result<(), AllocError> {
         dispatch!(self, p => p.tick(mem, now))
+    }
+
+    fn extra_counters(&self) -> Vec<(&'static str, u64)> {
+        dispatch!(self, p => p.extra_counters())
     }
 
     fn metadata_bytes(&self) -> u64 {

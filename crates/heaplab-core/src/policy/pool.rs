@@ -334,6 +334,21 @@ impl Policy for Pool {
         Ok(addr)
     }
 
+    /// Pike's accounting: objects that went to malloc on their own, the malloc'd memory
+    /// holding the block allocator's chunks, and the blocks in and out of use.
+    fn extra_counters(&self) -> Vec<(&'static str, u64)> {
+        let c = self.counters;
+        let chunk_bytes = c.num_chunks * self.chunk_bytes;
+        vec![
+            ("num_malloc", c.num_malloc - c.num_chunks),
+            ("malloc_bytes", c.malloc_bytes - chunk_bytes),
+            ("malloc_block_bytes", chunk_bytes),
+            ("num_blocks", c.num_blocks),
+            ("block_bytes", c.block_bytes),
+            ("free_block_bytes", c.free_block_bytes),
+        ]
+    }
+
     fn metadata_bytes(&self) -> u64 {
         CHUNK_META * self.chunks.len() as u64 + self.heap.metadata_bytes()
     }

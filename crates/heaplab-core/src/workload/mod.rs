@@ -368,8 +368,8 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
         title: "short_strings (scenario S5: an interpreter's strings)",
         description: "An interpreter makes strings, each a header and its characters in one \
                       allocation; most are short. Half are temporaries that die young; the rest \
-                      live to the end. Putting short strings in a fixed-size block pool instead \
-                      of malloc is Pike's change.",
+                      are still live when the run ends, when the counters are read. Putting short \
+                      strings in a fixed-size block pool instead of malloc is Pike's change.",
         params: &[
             SEED,
             ParamSpec {
@@ -399,6 +399,17 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
                 default: "0.9",
                 unit: "",
                 doc: "Share of strings of at most 32 characters.",
+            },
+            ParamSpec {
+                name: "long_max",
+                kind: ParamKind::Bytes {
+                    min: 33,
+                    max: 1 << 20,
+                    pow2: false,
+                },
+                default: "256",
+                unit: "characters",
+                doc: "Longest of the longer strings (33 characters up to this).",
             },
         ],
         kind: Kind::ShortStrings,
