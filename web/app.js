@@ -136,16 +136,40 @@ function fieldLabel(key) {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-/** The summary's row groups for `report`: known fields in order, then any others. */
-function summaryRows(report) {
+/**
+ * The summary's row groups: known fields in order, then any others, then the
+ * allocator's own counters and memory at the end of each phase. A row is
+ * `[key, label, get]`, `get` reading its value from one report.
+ */
+function summaryRows(reports) {
+  const report = reports[0];
+  const field = (key) => (r) => r[key];
   const numeric = Object.keys(report).filter((key) => typeof report[key] === 'number');
   const groups = SUMMARY_GROUPS.map(({ title, fields }) => ({
     title,
-    rows: Object.entries(fields).filter(([key]) => numeric.includes(key)),
+    rows: Object.entries(fields)
+      .filter(([key]) => numeric.includes(key))
+      .map(([key, label]) => [key, label, field(key)]),
   }));
   const known = new Set(SUMMARY_GROUPS.flatMap(({ fields }) => Object.keys(fields)));
   const others = numeric.filter((key) => !known.has(key)).sort();
-  groups.push({ title: 'Other', rows: others.map((key) => [key, fieldLabel(key)]) });
+  groups.push({ title: 'Other', rows: others.map((key) => [key, fieldLabel(key), field(key)]) });
+  // Pike-style counters (num_malloc, malloc_bytes, ...): every name any policy reports.
+  const counters = [...new Set(reports.flatMap((r) => Object.keys(r.counters ?? {})))].sort();
+  groups.push({
+    title: 'Allocator counters',
+    rows: counters.map((name) => [name, name, (r) => r.counters?.[name] ?? '—']),
+  });
+  // Resident memory after each phase, the `ps` after each step of scenario S4.
+  const phases = (report.phases ?? []).map((phase) => phase.label);
+  groups.push({
+    title: 'Resident at the end of each phase',
+    rows: phases.map((label, i) => [
+      'resident_bytes',
+      label,
+      (r) => (r.phases?.[i]?.label === label ? r.phases[i].resident_bytes : '—'),
+    ]),
+  });
   return groups.filter(({ rows }) => rows.length > 0);
 }
 
@@ -705,7 +729,7 @@ function renderSummary(labels, configs, reports) {
   });
 
   const body = table.createTBody();
-  for (const { title, rows } of summaryRows(reports[0])) {
+  for (const { title, rows } of summaryRows(reports)) {
     const groupRow = body.insertRow();
     groupRow.className = 'group';
     const groupCell = document.createElement('th');
@@ -713,7 +737,7 @@ function renderSummary(labels, configs, reports) {
     groupCell.colSpan = reports.length + 1;
     groupCell.textContent = title;
     groupRow.append(groupCell);
-    for (const [key, label] of rows) {
+    for (const [key, label, get] of rows) {
       const row = body.insertRow();
       const th = document.createElement('th');
       th.scope = 'row';
@@ -722,7 +746,7 @@ function renderSummary(labels, configs, reports) {
       row.append(th);
       for (const report of reports) {
         const cell = row.insertCell();
-        const [shown, exact] = formatField(key, report[key]);
+        const [shown, exact] = formatField(key, get(report));
         cell.textContent = shown;
         cell.title = exact;
       }
