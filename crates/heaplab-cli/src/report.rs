@@ -71,6 +71,23 @@ pub fn print_runs(outputs: &[RunOutput]) {
         );
         table.add_row(row);
     }
+    // The allocator's own counters (Pike-style), every name any run reports.
+    let names: std::collections::BTreeSet<&String> = outputs
+        .iter()
+        .flat_map(|o| o.report.summary.counters.keys())
+        .collect();
+    for name in names {
+        let mut row = vec![Cell::new(name)];
+        row.extend(outputs.iter().map(|o| {
+            let text = match o.report.summary.counters.get(name) {
+                Some(&v) if name.ends_with("_bytes") => human_bytes(v),
+                Some(v) => v.to_string(),
+                None => "—".into(),
+            };
+            Cell::new(text).set_alignment(CellAlignment::Right)
+        }));
+        table.add_row(row);
+    }
     println!("{table}");
     for o in outputs {
         let s = &o.report.summary;
