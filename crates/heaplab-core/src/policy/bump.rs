@@ -308,7 +308,8 @@ impl Policy for Bump {
             }
         }
         let addr = self.alloc(mem, new_size, align, block.arena, thread)?;
-        mem.touch(addr, block.size)?;
+        // The copy writes what the old block held, up to the new size.
+        mem.touch(addr, block.size.min(new_size))?;
         Ok(addr)
     }
 
