@@ -70,6 +70,48 @@ fn configs() -> Vec<RunConfig> {
             ],
         ),
         ("size-class", &[("classes_per_doubling", Value::from(1))]),
+        (
+            "size-class",
+            &[
+                ("heaps", Value::from("shared")),
+                ("thread_cache", Value::from(4096)),
+            ],
+        ),
+        (
+            "size-class",
+            &[
+                ("empty_pages", Value::from("cache")),
+                ("cache_size", Value::from(262144)),
+            ],
+        ),
+        ("size-class", &[("share_small_large", Value::from(true))]),
+        (
+            "size-class",
+            &[
+                ("share_small_large", Value::from(true)),
+                ("empty_pages", Value::from("cache")),
+                ("thread_cache", Value::from(16384)),
+                ("page_size", Value::from(16384)),
+                ("segment_size", Value::from(1 << 18)),
+                ("large_threshold", Value::from(8192)),
+            ],
+        ),
+        (
+            "size-class",
+            &[
+                ("commit_granularity", Value::from(1 << 18)),
+                ("decommit_granularity", Value::from(1 << 20)),
+                ("decommit_delay", Value::from(5)),
+            ],
+        ),
+        (
+            "size-class",
+            &[
+                ("commit_granularity", Value::from("4MiB")),
+                ("empty_pages", Value::from("decommit")),
+                ("share_small_large", Value::from(true)),
+            ],
+        ),
         ("bump", &[]),
         (
             "bump",
@@ -470,4 +512,100 @@ fn a_pool_keeps_small_blocks_out_of_the_heap() {
     let pool = committed_after("pool", &[], &sizes);
     let free_list = committed_after("free-list", &[], &sizes);
     assert!(pool < free_list, "pool {pool} pages, free-list {free_list}");
+}
+
+/// An op of a program with several threads: frees and reallocs pick a random thread, so
+/// blocks are often freed by a thread other than the one that allocated them.
+#[derive(Clone, Debug)]
+enum ThreadOp {
+    Alloc {
+        size: u64,
+        align_log2: u32,
+        thread: u32,
+    },
+    Free(usize, u32),
+    Realloc(usize, u64, u32),
+}
+
+fn thread_op() -> impl Strategy<Value = ThreadOp> {
+    prop_oneof![
+        8 => (size(), prop_oneof![9 => Just(4u32), 1 => 0u32..13], 0u32..4)
+            .prop_map(|(size, align_log2, thread)| ThreadOp::Alloc { size, align_log2, thread }),
+        7 => (any::<usize>(), 0u32..4).prop_map(|(i, t)| ThreadOp::Free(i, t)),
+        2 => (any::<usize>(), size(), 0u32..4).prop_map(|(i, s, t)| ThreadOp::Realloc(i, s, t)),
+    ]
+}
+
+/// Runs a many-threaded program against the model of live blocks (id to size and
+/// alignment), checking every invariant after every event.
+fn check_threaded_program(config: &RunConfig, ops: &[ThreadOp]) -> Result<(), TestCaseError> {
+    let config = config.resolve().unwrap();
+    let mut sim = Simulation::new(&config, sim_provider(&config)).unwrap();
+    let mut live: BTreeMap<BlockId, (u64, u64)> = BTreeMap::new();
+    let mut next_id: BlockId = 0;
+    let pick = |live: &BTreeMap<BlockId, (u64, u64)>, i: usize| {
+        (!live.is_empty()).then(|| *live.keys().nth(i % live.len()).unwrap())
+    };
+    for (step, op) in ops.iter().enumerate() {
+        let event = match *op {
+            ThreadOp::Alloc {
+                size,
+                align_log2,
+                thread,
+            } => {
+                let id = next_id;
+                next_id += 1;
+                live.insert(id, (size, 1 << align_log2));
+                Event::Alloc {
+                    id,
+                    size,
+                    align: 1 << align_log2,
+                    arena: None,
+                    thread,
+                }
+            }
+            ThreadOp::Free(i, thread) => {
+                let Some(id) = pick(&live, i) else { continue };
+                live.remove(&id);
+                Event::Free { id, thread }
+            }
+            ThreadOp::Realloc(i, size, thread) => {
+                let Some(id) = pick(&live, i) else { continue };
+                live.insert(id, (size, 16));
+                Event::Realloc { id, size, thread }
+            }
+        };
+        let what = format!("{:?} step {step}: {event:?}", config.policy.params);
+        sim.apply(event)
+            .map_err(|e| TestCaseError::fail(format!("{what}: {e}")))?;
+        sim.check_invariants()
+            .map_err(|e| TestCaseError::fail(format!("{what}: {e}")))?;
+        let got: BTreeMap<BlockId, (u64, u64)> =
+            sim.live().map(|(id, b)| (id, (b.addr, b.size))).collect();
+        prop_assert_eq!(got.len(), live.len(), "{}", what);
+        for (id, &(size, align)) in &live {
+            let &(addr, got_size) = got
+                .get(id)
+                .ok_or_else(|| TestCaseError::fail(format!("{what}: id {id} missing")))?;
+            prop_assert_eq!(got_size, size, "{}", what);
+            prop_assert_eq!(addr % align, 0, "{}: id {} at {:#x}", what, id, addr);
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: if std::env::var_os("CI").is_some() { 48 } else { 24 },
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn threaded_programs_keep_every_size_class_invariant(
+        ops in prop::collection::vec(thread_op(), 1..200)
+    ) {
+        for config in configs().iter().filter(|c| c.policy.family == "size-class") {
+            check_threaded_program(config, &ops)?;
+        }
+    }
 }

@@ -4,12 +4,22 @@
 //! (`page_size`, the allocator's page, not the OS page). A span of one or more slots holds
 //! blocks of one size class; each span has its own free list and a bump "extent" so blocks
 //! are only touched when first handed out. Requests above `large_threshold` get their own
-//! mapping. What happens to a span that empties is the policy question of scenarios S2 and
-//! S3: keep its memory, decommit it at once, or decommit it after a delay unless reused.
+//! mapping, or with `share_small_large` a run of slots from the same segments (bmalloc).
+//! What happens to a span that empties is the policy question of scenarios S2 and S3: keep
+//! its memory, decommit it at once, decommit it after a delay unless reused, or park it in
+//! a span cache.
+//!
+//! Memory is committed in units of `commit_granularity` and decommitted in aligned units of
+//! `decommit_granularity`, each a whole number of slots, so one knob moves the model from
+//! mimalloc (a page at a time) to snmalloc (whole segments up front). With `heaps =
+//! per-thread` every program thread has its own span queues; a block freed by another
+//! thread waits on its span's remote list until the owner next allocates in that class,
+//! as mimalloc's `xthread_free` does. `thread_cache` adds a tcmalloc/rpmalloc-style cache of
+//! freed blocks per thread in front of the spans.
 
 use std::collections::VecDeque;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{check_align, check_size, AllocError, Block, FamilySpec, Policy};
 use crate::event::ArenaId;
@@ -69,15 +79,19 @@ const PARAMS: &[ParamSpec] = &[
         },
         default: "128KiB",
         unit: "bytes",
-        doc: "Requests above this get a mapping of their own, returned on free.",
+        doc: "Requests above this get a mapping of their own, returned on free, unless \
+              `share_small_large` carves them from segments.",
     },
     ParamSpec {
         name: "empty_pages",
-        kind: ParamKind::Choice(&["keep", "decommit", "delay"]),
+        kind: ParamKind::Choice(&["keep", "decommit", "delay", "cache"]),
         default: "delay",
         unit: "",
         doc: "What happens to the memory of a span that empties: kept committed for reuse, \
-              decommitted at once, or decommitted after `decommit_delay` events unless reused.",
+              decommitted at once, decommitted after `decommit_delay` events unless reused \
+              (mimalloc's purge delay), or parked committed in its heap's span cache of \
+              `cache_size` bytes, whose oldest spans are decommitted when it overflows \
+              (rpmalloc's span caches).",
     },
     ParamSpec {
         name: "decommit_delay",
@@ -89,17 +103,100 @@ const PARAMS: &[ParamSpec] = &[
         unit: "events",
         doc: "How long an empty span keeps its memory under `empty_pages = delay`.",
     },
+    ParamSpec {
+        name: "cache_size",
+        kind: ParamKind::Bytes {
+            min: 0,
+            max: 1 << 40,
+            pow2: false,
+        },
+        default: "0",
+        unit: "bytes",
+        doc: "Under `empty_pages = cache`, how many bytes of empty spans each heap keeps \
+              committed for reuse by a span of the same slot count, as rpmalloc's per-thread \
+              span caches do; 0 means one segment's worth.",
+    },
+    ParamSpec {
+        name: "commit_granularity",
+        kind: ParamKind::Bytes {
+            min: 0,
+            max: 1 << 30,
+            pow2: false,
+        },
+        default: "0",
+        unit: "bytes",
+        doc: "Unit in which segment memory is committed, a power of two from `page_size` to \
+              `segment_size`; 0 means one page, as mimalloc commits each page as it is used. \
+              Larger units commit more at once and call the OS less, like rpmalloc's spans; \
+              `segment_size` commits a whole segment at its first use, as snmalloc commits \
+              its chunks.",
+    },
+    ParamSpec {
+        name: "decommit_granularity",
+        kind: ParamKind::Bytes {
+            min: 0,
+            max: 1 << 30,
+            pow2: false,
+        },
+        default: "0",
+        unit: "bytes",
+        doc: "Aligned unit that is decommitted only once every slot in it is free, a power \
+              of two from the commit unit to `segment_size`; 0 means the commit unit. \
+              mimalloc purges single pages; snmalloc gives memory back only in large \
+              chunks, which costs fewer calls and keeps more committed.",
+    },
+    ParamSpec {
+        name: "heaps",
+        kind: ParamKind::Choice(&["per-thread", "shared"]),
+        default: "per-thread",
+        unit: "",
+        doc: "Whether each program thread allocates from its own spans (mimalloc, snmalloc \
+              and rpmalloc heaps; a block freed by another thread goes on its span's remote \
+              list and returns to the span when the owner next allocates in that class, as \
+              mimalloc collects `xthread_free`) or all threads share one set of spans. A \
+              single-threaded program behaves the same either way.",
+    },
+    ParamSpec {
+        name: "thread_cache",
+        kind: ParamKind::Bytes {
+            min: 0,
+            max: 1 << 30,
+            pow2: false,
+        },
+        default: "0",
+        unit: "bytes",
+        doc: "Bytes of freed small blocks each thread keeps for its next allocations before \
+              blocks go back to their spans, like tcmalloc's and rpmalloc's thread caches; \
+              cached blocks still count as in use, so their spans cannot empty. 0 turns \
+              the cache off (mimalloc has none).",
+    },
+    ParamSpec {
+        name: "share_small_large",
+        kind: ParamKind::Bool,
+        default: "false",
+        unit: "",
+        doc: "Whether large requests up to half a segment are carved from the same segments \
+              as small spans, so both return pages to one pool, and a segment whose pages are \
+              all free is decommitted and released at once rather than waiting in small-page \
+              lists, as bmalloc does since it made small and large objects share memory. \
+              Larger requests keep mappings of their own.",
+    },
 ];
 
 pub const FAMILY: FamilySpec = FamilySpec {
     id: "size-class",
     title: "Size-class slabs (mimalloc, rpmalloc, snmalloc, bmalloc)",
-    description: "Blocks of one size class per page-sized span, cut from aligned segments; \
-                  large requests mapped on their own; empty spans kept or decommitted.",
+    description: "Blocks of one size class per page-sized span, cut from aligned segments and \
+                  committed in units; per-thread heaps with remote frees and thread caches; \
+                  large requests mapped on their own or shared with small spans; empty spans \
+                  kept, decommitted, delayed or cached.",
     params: PARAMS,
 };
 
 const NONE: u32 = u32::MAX;
+
+/// The class of a span that holds one large block carved from segment slots.
+const LARGE: u32 = u32::MAX;
 
 /// A span descriptor should stay small; mimalloc's `mi_page_t` is about this size.
 const SPAN_META: u64 = 80;
@@ -114,6 +211,7 @@ enum EmptyPages {
     Keep,
     Decommit,
     Delay,
+    Cache,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -122,6 +220,8 @@ struct Slot {
     committed: bool,
     /// Empty and committed, waiting for its decommit under the delay policy.
     pending: bool,
+    /// When a pending slot becomes due.
+    due: u64,
 }
 
 #[derive(Debug)]
@@ -129,6 +229,9 @@ struct Segment {
     base: Addr,
     slots: Vec<Slot>,
     free_slots: u32,
+    /// Distinguishes this segment from a later one in the same table entry, so a delayed
+    /// decommit queued for a released segment does not touch its successor.
+    generation: u64,
 }
 
 #[derive(Debug)]
@@ -136,18 +239,97 @@ struct Span {
     seg: u32,
     first: u32,
     slots: u32,
+    /// A size class, or `LARGE` for a span holding one large block.
     class: u32,
+    /// The heap whose queues and cache the span belongs to.
+    heap: u32,
     base: Addr,
     block: u64,
     capacity: u32,
+    /// Blocks not on the free list: handed out, on the remote list or in a thread cache.
     used: u32,
     /// Blocks handed out at least once; blocks past it have never been written.
     extent: u32,
     free: Vec<u32>,
-    /// One bit per block in use, to catch double frees.
+    /// One bit per block the program holds, to catch double frees.
     in_use: Vec<u64>,
-    /// Index in its class queue, or `NONE` when full (or retired).
+    /// Index in its class queue, or `NONE` when full (or retired, cached or large).
     qpos: u32,
+    /// Blocks freed by a thread of another heap, not yet collected by the owner.
+    remote: Vec<u32>,
+    /// Whether the span is on its heap's list of spans with remote frees.
+    in_remote: bool,
+    /// Blocks sitting in thread caches.
+    tcached: u32,
+    /// Index in its heap's span cache list for its slot count, or `NONE`.
+    cpos: u32,
+    /// When it entered the span cache, to find stale entries in the age queue.
+    stamp: u64,
+}
+
+impl Span {
+    fn empty() -> Span {
+        Span {
+            seg: 0,
+            first: 0,
+            slots: 0,
+            class: 0,
+            heap: 0,
+            base: 0,
+            block: 0,
+            capacity: 0,
+            used: 0,
+            extent: 0,
+            free: Vec::new(),
+            in_use: Vec::new(),
+            qpos: NONE,
+            remote: Vec::new(),
+            in_remote: false,
+            tcached: 0,
+            cpos: NONE,
+            stamp: 0,
+        }
+    }
+
+    #[inline]
+    fn bit(index: u32) -> (usize, u64) {
+        ((index / 64) as usize, 1u64 << (index % 64))
+    }
+}
+
+/// What a thread allocates from: span queues per class, spans with remote frees per class,
+/// and the cache of empty spans.
+#[derive(Debug)]
+struct Heap {
+    queues: Vec<Vec<u32>>,
+    remote: Vec<Vec<u32>>,
+    /// Cached empty spans by slot count.
+    cache: FxHashMap<u32, Vec<u32>>,
+    /// Cached spans oldest first, as (span, stamp); entries whose stamp no longer matches
+    /// are stale and skipped.
+    cache_age: VecDeque<(u32, u64)>,
+    cache_bytes: u64,
+    cached_spans: u32,
+}
+
+impl Heap {
+    fn new(classes: usize) -> Heap {
+        Heap {
+            queues: vec![Vec::new(); classes],
+            remote: vec![Vec::new(); classes],
+            cache: FxHashMap::default(),
+            cache_age: VecDeque::new(),
+            cache_bytes: 0,
+            cached_spans: 0,
+        }
+    }
+}
+
+/// A thread's cache of freed blocks, as (span, block index) per class.
+#[derive(Debug)]
+struct ThreadCache {
+    lists: Vec<Vec<(u32, u32)>>,
+    bytes: u64,
 }
 
 /// A segregated-fit, size-class slab allocator.
@@ -160,6 +342,13 @@ pub struct SizeClass {
     large_threshold: u64,
     empty: EmptyPages,
     delay: u64,
+    cache_cap: u64,
+    /// Slots per commit unit and per decommit unit.
+    commit_slots: u32,
+    decommit_slots: u32,
+    per_thread: bool,
+    thread_cache: u64,
+    share: bool,
     os_page: u64,
     classes: Vec<u64>,
     /// Class index for sizes up to `small_limit`, by granule.
@@ -167,12 +356,18 @@ pub struct SizeClass {
     small_limit: u64,
     segments: Vec<Option<Segment>>,
     seg_index: FxHashMap<u64, u32>,
+    generations: u64,
     spans: Vec<Span>,
     free_span_ids: Vec<u32>,
-    queues: Vec<Vec<u32>>,
+    heaps: Vec<Heap>,
+    /// Heap of each thread seen, under per-thread heaps (in order of first allocation).
+    thread_heaps: FxHashMap<u32, u32>,
+    tcaches: FxHashMap<u32, ThreadCache>,
     large: FxHashMap<Addr, u64>,
-    purge: VecDeque<(u64, u32, u32, u32)>,
+    /// Delayed decommits: (due, segment, generation, first slot, slots).
+    purge: VecDeque<(u64, u32, u64, u32, u32)>,
     now: u64,
+    stamps: u64,
     live_spans: u64,
 }
 
@@ -205,6 +400,25 @@ impl SizeClass {
                 format!("{large_threshold} is more than half of segment_size {segment_size}"),
             ));
         }
+        // A unit is a power of two between `floor` and the segment; 0 picks the floor.
+        let unit = |name: &str, floor: u64| -> Result<u64, ParamError> {
+            let v = params.u64(name);
+            if v == 0 {
+                return Ok(floor);
+            }
+            if !v.is_power_of_two() || v < floor || v > segment_size {
+                return Err(field(
+                    name,
+                    format!(
+                        "{v} is not 0 or a power of two from {floor} to segment_size \
+                         {segment_size}"
+                    ),
+                ));
+            }
+            Ok(v)
+        };
+        let commit_unit = unit("commit_granularity", page_size)?;
+        let decommit_unit = unit("decommit_granularity", commit_unit)?;
         let classes = class_sizes(granularity, per_doubling, large_threshold);
         let small_limit = (granularity * 64).min(*classes.last().expect("at least one class"));
         let small_lut = (0..=small_limit / granularity)
@@ -213,7 +427,12 @@ impl SizeClass {
         let empty = match params.str("empty_pages") {
             "keep" => EmptyPages::Keep,
             "decommit" => EmptyPages::Decommit,
+            "cache" => EmptyPages::Cache,
             _ => EmptyPages::Delay,
+        };
+        let cache_cap = match params.u64("cache_size") {
+            0 => segment_size,
+            n => n,
         };
         Ok(SizeClass {
             granularity,
@@ -223,18 +442,28 @@ impl SizeClass {
             large_threshold,
             empty,
             delay: params.u64("decommit_delay"),
+            cache_cap,
+            commit_slots: (commit_unit / page_size) as u32,
+            decommit_slots: (decommit_unit / page_size) as u32,
+            per_thread: params.str("heaps") == "per-thread",
+            thread_cache: params.u64("thread_cache"),
+            share: params.bool("share_small_large"),
             os_page,
-            queues: vec![Vec::new(); classes.len()],
+            heaps: vec![Heap::new(classes.len())],
             classes,
             small_lut,
             small_limit,
             segments: Vec::new(),
             seg_index: FxHashMap::default(),
+            generations: 0,
             spans: Vec::new(),
             free_span_ids: Vec::new(),
+            thread_heaps: FxHashMap::default(),
+            tcaches: FxHashMap::default(),
             large: FxHashMap::default(),
             purge: VecDeque::new(),
             now: 0,
+            stamps: 0,
             live_spans: 0,
         })
     }
@@ -257,22 +486,47 @@ impl SizeClass {
         1 << self.page_shift
     }
 
+    /// Large requests up to this size come from segment slots under `share_small_large`.
+    fn shared_large_limit(&self) -> u64 {
+        u64::from(self.slots_per_seg) << self.page_shift >> 1
+    }
+
     fn span_slots(&self, block: u64) -> u32 {
         (block * MIN_BLOCKS_PER_SPAN)
             .div_ceil(self.page_size())
             .clamp(1, u64::from(self.slots_per_seg)) as u32
     }
 
+    /// The heap a thread allocates from, made on its first allocation.
+    fn heap_of(&mut self, thread: u32) -> u32 {
+        if !self.per_thread {
+            return 0;
+        }
+        let next = self.thread_heaps.len() as u32;
+        let h = *self.thread_heaps.entry(thread).or_insert(next);
+        if h as usize == self.heaps.len() {
+            self.heaps.push(Heap::new(self.classes.len()));
+        }
+        h
+    }
+
+    /// Whether `thread` allocates from heap `h`; a thread that never allocated has no heap.
+    fn is_local(&self, thread: u32, h: u32) -> bool {
+        !self.per_thread || self.thread_heaps.get(&thread) == Some(&h)
+    }
+
     fn queue_push(&mut self, id: u32) {
-        let class = self.spans[id as usize].class as usize;
-        self.spans[id as usize].qpos = self.queues[class].len() as u32;
-        self.queues[class].push(id);
+        let span = &self.spans[id as usize];
+        let q = &mut self.heaps[span.heap as usize].queues[span.class as usize];
+        let pos = q.len() as u32;
+        q.push(id);
+        self.spans[id as usize].qpos = pos;
     }
 
     fn queue_remove(&mut self, id: u32) {
         let span = &self.spans[id as usize];
-        let (class, pos) = (span.class as usize, span.qpos as usize);
-        let q = &mut self.queues[class];
+        let (heap, class, pos) = (span.heap as usize, span.class as usize, span.qpos as usize);
+        let q = &mut self.heaps[heap].queues[class];
         q.swap_remove(pos);
         if let Some(&moved) = q.get(pos) {
             self.spans[moved as usize].qpos = pos as u32;
@@ -301,17 +555,21 @@ impl SizeClass {
         }
         let size = u64::from(self.slots_per_seg) << self.page_shift;
         let base = mem.reserve(size, size)?;
+        self.generations += 1;
+        // Memory that a provider could not release comes back as it was left, possibly
+        // committed (a wasm heap reusing what it freed); elsewhere it comes uncommitted.
+        let slot = |i: u64| Slot {
+            owner: NONE,
+            committed: !mem.caps().can_release
+                && mem.is_committed(base + (i << self.page_shift), 1 << self.page_shift),
+            pending: false,
+            due: 0,
+        };
         let seg = Segment {
             base,
-            slots: vec![
-                Slot {
-                    owner: NONE,
-                    committed: false,
-                    pending: false
-                };
-                self.slots_per_seg as usize
-            ],
+            slots: (0..u64::from(self.slots_per_seg)).map(slot).collect(),
             free_slots: self.slots_per_seg,
+            generation: self.generations,
         };
         let si = match self.segments.iter().position(Option::is_none) {
             Some(i) => {
@@ -327,7 +585,8 @@ impl SizeClass {
         Ok((si, 0))
     }
 
-    /// Commits the uncommitted slots of a range, one provider call per contiguous run.
+    /// Commits the uncommitted slots of the commit units a range touches, one provider call
+    /// per contiguous run.
     fn commit_slots<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
@@ -336,15 +595,17 @@ impl SizeClass {
         n: u32,
     ) -> Result<(), AllocError> {
         let shift = self.page_shift;
+        let unit = self.commit_slots;
+        let (lo, hi) = (first / unit * unit, (first + n).div_ceil(unit) * unit);
         let seg = self.segments[si as usize].as_mut().expect("live segment");
-        let mut i = first;
-        while i < first + n {
+        let mut i = lo;
+        while i < hi {
             if seg.slots[i as usize].committed {
                 i += 1;
                 continue;
             }
             let start = i;
-            while i < first + n && !seg.slots[i as usize].committed {
+            while i < hi && !seg.slots[i as usize].committed {
                 i += 1;
             }
             mem.commit(
@@ -358,74 +619,82 @@ impl SizeClass {
         Ok(())
     }
 
-    /// Decommits the committed, unowned slots of a range (only those waiting for a delayed
-    /// decommit when `only_pending`), one provider call per contiguous run.
-    fn decommit_slots<P: PageProvider>(
+    /// Decommits the committed slots of the decommit units a range touches whose slots are
+    /// all unowned (and, when `only_due`, none waiting for a later delayed decommit), one
+    /// provider call per contiguous run.
+    fn decommit_units<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
         si: u32,
         first: u32,
         n: u32,
-        only_pending: bool,
+        only_due: bool,
     ) -> Result<(), AllocError> {
         // Memory that cannot be decommitted stays committed, and the slots say so.
         if !mem.caps().can_decommit {
             return Ok(());
         }
-        let shift = self.page_shift;
+        let (shift, unit, now) = (self.page_shift, self.decommit_slots as usize, self.now);
         let Some(seg) = self.segments[si as usize].as_mut() else {
             return Ok(());
         };
-        let eligible = |s: &Slot| s.owner == NONE && s.committed && (s.pending || !only_pending);
-        let mut i = first;
-        while i < first + n {
-            if !eligible(&seg.slots[i as usize]) {
-                i += 1;
-                continue;
-            }
-            let start = i;
-            while i < first + n && eligible(&seg.slots[i as usize]) {
-                i += 1;
-            }
+        let (lo, hi) = (
+            first as usize / unit * unit,
+            ((first + n) as usize).div_ceil(unit) * unit,
+        );
+        let mut flush = |seg: &mut Segment, start: usize, end: usize| {
             mem.decommit(
-                seg.base + (u64::from(start) << shift),
-                u64::from(i - start) << shift,
+                seg.base + ((start as u64) << shift),
+                ((end - start) as u64) << shift,
             )?;
-            for s in start..i {
-                let slot = &mut seg.slots[s as usize];
-                slot.committed = false;
-                slot.pending = false;
+            for s in &mut seg.slots[start..end] {
+                s.committed = false;
+                s.pending = false;
             }
+            Ok::<(), AllocError>(())
+        };
+        let mut run = None;
+        let mut unit_free = false;
+        for i in lo..hi {
+            if i % unit == 0 {
+                unit_free = seg.slots[i..i + unit]
+                    .iter()
+                    .all(|s| s.owner == NONE && !(only_due && s.pending && s.due > now));
+            }
+            if unit_free && seg.slots[i].committed {
+                run.get_or_insert(i);
+            } else if let Some(start) = run.take() {
+                flush(seg, start, i)?;
+            }
+        }
+        if let Some(start) = run {
+            flush(seg, start, hi)?;
         }
         Ok(())
     }
 
-    fn new_span<P: PageProvider>(
+    /// A span owning `n` committed slots, from the heap's span cache or fresh; its class
+    /// fields are for the caller to set.
+    fn obtain_span<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
-        class: u32,
+        heap: u32,
+        n: u32,
     ) -> Result<u32, AllocError> {
-        let block = self.classes[class as usize];
-        let n = self.span_slots(block);
+        let cached = self.heaps[heap as usize]
+            .cache
+            .get(&n)
+            .and_then(|v| v.last().copied());
+        if let Some(id) = cached {
+            self.uncache(id);
+            return Ok(id);
+        }
         let (si, first) = self.find_slots(mem, n)?;
         self.commit_slots(mem, si, first, n)?;
         let id = match self.free_span_ids.pop() {
             Some(id) => id,
             None => {
-                self.spans.push(Span {
-                    seg: 0,
-                    first: 0,
-                    slots: 0,
-                    class: 0,
-                    base: 0,
-                    block: 0,
-                    capacity: 0,
-                    used: 0,
-                    extent: 0,
-                    free: Vec::new(),
-                    in_use: Vec::new(),
-                    qpos: NONE,
-                });
+                self.spans.push(Span::empty());
                 self.spans.len() as u32 - 1
             }
         };
@@ -436,31 +705,65 @@ impl SizeClass {
         }
         seg.free_slots -= n;
         let base = seg.base + (u64::from(first) << self.page_shift);
-        let capacity = ((u64::from(n) << self.page_shift) / block) as u32;
         let span = &mut self.spans[id as usize];
-        *span = Span {
-            seg: si,
-            first,
-            slots: n,
-            class,
-            base,
-            block,
-            capacity,
-            used: 0,
-            extent: 0,
-            free: std::mem::take(&mut span.free),
-            in_use: std::mem::take(&mut span.in_use),
-            qpos: NONE,
-        };
+        span.seg = si;
+        span.first = first;
+        span.slots = n;
+        span.base = base;
+        self.live_spans += 1;
+        Ok(id)
+    }
+
+    /// Sets a span up empty for `class` (or `LARGE`) in `heap`.
+    fn init_span(&mut self, id: u32, heap: u32, class: u32, block: u64) {
+        let page_shift = self.page_shift;
+        let span = &mut self.spans[id as usize];
+        let capacity = ((u64::from(span.slots) << page_shift) / block) as u32;
+        span.class = class;
+        span.heap = heap;
+        span.block = block;
+        span.capacity = capacity;
+        span.used = 0;
+        span.extent = 0;
         span.free.clear();
         span.in_use.clear();
         span.in_use.resize(capacity.div_ceil(64) as usize, 0);
-        self.live_spans += 1;
+        span.qpos = NONE;
+        span.remote.clear();
+        span.in_remote = false;
+        span.tcached = 0;
+        span.cpos = NONE;
+    }
+
+    fn new_span<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        heap: u32,
+        class: u32,
+    ) -> Result<u32, AllocError> {
+        let block = self.classes[class as usize];
+        let id = self.obtain_span(mem, heap, self.span_slots(block))?;
+        self.init_span(id, heap, class, block);
         self.queue_push(id);
         Ok(id)
     }
 
-    /// Gives an empty span's slots back to its segment under the empty-page policy.
+    /// Takes an empty span out of its heap's span cache.
+    fn uncache(&mut self, id: u32) {
+        let span = &self.spans[id as usize];
+        let (h, n, pos) = (span.heap as usize, span.slots, span.cpos as usize);
+        let heap = &mut self.heaps[h];
+        let list = heap.cache.get_mut(&n).expect("cached span's list");
+        list.swap_remove(pos);
+        if let Some(&moved) = list.get(pos) {
+            self.spans[moved as usize].cpos = pos as u32;
+        }
+        heap.cache_bytes -= u64::from(n) << self.page_shift;
+        heap.cached_spans -= 1;
+        self.spans[id as usize].cpos = NONE;
+    }
+
+    /// An empty span leaves its class: into its heap's span cache, or back to its segment.
     fn retire_span<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
@@ -469,31 +772,88 @@ impl SizeClass {
         if self.spans[id as usize].qpos != NONE {
             self.queue_remove(id);
         }
+        if self.empty != EmptyPages::Cache {
+            return self.release_span(mem, id);
+        }
+        self.stamps += 1;
+        let stamp = self.stamps;
+        let (h, n) = {
+            let span = &self.spans[id as usize];
+            (span.heap as usize, span.slots)
+        };
+        let heap = &mut self.heaps[h];
+        let list = heap.cache.entry(n).or_default();
+        let pos = list.len() as u32;
+        list.push(id);
+        heap.cache_age.push_back((id, stamp));
+        heap.cache_bytes += u64::from(n) << self.page_shift;
+        heap.cached_spans += 1;
+        let span = &mut self.spans[id as usize];
+        span.cpos = pos;
+        span.stamp = stamp;
+        // The oldest spans beyond the cap go back to their segments.
+        while self.heaps[h].cache_bytes > self.cache_cap {
+            let (old, stamp) = self.heaps[h]
+                .cache_age
+                .pop_front()
+                .expect("cached bytes have an entry");
+            let s = &self.spans[old as usize];
+            if s.cpos == NONE || s.stamp != stamp {
+                continue;
+            }
+            self.uncache(old);
+            self.release_span(mem, old)?;
+        }
+        // Entries for spans reused since are dropped now and then, so the queue stays
+        // proportional to the cache.
+        let heap = &self.heaps[h];
+        if heap.cache_age.len() > 2 * heap.cached_spans as usize + 64 {
+            let spans = &self.spans;
+            self.heaps[h].cache_age.retain(|&(id, stamp)| {
+                let s = &spans[id as usize];
+                s.cpos != NONE && s.stamp == stamp
+            });
+        }
+        Ok(())
+    }
+
+    /// Gives a span's slots back to its segment under the empty-page policy.
+    fn release_span<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        id: u32,
+    ) -> Result<(), AllocError> {
         let (si, first, n) = {
             let s = &self.spans[id as usize];
             (s.seg, s.first, s.slots)
         };
+        let due = self.now + self.delay;
         let seg = self.segments[si as usize].as_mut().expect("live segment");
+        let delay = self.empty == EmptyPages::Delay;
         for s in &mut seg.slots[first as usize..(first + n) as usize] {
             s.owner = NONE;
+            if delay {
+                s.pending = true;
+                s.due = due;
+            }
         }
         seg.free_slots += n;
+        let (generation, all_free) = (seg.generation, seg.free_slots == self.slots_per_seg);
         self.free_span_ids.push(id);
         self.live_spans -= 1;
         match self.empty {
-            EmptyPages::Keep => Ok(()),
-            EmptyPages::Decommit => {
-                self.decommit_slots(mem, si, first, n, false)?;
-                self.release_if_empty(mem, si)
+            EmptyPages::Keep => return Ok(()),
+            EmptyPages::Decommit | EmptyPages::Cache => {
+                self.decommit_units(mem, si, first, n, false)?
             }
-            EmptyPages::Delay => {
-                for s in &mut seg.slots[first as usize..(first + n) as usize] {
-                    s.pending = true;
-                }
-                self.purge.push_back((self.now + self.delay, si, first, n));
-                Ok(())
-            }
+            EmptyPages::Delay => self.purge.push_back((due, si, generation, first, n)),
         }
+        // A wholly free segment goes back to the shared pool at once (bmalloc returns a
+        // chunk whose pages are all free to its large free list, which is scavenged).
+        if self.share && all_free {
+            self.decommit_units(mem, si, 0, self.slots_per_seg, false)?;
+        }
+        self.release_if_empty(mem, si)
     }
 
     fn release_if_empty<P: PageProvider>(
@@ -526,7 +886,19 @@ impl SizeClass {
         mem: &mut Pages<P>,
         size: u64,
         align: u64,
+        thread: u32,
     ) -> Result<Addr, AllocError> {
+        if self.share && size <= self.shared_large_limit() && align <= self.page_size() {
+            let n = size.div_ceil(self.page_size()) as u32;
+            let heap = self.heap_of(thread);
+            let id = self.obtain_span(mem, heap, n)?;
+            self.init_span(id, heap, LARGE, u64::from(n) << self.page_shift);
+            let span = &mut self.spans[id as usize];
+            span.used = 1;
+            span.extent = 1;
+            span.in_use[0] = 1;
+            return Ok(span.base);
+        }
         let len = mem.round_up(size.max(1));
         let base = mem.reserve(len, align.max(self.os_page))?;
         if let Err(e) = mem.commit(base, len) {
@@ -535,6 +907,54 @@ impl SizeClass {
         }
         self.large.insert(base, len);
         Ok(base)
+    }
+
+    /// Returns the blocks other threads freed to this heap's spans of `class` to their free
+    /// lists, as mimalloc collects a page's `xthread_free` list before allocating from it.
+    #[cold]
+    #[inline(never)]
+    fn collect_remote<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        heap: u32,
+        class: u32,
+    ) -> Result<(), AllocError> {
+        while let Some(id) = self.heaps[heap as usize].remote[class as usize].pop() {
+            let span = &mut self.spans[id as usize];
+            span.in_remote = false;
+            let was_full = span.qpos == NONE;
+            span.used -= span.remote.len() as u32;
+            let mut remote = std::mem::take(&mut span.remote);
+            span.free.append(&mut remote);
+            span.remote = remote;
+            self.settle(mem, id, was_full)?;
+        }
+        Ok(())
+    }
+
+    /// After blocks came back to span `id`: a span that was full rejoins its class queue,
+    /// and an empty span is retired unless it is the only one in the queue, so an
+    /// alloc/free loop does not commit and decommit a page every time (mimalloc's retire
+    /// heuristic). mimalloc frees such a page after a few allocation cycles; here it goes
+    /// when another span of its class has room again.
+    fn settle<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        id: u32,
+        was_full: bool,
+    ) -> Result<(), AllocError> {
+        let span = &self.spans[id as usize];
+        let (heap, class, empty) = (span.heap as usize, span.class as usize, span.used == 0);
+        if was_full {
+            self.queue_push(id);
+        }
+        let q = &self.heaps[heap].queues[class];
+        if empty && q.len() > 1 {
+            self.retire_span(mem, id)?;
+        } else if was_full && q.len() == 2 && self.spans[q[0] as usize].used == 0 {
+            self.retire_span(mem, q[0])?;
+        }
+        Ok(())
     }
 }
 
@@ -546,13 +966,13 @@ impl Policy for SizeClass {
         size: u64,
         align: u64,
         _arena: Option<ArenaId>,
-        _thread: u32,
+        thread: u32,
     ) -> Result<Addr, AllocError> {
         check_align(align)?;
         check_size(size)?;
         let size = size.max(1);
         if size > self.large_threshold || align > self.page_size() {
-            return self.alloc_large(mem, size, align);
+            return self.alloc_large(mem, size, align, thread);
         }
         let mut class = self.class_of(size);
         if align > self.granularity {
@@ -564,12 +984,29 @@ impl Policy for SizeClass {
                 class += 1;
             }
             if class as usize == self.classes.len() {
-                return self.alloc_large(mem, size, align);
+                return self.alloc_large(mem, size, align, thread);
             }
         }
-        let id = match self.queues[class as usize].last() {
+        // The thread cache first: its blocks are still in use as far as their spans know.
+        if self.thread_cache > 0 {
+            if let Some(tc) = self.tcaches.get_mut(&thread) {
+                if let Some((id, index)) = tc.lists[class as usize].pop() {
+                    let span = &mut self.spans[id as usize];
+                    tc.bytes -= span.block;
+                    span.tcached -= 1;
+                    let (w, bit) = Span::bit(index);
+                    span.in_use[w] |= bit;
+                    return Ok(span.base + u64::from(index) * span.block);
+                }
+            }
+        }
+        let heap = self.heap_of(thread);
+        if !self.heaps[heap as usize].remote[class as usize].is_empty() {
+            self.collect_remote(mem, heap, class)?;
+        }
+        let id = match self.heaps[heap as usize].queues[class as usize].last() {
             Some(&id) => id,
-            None => self.new_span(mem, class)?,
+            None => self.new_span(mem, heap, class)?,
         };
         let span = &mut self.spans[id as usize];
         let index = match span.free.pop() {
@@ -580,7 +1017,8 @@ impl Policy for SizeClass {
             }
         };
         span.used += 1;
-        span.in_use[(index / 64) as usize] |= 1 << (index % 64);
+        let (w, bit) = Span::bit(index);
+        span.in_use[w] |= bit;
         let addr = span.base + u64::from(index) * span.block;
         if span.used == span.capacity {
             self.queue_remove(id);
@@ -592,7 +1030,7 @@ impl Policy for SizeClass {
         &mut self,
         mem: &mut Pages<P>,
         block: Block,
-        _thread: u32,
+        thread: u32,
     ) -> Result<(), AllocError> {
         if let Some(len) = self.large.remove(&block.addr) {
             mem.release(block.addr, len)?;
@@ -604,34 +1042,52 @@ impl Policy for SizeClass {
                 block.addr
             ))
         })?;
+        let local = self.is_local(thread, self.spans[id as usize].heap);
         let span = &mut self.spans[id as usize];
         let offset = block.addr - span.base;
         let index = (offset / span.block) as u32;
-        let bit = 1u64 << (index % 64);
-        if !offset.is_multiple_of(span.block)
-            || index >= span.extent
-            || span.in_use[(index / 64) as usize] & bit == 0
-        {
+        let (w, bit) = Span::bit(index);
+        if !offset.is_multiple_of(span.block) || index >= span.extent || span.in_use[w] & bit == 0 {
             return Err(AllocError::Invalid(format!(
                 "free of {:#x}, which is not a block in use",
                 block.addr
             )));
         }
-        span.in_use[(index / 64) as usize] &= !bit;
-        span.free.push(index);
-        span.used -= 1;
-        let (was_full, now_empty, block_size) = (span.qpos == NONE, span.used == 0, span.block);
+        span.in_use[w] &= !bit;
+        if span.class == LARGE {
+            // A large block goes back at once, whichever thread frees it.
+            span.used = 0;
+            return self.retire_span(mem, id);
+        }
+        let (class, block_size, heap) = (span.class, span.block, span.heap);
         // The free-list link is written into the freed block.
         mem.touch(block.addr, block_size.min(8))?;
-        if was_full {
-            self.queue_push(id);
+        let span = &mut self.spans[id as usize];
+        if !local {
+            span.remote.push(index);
+            if !span.in_remote {
+                span.in_remote = true;
+                self.heaps[heap as usize].remote[class as usize].push(id);
+            }
+            return Ok(());
         }
-        // The only span of its class stays put even when empty, so an alloc/free loop does
-        // not commit and decommit a page every time (mimalloc's retire heuristic).
-        if now_empty && self.queues[self.spans[id as usize].class as usize].len() > 1 {
-            self.retire_span(mem, id)?;
+        if self.thread_cache > 0 {
+            let classes = self.classes.len();
+            let tc = self.tcaches.entry(thread).or_insert_with(|| ThreadCache {
+                lists: vec![Vec::new(); classes],
+                bytes: 0,
+            });
+            if tc.bytes + block_size <= self.thread_cache {
+                tc.bytes += block_size;
+                tc.lists[class as usize].push((id, index));
+                span.tcached += 1;
+                return Ok(());
+            }
         }
-        Ok(())
+        span.free.push(index);
+        span.used -= 1;
+        let was_full = span.qpos == NONE;
+        self.settle(mem, id, was_full)
     }
 
     fn realloc<P: PageProvider>(
@@ -646,14 +1102,21 @@ impl Policy for SizeClass {
         if !block.addr.is_multiple_of(align) {
             return super::free_list::default_realloc(self, mem, block, new_size, align, thread);
         }
+        let size = new_size.max(1);
         if let Some(&len) = self.large.get(&block.addr) {
             if new_size > self.large_threshold && mem.round_up(new_size) == len {
                 return Ok(block.addr);
             }
         } else if let Some(id) = self.span_of(block.addr) {
-            let size = new_size.max(1);
-            if size <= self.large_threshold && self.class_of(size) == self.spans[id as usize].class
-            {
+            let span = &self.spans[id as usize];
+            let same = if span.class == LARGE {
+                size > self.large_threshold
+                    && size <= self.shared_large_limit()
+                    && size.div_ceil(self.page_size()) == u64::from(span.slots)
+            } else {
+                size <= self.large_threshold && self.class_of(size) == span.class
+            };
+            if same {
                 return Ok(block.addr);
             }
         }
@@ -662,19 +1125,18 @@ impl Policy for SizeClass {
 
     fn tick<P: PageProvider>(&mut self, mem: &mut Pages<P>, now: u64) -> Result<(), AllocError> {
         self.now = now;
-        while let Some(&(due, si, first, n)) = self.purge.front() {
+        while let Some(&(due, si, generation, first, n)) = self.purge.front() {
             if due > now {
                 break;
             }
             self.purge.pop_front();
-            // Slots reused since they were queued are no longer pending and are skipped.
-            let still_pending = self.segments[si as usize].as_ref().is_some_and(|seg| {
-                seg.slots[first as usize..(first + n) as usize]
-                    .iter()
-                    .any(|s| s.pending)
-            });
-            if still_pending {
-                self.decommit_slots(mem, si, first, n, true)?;
+            // A segment released since, and its successor in the table, are left alone;
+            // slots reused or freed again since are skipped by their due time.
+            let same = self.segments[si as usize]
+                .as_ref()
+                .is_some_and(|seg| seg.generation == generation);
+            if same {
+                self.decommit_units(mem, si, first, n, true)?;
                 self.release_if_empty(mem, si)?;
             }
         }
@@ -687,9 +1149,49 @@ impl Policy for SizeClass {
     }
 
     fn check_invariants<P: PageProvider>(&self, mem: &Pages<P>) -> Result<(), String> {
+        let retired: FxHashSet<u32> = self.free_span_ids.iter().copied().collect();
+        if retired.len() != self.free_span_ids.len() {
+            return Err("a span id is free twice".into());
+        }
+        // Blocks held in thread caches, per span, checked against the spans below.
+        let mut in_caches: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+        for (&thread, tc) in &self.tcaches {
+            let mut bytes = 0;
+            for (class, list) in tc.lists.iter().enumerate() {
+                for &(id, index) in list {
+                    let span = self
+                        .spans
+                        .get(id as usize)
+                        .filter(|_| !retired.contains(&id));
+                    let Some(span) = span else {
+                        return Err(format!("thread {thread} caches a block of dead span {id}"));
+                    };
+                    if span.class as usize != class || span.cpos != NONE {
+                        return Err(format!(
+                            "thread {thread} caches a block of span {id} in the wrong class"
+                        ));
+                    }
+                    if self.per_thread && self.thread_heaps.get(&thread) != Some(&span.heap) {
+                        return Err(format!(
+                            "thread {thread} caches a block of another heap's span {id}"
+                        ));
+                    }
+                    bytes += span.block;
+                    in_caches.entry(id).or_default().push(index);
+                }
+            }
+            if bytes != tc.bytes || bytes > self.thread_cache {
+                return Err(format!(
+                    "thread {thread} cache holds {bytes} bytes, counter {}, limit {}",
+                    tc.bytes, self.thread_cache
+                ));
+            }
+        }
         let mut live = 0;
+        let mut cached_per_heap = vec![(0u32, 0u64); self.heaps.len()];
         for (id, span) in self.spans.iter().enumerate() {
-            if self.free_span_ids.contains(&(id as u32)) {
+            let id = id as u32;
+            if retired.contains(&id) {
                 continue;
             }
             live += 1;
@@ -697,18 +1199,82 @@ impl Policy for SizeClass {
                 .as_ref()
                 .ok_or_else(|| format!("span {id} lies in a released segment"))?;
             for s in &seg.slots[span.first as usize..(span.first + span.slots) as usize] {
-                if s.owner != id as u32 || !s.committed || s.pending {
+                if s.owner != id || !s.committed || s.pending {
                     return Err(format!("span {id} does not own committed slots: {s:?}"));
                 }
             }
             if !mem.is_committed(span.base, u64::from(span.slots) << self.page_shift) {
                 return Err(format!("span {id} memory is not committed"));
             }
+            let heap = self
+                .heaps
+                .get(span.heap as usize)
+                .ok_or_else(|| format!("span {id} names heap {}, which is not", span.heap))?;
             let bits: u32 = span.in_use.iter().map(|w| w.count_ones()).sum();
-            if bits != span.used || span.used as usize + span.free.len() != span.extent as usize {
+            if span.cpos != NONE {
+                // A cached span is empty and sits in its heap's list for its slot count.
+                if bits != 0 || span.used != 0 || span.tcached != 0 || !span.remote.is_empty() {
+                    return Err(format!("cached span {id} is not empty"));
+                }
+                if span.qpos != NONE || span.in_remote {
+                    return Err(format!("cached span {id} is also queued"));
+                }
+                let list = heap.cache.get(&span.slots);
+                if list.and_then(|l| l.get(span.cpos as usize)) != Some(&id) {
+                    return Err(format!("span {id} is not where its cache position says"));
+                }
+                let aged = heap
+                    .cache_age
+                    .iter()
+                    .filter(|&&(s, stamp)| s == id && stamp == span.stamp)
+                    .count();
+                if aged != 1 {
+                    return Err(format!("cached span {id} is {aged} times in the age queue"));
+                }
+                let c = &mut cached_per_heap[span.heap as usize];
+                c.0 += 1;
+                c.1 += u64::from(span.slots) << self.page_shift;
+                continue;
+            }
+            if self.empty != EmptyPages::Cache && span.class == LARGE && span.used == 0 {
+                return Err(format!("empty large span {id} was not retired"));
+            }
+            if span.class == LARGE {
+                if span.used != 1 || bits != 1 || span.capacity != 1 || span.extent != 1 {
+                    return Err(format!("large span {id} does not hold exactly one block"));
+                }
+                if span.qpos != NONE || span.in_remote || span.tcached != 0 {
+                    return Err(format!("large span {id} is queued or cached"));
+                }
+                continue;
+            }
+            // Every block below the extent is exactly one of: held by the program, free,
+            // freed remotely, or in a thread cache.
+            let cached_here = in_caches.get(&id).map_or(&[][..], Vec::as_slice);
+            if cached_here.len() != span.tcached as usize {
                 return Err(format!(
-                    "span {id}: {} in use by bitmap, counter {}, {} free of extent {}",
+                    "span {id}: {} blocks in thread caches, counter {}",
+                    cached_here.len(),
+                    span.tcached
+                ));
+            }
+            let mut seen = span.in_use.clone();
+            for &index in span.free.iter().chain(&span.remote).chain(cached_here) {
+                let (w, bit) = Span::bit(index);
+                if index >= span.extent || seen[w] & bit != 0 {
+                    return Err(format!("span {id}: block {index} is accounted twice"));
+                }
+                seen[w] |= bit;
+            }
+            if bits + span.remote.len() as u32 + span.tcached != span.used
+                || span.used as usize + span.free.len() != span.extent as usize
+            {
+                return Err(format!(
+                    "span {id}: {} in use by bitmap, {} remote, {} cached, counter {}, {} \
+                     free of extent {}",
                     bits,
+                    span.remote.len(),
+                    span.tcached,
                     span.used,
                     span.free.len(),
                     span.extent
@@ -723,10 +1289,21 @@ impl Policy for SizeClass {
                     "span {id} queue membership disagrees with its fill"
                 ));
             }
-            if queued
-                && self.queues[span.class as usize].get(span.qpos as usize) != Some(&(id as u32))
-            {
+            if queued && heap.queues[span.class as usize].get(span.qpos as usize) != Some(&id) {
                 return Err(format!("span {id} is not where its queue position says"));
+            }
+            if queued && span.used == 0 && heap.queues[span.class as usize].len() > 1 {
+                return Err(format!("empty span {id} is not the only one of its class"));
+            }
+            let listed = heap.remote[span.class as usize]
+                .iter()
+                .filter(|&&s| s == id)
+                .count();
+            if span.in_remote == span.remote.is_empty() || listed != usize::from(span.in_remote) {
+                return Err(format!(
+                    "span {id} has {} remote frees and is listed {listed} times",
+                    span.remote.len()
+                ));
             }
         }
         if live != self.live_spans {
@@ -734,6 +1311,39 @@ impl Policy for SizeClass {
                 "{live} live spans, counter says {}",
                 self.live_spans
             ));
+        }
+        for (h, heap) in self.heaps.iter().enumerate() {
+            let listed: usize = heap.cache.values().map(Vec::len).sum();
+            let (spans, bytes) = cached_per_heap[h];
+            if listed != spans as usize
+                || spans != heap.cached_spans
+                || bytes != heap.cache_bytes
+                || bytes > self.cache_cap
+            {
+                return Err(format!(
+                    "heap {h} caches {spans} spans of {bytes} bytes; its counters say {} and \
+                     {}, its lists {listed}, its cap {}",
+                    heap.cached_spans, heap.cache_bytes, self.cache_cap
+                ));
+            }
+            for (class, q) in heap.queues.iter().enumerate() {
+                for &id in q {
+                    let s = &self.spans[id as usize];
+                    if retired.contains(&id) || s.heap as usize != h || s.class as usize != class {
+                        return Err(format!("heap {h} queues span {id}, which is not its own"));
+                    }
+                }
+            }
+            for (class, list) in heap.remote.iter().enumerate() {
+                for &id in list {
+                    let s = &self.spans[id as usize];
+                    if retired.contains(&id) || s.heap as usize != h || s.class as usize != class {
+                        return Err(format!(
+                            "heap {h} lists span {id} with remote frees, which is not its own"
+                        ));
+                    }
+                }
+            }
         }
         for (si, seg) in self.segments.iter().enumerate() {
             let Some(seg) = seg else { continue };
@@ -744,12 +1354,37 @@ impl Policy for SizeClass {
                     seg.free_slots
                 ));
             }
+            if self.seg_index.get(&(seg.base >> self.seg_shift)) != Some(&(si as u32)) {
+                return Err(format!("segment {si} is missing from the address index"));
+            }
             for (i, s) in seg.slots.iter().enumerate() {
                 let addr = seg.base + ((i as u64) << self.page_shift);
                 if s.committed != mem.is_committed(addr, 1 << self.page_shift) {
                     return Err(format!(
                         "segment {si} slot {i} commit state disagrees with the page map"
                     ));
+                }
+                if s.pending && (s.owner != NONE || !s.committed) {
+                    return Err(format!("segment {si} slot {i} is pending but {s:?}"));
+                }
+                if s.owner != NONE {
+                    let span = self.spans.get(s.owner as usize);
+                    let covers = span.is_some_and(|sp| {
+                        sp.seg as usize == si
+                            && (sp.first..sp.first + sp.slots).contains(&(i as u32))
+                    });
+                    if !covers || retired.contains(&s.owner) {
+                        return Err(format!("segment {si} slot {i} names a span not there"));
+                    }
+                }
+            }
+            // Commit units are committed whole, and decommit never splits them; only memory
+            // reused from a provider that cannot release may come partly committed.
+            if mem.caps().can_release {
+                for (u, unit) in seg.slots.chunks(self.commit_slots as usize).enumerate() {
+                    if unit.iter().any(|s| s.committed != unit[0].committed) {
+                        return Err(format!("segment {si} commit unit {u} is partly committed"));
+                    }
                 }
             }
         }
@@ -798,5 +1433,169 @@ mod tests {
         assert_eq!(*c.last().unwrap(), 1024);
         let pow2 = class_sizes(8, 1, 4096);
         assert_eq!(&pow2[8..], &[128, 256, 512, 1024, 2048, 4096]);
+    }
+
+    use crate::provider::{SimMode, SimProvider};
+
+    fn policy(given: &[(&str, &str)]) -> (SizeClass, Pages<SimProvider>) {
+        let given = given
+            .iter()
+            .map(|&(k, v)| (k.to_string(), serde_json::Value::from(v)))
+            .collect();
+        let params = Params::resolve(PARAMS, &given, "policy.params").unwrap();
+        let mem = Pages::new(SimProvider::new(SimMode::Os, 4096));
+        (SizeClass::new(&params, 4096).unwrap(), mem)
+    }
+
+    fn block(addr: Addr, size: u64) -> Block {
+        Block {
+            addr,
+            size,
+            arena: None,
+        }
+    }
+
+    #[test]
+    fn a_block_freed_by_another_thread_waits_for_its_owner() {
+        let (mut p, mut mem) = policy(&[]);
+        let a: Vec<Addr> = (0..3)
+            .map(|_| p.alloc(&mut mem, 64, 16, None, 1).unwrap())
+            .collect();
+        // Thread 2 frees thread 1's block: it goes on the span's remote list, still in use
+        // as far as the span knows.
+        p.free(&mut mem, block(a[0], 64), 2).unwrap();
+        p.check_invariants(&mem).unwrap();
+        let owner = p.span_of(a[0]).unwrap();
+        assert_eq!(p.spans[owner as usize].used, 3);
+        assert_eq!(p.spans[owner as usize].remote, vec![0]);
+        // Thread 2 allocates from a span of its own heap.
+        let b = p.alloc(&mut mem, 64, 16, None, 2).unwrap();
+        assert_ne!(p.span_of(b), Some(owner));
+        // The owner collects the remote free on its next allocation in the class and hands
+        // the block out again.
+        assert_eq!(p.alloc(&mut mem, 64, 16, None, 1).unwrap(), a[0]);
+        assert!(p.spans[owner as usize].remote.is_empty());
+        p.check_invariants(&mem).unwrap();
+        // A free of a remotely freed block, before collection, is caught.
+        p.free(&mut mem, block(a[1], 64), 3).unwrap();
+        assert!(p.free(&mut mem, block(a[1], 64), 1).is_err());
+
+        // With one shared heap the same free is an ordinary one.
+        let (mut p, mut mem) = policy(&[("heaps", "shared")]);
+        let a = p.alloc(&mut mem, 64, 16, None, 1).unwrap();
+        p.alloc(&mut mem, 64, 16, None, 1).unwrap();
+        p.free(&mut mem, block(a, 64), 2).unwrap();
+        assert_eq!(p.alloc(&mut mem, 64, 16, None, 2).unwrap(), a);
+        p.check_invariants(&mem).unwrap();
+    }
+
+    #[test]
+    fn thread_caches_keep_spans_from_emptying() {
+        let (mut p, mut mem) = policy(&[("thread_cache", "1KiB"), ("empty_pages", "decommit")]);
+        // Two spans of 8 KiB blocks (8 to a 64 KiB page), then the first one freed: the
+        // cache is too small for them, so the span empties and is decommitted.
+        let a: Vec<Addr> = (0..9)
+            .map(|_| p.alloc(&mut mem, 8192, 16, None, 0).unwrap())
+            .collect();
+        for &x in &a[..8] {
+            p.free(&mut mem, block(x, 8192), 0).unwrap();
+        }
+        assert_eq!(mem.stats().decommit_ops, 1);
+        // 64-byte blocks fit: the cache holds 16 of them and their span cannot retire.
+        let b: Vec<Addr> = (0..2048)
+            .map(|_| p.alloc(&mut mem, 64, 16, None, 0).unwrap())
+            .collect();
+        for &x in &b[..16] {
+            p.free(&mut mem, block(x, 64), 0).unwrap();
+        }
+        assert_eq!(p.tcaches[&0].bytes, 1024);
+        p.check_invariants(&mem).unwrap();
+        // The cache hands its newest block out first.
+        assert_eq!(p.alloc(&mut mem, 64, 16, None, 0).unwrap(), b[15]);
+        p.check_invariants(&mem).unwrap();
+    }
+
+    /// Commit and decommit calls for 17 blocks of 8 KiB (three one-page spans, the last
+    /// with one block) of which the first 16 are freed, in a 1 MiB segment.
+    fn ops_for(given: &[(&str, &str)]) -> (u64, u64) {
+        let mut all = vec![("segment_size", "1MiB"), ("empty_pages", "decommit")];
+        all.extend_from_slice(given);
+        let (mut p, mut mem) = policy(&all);
+        let a: Vec<Addr> = (0..17)
+            .map(|_| p.alloc(&mut mem, 8192, 16, None, 0).unwrap())
+            .collect();
+        for &x in &a[..16] {
+            p.free(&mut mem, block(x, 8192), 0).unwrap();
+            p.check_invariants(&mem).unwrap();
+        }
+        (mem.stats().commit_ops, mem.stats().decommit_ops)
+    }
+
+    #[test]
+    fn memory_is_committed_and_decommitted_in_whole_units() {
+        // A page at a time (mimalloc): a commit per span, a decommit per emptied span.
+        assert_eq!(ops_for(&[]), (3, 2));
+        // Two pages at a time: the second span lies in the first unit, which goes back
+        // only when both of its spans are empty.
+        assert_eq!(ops_for(&[("commit_granularity", "128KiB")]), (2, 1));
+        // Decommit only whole 256 KiB units: the third span is still live in the first.
+        assert_eq!(ops_for(&[("decommit_granularity", "256KiB")]), (3, 0));
+        // The whole segment at once (snmalloc): one commit, nothing given back.
+        assert_eq!(ops_for(&[("commit_granularity", "1MiB")]), (1, 0));
+        let e = policy_error(&[("commit_granularity", "32KiB")]);
+        assert!(e.contains("power of two from 65536"), "{e}");
+    }
+
+    fn policy_error(given: &[(&str, &str)]) -> String {
+        let given = given
+            .iter()
+            .map(|&(k, v)| (k.to_string(), serde_json::Value::from(v)))
+            .collect();
+        let params = Params::resolve(PARAMS, &given, "policy.params").unwrap();
+        SizeClass::new(&params, 4096).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn shared_pages_serve_large_blocks_and_empty_segments_go_back() {
+        let (mut p, mut mem) = policy(&[("share_small_large", "true")]);
+        let small = p.alloc(&mut mem, 100, 16, None, 0).unwrap();
+        let large = p.alloc(&mut mem, 300_000, 16, None, 0).unwrap();
+        // Both in the same segment; a request above half a segment is mapped on its own.
+        assert_eq!(small >> 22, large >> 22);
+        let huge = p.alloc(&mut mem, 3 << 20, 16, None, 0).unwrap();
+        assert!(p.large.contains_key(&huge));
+        p.check_invariants(&mem).unwrap();
+        let reserved = mem.stats().reserve_ops;
+        p.free(&mut mem, block(large, 300_000), 1).unwrap();
+        p.free(&mut mem, block(huge, 3 << 20), 0).unwrap();
+        p.check_invariants(&mem).unwrap();
+        // The segment still holds the small span, which stays (the only one of its class).
+        assert_eq!(mem.stats().release_ops, 1);
+        assert_eq!(p.alloc(&mut mem, 300_000, 16, None, 0).unwrap(), large);
+        assert_eq!(mem.stats().reserve_ops, reserved);
+    }
+
+    #[test]
+    fn the_span_cache_keeps_empty_spans_up_to_its_size() {
+        let (mut p, mut mem) = policy(&[("empty_pages", "cache"), ("cache_size", "128KiB")]);
+        // Four spans of 8 KiB blocks, three emptied: two stay cached, the oldest goes.
+        let a: Vec<Addr> = (0..25)
+            .map(|_| p.alloc(&mut mem, 8192, 16, None, 0).unwrap())
+            .collect();
+        for &x in &a[..24] {
+            p.free(&mut mem, block(x, 8192), 0).unwrap();
+        }
+        p.check_invariants(&mem).unwrap();
+        assert_eq!(p.heaps[0].cached_spans, 2);
+        assert_eq!(mem.stats().decommit_ops, 1);
+        assert!(!mem.is_committed(a[0], 1));
+        // A new span of one page comes from the cache, committed already.
+        let commits = mem.stats().commit_ops;
+        for _ in 0..8 {
+            p.alloc(&mut mem, 8192, 16, None, 0).unwrap();
+        }
+        p.alloc(&mut mem, 4096, 16, None, 0).unwrap();
+        assert_eq!(mem.stats().commit_ops, commits);
+        p.check_invariants(&mem).unwrap();
     }
 }
