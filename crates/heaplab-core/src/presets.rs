@@ -154,6 +154,140 @@ pub const PRESETS: &[PresetSpec] = &[
         leaves_out: "nothing the textbook policy has.",
     },
     PresetSpec {
+        id: "mimalloc-like",
+        family: "size-class",
+        title: "mimalloc (v1 layout)",
+        description: "Per-thread heaps of 64 KiB pages in 4 MiB segments, 16-byte granularity \
+                      and about four classes per doubling; pages are committed one at a time as \
+                      they are used and purged one at a time after a delay. Many small commit \
+                      and decommit calls, little memory held: the most page operations and the \
+                      least commit in scenario S3.",
+        params: &[
+            ("granularity", "16"),
+            ("classes_per_doubling", "4"),
+            ("page_size", "64KiB"),
+            ("segment_size", "4MiB"),
+            ("large_threshold", "128KiB"),
+            ("empty_pages", "delay"),
+            ("decommit_delay", "1000"),
+            ("commit_granularity", "0"),
+            ("decommit_granularity", "0"),
+            ("heaps", "per-thread"),
+            ("thread_cache", "0"),
+            ("share_small_large", "false"),
+        ],
+        sources: "mimalloc: MI_SEGMENT_SIZE 4 MiB and MI_SMALL_PAGE_SIZE 64 KiB (v1), \
+                  MI_MEDIUM_OBJ_SIZE_MAX 128 KiB, purge_delay 10 ms (here 1000 events), \
+                  thread-delayed free of cross-thread blocks; LLVM review D71786 for the \
+                  commit behaviour.",
+        leaves_out: "v2's 32 MiB segments of 64 KiB slices, page reset versus decommit, huge \
+                     OS pages, eager commit of the first segment, abandoned segments of exited \
+                     threads.",
+    },
+    PresetSpec {
+        id: "rpmalloc-like",
+        family: "size-class",
+        title: "rpmalloc",
+        description: "Per-thread heaps of 64 KiB spans, mapped and committed in batches of 256 \
+                      KiB, with empty spans kept in per-heap caches up to a segment and a thread \
+                      cache of freed blocks. Between mimalloc and snmalloc on page operations \
+                      and commit in scenario S3.",
+        params: &[
+            ("granularity", "16"),
+            ("classes_per_doubling", "4"),
+            ("page_size", "64KiB"),
+            ("segment_size", "4MiB"),
+            ("large_threshold", "128KiB"),
+            ("empty_pages", "cache"),
+            ("cache_size", "0"),
+            ("commit_granularity", "256KiB"),
+            ("decommit_granularity", "1MiB"),
+            ("heaps", "per-thread"),
+            ("thread_cache", "64KiB"),
+            ("share_small_large", "false"),
+        ],
+        sources: "rpmalloc.c: SPAN_DEFAULT_SIZE 64 KiB, SMALL_GRANULARITY 16, span_map_count \
+                  batches, thread span caches; LLVM review D71786 for the measured ordering.",
+        leaves_out: "the global span cache shared between threads, medium size classes of 512 \
+                     bytes granularity, and large spans of several 64 KiB pages as one class.",
+    },
+    PresetSpec {
+        id: "snmalloc-like",
+        family: "size-class",
+        title: "snmalloc",
+        description: "Per-thread allocators that commit whole 1 MiB chunks at once and give \
+                      memory back only in whole chunks, after a long delay; cross-thread frees \
+                      go back to their owner. The fewest page operations and the most commit \
+                      in scenario S3.",
+        params: &[
+            ("granularity", "16"),
+            ("classes_per_doubling", "4"),
+            ("page_size", "64KiB"),
+            ("segment_size", "1MiB"),
+            ("large_threshold", "128KiB"),
+            ("empty_pages", "delay"),
+            ("decommit_delay", "100000"),
+            ("commit_granularity", "1MiB"),
+            ("decommit_granularity", "1MiB"),
+            ("heaps", "per-thread"),
+            ("thread_cache", "0"),
+            ("share_small_large", "false"),
+        ],
+        sources: "snmalloc: size classes with two mantissa bits (four per doubling), chunk-sized \
+                  commits through its backend, message-passing remote frees; LLVM review D71786.",
+        leaves_out: "its buddy-allocated backend ranges, slabs of varied sizes per class, and \
+                     the remote-free batching.",
+    },
+    PresetSpec {
+        id: "bmalloc-like",
+        family: "size-class",
+        title: "bmalloc (WebKit), small and large objects sharing memory",
+        description: "Small objects in 16 KiB pages and large ones up to half a 1 MiB chunk \
+                      carved from the same chunks, so pages freed by either go back to one pool \
+                      and a chunk whose pages are all free is returned at once; the scavenger \
+                      decommits empty pages after a delay. Turn `share_small_large` off for the \
+                      design before the change of scenario S2.",
+        params: &[
+            ("granularity", "16"),
+            ("classes_per_doubling", "4"),
+            ("page_size", "16KiB"),
+            ("segment_size", "1MiB"),
+            ("large_threshold", "64KiB"),
+            ("empty_pages", "delay"),
+            ("decommit_delay", "10000"),
+            ("heaps", "shared"),
+            ("share_small_large", "true"),
+        ],
+        sources: "bmalloc: chunkSize 1 MiB, smallPageSize 16 KiB, the scavenger's delayed \
+                  decommit; WebKit bug in shared/seeds/001 for the sharing change.",
+        leaves_out: "per-thread caches (bmalloc's Cache), the large-object free list's \
+                     splitting by exact size, and the physical page map.",
+    },
+    PresetSpec {
+        id: "jemalloc-like",
+        family: "size-class",
+        title: "jemalloc 5",
+        description: "Size classes four per doubling from 16 bytes, small slabs and large \
+                      extents from one pool of pages, a thread cache, and freed pages returned \
+                      gradually after a delay (dirty-page decay) instead of kept.",
+        params: &[
+            ("granularity", "16"),
+            ("classes_per_doubling", "4"),
+            ("page_size", "16KiB"),
+            ("segment_size", "2MiB"),
+            ("large_threshold", "16KiB"),
+            ("empty_pages", "delay"),
+            ("decommit_delay", "10000"),
+            ("heaps", "shared"),
+            ("thread_cache", "32KiB"),
+            ("share_small_large", "true"),
+        ],
+        sources: "jemalloc(3): LG_QUANTUM 4, four size classes per doubling, SC_LARGE_MINCLASS \
+                  16 KiB, dirty_decay_ms 10 s (here 10000 events), tcache.",
+        leaves_out: "multiple arenas, muzzy pages (MADV_FREE), the decay curve's smooth rate, \
+                     and extent coalescing across slab and large sizes.",
+    },
+    PresetSpec {
         id: "buddy",
         family: "buddy",
         title: "Binary buddy system (textbook)",

@@ -122,7 +122,7 @@ pub(super) fn linker<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E
         for _ in 0..rng.random_range(2..8) {
             alloc(rng.random_range(4096..=65536), &mut blocks, &mut ids, sink)?;
         }
-        if rng.random_bool(0.1) {
+        if rng.random_bool(0.02) {
             alloc(
                 rng.random_range(1 << 20..=4 << 20),
                 &mut blocks,
