@@ -21,7 +21,13 @@ fn render(w: &WorkloadSpec) -> String {
         w.id
     ));
     for p in w.params {
-        out.push_str(&format!("| `{}` | {} | {} | {} |\n", p.name, p.default, range(p), p.doc));
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            p.name,
+            p.default,
+            range(p),
+            p.doc
+        ));
     }
     out
 }
