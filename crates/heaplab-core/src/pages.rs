@@ -108,6 +108,19 @@ impl<P: PageProvider> Pages<P> {
         Ok(at)
     }
 
+    /// Reserves and commits a range in one go, as `mmap` of read-write memory does: the
+    /// mapping a policy gives a large block or a slab of its own. If the commit is refused
+    /// the reservation is given back, so nothing leaks.
+    pub fn map(&mut self, bytes: u64, align: u64) -> Result<Addr, ProviderError> {
+        let at = self.reserve(bytes, align)?;
+        let len = self.round_up(bytes);
+        if let Err(e) = self.commit(at, len) {
+            self.release(at, len)?;
+            return Err(e);
+        }
+        Ok(at)
+    }
+
     /// Gives back a whole reservation made by [`Pages::reserve`].
     pub fn release(&mut self, addr: Addr, bytes: u64) -> Result<(), ProviderError> {
         let bytes = self.round_up(bytes);

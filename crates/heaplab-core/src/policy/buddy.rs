@@ -270,11 +270,7 @@ impl Buddy {
         let offset = self.offset(align);
         // A zero-byte request over-aligned past an arena still takes a page.
         let len = mem.round_up((offset + size).max(1));
-        let base = mem.reserve(len, align.max(self.page))?;
-        if let Err(e) = mem.commit(base, len) {
-            mem.release(base, len)?;
-            return Err(e.into());
-        }
+        let base = mem.map(len, align.max(self.page))?;
         let payload = base + offset;
         mem.touch(payload - self.header, self.header)?;
         self.mapped.insert(payload, (base, len));

@@ -149,11 +149,7 @@ impl Bump {
     ) -> Result<Slab, AllocError> {
         if self.pages_backing {
             let len = mem.round_up(len);
-            let addr = mem.reserve(len, mem.page_size())?;
-            if let Err(e) = mem.commit(addr, len) {
-                mem.release(addr, len)?;
-                return Err(e.into());
-            }
+            let addr = mem.map(len, mem.page_size())?;
             Ok(Slab { addr, len })
         } else {
             let addr = self.heap.alloc(mem, len, 16, None, 0)?;

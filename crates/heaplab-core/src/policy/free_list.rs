@@ -444,11 +444,7 @@ impl FreeList {
     ) -> Result<Addr, AllocError> {
         let offset = self.header.max(1).next_multiple_of(align.max(self.align));
         let len = mem.round_up(offset + size);
-        let base = mem.reserve(len, self.page.max(align))?;
-        if let Err(e) = mem.commit(base, len) {
-            mem.release(base, len)?;
-            return Err(e.into());
-        }
+        let base = mem.map(len, self.page.max(align))?;
         let payload = base + offset;
         if self.header > 0 {
             mem.touch(payload - self.header, self.header)?;

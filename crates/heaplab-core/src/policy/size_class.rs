@@ -900,11 +900,7 @@ impl SizeClass {
             return Ok(span.base);
         }
         let len = mem.round_up(size.max(1));
-        let base = mem.reserve(len, align.max(self.os_page))?;
-        if let Err(e) = mem.commit(base, len) {
-            mem.release(base, len)?;
-            return Err(e.into());
-        }
+        let base = mem.map(len, align.max(self.os_page))?;
         self.large.insert(base, len);
         Ok(base)
     }
