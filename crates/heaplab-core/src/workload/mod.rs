@@ -99,6 +99,14 @@ const SEED: ParamSpec = ParamSpec {
 };
 
 const fn scale(default: &'static str) -> ParamSpec {
+    scale_of(
+        default,
+        "Fraction of MallocBench's full size (1 = the original benchmark).",
+    )
+}
+
+/// The `scale` knob, with a default and a sentence saying what 1 means.
+const fn scale_of(default: &'static str, doc: &'static str) -> ParamSpec {
     ParamSpec {
         name: "scale",
         kind: ParamKind::Float {
@@ -107,7 +115,7 @@ const fn scale(default: &'static str) -> ParamSpec {
         },
         default,
         unit: "x",
-        doc: "Fraction of MallocBench's full size (1 = the original benchmark).",
+        doc,
     }
 }
 
@@ -271,16 +279,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
                       mapped from the OS the memory goes back after each compilation.",
         params: &[
             SEED,
-            ParamSpec {
-                name: "scale",
-                kind: ParamKind::Float {
-                    min: 0.0001,
-                    max: 10.0,
-                },
-                default: "1",
-                unit: "x",
-                doc: "Arena bytes per compilation, as a multiple of 8 MiB.",
-            },
+            scale_of("1", "Arena bytes per compilation, as a multiple of 8 MiB."),
             ParamSpec {
                 name: "compiles",
                 kind: ParamKind::Int { min: 1, max: 1000 },
@@ -312,16 +311,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
                       and a twentieth lives to the end of the link.",
         params: &[
             SEED,
-            ParamSpec {
-                name: "scale",
-                kind: ParamKind::Float {
-                    min: 0.0001,
-                    max: 10.0,
-                },
-                default: "0.1",
-                unit: "x",
-                doc: "Work items, as a multiple of 4000.",
-            },
+            scale_of("0.1", "Work items, as a multiple of 4000."),
             ParamSpec {
                 name: "threads",
                 kind: ParamKind::Int { min: 1, max: 128 },
@@ -342,16 +332,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
                       shrink to fit.",
         params: &[
             SEED,
-            ParamSpec {
-                name: "scale",
-                kind: ParamKind::Float {
-                    min: 0.0001,
-                    max: 10.0,
-                },
-                default: "0.1",
-                unit: "x",
-                doc: "Size of the huge page, as a multiple of 100 MiB.",
-            },
+            scale_of("0.1", "Size of the huge page, as a multiple of 100 MiB."),
             ParamSpec {
                 name: "vector_growth",
                 kind: ParamKind::Choice(&["2x", "+1", "custom"]),
@@ -372,16 +353,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
                       strings in a fixed-size block pool instead of malloc is Pike's change.",
         params: &[
             SEED,
-            ParamSpec {
-                name: "scale",
-                kind: ParamKind::Float {
-                    min: 0.0001,
-                    max: 10.0,
-                },
-                default: "0.25",
-                unit: "x",
-                doc: "Strings made, as a multiple of 200,000.",
-            },
+            scale_of("0.25", "Strings made, as a multiple of 200,000."),
             ParamSpec {
                 name: "header_bytes",
                 kind: ParamKind::Bytes {
@@ -418,16 +390,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
 
 const PARAMETRIC: &[ParamSpec] = &[
     SEED,
-    ParamSpec {
-        name: "scale",
-        kind: ParamKind::Float {
-            min: 0.0001,
-            max: 10.0,
-        },
-        default: "1",
-        unit: "x",
-        doc: "Number of steps, as a multiple of 200,000.",
-    },
+    scale_of("1", "Number of steps, as a multiple of 200,000."),
     ParamSpec {
         name: "sizes",
         kind: ParamKind::Choice(&["fixed", "uniform", "power-law", "log-normal", "histogram"]),
