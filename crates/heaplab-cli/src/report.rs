@@ -36,6 +36,25 @@ const ROWS: &[Row] = &[
     ("utilization", |s| format!("{:.1}%", s.utilization * 100.0)),
 ];
 
+/// A table with a column per run and a row per entry of `ROWS`.
+fn summary_table(labels: &[&str], summaries: &[&Summary]) -> Table {
+    let mut table = Table::new();
+    table.load_preset(UTF8_FULL_CONDENSED);
+    let mut header = vec![Cell::new("")];
+    header.extend(labels.iter().map(Cell::new));
+    table.set_header(header);
+    for (label, get) in ROWS {
+        let mut row = vec![Cell::new(label)];
+        row.extend(
+            summaries
+                .iter()
+                .map(|s| Cell::new(get(s)).set_alignment(CellAlignment::Right)),
+        );
+        table.add_row(row);
+    }
+    table
+}
+
 /// A preset's name when the run used one, else the family's.
 fn policy_label(o: &RunOutput) -> &str {
     let p = &o.report.config.policy;
@@ -57,20 +76,9 @@ pub fn print_runs(outputs: &[RunOutput]) {
         "{what}, page size {} B",
         first.report.config.provider.page_size
     );
-    let mut table = Table::new();
-    table.load_preset(UTF8_FULL_CONDENSED);
-    let mut header = vec![Cell::new("")];
-    header.extend(outputs.iter().map(|o| Cell::new(policy_label(o))));
-    table.set_header(header);
-    for (label, get) in ROWS {
-        let mut row = vec![Cell::new(label)];
-        row.extend(
-            outputs
-                .iter()
-                .map(|o| Cell::new(get(&o.report.summary)).set_alignment(CellAlignment::Right)),
-        );
-        table.add_row(row);
-    }
+    let labels: Vec<&str> = outputs.iter().map(policy_label).collect();
+    let summaries: Vec<&Summary> = outputs.iter().map(|o| &o.report.summary).collect();
+    let mut table = summary_table(&labels, &summaries);
     // The allocator's own counters (Pike-style), every name any run reports.
     let names: std::collections::BTreeSet<&String> = outputs
         .iter()
@@ -219,19 +227,9 @@ pub fn scenario(args: crate::cli::ScenarioArgs) -> Result<(), CliError> {
             wc.id,
             Value::Object(wc.params.clone().into_iter().collect())
         );
-        let mut table = Table::new();
-        table.load_preset(UTF8_FULL_CONDENSED);
-        let mut header = vec![Cell::new("")];
-        header.extend(runs.iter().map(|r| Cell::new(&r.label)));
-        table.set_header(header);
-        for (label, get) in ROWS {
-            let mut row = vec![Cell::new(label)];
-            row.extend(
-                runs.iter()
-                    .map(|r| Cell::new(get(&r.report.summary)).set_alignment(CellAlignment::Right)),
-            );
-            table.add_row(row);
-        }
+        let labels: Vec<&str> = runs.iter().map(|r| r.label.as_str()).collect();
+        let summaries: Vec<&Summary> = runs.iter().map(|r| &r.report.summary).collect();
+        let mut table = summary_table(&labels, &summaries);
         if let Some(first) = runs.first() {
             for (i, phase) in first.report.summary.phases.iter().enumerate() {
                 let mut row = vec![Cell::new(format!("resident after {}", phase.label))];

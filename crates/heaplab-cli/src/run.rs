@@ -99,13 +99,7 @@ fn configs_from_flags(args: &RunArgs) -> Result<Vec<RunConfig>, CliError> {
     } else {
         let spec = workload::find(&name).map_err(|e| CliError::input(e.to_string()))?;
         let mut params = BTreeMap::new();
-        let mut wset = args.wset.clone();
-        if let Some(seed) = &args.seed {
-            wset.push(format!("seed={seed}"));
-        }
-        if let Some(scale) = &args.scale {
-            wset.push(format!("scale={scale}"));
-        }
+        let wset = workload_sets(&args.wset, &args.seed, &args.scale);
         apply_sets(&mut params, &wset, spec.params, "--wset")?;
         WorkloadConfig {
             id: name,
@@ -249,15 +243,17 @@ fn write_json(path: &Path, value: &Value) -> Result<(), CliError> {
     std::fs::write(path, text).map_err(|e| CliError::failed(format!("{}: {e}", path.display())))
 }
 
+/// `--wset` settings with `--seed` and `--scale` folded in, as `key=value` text.
+fn workload_sets(wset: &[String], seed: &Option<String>, scale: &Option<String>) -> Vec<String> {
+    let mut sets = wset.to_vec();
+    sets.extend(seed.iter().map(|s| format!("seed={s}")));
+    sets.extend(scale.iter().map(|s| format!("scale={s}")));
+    sets
+}
+
 pub fn export(args: ExportArgs) -> Result<(), CliError> {
     let spec = workload::find(&args.workload).map_err(|e| CliError::input(e.to_string()))?;
-    let mut wset = args.wset.clone();
-    if let Some(seed) = &args.seed {
-        wset.push(format!("seed={seed}"));
-    }
-    if let Some(scale) = &args.scale {
-        wset.push(format!("scale={scale}"));
-    }
+    let wset = workload_sets(&args.wset, &args.seed, &args.scale);
     let mut given = BTreeMap::new();
     apply_sets(&mut given, &wset, spec.params, "--wset")?;
     let params = heaplab_core::params::Params::resolve(spec.params, &given, "workload.params")

@@ -176,21 +176,8 @@ impl<P: PageProvider> Pages<P> {
     /// run of them; the range need not be page-aligned but must lie in one reservation.
     /// Policies that give back pages inside a heap use this before they reuse the space.
     pub fn commit_missing(&mut self, addr: Addr, bytes: u64) -> Result<(), ProviderError> {
-        if bytes == 0 {
-            return Ok(());
-        }
-        let (first, last) = self.page_span(addr, bytes);
-        let mut page = first;
-        while page < last {
-            if self.state(page) & COMMITTED != 0 {
-                page += 1;
-                continue;
-            }
-            let start = page;
-            while page < last && self.state(page) & COMMITTED == 0 {
-                page += 1;
-            }
-            self.commit(start << self.shift, (page - start) << self.shift)?;
+        for (at, len) in self.runs(addr, bytes, false) {
+            self.commit(at, len)?;
         }
         Ok(())
     }
@@ -198,23 +185,37 @@ impl<P: PageProvider> Pages<P> {
     /// Decommits the committed pages of the page-aligned range `[addr, addr + bytes)`, one
     /// call per run of them, so pages given back earlier are not counted twice.
     pub fn decommit_committed(&mut self, addr: Addr, bytes: u64) -> Result<(), ProviderError> {
-        if bytes == 0 || !self.caps.can_decommit {
+        if !self.caps.can_decommit {
             return Ok(());
         }
+        for (at, len) in self.runs(addr, bytes, true) {
+            self.decommit(at, len)?;
+        }
+        Ok(())
+    }
+
+    /// The maximal runs of pages of `[addr, addr + bytes)` whose committed state is
+    /// `committed`, as (start, length) in bytes.
+    fn runs(&self, addr: Addr, bytes: u64, committed: bool) -> Vec<(Addr, u64)> {
+        let mut out = Vec::new();
+        if bytes == 0 {
+            return out;
+        }
         let (first, last) = self.page_span(addr, bytes);
+        let wanted = |p: u64| (self.state(p) & COMMITTED != 0) == committed;
         let mut page = first;
         while page < last {
-            if self.state(page) & COMMITTED == 0 {
+            if !wanted(page) {
                 page += 1;
                 continue;
             }
             let start = page;
-            while page < last && self.state(page) & COMMITTED != 0 {
+            while page < last && wanted(page) {
                 page += 1;
             }
-            self.decommit(start << self.shift, (page - start) << self.shift)?;
+            out.push((start << self.shift, (page - start) << self.shift));
         }
-        Ok(())
+        out
     }
 
     /// Decommits a page-aligned range inside one reservation. On a provider that cannot

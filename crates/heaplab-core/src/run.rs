@@ -58,10 +58,10 @@ where
 
 /// Runs a config whose workload is built in.
 pub fn run(config: &RunConfig) -> Result<RunOutput, RunError> {
-    let resolved = config.resolve()?;
-    let spec = workload::find(&resolved.workload.id)?;
-    let params = resolved.workload_params()?;
-    run_with(&resolved, |sink| {
+    // `run_with` resolves the whole config; the generator needs only its own parameters.
+    let spec = workload::find(&config.workload.id)?;
+    let params = config.workload_params()?;
+    run_with(config, |sink| {
         spec.generate(&params, sink)
             .map_err(|e| RunError::Event(format!("workload {}: {e}", spec.id)))
     })
