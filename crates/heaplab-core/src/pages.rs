@@ -263,6 +263,16 @@ impl<P: PageProvider> Pages<P> {
         Ok(())
     }
 
+    /// Asks the provider whether the range still holds what was last written there; see
+    /// [`PageProvider::verify`].
+    #[inline]
+    pub fn verify(&self, addr: Addr, bytes: u64) -> Result<(), ProviderError> {
+        if bytes == 0 {
+            return Ok(());
+        }
+        self.provider.verify(addr, bytes)
+    }
+
     /// Whether every byte of the range lies in committed pages.
     pub fn is_committed(&self, addr: Addr, bytes: u64) -> bool {
         let (first, last) = self.page_span(addr, bytes.max(1));

@@ -173,12 +173,24 @@ impl<P: PageProvider> Simulation<P> {
         Ok(())
     }
 
-    fn write(&mut self, addr: u64, size: u64) -> Result<(), ProviderError> {
+    /// How many bytes of a `size`-byte block the program writes.
+    fn written(&self, size: u64) -> u64 {
         match self.touch {
-            TouchMode::All => self.mem.touch(addr, size),
-            TouchMode::First => self.mem.touch(addr, size.min(1)),
-            TouchMode::None => Ok(()),
+            TouchMode::All => size,
+            TouchMode::First => size.min(1),
+            TouchMode::None => 0,
         }
+    }
+
+    fn write(&mut self, addr: u64, size: u64) -> Result<(), ProviderError> {
+        self.mem.touch(addr, self.written(size))
+    }
+
+    /// Checks, before a block dies or moves, that nothing else wrote over it.
+    fn verify(&self, block: Block) -> Result<(), String> {
+        self.mem
+            .verify(block.addr, self.written(block.size))
+            .map_err(|e| e.to_string())
     }
 
     fn step(&mut self, event: Event) -> Result<(), String> {
@@ -216,6 +228,7 @@ impl<P: PageProvider> Simulation<P> {
                     .live
                     .remove(&id)
                     .ok_or_else(|| format!("free of block id {id}, which is not live"))?;
+                self.verify(block)?;
                 self.policy
                     .free(&mut self.mem, block, thread)
                     .map_err(err)?;
@@ -227,6 +240,7 @@ impl<P: PageProvider> Simulation<P> {
                     .live
                     .get(&id)
                     .ok_or_else(|| format!("realloc of block id {id}, which is not live"))?;
+                self.verify(block)?;
                 let addr = self
                     .policy
                     .realloc(&mut self.mem, block, size, DEFAULT_ALIGN, thread)
@@ -270,6 +284,7 @@ impl<P: PageProvider> Simulation<P> {
                         continue;
                     }
                     self.live.remove(&id);
+                    self.verify(block)?;
                     self.live_bytes.sub(block.size);
                     if !self.policy.owns_arenas() {
                         self.policy.free(&mut self.mem, block, 0).map_err(err)?;

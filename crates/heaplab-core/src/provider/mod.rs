@@ -42,6 +42,8 @@ pub enum ProviderError {
     },
     /// Memory was written that is not committed: a policy bug, reported rather than hidden.
     NotCommitted { addr: Addr },
+    /// A block's bytes were not what was last written there: another block overlapped it.
+    Clobbered { addr: Addr },
     /// The platform refused for a reason of its own.
     Platform(String),
 }
@@ -58,6 +60,10 @@ impl fmt::Display for ProviderError {
             ProviderError::NotCommitted { addr } => {
                 write!(f, "write to {addr:#x}, which is not in a committed page")
             }
+            ProviderError::Clobbered { addr } => write!(
+                f,
+                "the block at {addr:#x} was overwritten: two live blocks overlap"
+            ),
             ProviderError::Platform(msg) => write!(f, "page provider: {msg}"),
         }
     }
@@ -94,4 +100,14 @@ pub trait PageProvider {
     /// has nothing to do; a real one writes, so that the operating system's residency is the
     /// one being modelled.
     fn write(&mut self, addr: Addr, bytes: u64);
+
+    /// Checks that the `bytes` at `addr` still hold what the last `write(addr, bytes)` put
+    /// there, just before the block is freed or reallocated. A real provider writes a
+    /// pattern that depends on the address, so a policy that hands out overlapping blocks
+    /// is caught as an error rather than silently measured. A simulated provider has
+    /// nothing to check.
+    fn verify(&self, addr: Addr, bytes: u64) -> Result<(), ProviderError> {
+        let _ = (addr, bytes);
+        Ok(())
+    }
 }
