@@ -18,6 +18,8 @@
 pub mod catalog;
 pub mod config;
 pub mod event;
+mod live;
+mod page_dir;
 pub mod pages;
 pub mod params;
 pub mod policy;

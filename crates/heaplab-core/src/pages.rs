@@ -6,8 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use rustc_hash::FxHashMap;
-
+use crate::page_dir::PageDir;
 use crate::provider::{Addr, PageProvider, ProviderCaps, ProviderError};
 use crate::ranges::{insert_coalesced, take_first_fit};
 use crate::stats::PageStats;
@@ -16,19 +15,13 @@ const COMMITTED: u8 = 1;
 const RESIDENT: u8 = 2;
 const TOUCHED: u8 = 4;
 
-/// Pages per directory chunk. The directory only holds chunks for pages that were ever
-/// committed, so the simulator's own memory grows with the memory it models, not with
-/// the address space.
-const CHUNK_SHIFT: u32 = 12;
-const CHUNK_PAGES: usize = 1 << CHUNK_SHIFT;
-
 /// A provider with its page map and statistics.
 #[derive(Debug)]
 pub struct Pages<P> {
     provider: P,
     caps: ProviderCaps,
     shift: u32,
-    dir: FxHashMap<u64, Box<[u8; CHUNK_PAGES]>>,
+    dir: PageDir,
     /// Live reservations: start and length in bytes.
     reservations: BTreeMap<Addr, u64>,
     /// Reservations a policy released on a provider that cannot release. Their pages keep
@@ -49,7 +42,7 @@ impl<P: PageProvider> Pages<P> {
             provider,
             caps,
             shift: caps.page_size.trailing_zeros(),
-            dir: FxHashMap::default(),
+            dir: PageDir::default(),
             reservations: BTreeMap::new(),
             retained: BTreeMap::new(),
             stats: PageStats::default(),
@@ -287,7 +280,7 @@ impl<P: PageProvider> Pages<P> {
     /// Recounts the page map and compares it with the statistics.
     pub fn check_invariants(&self) -> Result<(), String> {
         let (mut committed, mut resident, mut touched) = (0u64, 0u64, 0u64);
-        for chunk in self.dir.values() {
+        for chunk in self.dir.chunks() {
             for &s in chunk.iter() {
                 committed += u64::from(s & COMMITTED != 0);
                 resident += u64::from(s & RESIDENT != 0);
@@ -351,10 +344,9 @@ impl<P: PageProvider> Pages<P> {
         let (first, last) = self.page_span(addr, bytes);
         let (mut committed, mut resident) = (0, 0);
         for page in first..last {
-            let Some(chunk) = self.dir.get_mut(&(page >> CHUNK_SHIFT)) else {
+            let Some(s) = self.dir.get_mut(page) else {
                 continue;
             };
-            let s = &mut chunk[(page as usize) & (CHUNK_PAGES - 1)];
             committed += u64::from(*s & COMMITTED != 0);
             resident += u64::from(*s & RESIDENT != 0);
             *s &= !(COMMITTED | RESIDENT);
@@ -370,18 +362,12 @@ impl<P: PageProvider> Pages<P> {
 
     #[inline]
     fn state(&self, page: u64) -> u8 {
-        self.dir
-            .get(&(page >> CHUNK_SHIFT))
-            .map_or(0, |c| c[(page as usize) & (CHUNK_PAGES - 1)])
+        self.dir.get(page)
     }
 
     #[inline]
     fn state_mut(&mut self, page: u64) -> &mut u8 {
-        let chunk = self
-            .dir
-            .entry(page >> CHUNK_SHIFT)
-            .or_insert_with(|| Box::new([0; CHUNK_PAGES]));
-        &mut chunk[(page as usize) & (CHUNK_PAGES - 1)]
+        self.dir.entry(page)
     }
 }
 

@@ -11,6 +11,7 @@ pub struct Sample {
 }
 
 impl Sample {
+    #[inline]
     fn max(self, o: Sample) -> Sample {
         Sample {
             live: self.live.max(o.live),
@@ -39,7 +40,11 @@ pub struct SeriesRecorder {
     capacity: usize,
     width: u64,
     points: Vec<(u64, Sample)>,
-    pending: Option<(u64, Sample)>,
+    /// The bucket being filled: the maximum of its `in_pending` samples so far, the last of
+    /// which was taken after event `pending_t`. Kept as plain fields rather than an
+    /// `Option` because this runs after every event.
+    pending: Sample,
+    pending_t: u64,
     in_pending: u64,
 }
 
@@ -50,7 +55,8 @@ impl SeriesRecorder {
             capacity: capacity.max(2),
             width: 1,
             points: Vec::new(),
-            pending: None,
+            pending: Sample::default(),
+            pending_t: 0,
             in_pending: 0,
         }
     }
@@ -58,20 +64,20 @@ impl SeriesRecorder {
     /// Adds the sample taken after event number `t`.
     #[inline]
     pub fn record(&mut self, t: u64, s: Sample) {
-        self.pending = Some(match self.pending {
-            Some((_, acc)) => (t, acc.max(s)),
-            None => (t, s),
-        });
+        // Gauges are never negative, so the empty bucket's zeros are a neutral start.
+        self.pending = self.pending.max(s);
+        self.pending_t = t;
         self.in_pending += 1;
         if self.in_pending == self.width {
             self.flush();
         }
     }
 
+    #[cold]
+    #[inline(never)]
     fn flush(&mut self) {
-        if let Some(p) = self.pending.take() {
-            self.points.push(p);
-        }
+        self.points.push((self.pending_t, self.pending));
+        self.pending = Sample::default();
         self.in_pending = 0;
         if self.points.len() == self.capacity {
             self.points = self
@@ -89,9 +95,8 @@ impl SeriesRecorder {
 
     /// The series so far, including a partly filled last bucket.
     pub fn finish(mut self) -> Series {
-        if self.pending.is_some() {
-            let p = self.pending.take().expect("checked");
-            self.points.push(p);
+        if self.in_pending > 0 {
+            self.points.push((self.pending_t, self.pending));
         }
         let mut out = Series::default();
         for (t, s) in self.points {

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use crate::config::{ProviderKind, RunConfig, TouchMode};
 use crate::event::{ArenaId, BlockId, Event, DEFAULT_ALIGN};
+use crate::live::LiveTable;
 use crate::pages::Pages;
 use crate::params::ParamError;
 use crate::policy::{AllocError, AnyPolicy, Block, Policy};
@@ -88,7 +89,7 @@ pub struct Report {
 pub struct Simulation<P: PageProvider> {
     mem: Pages<P>,
     policy: AnyPolicy,
-    live: FxHashMap<BlockId, Block>,
+    live: LiveTable,
     arenas: FxHashMap<ArenaId, Vec<BlockId>>,
     live_bytes: Gauge,
     events: u64,
@@ -119,7 +120,7 @@ impl<P: PageProvider> Simulation<P> {
         Ok(Simulation {
             mem,
             policy,
-            live: FxHashMap::default(),
+            live: LiveTable::default(),
             arenas: FxHashMap::default(),
             live_bytes: Gauge::default(),
             events: 0,
@@ -143,7 +144,7 @@ impl<P: PageProvider> Simulation<P> {
 
     /// The live blocks, by id.
     pub fn live(&self) -> impl Iterator<Item = (BlockId, Block)> + '_ {
-        self.live.iter().map(|(&id, &b)| (id, b))
+        self.live.iter()
     }
 
     pub fn live_bytes(&self) -> u64 {
@@ -203,7 +204,7 @@ impl<P: PageProvider> Simulation<P> {
                 arena,
                 thread,
             } => {
-                if self.live.contains_key(&id) {
+                if self.live.contains(id) {
                     return Err(format!("alloc of block id {id}, which is already live"));
                 }
                 if let Some(a) = arena {
@@ -226,7 +227,7 @@ impl<P: PageProvider> Simulation<P> {
             Event::Free { id, thread } => {
                 let block = self
                     .live
-                    .remove(&id)
+                    .remove(id)
                     .ok_or_else(|| format!("free of block id {id}, which is not live"))?;
                 self.verify(block)?;
                 self.policy
@@ -236,9 +237,9 @@ impl<P: PageProvider> Simulation<P> {
                 self.frees += 1;
             }
             Event::Realloc { id, size, thread } => {
-                let block = *self
+                let block = self
                     .live
-                    .get(&id)
+                    .get(id)
                     .ok_or_else(|| format!("realloc of block id {id}, which is not live"))?;
                 self.verify(block)?;
                 let addr = self
@@ -277,13 +278,13 @@ impl<P: PageProvider> Simulation<P> {
                     .ok_or_else(|| format!("reset or drop of arena {a}, which does not exist"))?;
                 for id in ids {
                     // Ids freed or reused since are skipped: only blocks still in this arena die.
-                    let Some(&block) = self.live.get(&id) else {
+                    let Some(block) = self.live.get(id) else {
                         continue;
                     };
                     if block.arena != Some(a) {
                         continue;
                     }
-                    self.live.remove(&id);
+                    self.live.remove(id);
                     self.verify(block)?;
                     self.live_bytes.sub(block.size);
                     if !self.policy.owns_arenas() {
@@ -320,7 +321,12 @@ impl<P: PageProvider> Simulation<P> {
     pub fn check_invariants(&self) -> Result<(), String> {
         self.mem.check_invariants()?;
         self.policy.check_invariants(&self.mem)?;
-        let mut blocks: Vec<Block> = self.live.values().copied().filter(|b| b.size > 0).collect();
+        let mut blocks: Vec<Block> = self
+            .live
+            .iter()
+            .map(|(_, b)| b)
+            .filter(|b| b.size > 0)
+            .collect();
         blocks.sort_by_key(|b| b.addr);
         for pair in blocks.windows(2) {
             if pair[0].addr + pair[0].size > pair[1].addr {
@@ -338,7 +344,7 @@ impl<P: PageProvider> Simulation<P> {
                 ));
             }
         }
-        let live: u64 = self.live.values().map(|b| b.size).sum();
+        let live: u64 = self.live.iter().map(|(_, b)| b.size).sum();
         if live != self.live_bytes.current {
             return Err(format!(
                 "{live} live bytes in blocks, counter says {}",

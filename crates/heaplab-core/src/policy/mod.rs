@@ -298,25 +298,37 @@ impl Policy for AnyPolicy {
 }
 
 /// Checks an alignment request: a power of two no larger than a page-sized slab could hold.
+#[inline]
 pub(crate) fn check_align(align: u64) -> Result<(), AllocError> {
     if align.is_power_of_two() && align <= 1 << 30 {
         Ok(())
     } else {
-        Err(AllocError::Invalid(format!(
-            "alignment {align} is not a power of two up to 1 GiB"
-        )))
+        Err(bad_align(align))
     }
+}
+
+#[cold]
+fn bad_align(align: u64) -> AllocError {
+    AllocError::Invalid(format!(
+        "alignment {align} is not a power of two up to 1 GiB"
+    ))
 }
 
 /// Sizes larger than this are refused as impossible rather than overflowing arithmetic.
 pub(crate) const MAX_REQUEST: u64 = 1 << 46;
 
+#[inline]
 pub(crate) fn check_size(size: u64) -> Result<(), AllocError> {
     if size <= MAX_REQUEST {
         Ok(())
     } else {
-        Err(AllocError::Invalid(format!(
-            "request of {size} bytes is larger than any address space heaplab models"
-        )))
+        Err(too_big(size))
     }
+}
+
+#[cold]
+fn too_big(size: u64) -> AllocError {
+    AllocError::Invalid(format!(
+        "request of {size} bytes is larger than any address space heaplab models"
+    ))
 }

@@ -17,6 +17,7 @@
 //! as mimalloc's `xthread_free` does. `thread_cache` adds a tcmalloc/rpmalloc-style cache of
 //! freed blocks per thread in front of the spans.
 
+use std::cell::Cell;
 use std::collections::VecDeque;
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -356,6 +357,8 @@ pub struct SizeClass {
     small_limit: u64,
     segments: Vec<Option<Segment>>,
     seg_index: FxHashMap<u64, u32>,
+    /// The segment `span_of` found last, by key; cleared when a segment goes away.
+    last_seg: Cell<Option<(u64, u32)>>,
     generations: u64,
     spans: Vec<Span>,
     free_span_ids: Vec<u32>,
@@ -455,6 +458,7 @@ impl SizeClass {
             small_limit,
             segments: Vec::new(),
             seg_index: FxHashMap::default(),
+            last_seg: Cell::new(None),
             generations: 0,
             spans: Vec::new(),
             free_span_ids: Vec::new(),
@@ -868,13 +872,25 @@ impl SizeClass {
             let (base, size) = (seg.base, u64::from(self.slots_per_seg) << self.page_shift);
             mem.release(base, size)?;
             self.seg_index.remove(&(base >> self.seg_shift));
+            self.last_seg.set(None);
             self.segments[si as usize] = None;
         }
         Ok(())
     }
 
+    #[inline]
     fn span_of(&self, addr: Addr) -> Option<u32> {
-        let si = *self.seg_index.get(&(addr >> self.seg_shift))?;
+        let key = addr >> self.seg_shift;
+        // Frees cluster in the segment of the free before, so the last segment found is
+        // tried before the hash map.
+        let si = match self.last_seg.get() {
+            Some((k, si)) if k == key => si,
+            _ => {
+                let si = *self.seg_index.get(&key)?;
+                self.last_seg.set(Some((key, si)));
+                si
+            }
+        };
         let seg = self.segments[si as usize].as_ref()?;
         let slot = ((addr - seg.base) >> self.page_shift) as usize;
         let owner = seg.slots[slot].owner;

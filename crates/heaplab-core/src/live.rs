@@ -1,0 +1,362 @@
+//! The simulator's table of live blocks, by block id.
+//!
+//! Workloads and recorded traces number their blocks in allocation order, so at any moment
+//! the live ids crowd into a window that slides forward: old ids die, new ids arrive at the
+//! top. The table keeps that window as a ring of slots indexed by `id - base`, which makes
+//! every lookup one array access instead of a hash probe (the probe was the simulator's
+//! largest single cost with a million live blocks).
+//!
+//! Ids that do not fit the window (a long-lived block far behind the others, or ids that
+//! are not sequential at all) live in an overflow hash map. The window never spans more
+//! than about twice the blocks it holds plus a constant, so memory grows with the number of
+//! live blocks, never with the number of events.
+
+use rustc_hash::FxHashMap;
+
+use crate::event::BlockId;
+use crate::policy::Block;
+
+/// Slack the window may always have, whatever it holds: enough that short-lived blocks
+/// never leave the fast path.
+const MIN_SPAN: u64 = 1 << 16;
+
+/// Live blocks by id.
+#[derive(Debug)]
+pub struct LiveTable {
+    /// `window[i]` is the block with id `base + i`, if live. A plain vector that drops its
+    /// dead front in batches: cheaper to index than a ring buffer.
+    window: Window,
+    base: BlockId,
+    /// Live blocks in `window`.
+    in_window: usize,
+    /// Blocks with ids below the window: they never come back into it, because the window
+    /// only moves forward.
+    behind: FxHashMap<BlockId, Block>,
+    /// Blocks with ids past the window's end, too far to reach. The window may grow over
+    /// them later, and then takes them in, so no id is ever in two places.
+    ahead: FxHashMap<BlockId, Block>,
+    /// No key of `ahead` is below this; `BlockId::MAX` when it may be empty.
+    ahead_min: BlockId,
+}
+
+impl Default for LiveTable {
+    fn default() -> LiveTable {
+        LiveTable {
+            window: Window::default(),
+            base: 0,
+            in_window: 0,
+            behind: FxHashMap::default(),
+            ahead: FxHashMap::default(),
+            ahead_min: BlockId::MAX,
+        }
+    }
+}
+
+impl LiveTable {
+    pub fn len(&self) -> usize {
+        self.in_window + self.behind.len() + self.ahead.len()
+    }
+
+    /// The widest the window may be when it holds `n` blocks.
+    fn max_span(n: usize) -> u64 {
+        2 * n as u64 + MIN_SPAN
+    }
+
+    fn end(&self) -> BlockId {
+        self.base + self.window.len() as u64
+    }
+
+    /// Whether the window may stretch to take in `id` (at or past its end).
+    fn reaches(&self, id: BlockId) -> bool {
+        id - self.base < Self::max_span(self.in_window + 1)
+    }
+
+    #[inline]
+    fn index(&self, id: BlockId) -> Option<usize> {
+        let i = id.checked_sub(self.base)?;
+        (i < self.window.len() as u64).then_some(i as usize)
+    }
+
+    fn side(&self, id: BlockId) -> &FxHashMap<BlockId, Block> {
+        if id < self.base {
+            &self.behind
+        } else {
+            &self.ahead
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, id: BlockId) -> Option<Block> {
+        match self.index(id) {
+            Some(i) => self.window[i],
+            None => self.side(id).get(&id).copied(),
+        }
+    }
+
+    pub fn contains(&self, id: BlockId) -> bool {
+        self.get(id).is_some()
+    }
+
+    /// Adds or replaces the block with id `id`.
+    #[inline]
+    pub fn insert(&mut self, id: BlockId, block: Block) {
+        if let Some(i) = self.index(id) {
+            if self.window[i].replace(block).is_none() {
+                self.in_window += 1;
+            }
+        } else if id >= self.end() && id < self.ahead_min && self.reaches(id) {
+            // The common case: a new id a little past the newest one.
+            let len = (id - self.base) as usize;
+            self.window.resize(len);
+            self.window.push(Some(block));
+            self.in_window += 1;
+        } else {
+            self.insert_slow(id, block);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn insert_slow(&mut self, id: BlockId, block: Block) {
+        if self.len() == 0 {
+            // An empty table can start its window anywhere; start it here.
+            self.base = id;
+            self.window.clear();
+            self.ahead_min = BlockId::MAX;
+        }
+        if id < self.base {
+            self.behind.insert(id, block);
+            return;
+        }
+        if !self.reaches(id) {
+            self.slide_for(id);
+        }
+        if id >= self.base && self.reaches(id) {
+            self.grow_to(id + 1);
+            let i = (id - self.base) as usize;
+            if self.window[i].replace(block).is_none() {
+                self.in_window += 1;
+            }
+        } else {
+            self.ahead_min = self.ahead_min.min(id);
+            self.ahead.insert(id, block);
+        }
+    }
+
+    /// Stretches the window to end at `end`, taking in the blocks parked ahead of it.
+    fn grow_to(&mut self, end: BlockId) {
+        let old_end = self.end();
+        self.window.resize((end - self.base) as usize);
+        if end <= self.ahead_min {
+            return;
+        }
+        let base = self.base;
+        let mut taken = 0;
+        let window = &mut self.window;
+        self.ahead.retain(|&id, b| {
+            if (old_end..end).contains(&id) {
+                window[(id - base) as usize] = Some(*b);
+                taken += 1;
+                false
+            } else {
+                true
+            }
+        });
+        self.in_window += taken;
+        self.ahead_min = self.ahead.keys().copied().min().unwrap_or(BlockId::MAX);
+    }
+
+    /// Moves blocks from the front of the window to `behind` until the window is dense
+    /// enough to reach `id`. Each block moves at most once, so the work is paid for by
+    /// the allocations that pushed the window forward.
+    fn slide_for(&mut self, id: BlockId) {
+        while !self.window.is_empty() && !self.reaches(id) {
+            if let Some(Some(b)) = self.window.pop_front() {
+                self.in_window -= 1;
+                self.behind.insert(self.base, b);
+            }
+            self.base += 1;
+        }
+        self.trim_front();
+    }
+
+    #[inline]
+    pub fn remove(&mut self, id: BlockId) -> Option<Block> {
+        match self.index(id) {
+            Some(i) => {
+                let b = self.window[i].take()?;
+                self.in_window -= 1;
+                if i == 0 {
+                    self.trim_front();
+                }
+                Some(b)
+            }
+            None if id < self.base => self.behind.remove(&id),
+            None => self.ahead.remove(&id),
+        }
+    }
+
+    /// Drops dead slots from the front so the window follows the oldest live block.
+    fn trim_front(&mut self) {
+        while let Some(None) = self.window.front() {
+            self.window.pop_front();
+            self.base += 1;
+        }
+    }
+
+    /// Every live block, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (BlockId, Block)> + '_ {
+        let base = self.base;
+        self.window
+            .iter()
+            .enumerate()
+            .filter_map(move |(i, b)| b.map(|b| (base + i as u64, b)))
+            .chain(self.behind.iter().map(|(&id, &b)| (id, b)))
+            .chain(self.ahead.iter().map(|(&id, &b)| (id, b)))
+    }
+}
+
+/// A vector whose front can be dropped one slot at a time in O(1): dropped slots stay
+/// allocated until they make up half of it, then go in one move.
+#[derive(Debug, Default)]
+struct Window {
+    slots: Vec<Option<Block>>,
+    start: usize,
+}
+
+impl Window {
+    #[inline]
+    fn len(&self) -> usize {
+        self.slots.len() - self.start
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn clear(&mut self) {
+        self.slots.clear();
+        self.start = 0;
+    }
+
+    #[inline]
+    fn front(&self) -> Option<&Option<Block>> {
+        self.slots.get(self.start)
+    }
+
+    fn pop_front(&mut self) -> Option<Option<Block>> {
+        let front = *self.slots.get(self.start)?;
+        self.start += 1;
+        if self.start >= 4096 && self.start * 2 >= self.slots.len() {
+            self.slots.drain(..self.start);
+            self.start = 0;
+        }
+        Some(front)
+    }
+
+    #[inline]
+    fn push(&mut self, slot: Option<Block>) {
+        self.slots.push(slot);
+    }
+
+    /// Grows (with empty slots) or shrinks to `len` slots.
+    #[inline]
+    fn resize(&mut self, len: usize) {
+        self.slots.resize(self.start + len, None);
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Option<Block>> {
+        self.slots[self.start..].iter()
+    }
+}
+
+impl std::ops::Index<usize> for Window {
+    type Output = Option<Block>;
+
+    #[inline]
+    fn index(&self, i: usize) -> &Option<Block> {
+        &self.slots[self.start + i]
+    }
+}
+
+impl std::ops::IndexMut<usize> for Window {
+    #[inline]
+    fn index_mut(&mut self, i: usize) -> &mut Option<Block> {
+        &mut self.slots[self.start + i]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::HashMap;
+
+    fn block(n: u64) -> Block {
+        Block {
+            addr: n * 16,
+            size: n,
+            arena: None,
+        }
+    }
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Insert(u64),
+        Remove(u64),
+    }
+
+    fn arb_id() -> impl Strategy<Value = u64> {
+        prop_oneof![0u64..300, 0u64..200_000, any::<u64>()]
+    }
+
+    proptest! {
+        /// The table behaves as a map, whatever the ids.
+        #[test]
+        fn agrees_with_a_hash_map(ops in prop::collection::vec(
+            prop_oneof![arb_id().prop_map(Op::Insert), arb_id().prop_map(Op::Remove)], 0..400)) {
+            let mut t = LiveTable::default();
+            let mut model = HashMap::new();
+            for (n, op) in ops.into_iter().enumerate() {
+                match op {
+                    Op::Insert(id) => {
+                        t.insert(id, block(n as u64));
+                        model.insert(id, block(n as u64));
+                    }
+                    Op::Remove(id) => prop_assert_eq!(t.remove(id), model.remove(&id)),
+                }
+                prop_assert_eq!(t.len(), model.len());
+            }
+            for (id, b) in &model {
+                prop_assert_eq!(t.get(*id), Some(*b));
+            }
+            let mut all: Vec<_> = t.iter().collect();
+            all.sort_by_key(|(id, _)| *id);
+            let mut want: Vec<_> = model.into_iter().collect();
+            want.sort_by_key(|(id, _)| *id);
+            prop_assert_eq!(all, want);
+        }
+    }
+
+    /// A sliding window of sequential ids with one immortal block stays small: the old
+    /// block moves to the overflow map instead of pinning the window.
+    #[test]
+    fn memory_follows_live_blocks_not_ids() {
+        let mut t = LiveTable::default();
+        t.insert(0, block(0));
+        for id in 1..1_000_000u64 {
+            t.insert(id, block(id));
+            if id > 100 {
+                t.remove(id - 100);
+            }
+        }
+        assert_eq!(t.len(), 101);
+        assert!(
+            t.window.len() as u64 <= LiveTable::max_span(t.len()),
+            "{}",
+            t.window.len()
+        );
+        assert_eq!(t.get(0), Some(block(0)));
+        assert_eq!(t.behind.len(), 1);
+    }
+}
