@@ -40,6 +40,14 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../../workloads/scenarios/jit-arenas.json"),
     ),
     (
+        "share-small-large.json",
+        include_str!("../../../workloads/scenarios/share-small-large.json"),
+    ),
+    (
+        "lld-link.json",
+        include_str!("../../../workloads/scenarios/lld-link.json"),
+    ),
+    (
         "browser-back-forward.json",
         include_str!("../../../workloads/scenarios/browser-back-forward.json"),
     ),
@@ -161,6 +169,12 @@ fn phase_resident(r: &Report, label: &str) -> Option<u64> {
         .map(|p| p.resident_bytes)
 }
 
+/// How far apart two runs' peak resident memory is, as a fraction of the larger.
+fn peak_gap(a: &Report, b: &Report) -> f64 {
+    let (a, b) = (a.summary.peak_resident_bytes, b.summary.peak_resident_bytes);
+    a.abs_diff(b) as f64 / a.max(b).max(1) as f64
+}
+
 fn ratio(a: u64, b: u64) -> f64 {
     a as f64 / (b.max(1)) as f64
 }
@@ -174,15 +188,7 @@ pub fn evaluate(id: &str, runs: &[ScenarioRun]) -> Vec<Check> {
         "jit-arenas" if runs.len() == 3 => {
             let (heap, pages, big) = (r(0), r(1), r(2));
             let end = ratio(before_exit(heap), before_exit(pages));
-            let peak_gap = heap
-                .summary
-                .peak_resident_bytes
-                .abs_diff(pages.summary.peak_resident_bytes) as f64
-                / heap
-                    .summary
-                    .peak_resident_bytes
-                    .max(pages.summary.peak_resident_bytes)
-                    .max(1) as f64;
+            let peak_gap = peak_gap(heap, pages);
             let ops = ratio(pages.summary.page_ops, big.summary.page_ops);
             vec![
                 check(
@@ -199,6 +205,63 @@ pub fn evaluate(id: &str, runs: &[ScenarioRun]) -> Vec<Check> {
                     format!("4 KiB mmap-backed slabs make {ops:.0}x the page operations of 1 MiB slabs (at least 10x)"),
                     ops,
                     ops >= 10.0,
+                ),
+            ]
+        }
+        "share-small-large" if runs.len() % 2 == 0 => {
+            // Runs come in pairs per workload: (sharing, separate).
+            let mut checks = Vec::new();
+            for pair in runs.chunks(2) {
+                let (shared, separate) = (&pair[0].report, &pair[1].report);
+                let workload = &shared.config.workload.id;
+                let end = ratio(
+                    separate.summary.end_resident_bytes,
+                    shared.summary.end_resident_bytes,
+                );
+                checks.push(check(
+                    format!(
+                        "{workload}: memory at end is {end:.1}x smaller with sharing (at least 2x)"
+                    ),
+                    end,
+                    end >= 2.0,
+                ));
+                let gap = peak_gap(shared, separate);
+                checks.push(check(
+                    format!(
+                        "{workload}: peak memory differs by {:.1}% (at most 15%)",
+                        gap * 100.0
+                    ),
+                    gap,
+                    gap <= 0.15,
+                ));
+            }
+            checks
+        }
+        "lld-link" if runs.len() == 3 => {
+            let (mi, rp, sn) = (r(0), r(1), r(2));
+            let ops = |x: &Report| x.summary.page_ops;
+            let commit = |x: &Report| x.summary.peak_committed_bytes;
+            let kib = |b: u64| b / 1024;
+            vec![
+                check(
+                    format!(
+                        "page operations: mimalloc-like {} > rpmalloc-like {} > snmalloc-like {}",
+                        ops(mi),
+                        ops(rp),
+                        ops(sn)
+                    ),
+                    ratio(ops(mi), ops(sn)),
+                    ops(mi) > ops(rp) && ops(rp) > ops(sn),
+                ),
+                check(
+                    format!(
+                        "peak commit: mimalloc-like {} KiB < rpmalloc-like {} KiB < snmalloc-like {} KiB",
+                        kib(commit(mi)),
+                        kib(commit(rp)),
+                        kib(commit(sn))
+                    ),
+                    ratio(commit(sn), commit(mi)),
+                    commit(mi) < commit(rp) && commit(rp) < commit(sn),
                 ),
             ]
         }

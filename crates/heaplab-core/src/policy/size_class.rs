@@ -18,7 +18,7 @@
 //! freed blocks per thread in front of the spans.
 
 use std::cell::Cell;
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -82,6 +82,17 @@ const PARAMS: &[ParamSpec] = &[
         unit: "bytes",
         doc: "Requests above this get a mapping of their own, returned on free, unless \
               `share_small_large` carves them from segments.",
+    },
+    ParamSpec {
+        name: "large_free",
+        kind: ParamKind::Choice(&["release", "delay"]),
+        default: "release",
+        unit: "",
+        doc: "What happens to a large block's own mapping when it is freed: released at \
+              once, or kept committed in a large free list that later large requests of \
+              the same size or smaller reuse, and released only after `decommit_delay` \
+              events (old bmalloc's large free list and its scavenger; snmalloc's and \
+              rpmalloc's caches of large chunks and spans).",
     },
     ParamSpec {
         name: "empty_pages",
@@ -228,6 +239,10 @@ struct Slot {
 #[derive(Debug)]
 struct Segment {
     base: Addr,
+    /// The heap whose spans it holds. Under per-thread heaps each thread cuts its spans
+    /// from segments of its own, as mimalloc's and snmalloc's threads do, so a segment is
+    /// committed for one thread's use, and a thread's free slots serve no other thread.
+    heap: u32,
     slots: Vec<Slot>,
     free_slots: u32,
     /// Distinguishes this segment from a later one in the same table entry, so a delayed
@@ -367,6 +382,12 @@ pub struct SizeClass {
     thread_heaps: FxHashMap<u32, u32>,
     tcaches: FxHashMap<u32, ThreadCache>,
     large: FxHashMap<Addr, u64>,
+    /// Under `large_free = delay`: freed large mappings kept for reuse, by (length,
+    /// address), with the event at which each is to be released.
+    large_free: Option<BTreeMap<(u64, Addr), u64>>,
+    /// Releases of kept large mappings in due order: (due, address, length). An entry whose
+    /// mapping was reused or kept again since no longer matches `large_free` and is skipped.
+    large_purge: VecDeque<(u64, Addr, u64)>,
     /// Delayed decommits: (due, segment, generation, first slot, slots).
     purge: VecDeque<(u64, u32, u64, u32, u32)>,
     now: u64,
@@ -465,6 +486,8 @@ impl SizeClass {
             thread_heaps: FxHashMap::default(),
             tcaches: FxHashMap::default(),
             large: FxHashMap::default(),
+            large_free: (params.str("large_free") == "delay").then(BTreeMap::new),
+            large_purge: VecDeque::new(),
             purge: VecDeque::new(),
             now: 0,
             stamps: 0,
@@ -538,15 +561,17 @@ impl SizeClass {
         self.spans[id as usize].qpos = NONE;
     }
 
-    /// Finds `n` free slots in a row, in the first segment that has them, or a new segment.
+    /// Finds `n` free slots in a row, in the first of the heap's segments that has them, or
+    /// a new segment.
     fn find_slots<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
+        heap: u32,
         n: u32,
     ) -> Result<(u32, u32), AllocError> {
         for (si, seg) in self.segments.iter().enumerate() {
             let Some(seg) = seg else { continue };
-            if seg.free_slots < n {
+            if seg.free_slots < n || seg.heap != heap {
                 continue;
             }
             let mut run = 0;
@@ -571,6 +596,7 @@ impl SizeClass {
         };
         let seg = Segment {
             base,
+            heap,
             slots: (0..u64::from(self.slots_per_seg)).map(slot).collect(),
             free_slots: self.slots_per_seg,
             generation: self.generations,
@@ -693,7 +719,7 @@ impl SizeClass {
             self.uncache(id);
             return Ok(id);
         }
-        let (si, first) = self.find_slots(mem, n)?;
+        let (si, first) = self.find_slots(mem, heap, n)?;
         self.commit_slots(mem, si, first, n)?;
         let id = match self.free_span_ids.pop() {
             Some(id) => id,
@@ -916,9 +942,44 @@ impl SizeClass {
             return Ok(span.base);
         }
         let len = mem.round_up(size.max(1));
+        if let Some(base) = self.reuse_large(len, align) {
+            return Ok(base);
+        }
         let base = mem.map(len, align.max(self.os_page))?;
         self.large.insert(base, len);
         Ok(base)
+    }
+
+    /// The smallest kept large mapping that holds `len` bytes at `align`, taken off the
+    /// large free list. Its pages are still committed, so reuse costs no page operation.
+    /// Mappings more than twice the request are left for larger requests, as a best-fit
+    /// large free list would split them and keep the rest.
+    fn reuse_large(&mut self, len: u64, align: u64) -> Option<Addr> {
+        let free = self.large_free.as_mut()?;
+        let (&(have, base), _) = free
+            .range((len, 0)..=(len.saturating_mul(2), Addr::MAX))
+            .find(|((_, base), _)| base.is_multiple_of(align))?;
+        free.remove(&(have, base));
+        self.large.insert(base, have);
+        Some(base)
+    }
+
+    /// Frees a large block's own mapping: at once, or onto the large free list.
+    fn free_large<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        addr: Addr,
+        len: u64,
+    ) -> Result<(), AllocError> {
+        match &mut self.large_free {
+            None => mem.release(addr, len)?,
+            Some(free) => {
+                let due = self.now + self.delay;
+                free.insert((len, addr), due);
+                self.large_purge.push_back((due, addr, len));
+            }
+        }
+        Ok(())
     }
 
     /// Returns the blocks other threads freed to this heap's spans of `class` to their free
@@ -1045,8 +1106,7 @@ impl Policy for SizeClass {
         thread: u32,
     ) -> Result<(), AllocError> {
         if let Some(len) = self.large.remove(&block.addr) {
-            mem.release(block.addr, len)?;
-            return Ok(());
+            return self.free_large(mem, block.addr, len);
         }
         let id = self.span_of(block.addr).ok_or_else(|| {
             AllocError::Invalid(format!(
@@ -1116,7 +1176,13 @@ impl Policy for SizeClass {
         }
         let size = new_size.max(1);
         if let Some(&len) = self.large.get(&block.addr) {
-            if new_size > self.large_threshold && mem.round_up(new_size) == len {
+            // A mapping reused from the large free list may be larger than its block.
+            let fits = if self.large_free.is_some() {
+                (len / 2..=len).contains(&mem.round_up(new_size))
+            } else {
+                mem.round_up(new_size) == len
+            };
+            if new_size > self.large_threshold && fits {
                 return Ok(block.addr);
             }
         } else if let Some(id) = self.span_of(block.addr) {
@@ -1137,6 +1203,20 @@ impl Policy for SizeClass {
 
     fn tick<P: PageProvider>(&mut self, mem: &mut Pages<P>, now: u64) -> Result<(), AllocError> {
         self.now = now;
+        while let Some(&(due, addr, len)) = self.large_purge.front() {
+            if due > now {
+                break;
+            }
+            self.large_purge.pop_front();
+            let free = self
+                .large_free
+                .as_mut()
+                .expect("only queued with a large free list");
+            if free.get(&(len, addr)) == Some(&due) {
+                free.remove(&(len, addr));
+                mem.release(addr, len)?;
+            }
+        }
         while let Some(&(due, si, generation, first, n)) = self.purge.front() {
             if due > now {
                 break;
@@ -1157,7 +1237,8 @@ impl Policy for SizeClass {
 
     fn metadata_bytes(&self) -> u64 {
         let segments = self.segments.iter().flatten().count() as u64;
-        self.live_spans * SPAN_META + segments * SEGMENT_META + self.large.len() as u64 * SPAN_META
+        let large = self.large.len() + self.large_free.as_ref().map_or(0, BTreeMap::len);
+        self.live_spans * SPAN_META + segments * SEGMENT_META + large as u64 * SPAN_META
     }
 
     fn check_invariants<P: PageProvider>(&self, mem: &Pages<P>) -> Result<(), String> {
@@ -1210,6 +1291,12 @@ impl Policy for SizeClass {
             let seg = self.segments[span.seg as usize]
                 .as_ref()
                 .ok_or_else(|| format!("span {id} lies in a released segment"))?;
+            if seg.heap != span.heap {
+                return Err(format!(
+                    "span {id} of heap {} lies in a segment of heap {}",
+                    span.heap, seg.heap
+                ));
+            }
             for s in &seg.slots[span.first as usize..(span.first + span.slots) as usize] {
                 if s.owner != id || !s.committed || s.pending {
                     return Err(format!("span {id} does not own committed slots: {s:?}"));
@@ -1405,6 +1492,14 @@ impl Policy for SizeClass {
                 return Err(format!("large block {addr:#x} is not committed"));
             }
         }
+        for &(len, addr) in self.large_free.iter().flat_map(BTreeMap::keys) {
+            if self.large.contains_key(&addr) {
+                return Err(format!("large mapping {addr:#x} is both in use and free"));
+            }
+            if !mem.is_committed(addr, len) {
+                return Err(format!("kept large mapping {addr:#x} is not committed"));
+            }
+        }
         Ok(())
     }
 }
@@ -1565,6 +1660,44 @@ mod tests {
             .collect();
         let params = Params::resolve(PARAMS, &given, "policy.params").unwrap();
         SizeClass::new(&params, 4096).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn freed_large_mappings_wait_on_a_free_list_and_are_reused() {
+        let (mut p, mut mem) = policy(&[("large_free", "delay"), ("decommit_delay", "100")]);
+        let a = p.alloc(&mut mem, 1 << 20, 16, None, 0).unwrap();
+        p.free(&mut mem, block(a, 1 << 20), 0).unwrap();
+        p.check_invariants(&mem).unwrap();
+        // Kept committed: nothing released, and a request of up to the same size reuses it
+        // without a page operation.
+        assert_eq!(mem.stats().release_ops, 0);
+        let ops = mem.stats().page_ops();
+        let b = p.alloc(&mut mem, 700_000, 16, None, 0).unwrap();
+        assert_eq!((b, mem.stats().page_ops()), (a, ops));
+        // A request less than half its size does not take it.
+        p.free(&mut mem, block(b, 700_000), 0).unwrap();
+        let c = p.alloc(&mut mem, 300_000, 16, None, 0).unwrap();
+        assert_ne!(c, a);
+        p.check_invariants(&mem).unwrap();
+        // Once the delay has passed, the kept mapping goes back to the OS.
+        p.tick(&mut mem, 50).unwrap();
+        assert_eq!(mem.stats().release_ops, 0);
+        p.tick(&mut mem, 100).unwrap();
+        assert_eq!(mem.stats().release_ops, 1);
+        assert!(!mem.is_committed(a, 1));
+        p.check_invariants(&mem).unwrap();
+    }
+
+    #[test]
+    fn per_thread_heaps_cut_spans_from_segments_of_their_own() {
+        let (mut p, mut mem) = policy(&[("heaps", "per-thread")]);
+        let a = p.alloc(&mut mem, 100, 16, None, 0).unwrap();
+        let b = p.alloc(&mut mem, 100, 16, None, 1).unwrap();
+        let seg = |addr: Addr| addr >> p.seg_shift;
+        assert_ne!(seg(a), seg(b));
+        // A cross-thread free goes back to the owner's segment, not the freeing thread's.
+        p.free(&mut mem, block(a, 100), 1).unwrap();
+        p.check_invariants(&mem).unwrap();
     }
 
     #[test]
