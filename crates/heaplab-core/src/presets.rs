@@ -43,13 +43,14 @@ pub const PRESETS: &[PresetSpec] = &[
         id: "glibc-like",
         family: "free-list",
         title: "glibc malloc (ptmalloc2), main arena",
-        description: "Best fit over boundary-tag chunks in a brk heap that only shrinks from \
+        description: "glibc's bins (the smallest free chunk that fits, the oldest of equal \
+                      ones first) over boundary-tag chunks in a brk heap that only shrinks from \
                       the top, 128 KiB trim threshold and top pad, and requests from 128 KiB up \
                       mapped on their own with glibc's dynamic mmap threshold. Freed memory below \
                       a live block stays resident until malloc_trim, which is why a glibc program \
                       keeps its peak (scenarios S1 and S4).",
         params: &[
-            ("fit", "best"),
+            ("fit", "bins"),
             ("coalesce", "true"),
             ("header_size", "8"),
             ("alignment", "16"),
@@ -63,7 +64,8 @@ pub const PRESETS: &[PresetSpec] = &[
                   128*1024, the dynamic threshold rises to DEFAULT_MMAP_THRESHOLD_MAX (32 MiB on \
                   64-bit); malloc.c: SIZE_SZ 8, MALLOC_ALIGNMENT 16, MINSIZE 32.",
         leaves_out: "tcache and fastbins, which hold small freed chunks without coalescing; the \
-                     unsorted bin's recency order; per-thread arenas and their heaps; \
+                     unsorted bin's recency order and a large bin's habit of handing out the \
+                     second of equal chunks; per-thread arenas and their heaps; \
                      malloc_trim's release of pages inside free chunks.",
     },
     PresetSpec {

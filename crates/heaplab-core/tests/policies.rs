@@ -18,6 +18,7 @@ fn configs() -> Vec<RunConfig> {
     let variants: &[(&str, &[(&str, Value)])] = &[
         ("free-list", &[]),
         ("free-list", &[("fit", Value::from("first"))]),
+        ("free-list", &[("fit", Value::from("bins"))]),
         ("free-list", &[("fit", Value::from("next"))]),
         ("free-list", &[("coalesce", Value::from(false))]),
         (
@@ -491,6 +492,32 @@ fn committed_after(family: &str, params: &[(&str, Value)], sizes: &[u64]) -> u64
     }
     sim.check_invariants().unwrap();
     sim.pages().stats().committed_pages.peak
+}
+
+/// Of two free chunks of the same size, best fit hands out the lower one and glibc-style
+/// bins the one freed first.
+#[test]
+fn bins_hand_out_the_oldest_of_equal_chunks() {
+    // Block 0 is the lowest; block 2 is freed first.
+    for (fit, want) in [("best", 0), ("bins", 1)] {
+        let mut c = RunConfig::new("churn", "free-list");
+        c.policy.params.insert("fit".into(), Value::from(fit));
+        let c = c.resolve().unwrap();
+        let mut sim = Simulation::new(&c, sim_provider(&c)).unwrap();
+        // Three 100-byte blocks with live separators so freed ones cannot merge.
+        for id in 0..6 {
+            sim.apply(Event::alloc(id, 100)).unwrap();
+        }
+        let addr = |sim: &Simulation<_>, id| sim.live().find(|&(i, _)| i == id).unwrap().1.addr;
+        let addrs: Vec<u64> = [0, 2, 4].iter().map(|&id| addr(&sim, id)).collect();
+        for id in [2, 0, 4] {
+            sim.apply(Event::free(id)).unwrap();
+        }
+        sim.apply(Event::alloc(10, 100)).unwrap();
+        sim.check_invariants().unwrap();
+        let got = addr(&sim, 10);
+        assert_eq!(got, addrs[want], "{fit}");
+    }
 }
 
 #[test]

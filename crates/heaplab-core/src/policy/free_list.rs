@@ -25,11 +25,13 @@ use crate::provider::{Addr, PageProvider};
 const PARAMS: &[ParamSpec] = &[
     ParamSpec {
         name: "fit",
-        kind: ParamKind::Choice(&["best", "first", "next"]),
+        kind: ParamKind::Choice(&["best", "bins", "first", "next"]),
         default: "best",
         unit: "",
-        doc: "Which free chunk serves a request: the smallest that fits, the lowest-addressed \
-              that fits, or the first that fits after the previous one (a roving pointer).",
+        doc: "Which free chunk serves a request: the smallest that fits (lowest address \
+              among equals); glibc-style bins, exact-size small bins and size-sorted large \
+              bins that hand out the oldest of equal chunks first; the lowest-addressed \
+              that fits; or the first that fits after the previous one (a roving pointer).",
     },
     ParamSpec {
         name: "coalesce",
@@ -158,6 +160,7 @@ pub const FAMILY: FamilySpec = FamilySpec {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Fit {
     Best,
+    Bins,
     First,
     Next,
 }
@@ -205,8 +208,12 @@ pub struct FreeList {
     segment_size: u64,
     page: u64,
     chunks: FxHashMap<Addr, Chunk>,
-    /// Free chunks by size then address, for best fit.
-    by_size: BTreeSet<(u64, Addr)>,
+    /// Free chunks by size, then a tie-break (0 for best fit, so address order; the
+    /// order of freeing for bins), then address.
+    by_size: BTreeSet<(u64, u64, Addr)>,
+    /// Under bins: each free chunk's tie-break, and the next one to hand out.
+    bin_order: FxHashMap<Addr, u64>,
+    next_order: u64,
     /// Free chunks by address with subtree maxima, for first and next fit. Only the
     /// structure the fit policy searches is kept.
     by_addr: FitTree,
@@ -224,6 +231,7 @@ impl FreeList {
         let fit = match params.str("fit") {
             "first" => Fit::First,
             "next" => Fit::Next,
+            "bins" => Fit::Bins,
             _ => Fit::Best,
         };
         let header = params.u64("header_size");
@@ -252,6 +260,8 @@ impl FreeList {
             page: page_size,
             chunks: FxHashMap::default(),
             by_size: BTreeSet::new(),
+            bin_order: FxHashMap::default(),
+            next_order: 0,
             by_addr: FitTree::new(),
             rover: 0,
             segments: Vec::new(),
@@ -276,18 +286,31 @@ impl FreeList {
     }
 
     fn insert_free(&mut self, addr: Addr, size: u64) {
-        if self.fit == Fit::Best {
-            self.by_size.insert((size, addr));
-        } else {
-            self.by_addr.insert(addr, size);
+        match self.fit {
+            Fit::Best => {
+                self.by_size.insert((size, 0, addr));
+            }
+            Fit::Bins => {
+                self.next_order += 1;
+                self.bin_order.insert(addr, self.next_order);
+                self.by_size.insert((size, self.next_order, addr));
+            }
+            Fit::First | Fit::Next => self.by_addr.insert(addr, size),
         }
     }
 
     fn remove_free(&mut self, addr: Addr, size: u64) {
-        if self.fit == Fit::Best {
-            self.by_size.remove(&(size, addr));
-        } else {
-            self.by_addr.remove(addr);
+        match self.fit {
+            Fit::Best => {
+                self.by_size.remove(&(size, 0, addr));
+            }
+            Fit::Bins => {
+                let order = self.bin_order.remove(&addr).unwrap_or_default();
+                self.by_size.remove(&(size, order, addr));
+            }
+            Fit::First | Fit::Next => {
+                self.by_addr.remove(addr);
+            }
         }
     }
 
@@ -301,7 +324,14 @@ impl FreeList {
     /// Finds and unlinks a free chunk of at least `csize` bytes.
     fn take_fit(&mut self, csize: u64) -> Option<Addr> {
         let found = match self.fit {
-            Fit::Best => self.by_size.range((csize, 0)..).next().map(|&(_, a)| a),
+            // glibc's small bins hold one size each and large bins are sorted by size, so
+            // both hand out the smallest chunk that fits; what sets bins apart from best
+            // fit is which of several equal chunks goes first.
+            Fit::Best | Fit::Bins => self
+                .by_size
+                .range((csize, 0, 0)..)
+                .next()
+                .map(|&(_, _, a)| a),
             // The textbook policies walk an address-ordered list; the tree finds the same
             // chunk without the walk.
             Fit::First => self.by_addr.first_fit_from(0, csize),
@@ -797,7 +827,11 @@ impl Policy for FreeList {
                         ));
                     }
                     let indexed = match self.fit {
-                        Fit::Best => self.by_size.contains(&(c.size, a)),
+                        Fit::Best => self.by_size.contains(&(c.size, 0, a)),
+                        Fit::Bins => self
+                            .bin_order
+                            .get(&a)
+                            .is_some_and(|&o| self.by_size.contains(&(c.size, o, a))),
                         _ => self.by_addr.contains(a, c.size),
                     };
                     if !indexed {
