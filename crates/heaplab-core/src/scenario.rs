@@ -208,7 +208,7 @@ pub fn evaluate(id: &str, runs: &[ScenarioRun]) -> Vec<Check> {
                 ),
             ]
         }
-        "share-small-large" if runs.len() % 2 == 0 => {
+        "share-small-large" if runs.len().is_multiple_of(2) => {
             // Runs come in pairs per workload: (sharing, separate).
             let mut checks = Vec::new();
             for pair in runs.chunks(2) {
