@@ -772,7 +772,11 @@ async function onRun(event) {
     const reports = outputs.map((output) => output.report);
     const labels = runLabels(configs);
     $('#results').hidden = false;
-    lastChartRuns = outputs.map((output, index) => ({ label: labels[index], series: output.series }));
+    lastChartRuns = outputs.map((output, index) => ({
+      label: labels[index],
+      series: output.series,
+      phases: output.report.phases.map(({ label, end_event }) => ({ label, end_event })),
+    }));
     try {
       drawChart(lastChartRuns);
     } catch (error) {

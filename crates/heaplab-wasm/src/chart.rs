@@ -17,6 +17,14 @@ const PALETTE: [RGBColor; 8] = [
     RGBColor(240, 228, 66),
 ];
 
+/// Where a phase of the workload ends: the chart marks the boundary and names the phase.
+#[derive(Clone, Debug, serde::Deserialize)]
+pub struct Phase {
+    pub label: String,
+    /// The number of the phase's last event.
+    pub end_event: u64,
+}
+
 /// Picks a unit so the axis reads in small numbers.
 fn unit_for(max: u64) -> (f64, &'static str) {
     match max {
@@ -26,10 +34,12 @@ fn unit_for(max: u64) -> (f64, &'static str) {
     }
 }
 
-/// Draws resident bytes (solid) and live bytes (dashed) over events for each run.
+/// Draws resident bytes (solid) and live bytes (dashed) over events for each run, with a
+/// thin line where each phase ends and the phase's name over its stretch of the x axis.
 pub fn draw_memory<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     runs: &[(&str, &Series)],
+    phases: &[Phase],
 ) -> Result<(), String> {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     root.fill(&WHITE).map_err(err)?;
@@ -64,6 +74,38 @@ pub fn draw_memory<DB: DrawingBackend>(
         .axis_desc_style(("sans-serif", 14))
         .draw()
         .map_err(err)?;
+    let mut start = 0;
+    for p in phases {
+        let end = p.end_event.min(max_t);
+        if end < max_t {
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    vec![(end, 0.0), (end, top)],
+                    RGBColor(170, 170, 170).stroke_width(1),
+                )))
+                .map_err(err)?;
+        }
+        // A label goes in its phase's stretch only when the stretch is wide enough to
+        // hold it; short phases keep their boundary line and lose the name.
+        let wide = (end - start) as f64 >= max_t as f64 * 0.06;
+        if wide {
+            let mid = start + (end - start) / 2;
+            chart
+                .draw_series(std::iter::once(Text::new(
+                    p.label.clone(),
+                    (mid, top * 0.97),
+                    ("sans-serif", 12)
+                        .into_font()
+                        .color(&RGBColor(110, 110, 110))
+                        .pos(plotters::style::text_anchor::Pos::new(
+                            plotters::style::text_anchor::HPos::Center,
+                            plotters::style::text_anchor::VPos::Top,
+                        )),
+                )))
+                .map_err(err)?;
+        }
+        start = end;
+    }
     for (i, (label, s)) in runs.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         let resident =
@@ -95,4 +137,55 @@ pub fn draw_memory<DB: DrawingBackend>(
         .draw()
         .map_err(err)?;
     root.present().map_err(err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use plotters_svg::SVGBackend;
+
+    fn svg(runs: &[(&str, &Series)], phases: &[Phase]) -> String {
+        let mut out = String::new();
+        {
+            let root = SVGBackend::with_string(&mut out, (800, 400)).into_drawing_area();
+            draw_memory(&root, runs, phases).unwrap();
+        }
+        out
+    }
+
+    #[test]
+    fn runs_phases_and_legend_are_drawn() {
+        let series = Series {
+            t: vec![100, 200, 300, 400],
+            live: vec![1 << 20, 2 << 20, 1 << 20, 0],
+            committed: vec![2 << 20, 3 << 20, 3 << 20, 3 << 20],
+            resident: vec![2 << 20, 3 << 20, 3 << 20, 1 << 20],
+        };
+        let phases = [
+            Phase {
+                label: "load".into(),
+                end_event: 200,
+            },
+            Phase {
+                label: "back".into(),
+                end_event: 400,
+            },
+        ];
+        let out = svg(&[("glibc-like", &series)], &phases);
+        for text in [
+            "glibc-like: resident",
+            "glibc-like: live",
+            "load",
+            "back",
+            "KiB",
+        ] {
+            assert!(out.contains(text), "{text} missing from the chart");
+        }
+        // A phase too short to hold its name keeps only its boundary.
+        let tiny = [Phase {
+            label: "blink".into(),
+            end_event: 5,
+        }];
+        assert!(!svg(&[("a", &series)], &tiny).contains("blink"));
+    }
 }

@@ -62,6 +62,9 @@ pub fn resolve(config_json: &str) -> Result<String, JsError> {
 struct ChartRun {
     label: String,
     series: Series,
+    /// The run's phases, `{label, end_event}` as in its report; optional.
+    #[serde(default)]
+    phases: Vec<chart::Phase>,
 }
 
 /// Draws memory over time for `[{"label": ..., "series": ...}]` on a canvas.
@@ -72,6 +75,9 @@ pub fn draw_chart(canvas: HtmlCanvasElement, runs_json: &str) -> Result<(), JsEr
     let backend = CanvasBackend::with_canvas_object(canvas)
         .ok_or_else(|| JsError::new("chart: the canvas has no 2D context"))?;
     let root = backend.into_drawing_area();
+    // Every run of a comparison replays the same workload, so the first run's phases
+    // mark the chart for all.
+    let phases = runs.first().map_or(&[][..], |r| &r.phases[..]);
     let runs: Vec<(&str, &Series)> = runs.iter().map(|r| (r.label.as_str(), &r.series)).collect();
-    chart::draw_memory(&root, &runs).map_err(|e| JsError::new(&format!("chart: {e}")))
+    chart::draw_memory(&root, &runs, phases).map_err(|e| JsError::new(&format!("chart: {e}")))
 }
