@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{PolicyConfig, RunConfig, WorkloadConfig};
 use crate::run::{run, RunError};
+use crate::series::Series;
 use crate::simulate::Report;
 
 /// A scenario file.
@@ -117,7 +118,16 @@ pub struct ScenarioOutput {
 /// Runs every configuration of a scenario on every workload, in file order (workloads
 /// outer), and works out the finding.
 pub fn run_scenario(spec: &ScenarioSpec) -> Result<ScenarioOutput, RunError> {
+    run_scenario_with_series(spec).map(|(out, _)| out)
+}
+
+/// As [`run_scenario`], with each run's memory over time, in the order of `runs`: what the
+/// browser plots.
+pub fn run_scenario_with_series(
+    spec: &ScenarioSpec,
+) -> Result<(ScenarioOutput, Vec<Series>), RunError> {
     let mut runs = Vec::new();
+    let mut series = Vec::new();
     for w in &spec.workloads {
         for c in &spec.configs {
             let mut config = RunConfig::new(&w.id, "");
@@ -128,10 +138,11 @@ pub fn run_scenario(spec: &ScenarioSpec) -> Result<ScenarioOutput, RunError> {
                 label: c.label.clone(),
                 report: out.report,
             });
+            series.push(out.series);
         }
     }
     let checks = evaluate(&spec.id, &runs);
-    Ok(ScenarioOutput {
+    let out = ScenarioOutput {
         id: spec.id.clone(),
         title: spec.title.clone(),
         question: spec.question.clone(),
@@ -141,7 +152,8 @@ pub fn run_scenario(spec: &ScenarioSpec) -> Result<ScenarioOutput, RunError> {
             checks,
         },
         runs,
-    })
+    };
+    Ok((out, series))
 }
 
 fn check(claim: String, value: f64, holds: bool) -> Check {

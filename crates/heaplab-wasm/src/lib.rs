@@ -48,6 +48,34 @@ pub fn run(config_json: &str) -> Result<String, JsError> {
     .map_err(|e| JsError::new(&e.to_string()))
 }
 
+/// The seed scenarios as JSON: each with its question, workloads, configurations and the
+/// finding people saw.
+#[wasm_bindgen]
+pub fn scenarios() -> Result<String, JsError> {
+    let all = heaplab_core::scenario::scenarios().map_err(|e| JsError::new(&e))?;
+    serde_json::to_string(&all).map_err(|e| JsError::new(&e.to_string()))
+}
+
+/// Runs one seed scenario and returns `{"output": ..., "series": [...]}` as JSON: `output`
+/// is what `heaplab scenario <id> --json` prints, `series` each run's memory over time.
+#[wasm_bindgen]
+pub fn run_scenario(id: &str) -> Result<String, JsError> {
+    let spec = heaplab_core::scenario::find(id).map_err(|e| JsError::new(&e))?;
+    let (output, series) = heaplab_core::scenario::run_scenario_with_series(&spec)
+        .map_err(|e| JsError::new(&e.to_string()))?;
+    // A struct, not `json!`, so the reports' keys keep the order the CLI prints them in.
+    #[derive(Serialize)]
+    struct Output<'a> {
+        output: &'a heaplab_core::scenario::ScenarioOutput,
+        series: &'a [Series],
+    }
+    serde_json::to_string(&Output {
+        output: &output,
+        series: &series,
+    })
+    .map_err(|e| JsError::new(&e.to_string()))
+}
+
 /// Resolves a config (JSON): fills in every default and checks every field, without
 /// running it.
 #[wasm_bindgen]
