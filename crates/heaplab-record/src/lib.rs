@@ -125,7 +125,11 @@ pub fn start(path: impl AsRef<Path>) -> io::Result<()> {
     let pid = sys::pid().to_string();
     let args: Vec<String> = std::env::args().collect();
     let result = hooks::start_fd(fd, |h| {
-        let mut parts: Vec<&[u8]> = vec![b"heaplab trace: recorded from Rust, pid ", pid.as_bytes(), b":"];
+        let mut parts: Vec<&[u8]> = vec![
+            b"heaplab trace: recorded from Rust, pid ",
+            pid.as_bytes(),
+            b":",
+        ];
         for a in &args {
             parts.push(b" ");
             parts.push(a.as_bytes());

@@ -377,7 +377,8 @@ impl Log {
     fn out_of_memory(&mut self) {
         self.comment(&[b"heaplab-record: out of memory for the address table; recording stopped"]);
         self.finish();
-        const MSG: &[u8] = b"heaplab-record: out of memory for the address table; recording stopped\n";
+        const MSG: &[u8] =
+            b"heaplab-record: out of memory for the address table; recording stopped\n";
         sys::write_all(2, MSG);
     }
 }

@@ -27,6 +27,12 @@ const ID_BITS: u32 = 56;
 const INITIAL_SLOTS: usize = 1 << 16;
 
 impl Slot {
+    const EMPTY: Slot = Slot {
+        addr: 0,
+        id_align: 0,
+        size: 0,
+    };
+
     fn entry(self) -> Entry {
         Entry {
             addr: self.addr,
@@ -83,11 +89,17 @@ impl Table {
     }
 
     #[inline]
-    fn slot(&self, i: usize) -> &mut Slot {
+    fn get(&self, i: usize) -> Slot {
         debug_assert!(i < self.cap);
-        // SAFETY: `i < cap` and `slots` maps `cap` slots that only this table reaches;
-        // callers hold no other slot reference across this call.
-        unsafe { &mut *self.slots.add(i) }
+        // SAFETY: every caller passes an index masked by `cap - 1`, so `i < cap`; and `slots` maps `cap` initialised (zeroed or written) slots.
+        unsafe { self.slots.add(i).read() }
+    }
+
+    #[inline]
+    fn set(&mut self, i: usize, slot: Slot) {
+        debug_assert!(i < self.cap);
+        // SAFETY: `i < cap` as in `get`; `&mut self` makes this the only access to the mapping.
+        unsafe { self.slots.add(i).write(slot) }
     }
 
     /// Index of `addr`'s slot, or of the empty slot where it would go.
@@ -96,7 +108,7 @@ impl Table {
         let mask = self.cap - 1;
         let mut i = self.home(addr);
         loop {
-            let a = self.slot(i).addr;
+            let a = self.get(i).addr;
             if a == addr || a == 0 {
                 return i;
             }
@@ -112,8 +124,8 @@ impl Table {
             self.grow()?;
         }
         let i = self.find(e.addr);
-        let old = *self.slot(i);
-        *self.slot(i) = Slot::of(e);
+        let old = self.get(i);
+        self.set(i, Slot::of(e));
         if old.addr == 0 {
             self.len += 1;
             Ok(None)
@@ -127,7 +139,7 @@ impl Table {
             return None;
         }
         let mut hole = self.find(addr);
-        let found = *self.slot(hole);
+        let found = self.get(hole);
         if found.addr == 0 {
             return None;
         }
@@ -138,7 +150,7 @@ impl Table {
         let mut j = hole;
         loop {
             j = (j + 1) & mask;
-            let s = *self.slot(j);
+            let s = self.get(j);
             if s.addr == 0 {
                 break;
             }
@@ -149,11 +161,11 @@ impl Table {
                 hole < home || home <= j
             };
             if !stays {
-                *self.slot(hole) = s;
+                self.set(hole, s);
                 hole = j;
             }
         }
-        self.slot(hole).addr = 0;
+        self.set(hole, Slot::EMPTY);
         self.len -= 1;
         Some(found.entry())
     }
@@ -161,7 +173,7 @@ impl Table {
     /// Calls `f` on every live entry, in slot order.
     pub fn for_each(&self, mut f: impl FnMut(Entry)) {
         for i in 0..self.cap {
-            let s = *self.slot(i);
+            let s = self.get(i);
             if s.addr != 0 {
                 f(s.entry());
             }
@@ -180,18 +192,11 @@ impl Table {
         if slots.is_null() {
             return Err(OutOfMemory);
         }
-        let old = std::mem::replace(
-            self,
-            Table {
-                slots,
-                cap,
-                len: 0,
-            },
-        );
+        let old = std::mem::replace(self, Table { slots, cap, len: 0 });
         // The new mapping is zeroed, which is every slot empty.
         old.for_each(|e| {
             let i = self.find(e.addr);
-            *self.slot(i) = Slot::of(e);
+            self.set(i, Slot::of(e));
             self.len += 1;
         });
         drop(old);
@@ -232,7 +237,7 @@ mod tests {
             x ^= x << 17;
             // Addresses in a small range so probe runs collide and wrap.
             let addr = 0x1000 + ((x % 50_000) as usize) * 16;
-            if x % 3 == 0 {
+            if x.is_multiple_of(3) {
                 assert_eq!(t.remove(addr).map(|e| e.id), model.remove(&addr), "{step}");
             } else {
                 let e = Entry {

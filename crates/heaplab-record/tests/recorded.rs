@@ -107,7 +107,13 @@ fn replay_matches(path: &Path, counts: Counts) {
     .unwrap_or_else(|e| panic!("replay of {name}: {e}"));
     let s = &out.report.summary;
     assert_eq!(
-        (s.allocs, s.frees, s.reallocs, s.peak_live_bytes, s.end_live_bytes),
+        (
+            s.allocs,
+            s.frees,
+            s.reallocs,
+            s.peak_live_bytes,
+            s.end_live_bytes
+        ),
         (
             counts.allocs,
             counts.frees,
