@@ -2,10 +2,9 @@
 //! loaded, waits for it, and says where its traces went and what they hold.
 //!
 //! The library does the recording (see `crates/heaplab-preload`); this sets it up through
-//! the environment — `LD_PRELOAD`, `HEAPLAB_TRACE` (the output, made absolute so a
-//! command that changes directory still writes there) and `HEAPLAB_TRACE_PARENT` (this
-//! process, so the command's own process is the one that writes the output and every
-//! process it starts writes `<stem>.<pid>.trace`).
+//! the environment: `LD_PRELOAD`, and `HEAPLAB_TRACE`, the output made absolute so a
+//! command that changes directory still writes there. The command writes the output;
+//! every process it starts writes `<stem>.<pid>.trace` beside it.
 
 use std::ffi::OsStr;
 use std::fs::File;
@@ -54,7 +53,9 @@ pub fn record(args: RecordArgs) -> Result<(), CliError> {
         .args(&args.command[1..])
         .env("LD_PRELOAD", &preload)
         .env("HEAPLAB_TRACE", &output)
-        .env("HEAPLAB_TRACE_PARENT", std::process::id().to_string())
+        // Set by the recorded command for its children; one left over from a recording
+        // of heaplab itself would make the command think it is a child.
+        .env_remove("HEAPLAB_TRACE_ROOT")
         .status()
         .map_err(|e| CliError::input(format!("cannot run {}: {e}", program.to_string_lossy())))?;
 

@@ -1,12 +1,10 @@
 //! The process's side: where its trace goes, starting it from a constructor, ending it
 //! at exit, and giving a forked child a trace of its own.
 //!
-//! `HEAPLAB_TRACE=/dir/prog.trace` names the trace. The recorded command writes that file;
-//! every other process that loads the library (a forked child, or a program the command
-//! runs) writes `/dir/prog.<pid>.trace`. `heaplab record` sets `HEAPLAB_TRACE_PARENT` to
-//! its own pid, so "the recorded command" is the process whose parent that is; without
-//! it, the first process to create the file is (a stale file makes every process use its
-//! pid name, so remove it first).
+//! `HEAPLAB_TRACE=/dir/prog.trace` names the trace. The recorded command — the first
+//! process to load the library — writes that file, and marks itself in the environment
+//! its children inherit (`HEAPLAB_TRACE_ROOT=<pid>`); every other process (a forked
+//! child, or a program the command runs) writes `/dir/prog.<pid>.trace`.
 //!
 //! A process that replaces itself with `exec` leaves the trace of its last image (the new
 //! image truncates the file); one killed by a signal leaves whatever was written out.
@@ -19,6 +17,8 @@ use heaplab_record::hooks::{self, Header};
 use heaplab_record::sys::{self, Create, Fd};
 
 const PATH_MAX: usize = 4096;
+/// Set by the recorded command for every process it starts.
+const ROOT: &[u8] = b"HEAPLAB_TRACE_ROOT";
 
 /// `HEAPLAB_TRACE`, kept for forked children: written once in the constructor, before
 /// any fork can happen.
@@ -60,14 +60,27 @@ extern "C" fn init(argc: c_int, argv: *const *const c_char, envp: *const *const 
     unsafe { (&mut *BASE.0.get())[..base.len()].copy_from_slice(base) };
     BASE_LEN.store(base.len(), Ordering::Release);
     // SAFETY: as above.
-    let parent = unsafe { env(envp, b"HEAPLAB_TRACE_PARENT") }
-        .and_then(|v| std::str::from_utf8(v).ok()?.parse::<u32>().ok());
-    let Some(fd) = open_trace(parent) else {
+    let root =
+        unsafe { env(envp, ROOT) }.and_then(|v| std::str::from_utf8(v).ok()?.parse::<u32>().ok());
+    // The command itself, or its image after an `exec` (same pid).
+    let is_command = root.is_none_or(|r| r == sys::pid());
+    let Some(fd) = open_trace(is_command) else {
         return;
     };
     if hooks::start_fd(fd, |h| header(h, None)).is_err() {
         sys::close(fd);
         return;
+    }
+    if root.is_none() {
+        let mut digits = [0u8; 10];
+        let pid = decimal(&mut digits, sys::pid());
+        let mut value = [0u8; 11];
+        value[..pid.len()].copy_from_slice(pid);
+        if let Ok(value) = CStr::from_bytes_with_nul(&value[..=pid.len()]) {
+            // SAFETY: both strings are NUL-terminated; constructors run before the
+            // program's threads, so nothing reads the environment meanwhile.
+            unsafe { libc::setenv(c"HEAPLAB_TRACE_ROOT".as_ptr(), value.as_ptr(), 1) };
+        }
     }
     // SAFETY: the three handlers are plain functions that stay loaded for the life of
     // the process (an LD_PRELOAD library is never unloaded).
@@ -112,28 +125,15 @@ fn base() -> &'static [u8] {
 
 /// Opens this process's trace file: the base name for the recorded command, the pid name
 /// for any other process.
-fn open_trace(parent: Option<u32>) -> Option<Fd> {
+fn open_trace(is_command: bool) -> Option<Fd> {
     let mut buf = [0u8; PATH_MAX + 32];
     let base = base();
-    let is_command = match parent {
-        Some(p) => sys::parent_pid() == p,
-        None => true,
-    };
-    if is_command {
+    let path = if is_command {
         buf[..base.len()].copy_from_slice(base);
-        let path = CStr::from_bytes_with_nul(&buf[..=base.len()]).ok()?;
-        let create = if parent.is_some() {
-            Create::Truncate
-        } else {
-            Create::New
-        };
-        match sys::open(path, create) {
-            Ok(fd) => return Some(fd),
-            Err(libc::EEXIST) => {}
-            Err(e) => return report_open_error(path, e),
-        }
-    }
-    let path = pid_path(&mut buf, base, sys::pid())?;
+        CStr::from_bytes_with_nul(&buf[..=base.len()]).ok()?
+    } else {
+        pid_path(&mut buf, base, sys::pid())?
+    };
     match sys::open(path, Create::Truncate) {
         Ok(fd) => Some(fd),
         Err(e) => report_open_error(path, e),
