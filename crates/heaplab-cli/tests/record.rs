@@ -267,3 +267,81 @@ fn a_missing_library_says_how_to_build_it() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent.so does not exist"));
 }
+
+/// Each recorded C function, once: the lines must say exactly what was called.
+#[test]
+fn every_entry_point_writes_the_line_it_should() {
+    let d = dir("every");
+    let program = d.join("every_call");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/record/every_call.c");
+    let cc = Command::new("cc")
+        .arg("-O0")
+        .arg(&source)
+        .arg("-o")
+        .arg(&program)
+        .status()
+        .expect("cc, the C compiler Rust links with, runs");
+    assert!(cc.success());
+    let trace = d.join("every.trace");
+    let out = Command::new(HEAPLAB)
+        .arg("record")
+        .arg("-o")
+        .arg(&trace)
+        .arg("--")
+        .arg(&program)
+        .env("HEAPLAB_PRELOAD", preload())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    replay_matches(&trace);
+
+    // Ids are numbered from the trace's start, which holds the C library's own
+    // allocations first: name each id by its first appearance from `malloc(100)` on.
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with("a ") && l.ends_with(" 100"))
+        .unwrap();
+    let mut names = std::collections::HashMap::new();
+    let events: Vec<String> = lines[start..]
+        .iter()
+        .map(|l| {
+            let mut w: Vec<String> = l.split(' ').map(String::from).collect();
+            let next = names.len() + 1;
+            let id = *names.entry(w[1].clone()).or_insert(next);
+            w[1] = format!("#{id}");
+            w.join(" ")
+        })
+        .collect();
+    let expected = [
+        "a #1 100",       // malloc
+        "a #2 300",       // calloc(10, 30)
+        "a #3 50",        // realloc(NULL, 50)
+        "r #3 5000",      // realloc
+        "a #4 100",       // reallocarray(NULL, 4, 25)
+        "a #5 200 64",    // posix_memalign
+        "a #6 512 256",   // aligned_alloc
+        "a #7 48 32",     // memalign
+        "a #8 10 4096",   // valloc
+        "a #9 4096 4096", // pvalloc: whole pages
+        // free(NULL) is not an event
+        "f #1",
+        "f #2",
+        "f #3",
+        "f #4",
+        "f #5",
+        "f #6",
+        "f #7",
+        "f #8",
+        "f #9",
+        "a #10 7",
+        "f #10", // realloc(p, 0) frees
+    ];
+    assert_eq!(events, expected);
+    std::fs::remove_dir_all(&d).unwrap();
+}
