@@ -6,6 +6,10 @@
 //! its children inherit (`HEAPLAB_TRACE_ROOT=<pid>`); every other process (a forked
 //! child, or a program the command runs) writes `/dir/prog.<pid>.trace`.
 //!
+//! The constructor's own `setenv` and `pthread_atfork` allocate a few hundred bytes of
+//! the program's heap, after the trace has started: they are recorded like the
+//! program's own blocks, since they are as real.
+//!
 //! A process that replaces itself with `exec` leaves the trace of its last image (the new
 //! image truncates the file); one killed by a signal leaves whatever was written out.
 
