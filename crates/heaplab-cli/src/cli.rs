@@ -1,5 +1,6 @@
 //! The command line, declared with clap.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
@@ -29,6 +30,8 @@ pub enum Command {
     Scenario(ScenarioArgs),
     /// List the seed scenarios.
     Scenarios(ListArgs),
+    /// Run a program with its malloc calls recorded as a .trace (Linux, via LD_PRELOAD).
+    Record(RecordArgs),
 }
 
 #[derive(Debug, Args)]
@@ -109,4 +112,19 @@ pub struct ExportArgs {
     /// Where to write the trace; `-` for standard output.
     #[arg(long, short)]
     pub output: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// Where to write the trace. Other processes the command starts write
+    /// <stem>.<pid>.trace beside it.
+    #[arg(long, short)]
+    pub output: PathBuf,
+    /// The recording library; by default $HEAPLAB_PRELOAD, or libheaplab_preload.so next
+    /// to the heaplab binary (`cargo build -p heaplab-preload` puts it there).
+    #[arg(long, value_name = "FILE")]
+    pub preload: Option<PathBuf>,
+    /// The command to record and its arguments, after `--`.
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<OsString>,
 }

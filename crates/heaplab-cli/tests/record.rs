@@ -1,0 +1,347 @@
+//! `heaplab record` on a real program — python3, with threads and a fork — and each trace
+//! replayed by `heaplab run`, which must see the events the recorder counted.
+#![cfg(target_os = "linux")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use heaplab_record::Counts;
+use serde_json::Value;
+
+const HEAPLAB: &str = env!("CARGO_BIN_EXE_heaplab");
+
+/// Builds the preload library beside the heaplab binary, once per test run: `cargo test`
+/// builds no cdylib by itself, and a stale one would test old code.
+fn preload() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let bin = Path::new(HEAPLAB);
+            let mut cargo = Command::new(std::env::var("CARGO").unwrap_or("cargo".into()));
+            cargo.args(["build", "--quiet", "-p", "heaplab-preload"]);
+            if bin.parent().and_then(Path::file_name) == Some("release".as_ref()) {
+                cargo.arg("--release");
+            }
+            let status = cargo.status().expect("cargo runs");
+            assert!(status.success(), "cargo build -p heaplab-preload failed");
+            let lib = bin.with_file_name("libheaplab_preload.so");
+            assert!(lib.is_file(), "{} was not built", lib.display());
+            lib
+        })
+        .clone()
+}
+
+/// The python3 binary itself: `python3` on PATH may be a shim script that runs other
+/// programs first, each of which would leave a trace.
+fn python() -> String {
+    static PYTHON: OnceLock<String> = OnceLock::new();
+    PYTHON
+        .get_or_init(|| {
+            let out = Command::new("python3")
+                .args(["-c", "import sys; print(sys.executable)"])
+                .output()
+                .expect("python3 is installed (the record tests run it)");
+            String::from_utf8(out.stdout).unwrap().trim().to_string()
+        })
+        .clone()
+}
+
+fn dir(test: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("heaplab-record-{}-{test}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn record(output: &Path, script: &str) -> Output {
+    Command::new(HEAPLAB)
+        .arg("record")
+        .arg("-o")
+        .arg(output)
+        .args(["--", &python(), "-c", script])
+        .env("HEAPLAB_PRELOAD", preload())
+        .output()
+        .expect("heaplab runs")
+}
+
+fn trailer(path: &Path) -> Counts {
+    let text = std::fs::read_to_string(path).unwrap();
+    let last = text.lines().last().unwrap_or_default();
+    Counts::parse_trailer(last)
+        .unwrap_or_else(|| panic!("{}: no trailer: {last:?}", path.display()))
+}
+
+/// Replays `path` through glibc-like and checks the replay counts what the recorder did.
+fn replay_matches(path: &Path) -> Counts {
+    let counts = trailer(path);
+    let out = Command::new(HEAPLAB)
+        .args(["run", "--workload"])
+        .arg(path)
+        .args(["--policy", "glibc-like", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "replay of {}: {}",
+        path.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &v[0];
+    let field = |f: &str| r[f].as_u64().unwrap();
+    assert_eq!(
+        [
+            field("allocs"),
+            field("frees"),
+            field("reallocs"),
+            field("peak_live_bytes"),
+            field("end_live_bytes")
+        ],
+        [
+            counts.allocs,
+            counts.frees,
+            counts.reallocs,
+            counts.peak_live_bytes,
+            counts.live_bytes
+        ],
+        "{}",
+        path.display()
+    );
+    counts
+}
+
+#[test]
+fn a_recorded_python_replays_with_the_same_events() {
+    let d = dir("lists");
+    let trace = d.join("py.trace");
+    // 300 bytes objects of 100,000 bytes each: too big for Python's small-object
+    // allocator, so each is one malloc of the string plus its header, freed in turn.
+    let out = record(
+        &trace,
+        "big = [bytes(100000) for _ in range(300)]\n\
+         lists = [list(range(i)) for i in range(2000)]\n\
+         d = {str(i): [i] * 50 for i in range(5000)}\n\
+         del big, lists, d\n",
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{}: ", trace.display())),
+        "{stderr}"
+    );
+    assert!(stderr.contains("heaplab run -w"), "{stderr}");
+
+    let counts = replay_matches(&trace);
+    assert!(counts.allocs > 2000 && counts.reallocs > 0, "{counts}");
+    let text = std::fs::read_to_string(&trace).unwrap();
+    assert!(text.starts_with("# heaplab trace: recorded by heaplab-preload, pid "));
+    let big = text
+        .lines()
+        .filter(|l| {
+            let w: Vec<&str> = l.split(' ').collect();
+            w[0] == "a" && w.len() == 3 && (100_000..100_100).contains(&w[2].parse().unwrap_or(0))
+        })
+        .count();
+    assert!(
+        (300..310).contains(&big),
+        "{big} allocations of a 100,000-byte string"
+    );
+    // Every one of them was freed again.
+    assert!(
+        counts.live_bytes < counts.peak_live_bytes - 300 * 100_000,
+        "{counts}"
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn threads_get_their_own_numbers() {
+    let d = dir("threads");
+    let trace = d.join("threads.trace");
+    let out = record(
+        &trace,
+        "import threading\n\
+         def work():\n    xs = [bytes(5000) for _ in range(200)]\n    return len(xs)\n\
+         ts = [threading.Thread(target=work) for _ in range(4)]\n\
+         [t.start() for t in ts]\n[t.join() for t in ts]\n",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let counts = replay_matches(&trace);
+    assert_eq!(counts.threads, 5, "main and four threads: {counts}");
+    let text = std::fs::read_to_string(&trace).unwrap();
+    for t in 1..=4 {
+        let n = text
+            .lines()
+            .filter(|l| l.ends_with(&format!(" thread={t}")))
+            .count();
+        assert!(n >= 200, "thread {t} has {n} events");
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn a_forked_child_writes_its_own_trace() {
+    let d = dir("fork");
+    let trace = d.join("fork.trace");
+    let out = record(
+        &trace,
+        "import os\n\
+         keep = [bytes(4000) for _ in range(100)]\n\
+         pid = os.fork()\n\
+         if pid == 0:\n    mine = [bytes(3000) for _ in range(100)]\n    del keep\n    os._exit(0)\n\
+         os.waitpid(pid, 0)\n\
+         print(os.getpid(), pid)\n",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let pids: Vec<u32> = stdout
+        .split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect();
+    let (parent, child) = (pids[0], pids[1]);
+    let child_trace = d.join(format!("fork.{child}.trace"));
+    let mut files: Vec<_> = std::fs::read_dir(&d)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert_eq!(files, [child_trace.clone(), trace.clone()]);
+
+    replay_matches(&trace);
+    let counts = replay_matches(&child_trace);
+    let text = std::fs::read_to_string(&child_trace).unwrap();
+    assert!(
+        text.contains(&format!("pid {child}, forked from pid {parent}\n")),
+        "header names the parent"
+    );
+    // What the child inherited comes first, then its own 100 strings, and the parent's
+    // 100 it freed.
+    assert!(text.contains("\np fork\n"));
+    let after_fork = text.split("\np fork\n").nth(1).unwrap();
+    let allocs_3000 = after_fork
+        .lines()
+        .filter(|l| {
+            l.starts_with("a ")
+                && l.split(' ')
+                    .nth(2)
+                    .and_then(|s| s.parse::<u64>().ok())
+                    .is_some_and(|s| (3000..3100).contains(&s))
+        })
+        .count();
+    assert!(allocs_3000 >= 100, "{allocs_3000} child strings");
+    assert!(counts.frees >= 100, "{counts}");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn the_command_exit_code_passes_through() {
+    let d = dir("exit");
+    let out = record(&d.join("exit.trace"), "raise SystemExit(7)");
+    assert_eq!(out.status.code(), Some(7));
+    replay_matches(&d.join("exit.trace"));
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn a_missing_library_says_how_to_build_it() {
+    let out = Command::new(HEAPLAB)
+        .args([
+            "record",
+            "-o",
+            "/tmp/never.trace",
+            "--preload",
+            "/nonexistent.so",
+            "--",
+            "true",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent.so does not exist"));
+}
+
+/// Each recorded C function, once: the lines must say exactly what was called.
+#[test]
+fn every_entry_point_writes_the_line_it_should() {
+    let d = dir("every");
+    let program = d.join("every_call");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/record/every_call.c");
+    let cc = Command::new("cc")
+        .arg("-O0")
+        .arg(&source)
+        .arg("-o")
+        .arg(&program)
+        .status()
+        .expect("cc, the C compiler Rust links with, runs");
+    assert!(cc.success());
+    let trace = d.join("every.trace");
+    let out = Command::new(HEAPLAB)
+        .arg("record")
+        .arg("-o")
+        .arg(&trace)
+        .arg("--")
+        .arg(&program)
+        .env("HEAPLAB_PRELOAD", preload())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    replay_matches(&trace);
+
+    // Ids are numbered from the trace's start, which holds the C library's own
+    // allocations first: name each id by its first appearance from `malloc(100)` on.
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with("a ") && l.ends_with(" 100"))
+        .unwrap();
+    let mut names = std::collections::HashMap::new();
+    let events: Vec<String> = lines[start..]
+        .iter()
+        .map(|l| {
+            let mut w: Vec<String> = l.split(' ').map(String::from).collect();
+            let next = names.len() + 1;
+            let id = *names.entry(w[1].clone()).or_insert(next);
+            w[1] = format!("#{id}");
+            w.join(" ")
+        })
+        .collect();
+    let expected = [
+        "a #1 100",       // malloc
+        "a #2 300",       // calloc(10, 30)
+        "a #3 50",        // realloc(NULL, 50)
+        "r #3 5000",      // realloc
+        "a #4 100",       // reallocarray(NULL, 4, 25)
+        "a #5 200 64",    // posix_memalign
+        "a #6 512 256",   // aligned_alloc
+        "a #7 48 32",     // memalign
+        "a #8 10 4096",   // valloc
+        "a #9 4096 4096", // pvalloc: whole pages
+        // free(NULL) is not an event
+        "f #1",
+        "f #2",
+        "f #3",
+        "f #4",
+        "f #5",
+        "f #6",
+        "f #7",
+        "f #8",
+        "f #9",
+        "a #10 7",
+        "f #10", // realloc(p, 0) frees
+    ];
+    assert_eq!(events, expected);
+    std::fs::remove_dir_all(&d).unwrap();
+}

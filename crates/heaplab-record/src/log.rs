@@ -1,0 +1,399 @@
+//! The trace being written: its file, an output buffer, the live-block table, and the
+//! counts that end up in the trailer. Plain `&mut self` code; the lock, the thread-local
+//! state and the allocator hooks live in `hooks.rs`.
+
+use crate::counts::Counts;
+use crate::sys::{self, Fd};
+use crate::table::{Entry, Table};
+use crate::thread;
+
+/// The output buffer. Big enough that writes are rare, small enough not to matter; a
+/// trace is written as it goes, never held whole.
+const BUF_BYTES: usize = 1 << 20;
+/// The longest event line is under 100 bytes: write the buffer out before less is left.
+const LINE_ROOM: usize = 128;
+
+/// The default alignment: `a` lines leave it out.
+const DEFAULT_ALIGN: u64 = 16;
+
+#[derive(Debug)]
+pub struct Log {
+    /// The trace file; `None` when not recording.
+    fd: Option<Fd>,
+    /// The process the trace belongs to. A child that did not set up its own trace (a
+    /// `vfork` child, say) shares this memory and must not write here.
+    pid: u32,
+    buf: *mut u8,
+    len: usize,
+    table: Table,
+    next_id: u64,
+    counts: Counts,
+    /// Thread numbering starts over with each trace; see `thread.rs`.
+    generation: u32,
+    next_thread: u32,
+}
+
+// SAFETY: the buffer pointer is a mapping the log owns; the log is only used under the
+// recorder's lock.
+unsafe impl Send for Log {}
+
+/// Why a trace could not start.
+#[derive(Debug)]
+pub enum StartError {
+    AlreadyRecording,
+    /// The buffer could not be mapped.
+    OutOfMemory,
+}
+
+impl Log {
+    pub const fn new() -> Log {
+        Log {
+            fd: None,
+            pid: 0,
+            buf: std::ptr::null_mut(),
+            len: 0,
+            table: Table::new(),
+            next_id: 1,
+            counts: Counts::ZERO,
+            generation: 0,
+            next_thread: 1,
+        }
+    }
+
+    #[inline]
+    pub fn active(&self) -> bool {
+        self.fd.is_some()
+    }
+
+    pub fn counts(&self) -> Counts {
+        self.counts
+    }
+
+    /// Starts a trace on `fd` (which the log now owns) for process `pid`.
+    pub fn start(&mut self, fd: Fd, pid: u32) -> Result<(), StartError> {
+        if self.active() {
+            return Err(StartError::AlreadyRecording);
+        }
+        if self.buf.is_null() {
+            self.buf = sys::map(BUF_BYTES);
+            if self.buf.is_null() {
+                return Err(StartError::OutOfMemory);
+            }
+        }
+        self.fd = Some(fd);
+        self.pid = pid;
+        self.len = 0;
+        self.table.clear();
+        self.next_id = 1;
+        self.counts = Counts::ZERO;
+        self.new_thread_numbering();
+        Ok(())
+    }
+
+    /// In a forked child: the parent's trace is the parent's. Starts a new one on `fd`
+    /// that begins with the blocks the child inherited, as allocations, then `p fork`;
+    /// `header` writes the comment lines in between.
+    pub fn restart_in_child(&mut self, fd: Fd, pid: u32, header: impl FnOnce(&mut Log)) {
+        // The parent wrote its buffer out before forking; what is left is a copy.
+        self.len = 0;
+        if let Some(old) = self.fd.replace(fd) {
+            sys::close(old);
+        }
+        self.pid = pid;
+        self.counts = Counts::ZERO;
+        self.new_thread_numbering();
+        header(self);
+        let inherited = std::mem::replace(&mut self.table, Table::new());
+        let mut n = 0u64;
+        inherited.for_each(|e| {
+            n += 1;
+            self.line_alloc(e, 0);
+        });
+        self.table = inherited;
+        self.counts.allocs = n;
+        self.line(&[b"p fork"]);
+    }
+
+    /// Stops recording without a trailer: a forked child that could not open its own
+    /// trace lets go of the parent's.
+    pub fn abandon(&mut self) {
+        if let Some(fd) = self.fd.take() {
+            sys::close(fd);
+        }
+        self.len = 0;
+        self.table.clear();
+    }
+
+    fn new_thread_numbering(&mut self) {
+        self.generation = self.generation.wrapping_add(1).max(1);
+        self.next_thread = 1;
+        self.counts.threads = 0;
+    }
+
+    /// The calling thread's number: 0 for the main thread, then 1, 2, … in the order
+    /// threads first allocate.
+    #[inline]
+    pub fn thread(&mut self) -> u32 {
+        if let Some(n) = thread::number(self.generation) {
+            return n;
+        }
+        let n = if sys::tid() == sys::pid() {
+            0
+        } else {
+            let n = self.next_thread;
+            self.next_thread += 1;
+            n
+        };
+        thread::set_number(self.generation, n);
+        self.counts.threads = self.counts.threads.max(n + 1);
+        n
+    }
+
+    pub fn alloc(&mut self, addr: usize, size: u64, align: u64) {
+        let thread = self.thread();
+        let e = Entry {
+            addr,
+            id: self.next_id,
+            size,
+            align,
+        };
+        self.next_id += 1;
+        match self.table.insert(e) {
+            Ok(None) => {}
+            // The address is live in the table, so the allocator reused it: its free came
+            // by a path the hooks do not see. The trace frees it here to stay replayable.
+            Ok(Some(old)) => {
+                self.counts.missed_frees += 1;
+                self.line_free(old, thread);
+            }
+            Err(_) => return self.out_of_memory(),
+        }
+        self.counts.allocs += 1;
+        self.line_alloc(e, thread);
+    }
+
+    pub fn free(&mut self, addr: usize) {
+        match self.table.remove(addr) {
+            Some(e) => {
+                let thread = self.thread();
+                self.line_free(e, thread);
+            }
+            None => self.counts.skipped_frees += 1,
+        }
+    }
+
+    /// Takes `addr` out of the table before a `realloc` hands its memory back, so that
+    /// another thread may get the address at once without a clash.
+    pub fn take(&mut self, addr: usize) -> Option<Entry> {
+        self.table.remove(addr)
+    }
+
+    /// The realloc failed: the block is still where it was.
+    pub fn restore(&mut self, e: Entry) {
+        if self.table.insert(e).is_err() {
+            self.out_of_memory();
+        }
+    }
+
+    /// The block `e` now lives at `addr` with `size` bytes.
+    pub fn realloc(&mut self, e: Entry, addr: usize, size: u64) {
+        let thread = self.thread();
+        if self.table.insert(Entry { addr, size, ..e }).is_err() {
+            return self.out_of_memory();
+        }
+        self.counts.reallocs += 1;
+        self.counts.live_bytes = self.counts.live_bytes.saturating_sub(e.size);
+        self.counts.add_live(size);
+        self.word(b"r ");
+        self.number(e.id);
+        self.word(b" ");
+        self.number(size);
+        self.thread_suffix(thread);
+        self.end_line();
+    }
+
+    /// A realloc freed its block (`realloc(p, 0)` in glibc).
+    pub fn realloc_freed(&mut self, e: Entry) {
+        let thread = self.thread();
+        self.line_free(e, thread);
+    }
+
+    /// A realloc of a block the trace never saw allocated: the new block is an
+    /// allocation, the old one is as unknown as before.
+    pub fn realloc_unknown(&mut self, addr: usize, size: u64) {
+        self.counts.unknown_reallocs += 1;
+        self.alloc(addr, size, DEFAULT_ALIGN);
+    }
+
+    fn line_alloc(&mut self, e: Entry, thread: u32) {
+        self.counts.add_live(e.size);
+        self.word(b"a ");
+        self.number(e.id);
+        self.word(b" ");
+        self.number(e.size);
+        if e.align != DEFAULT_ALIGN {
+            self.word(b" ");
+            self.number(e.align);
+        }
+        self.thread_suffix(thread);
+        self.end_line();
+    }
+
+    fn line_free(&mut self, e: Entry, thread: u32) {
+        self.counts.frees += 1;
+        self.counts.live_bytes = self.counts.live_bytes.saturating_sub(e.size);
+        self.word(b"f ");
+        self.number(e.id);
+        self.thread_suffix(thread);
+        self.end_line();
+    }
+
+    #[inline]
+    fn thread_suffix(&mut self, thread: u32) {
+        if thread != 0 {
+            self.word(b" thread=");
+            self.number(u64::from(thread));
+        }
+    }
+
+    /// Writes a `# ` comment line made of `parts`; line breaks inside them become spaces
+    /// so the comment stays one line.
+    pub fn comment(&mut self, parts: &[&[u8]]) {
+        self.word(b"# ");
+        for part in parts {
+            for (i, chunk) in part.split(|&b| b == b'\n' || b == b'\r').enumerate() {
+                if i > 0 {
+                    self.bytes(b" ");
+                }
+                self.bytes(chunk);
+            }
+        }
+        self.end_line();
+    }
+
+    /// Writes a whole line made of `parts`.
+    pub fn line(&mut self, parts: &[&[u8]]) {
+        for part in parts {
+            self.bytes(part);
+        }
+        self.end_line();
+    }
+
+    /// Appends a short piece that fits in the room `end_line` keeps free.
+    #[inline]
+    fn word(&mut self, w: &[u8]) {
+        debug_assert!(self.len + w.len() <= BUF_BYTES);
+        // SAFETY: `end_line` keeps `LINE_ROOM` bytes free after every line and an event
+        // line is shorter than that, so `len + w.len() <= BUF_BYTES`, the mapping's size;
+        // `w` cannot overlap the log's own mapping.
+        unsafe {
+            std::ptr::copy_nonoverlapping(w.as_ptr(), self.buf.add(self.len), w.len());
+        }
+        self.len += w.len();
+    }
+
+    /// Appends bytes of any length, writing the buffer out as it fills.
+    fn bytes(&mut self, mut b: &[u8]) {
+        while !b.is_empty() {
+            if self.len == BUF_BYTES {
+                self.write_out();
+            }
+            let n = b.len().min(BUF_BYTES - self.len);
+            self.word(&b[..n]);
+            b = &b[n..];
+        }
+    }
+
+    #[inline]
+    fn number(&mut self, n: u64) {
+        let (digits, from) = decimal(n);
+        self.word(&digits[from..]);
+    }
+
+    #[inline]
+    fn end_line(&mut self) {
+        if self.len == BUF_BYTES {
+            self.write_out();
+        }
+        self.word(b"\n");
+        if BUF_BYTES - self.len < LINE_ROOM {
+            self.write_out();
+        }
+    }
+
+    /// Writes the buffer to the file. Only the process that owns the trace writes: a
+    /// child sharing or copying this memory without a trace of its own drops it.
+    #[cold]
+    pub fn write_out(&mut self) {
+        let Some(fd) = self.fd else {
+            self.len = 0;
+            return;
+        };
+        if self.len > 0 && sys::pid() == self.pid && !sys::write_all(fd, self.slice()) {
+            self.fd = None;
+            sys::close(fd);
+            const MSG: &[u8] = b"heaplab-record: cannot write the trace; recording stopped\n";
+            sys::write_all(2, MSG);
+        }
+        self.len = 0;
+    }
+
+    fn slice(&self) -> &[u8] {
+        // SAFETY: the first `len` bytes of the mapping were written by `word`.
+        unsafe { std::slice::from_raw_parts(self.buf, self.len) }
+    }
+
+    /// Ends the trace: the trailer with the counts, the last write, the file closed.
+    /// Returns the counts; `None` if no trace was being written by this process.
+    pub fn finish(&mut self) -> Option<Counts> {
+        if !self.active() || sys::pid() != self.pid {
+            return None;
+        }
+        let counts = self.counts;
+        self.trailer(&counts);
+        self.write_out();
+        if let Some(fd) = self.fd.take() {
+            sys::close(fd);
+        }
+        self.table.clear();
+        Some(counts)
+    }
+
+    /// The trailer is longer than an event line, so it goes through `bytes`.
+    fn trailer(&mut self, c: &Counts) {
+        self.word(b"# ");
+        self.bytes(crate::counts::TRAILER.as_bytes());
+        for (name, value) in c.fields() {
+            self.bytes(b" ");
+            self.bytes(name.as_bytes());
+            self.bytes(b"=");
+            let (digits, from) = decimal(value);
+            self.bytes(&digits[from..]);
+        }
+        self.end_line();
+    }
+
+    #[cold]
+    fn out_of_memory(&mut self) {
+        self.comment(&[b"heaplab-record: out of memory for the address table; recording stopped"]);
+        self.finish();
+        const MSG: &[u8] =
+            b"heaplab-record: out of memory for the address table; recording stopped\n";
+        sys::write_all(2, MSG);
+    }
+}
+
+/// `n` in decimal: the digits are `buf[from..]`.
+#[inline]
+fn decimal(mut n: u64) -> ([u8; 20], usize) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            return (buf, i);
+        }
+    }
+}
