@@ -1,6 +1,7 @@
 //! `heaplab`: run allocator policies over workloads and compare what they cost.
 
 mod cli;
+mod real;
 mod report;
 mod run;
 
@@ -41,6 +42,8 @@ fn main() -> ExitCode {
         cli::Command::Export(a) => run::export(a),
         cli::Command::Scenario(a) => report::scenario(a),
         cli::Command::Scenarios(a) => report::list_scenarios(a.json),
+        cli::Command::Baseline(a) => real::baseline(a),
+        cli::Command::BaselineChild(a) => real::baseline_child(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

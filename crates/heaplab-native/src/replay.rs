@@ -7,14 +7,15 @@
 //! with what the kernel says; then `repeat` runs, each a fresh `Simulation` over a fresh
 //! `MmapProvider`, time the events alone, and the median is reported.
 
+use std::convert::Infallible;
 use std::fmt;
 use std::fs::File;
 use std::io::BufReader;
 use std::time::Instant;
 
-use heaplab_core::config::{ProviderKind, RunConfig};
+use heaplab_core::config::{ProviderKind, RunConfig, WorkloadConfig};
 use heaplab_core::event::Event;
-use heaplab_core::params::ParamError;
+use heaplab_core::params::{ParamError, Params};
 use heaplab_core::provider::ProviderError;
 use heaplab_core::run::RunOutput;
 use heaplab_core::series::Series;
@@ -62,26 +63,26 @@ impl From<SimError> for ReplayError {
     }
 }
 
-/// Decodes a resolved config's events into memory: a built-in workload's generator, or a
-/// trace file read whole (an error names `file:line`).
-pub fn decode(config: &RunConfig) -> Result<Vec<Event>, ReplayError> {
+/// Decodes a workload's events into memory: a built-in workload's generator (its
+/// parameters checked and defaults filled in), or a trace file read whole (an error names
+/// `file:line`).
+pub fn decode(workload: &WorkloadConfig) -> Result<Vec<Event>, ReplayError> {
     let mut events = Vec::new();
-    if config.workload.id == "trace" {
-        let path = config.workload.path.clone().unwrap_or_default();
+    let mut push = |e| {
+        events.push(e);
+        Ok::<(), Infallible>(())
+    };
+    if workload.id == "trace" {
+        let path = workload.path.clone().unwrap_or_default();
         let file = File::open(&path).map_err(|e| ReplayError::Input(format!("{path}: {e}")))?;
-        trace::read(BufReader::new(file), &path, &mut |e| {
-            events.push(e);
-            Ok::<(), std::convert::Infallible>(())
-        })
-        .map_err(|e| ReplayError::Input(e.to_string()))?;
+        trace::read(BufReader::new(file), &path, &mut push)
+            .map_err(|e| ReplayError::Input(e.to_string()))?;
     } else {
-        let spec = workload::find(&config.workload.id)?;
-        let params = config.workload_params()?;
-        spec.generate(&params, &mut |e| {
-            events.push(e);
-            Ok::<(), std::convert::Infallible>(())
-        })
-        .map_err(|e| -> ReplayError { match e {} })?;
+        let spec = workload::find(&workload.id)?;
+        let params = Params::resolve(spec.params, &workload.params, "workload.params")?;
+        spec.check(&params)?;
+        spec.generate(&params, &mut push)
+            .map_err(|e| -> ReplayError { match e {} })?;
     }
     Ok(events)
 }

@@ -30,7 +30,10 @@ fn reserve_commit_write_verify_decommit_release() {
     let page = m.page_size();
     let a = m.reserve(8 * page, 4 << 20).unwrap();
     assert_eq!(a % (4 << 20), 0, "aligned by over-reserving and trimming");
-    assert_eq!(m.provider().regions().collect::<Vec<_>>(), vec![(a, 8 * page)]);
+    assert_eq!(
+        m.provider().regions().collect::<Vec<_>>(),
+        vec![(a, 8 * page)]
+    );
     // Reserved and committed memory costs nothing until written.
     m.commit(a, 8 * page).unwrap();
     assert_eq!(resident(&m, a, 8 * page), vec![false; 8]);

@@ -22,7 +22,7 @@ const OPTS: RealOptions = RealOptions {
 
 fn check(workload: &str, scale: f64, policy: &str, touch: TouchMode) {
     let c = config(workload, scale, policy, touch);
-    let events = decode(&c).unwrap();
+    let events = decode(&c.workload).unwrap();
     let r = replay(&c, &events, OPTS).unwrap_or_else(|e| panic!("{workload} {policy}: {e}"));
     let what = format!("{workload} × {policy} ({touch:?})");
     assert_eq!(
