@@ -382,7 +382,7 @@ pub fn run(
     let numbered = |i: usize, e: String| format!("event {}: {e}", i + 1);
     for (i, e) in events.iter().enumerate() {
         heap.apply(e).map_err(|m| numbered(i, m))?;
-        if (i + 1) % every == 0 {
+        if (i + 1).is_multiple_of(every) {
             peak = peak.max(rss());
         }
     }

@@ -63,7 +63,7 @@ impl MmapProvider {
         bytes: u64,
         out: &mut Vec<u8>,
     ) -> Result<(), ProviderError> {
-        if !self.owns(addr, bytes) || addr % self.page_size != 0 {
+        if !self.owns(addr, bytes) || !addr.is_multiple_of(self.page_size) {
             return Err(ProviderError::BadRange {
                 addr,
                 bytes,

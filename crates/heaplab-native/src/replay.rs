@@ -283,7 +283,7 @@ fn sampled_run(config: &RunConfig, events: &[Event], samples: u64) -> Result<Sam
     for (i, e) in events.iter().enumerate() {
         sim.apply(e.clone())?;
         let n = i as u64 + 1;
-        if n % every == 0 || n == events.len() as u64 {
+        if n.is_multiple_of(every) || n == events.len() as u64 {
             sample(&sim, n, &mut buf, &mut out)?;
         }
     }
