@@ -90,6 +90,7 @@ fn real_runs_equal_simulated_runs_and_the_kernel_agrees_with_the_page_map() {
             }
             assert_eq!(r["max_residency_mismatch_pages"], 0, "{what}: {r}");
             assert_eq!(r["matches_simulation"], true, "{what}");
+            assert_eq!(r["unplanned_reservations"], 0, "{what}");
             assert_eq!(
                 r["real_end_resident_bytes"], s["end_resident_bytes"],
                 "{what}"

@@ -114,6 +114,9 @@ pub struct RealFigures {
     /// Whether the summary equals the simulated provider's for the same events: same
     /// policy decisions, same page operations, same peaks.
     pub matches_simulation: bool,
+    /// Reservations that could not be laid out as the simulated provider lays them out
+    /// (see `MmapProvider`); 0 in every run so far.
+    pub unplanned_reservations: u64,
 }
 
 /// Where the model and the kernel first disagreed.
@@ -228,6 +231,7 @@ pub fn replay(
         real_peak_rss_bytes: s.peak_rss,
         real_rss_before_bytes: s.rss_before,
         matches_simulation,
+        unplanned_reservations: s.unplanned,
     };
     let report = Report { config, summary };
     Ok(RealReport {
@@ -268,6 +272,7 @@ struct Samples {
     samples: u64,
     peak_rss: Option<u64>,
     rss_before: Option<u64>,
+    unplanned: u64,
 }
 
 fn sampled_run(config: &RunConfig, events: &[Event], samples: u64) -> Result<Sampled, ReplayError> {
@@ -290,6 +295,7 @@ fn sampled_run(config: &RunConfig, events: &[Event], samples: u64) -> Result<Sam
     if events.is_empty() {
         sample(&sim, 0, &mut buf, &mut out)?;
     }
+    out.unplanned = sim.pages().provider().unplanned_reservations();
     let (summary, series) = sim.finish();
     Ok(Sampled {
         summary,

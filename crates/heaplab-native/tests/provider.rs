@@ -99,3 +99,52 @@ fn dropping_the_provider_unmaps_what_is_left() {
         Ok(()) => assert!(buf.iter().any(|&b| b & 1 == 0), "still resident after drop"),
     }
 }
+
+#[test]
+fn reservations_are_laid_out_as_the_simulated_provider_lays_them_out() {
+    use heaplab_core::provider::{SimMode, SimProvider};
+    let mut real = pages();
+    let page = real.page_size();
+    let mut sim = Pages::new(SimProvider::new(SimMode::Os, page));
+    // Reservations of mixed sizes and alignments, some released and reused: the kernel
+    // would place these top-down, the simulated provider bottom-up, and policies break
+    // ties by address.
+    let mut live = Vec::new();
+    for (i, (bytes, align)) in [
+        (3 * page, page),
+        (64 << 10, 64 << 10),
+        (4 << 20, 4 << 20),
+        (page, page),
+        (1 << 20, 2 << 20),
+        (5 * page, page),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let r = real.reserve(bytes, align).unwrap();
+        let s = sim.reserve(bytes, align).unwrap();
+        assert_eq!(r % align, 0);
+        live.push((r, s, bytes));
+        if i % 2 == 1 {
+            let (r, s, b) = live.remove(0);
+            real.release(r, b).unwrap();
+            sim.release(s, b).unwrap();
+        }
+    }
+    let offset = live[0].0.wrapping_sub(live[0].1);
+    assert_eq!(
+        offset % (1 << 36),
+        0,
+        "an offset that keeps every alignment"
+    );
+    for &(r, s, _) in &live {
+        assert_eq!(r.wrapping_sub(s), offset, "same layout, shifted");
+    }
+    assert_eq!(real.provider().unplanned_reservations(), 0);
+    // Planned reservations are real mappings: commit, write and read back.
+    let (r, _, b) = live[1];
+    real.commit(r, b).unwrap();
+    real.touch(r, b).unwrap();
+    real.verify(r, b).unwrap();
+    assert_eq!(real.provider().resident_pages().unwrap(), b / page);
+}

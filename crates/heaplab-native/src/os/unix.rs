@@ -71,6 +71,62 @@ pub fn reserve(bytes: u64, align: u64) -> Result<Addr, ProviderError> {
     Ok(at)
 }
 
+/// Reserves a window of `len` bytes of inaccessible address space whose start is `offset`
+/// modulo `modulus` (a power of two), for a provider to place its reservations in.
+/// `None` when the address space has no room that large.
+pub fn reserve_window(len: u64, modulus: u64, offset: u64) -> Option<Addr> {
+    let total = len.checked_add(modulus)?;
+    // SAFETY: a fresh anonymous mapping at an address the kernel picks aliases nothing.
+    let base = unsafe {
+        mm::mmap_anonymous(
+            std::ptr::null_mut(),
+            usize::try_from(total).ok()?,
+            ProtFlags::empty(),
+            MapFlags::PRIVATE | MapFlags::NORESERVE,
+        )
+    }
+    .ok()? as Addr;
+    let mut at = (base & !(modulus - 1)) + offset;
+    if at < base {
+        at += modulus;
+    }
+    let (head, tail) = (at - base, base + total - at - len);
+    // SAFETY: the head and the tail are parts of the mapping just made, outside the window.
+    unsafe {
+        if head > 0 {
+            mm::munmap(base as *mut c_void, head as usize).ok()?;
+        }
+        if tail > 0 {
+            mm::munmap((at + len) as *mut c_void, tail as usize).ok()?;
+        }
+    }
+    Some(at)
+}
+
+/// Replaces a range of a window with a fresh inaccessible mapping (`mmap(MAP_FIXED,
+/// PROT_NONE)`): as a reservation, it is a mapping of its own, marked no-huge-pages; as a
+/// release, its memory goes back to the system as with `munmap`, while the address space
+/// stays in the window so that nothing else is mapped there.
+///
+/// # Safety
+/// The range lies inside a window made by [`reserve_window`] and holds nothing needed.
+pub unsafe fn remap_inaccessible(at: Addr, bytes: u64) -> Result<(), ProviderError> {
+    // SAFETY: the caller's promise: the range is ours to replace.
+    unsafe {
+        mm::mmap_anonymous(
+            at as *mut c_void,
+            bytes as usize,
+            ProtFlags::empty(),
+            MapFlags::PRIVATE | MapFlags::NORESERVE | MapFlags::FIXED,
+        )
+    }
+    .map_err(|e| platform("mmap", at, bytes, e))?;
+    #[cfg(target_os = "linux")]
+    // SAFETY: the range just mapped; see `reserve`.
+    let _ = unsafe { mm::madvise(at as *mut c_void, bytes as usize, Advice::LinuxNoHugepage) };
+    Ok(())
+}
+
 /// Makes a reserved range readable and writable; untouched pages read as zero and take no
 /// memory until written.
 ///

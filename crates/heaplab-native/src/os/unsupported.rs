@@ -20,6 +20,16 @@ pub fn reserve(_bytes: u64, _align: u64) -> Result<Addr, ProviderError> {
     Err(refusal())
 }
 
+pub fn reserve_window(_len: u64, _modulus: u64, _offset: u64) -> Option<Addr> {
+    None
+}
+
+/// # Safety
+/// Never maps anything, so there is nothing to assume.
+pub unsafe fn remap_inaccessible(_at: Addr, _bytes: u64) -> Result<(), ProviderError> {
+    Err(refusal())
+}
+
 /// # Safety
 /// Never maps anything, so there is nothing to assume.
 pub unsafe fn commit(_addr: Addr, _bytes: u64) -> Result<(), ProviderError> {
