@@ -278,3 +278,28 @@ fn baseline_bad_input_exits_2() {
     );
     let _ = std::fs::remove_file(&bad);
 }
+
+#[test]
+fn baseline_replays_aligned_blocks_arenas_and_realloc_to_zero() {
+    let path = std::env::temp_dir().join(format!("heaplab-real-ok-{}.trace", std::process::id()));
+    std::fs::write(
+        &path,
+        "a 1 64\nr 1 0\na 2 100 4096\nr 2 9000\narena 1\na 3 48 8 arena=1\na 4 0\n\
+         reset 1\na 5 10 arena=1\ndrop 1\nf 1\nf 2\n",
+    )
+    .unwrap();
+    for a in ["system", "mimalloc", "jemalloc"] {
+        let v = json_of(&heaplab(&[
+            "baseline",
+            "-a",
+            a,
+            "-w",
+            path.to_str().unwrap(),
+            "--repeat",
+            "1",
+            "--json",
+        ]));
+        assert_eq!(v[0]["events"], 12, "{a}: {v}");
+    }
+    let _ = std::fs::remove_file(&path);
+}

@@ -133,12 +133,13 @@ mod ffi {
     }
 
     /// Resizes a block to `size` at the default alignment (a trace's realloc carries no
-    /// alignment, as C's does not).
+    /// alignment, as C's does not). A realloc to zero bytes asks for one: glibc's
+    /// `realloc(p, 0)` frees the block and returns null, which the simulator does not do.
     ///
     /// # Safety
     /// As for [`free`].
     pub unsafe fn realloc(a: RealAllocator, p: *mut u8, size: u64) -> *mut u8 {
-        let size = size as usize;
+        let size = (size as usize).max(1);
         // SAFETY: the caller's promise.
         unsafe {
             match a {
@@ -146,7 +147,7 @@ mod ffi {
                 RealAllocator::Mimalloc => libmimalloc_sys::mi_realloc(p.cast(), size).cast(),
                 RealAllocator::Jemalloc => tikv_jemalloc_sys::rallocx(
                     p.cast(),
-                    size.max(1),
+                    size,
                     tikv_jemalloc_sys::MALLOCX_ALIGN(MALLOC_ALIGN as usize),
                 )
                 .cast(),
@@ -403,12 +404,10 @@ pub fn run(
         heap.clear();
         ffi::trim(alloc);
     }
-    let mut sorted = runs.clone();
-    sorted.sort_by(f64::total_cmp);
     Ok(BaselineReport {
         allocator: alloc,
         events: events.len() as u64,
-        ns_per_event: sorted[sorted.len() / 2],
+        ns_per_event: crate::median(&runs),
         ns_per_event_runs: runs,
         peak_rss_bytes: peak.saturating_sub(rss_before),
         end_rss_bytes: end.saturating_sub(rss_before),

@@ -19,3 +19,14 @@ pub mod replay;
 pub use baseline::{BaselineReport, RealAllocator};
 pub use provider::MmapProvider;
 pub use replay::{decode, replay, RealFigures, RealOptions, RealReport, ReplayError};
+
+/// The median of timings: the middle one, or the mean of the middle two.
+pub(crate) fn median(runs: &[f64]) -> f64 {
+    let mut v = runs.to_vec();
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}

@@ -212,8 +212,6 @@ pub fn replay(
         sim.apply(e.clone())?;
     }
     let matches_simulation = sim.finish().0 == sampled.summary;
-    let mut sorted = runs.clone();
-    sorted.sort_by(f64::total_cmp);
     let page = config.provider.page_size;
     let Sampled {
         summary,
@@ -221,7 +219,7 @@ pub fn replay(
         samples: s,
     } = sampled;
     let real = RealFigures {
-        ns_per_event: sorted[sorted.len() / 2],
+        ns_per_event: crate::median(&runs),
         ns_per_event_runs: runs,
         real_peak_resident_bytes: s.peak_pages * page,
         real_end_resident_bytes: s.end_pages * page,
