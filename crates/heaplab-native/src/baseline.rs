@@ -237,10 +237,27 @@ struct Heap {
 }
 
 impl Heap {
-    fn new(alloc: RealAllocator) -> Heap {
+    /// A heap whose id table already has room for `capacity` blocks, so the table never
+    /// grows during a run, and whose every slot has been written once, so its memory is
+    /// resident before the RSS baseline is taken: the heap RSS is the allocator's, and
+    /// the table does not interleave with the blocks in glibc's heap (heaplab's own).
+    fn new(alloc: RealAllocator, capacity: usize) -> Heap {
+        let mut live = FxHashMap::default();
+        live.reserve(capacity);
+        let dummy = Live {
+            ptr: std::ptr::null_mut(),
+            size: 0,
+            align: 1,
+            arena: None,
+        };
+        for id in 0..capacity as u64 {
+            live.insert(id, dummy);
+        }
+        // Clearing keeps the allocation; no dummy is ever freed.
+        live.clear();
         Heap {
             alloc,
-            live: FxHashMap::default(),
+            live,
             arenas: FxHashMap::default(),
         }
     }
@@ -343,9 +360,10 @@ impl Heap {
         Ok(())
     }
 
-    /// Frees every block still live, so the next run starts from an empty heap.
+    /// Frees every block still live, so the next run starts from an empty heap; the id
+    /// table keeps its capacity.
     fn clear(&mut self) {
-        for (_, b) in std::mem::take(&mut self.live) {
+        for (_, b) in self.live.drain() {
             // SAFETY: as in `release`.
             unsafe { ffi::free(self.alloc, b.ptr, b.size, b.align) };
         }
@@ -364,6 +382,43 @@ fn check(alloc: RealAllocator, b: &Live) -> Result<(), String> {
     }
 }
 
+/// The most blocks live at once, by the same rules as the replay (arena resets and drops
+/// kill their blocks); bad events are left for the replay to report.
+fn peak_live_blocks(events: &[Event]) -> usize {
+    let mut live: FxHashMap<BlockId, Option<ArenaId>> = FxHashMap::default();
+    let mut arenas: FxHashMap<ArenaId, Vec<BlockId>> = FxHashMap::default();
+    let mut peak = 0;
+    for e in events {
+        match *e {
+            Event::Alloc { id, arena, .. } => {
+                live.insert(id, arena);
+                if let Some(ids) = arena.and_then(|a| arenas.get_mut(&a)) {
+                    ids.push(id);
+                }
+                peak = peak.max(live.len());
+            }
+            Event::Free { id, .. } => {
+                live.remove(&id);
+            }
+            Event::ArenaCreate(a) => {
+                arenas.insert(a, Vec::new());
+            }
+            Event::ArenaReset(a) | Event::ArenaDrop(a) => {
+                for id in arenas.remove(&a).unwrap_or_default() {
+                    if live.get(&id) == Some(&Some(a)) {
+                        live.remove(&id);
+                    }
+                }
+                if matches!(e, Event::ArenaReset(_)) {
+                    arenas.insert(a, Vec::new());
+                }
+            }
+            Event::Realloc { .. } | Event::Phase(_) => {}
+        }
+    }
+    peak
+}
+
 /// Replays `events` through `alloc` once with RSS sampling, then `repeat` times timed.
 /// Each run starts after the previous run's blocks were freed and the allocator trimmed.
 /// Call it in a process of its own for clean RSS figures.
@@ -376,7 +431,7 @@ pub fn run(
         return Err("real allocators need Linux or macOS".into());
     }
     let rss = || os::rss_bytes().unwrap_or(0);
-    let mut heap = Heap::new(alloc);
+    let mut heap = Heap::new(alloc, peak_live_blocks(events));
     let every = (events.len() / 100).max(1);
     let rss_before = rss();
     let mut peak = rss_before;
@@ -420,7 +475,7 @@ pub fn run(
 /// Times one replay of `events` through `alloc`, then frees what is left and trims
 /// (untimed): one benchmark iteration.
 pub fn time_once(alloc: RealAllocator, events: &[Event]) -> Result<std::time::Duration, String> {
-    let mut heap = Heap::new(alloc);
+    let mut heap = Heap::new(alloc, peak_live_blocks(events));
     let start = Instant::now();
     for (i, e) in events.iter().enumerate() {
         heap.apply(e).map_err(|m| format!("event {}: {m}", i + 1))?;

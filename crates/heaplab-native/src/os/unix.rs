@@ -204,9 +204,22 @@ pub unsafe fn residency(addr: Addr, bytes: u64, out: &mut Vec<u8>) -> Result<(),
 }
 
 /// The process's resident set in bytes, from `/proc/self/statm` (its second field, in
-/// pages). `None` where there is no `/proc`.
+/// pages). `None` where there is no `/proc`. Reads into a stack buffer: a baseline samples
+/// this in the middle of a glibc replay, and a small heap allocation there could sit at the
+/// top of the heap and keep glibc from trimming it, changing what is being measured.
 pub fn rss_bytes() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/self/statm").ok()?;
+    use std::io::Read;
+    let mut buf = [0u8; 128];
+    let mut file = std::fs::File::open("/proc/self/statm").ok()?;
+    let mut len = 0;
+    while len < buf.len() {
+        match file.read(&mut buf[len..]) {
+            Ok(0) => break,
+            Ok(n) => len += n,
+            Err(_) => return None,
+        }
+    }
+    let text = std::str::from_utf8(&buf[..len]).ok()?;
     let pages: u64 = text.split_whitespace().nth(1)?.parse().ok()?;
     Some(pages * page_size())
 }
