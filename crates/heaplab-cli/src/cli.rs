@@ -32,6 +32,12 @@ pub enum Command {
     Scenarios(ListArgs),
     /// Run a program with its malloc calls recorded as a .trace (Linux, via LD_PRELOAD).
     Record(RecordArgs),
+    /// Replay a workload through a real allocator (glibc, mimalloc, jemalloc) and measure
+    /// its RSS and time per event, each allocator in a child process.
+    Baseline(crate::real::BaselineArgs),
+    /// The child process of `baseline`: one allocator, the resolved workload as JSON.
+    #[command(hide = true)]
+    BaselineChild(crate::real::ChildArgs),
 }
 
 #[derive(Debug, Args)]
@@ -88,6 +94,13 @@ pub struct RunArgs {
     /// Also write each run's memory-over-time series to this JSON file.
     #[arg(long, value_name = "FILE")]
     pub series: Option<PathBuf>,
+    /// Run over real memory (mmap) instead of the simulated provider: time per event, and
+    /// the model's resident pages checked against the kernel's (mincore).
+    #[arg(long)]
+    pub real: bool,
+    /// With --real: timed runs per policy; the median time per event is reported (5).
+    #[arg(long, requires = "real")]
+    pub repeat: Option<usize>,
 }
 
 #[derive(Debug, Args)]

@@ -2,6 +2,7 @@
 
 mod cli;
 mod record;
+mod real;
 mod report;
 mod run;
 
@@ -43,6 +44,8 @@ fn main() -> ExitCode {
         cli::Command::Scenario(a) => report::scenario(a),
         cli::Command::Scenarios(a) => report::list_scenarios(a.json),
         cli::Command::Record(a) => record::record(a),
+        cli::Command::Baseline(a) => real::baseline(a),
+        cli::Command::BaselineChild(a) => real::baseline_child(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -22,6 +22,9 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         Some(path) => configs_from_file(path)?,
         None => configs_from_flags(&args)?,
     };
+    if args.real {
+        return crate::real::run_real(&args, &configs);
+    }
     let mut outputs = Vec::new();
     for config in &configs {
         outputs.push(run_one(config)?);
@@ -210,7 +213,7 @@ fn policy_arg(arg: &str) -> Result<PolicyConfig, CliError> {
 
 /// Applies `key=value` settings, parsing each value by its parameter's spec so that
 /// `--set slab_size=1MiB` and `--set fit=first` both work.
-fn apply_sets(
+pub(crate) fn apply_sets(
     params: &mut BTreeMap<String, Value>,
     sets: &[String],
     specs: &[ParamSpec],
@@ -238,13 +241,17 @@ fn apply_sets(
     Ok(())
 }
 
-fn write_json(path: &Path, value: &Value) -> Result<(), CliError> {
+pub(crate) fn write_json(path: &Path, value: &Value) -> Result<(), CliError> {
     let text = serde_json::to_string(value).map_err(|e| CliError::failed(e.to_string()))?;
     std::fs::write(path, text).map_err(|e| CliError::failed(format!("{}: {e}", path.display())))
 }
 
 /// `--wset` settings with `--seed` and `--scale` folded in, as `key=value` text.
-fn workload_sets(wset: &[String], seed: &Option<String>, scale: &Option<String>) -> Vec<String> {
+pub(crate) fn workload_sets(
+    wset: &[String],
+    seed: &Option<String>,
+    scale: &Option<String>,
+) -> Vec<String> {
     let mut sets = wset.to_vec();
     sets.extend(seed.iter().map(|s| format!("seed={s}")));
     sets.extend(scale.iter().map(|s| format!("scale={s}")));

@@ -1,0 +1,302 @@
+//! `heaplab run --real` and `heaplab baseline`, run the way the README says, at small scale.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn heaplab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_heaplab"))
+        .args(args)
+        .output()
+        .expect("heaplab runs")
+}
+
+fn json_of(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
+}
+
+fn fails_with(args: &[&str], code: i32, words: &str) {
+    let out = heaplab(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
+    assert!(err.contains(words), "{args:?}: {err}");
+}
+
+/// The summary fields of `run --json`, which `--real` must reproduce exactly.
+const SUMMARY: &[&str] = &[
+    "events",
+    "allocs",
+    "frees",
+    "reallocs",
+    "peak_live_bytes",
+    "end_live_bytes",
+    "peak_committed_bytes",
+    "end_committed_bytes",
+    "peak_resident_bytes",
+    "end_resident_bytes",
+    "peak_reserved_bytes",
+    "end_reserved_bytes",
+    "touched_bytes",
+    "commit_ops",
+    "decommit_ops",
+    "committed_pages_total",
+    "decommitted_pages_total",
+    "reserve_ops",
+    "release_ops",
+    "page_ops",
+    "metadata_bytes",
+    "utilization",
+    "phases",
+    "counters",
+];
+
+#[test]
+fn real_runs_equal_simulated_runs_and_the_kernel_agrees_with_the_page_map() {
+    // One family or preset of each kind, over workloads with frees, reallocs, arenas and
+    // threads.
+    let policies = [
+        "glibc-like",
+        "mimalloc-like",
+        "jemalloc-like",
+        "llvm-bump",
+        "buddy",
+        "pike-block",
+    ];
+    for (workload, scale) in [
+        ("tree_churn", "0.002"),
+        ("browser", "0.02"),
+        ("jit", "0.02"),
+    ] {
+        let mut args = vec![
+            "run", "-w", workload, "--scale", scale, "--touch", "all", "--json",
+        ];
+        for p in policies {
+            args.extend(["-p", p]);
+        }
+        let sim = json_of(&heaplab(&args));
+        args.extend(["--real", "--repeat", "2"]);
+        let real = json_of(&heaplab(&args));
+        for (s, r) in sim.as_array().unwrap().iter().zip(real.as_array().unwrap()) {
+            let what = format!("{workload} × {}", s["config"]["policy"]);
+            assert_eq!(s["config"], r["config"], "{what}");
+            for f in SUMMARY {
+                assert_eq!(s[f], r[f], "{what}: {f}");
+            }
+            assert_eq!(r["max_residency_mismatch_pages"], 0, "{what}: {r}");
+            assert_eq!(r["matches_simulation"], true, "{what}");
+            assert_eq!(r["unplanned_reservations"], 0, "{what}");
+            assert_eq!(
+                r["real_end_resident_bytes"], s["end_resident_bytes"],
+                "{what}"
+            );
+            let peak = r["real_peak_resident_bytes"].as_u64().unwrap();
+            assert!(
+                peak > 0 && peak <= s["peak_resident_bytes"].as_u64().unwrap(),
+                "{what}"
+            );
+            assert!(r["ns_per_event"].as_f64().unwrap() > 0.0, "{what}");
+            assert_eq!(
+                r["ns_per_event_runs"].as_array().unwrap().len(),
+                2,
+                "{what}"
+            );
+            assert!(r["real_peak_rss_bytes"].as_u64().unwrap() >= peak, "{what}");
+        }
+    }
+}
+
+#[test]
+fn real_runs_a_trace_and_prints_a_table() {
+    let trace =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../workloads/examples/jit-arenas.trace");
+    let out = heaplab(&[
+        "run",
+        "--real",
+        "--repeat",
+        "1",
+        "-w",
+        trace.to_str().unwrap(),
+        "-p",
+        "llvm-bump",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for row in [
+        "peak resident",
+        "ns per event (median)",
+        "real peak resident (mincore)",
+        "residency mismatch (max pages)",
+        "same summary as simulated",
+    ] {
+        assert!(text.contains(row), "no {row:?} in\n{text}");
+    }
+}
+
+#[test]
+fn real_refuses_what_has_no_real_counterpart() {
+    fails_with(
+        &[
+            "run",
+            "--real",
+            "-w",
+            "churn",
+            "-p",
+            "bump",
+            "--provider",
+            "wasm-linear",
+        ],
+        2,
+        "wasm-linear",
+    );
+    fails_with(
+        &[
+            "run",
+            "--real",
+            "-w",
+            "churn",
+            "-p",
+            "bump",
+            "--page-size",
+            "65536",
+        ],
+        2,
+        "page size",
+    );
+    fails_with(
+        &[
+            "run", "--real", "-w", "churn", "-p", "bump", "--repeat", "0",
+        ],
+        2,
+        "--repeat",
+    );
+}
+
+#[test]
+fn baseline_reports_each_allocator() {
+    // short_strings ends with its strings live: megabytes of blocks no trim can give back.
+    let w = ["-w", "short_strings", "--scale", "1"];
+    let sim = json_of(&heaplab(
+        &[&["run", "-p", "bump", "--json"][..], &w].concat(),
+    ));
+    let (peak_live, end_live) = (
+        sim[0]["peak_live_bytes"].as_u64().unwrap(),
+        sim[0]["end_live_bytes"].as_u64().unwrap(),
+    );
+    assert!(
+        end_live > 4 << 20,
+        "the workload ends holding {end_live} bytes"
+    );
+    let args = [
+        &[
+            "baseline", "-a", "system", "-a", "mimalloc", "-a", "jemalloc",
+        ][..],
+        &w,
+        &["--repeat", "2", "--json"],
+    ]
+    .concat();
+    let v = json_of(&heaplab(&args));
+    let runs = v.as_array().unwrap();
+    assert_eq!(runs.len(), 3);
+    for (r, id) in runs.iter().zip(["system", "mimalloc", "jemalloc"]) {
+        assert_eq!(r["allocator"], id);
+        assert_eq!(r["events"], sim[0]["events"]);
+        assert_eq!(r["workload"]["params"]["scale"], 1.0);
+        let peak = r["peak_rss_bytes"].as_u64().unwrap();
+        let end = r["end_rss_bytes"].as_u64().unwrap();
+        let trimmed = r["end_rss_after_trim_bytes"].as_u64().unwrap();
+        // Every byte of every block is written, so the heap holds at least the live
+        // bytes, before and after a trim; no allocator needs four times them.
+        assert!(peak >= end, "{id}: {r}");
+        assert!(
+            peak >= peak_live * 9 / 10,
+            "{id}: peak {peak} < live {peak_live}"
+        );
+        assert!(
+            peak <= 4 * peak_live + (32 << 20),
+            "{id}: peak {peak} for live {peak_live}"
+        );
+        assert!(end >= end_live * 9 / 10, "{id}: {r}");
+        assert!(
+            trimmed >= end_live * 9 / 10,
+            "{id}: a trim freed live blocks? {r}"
+        );
+        // Trimming gives memory back or does nothing (reading /proc may cost a page).
+        assert!(trimmed <= end + (1 << 20), "{id}: {r}");
+        let ns = r["ns_per_event"].as_f64().unwrap();
+        assert!(ns > 0.0 && ns < 1e6, "{id}: {ns} ns per event");
+        assert_eq!(r["ns_per_event_runs"].as_array().unwrap().len(), 2);
+        assert!(r["rss_before_bytes"].as_u64().unwrap() > 0);
+    }
+}
+
+#[test]
+fn baseline_bad_input_exits_2() {
+    fails_with(
+        &["baseline", "-a", "tcmalloc", "-w", "churn"],
+        2,
+        "valid ones are: system, mimalloc, jemalloc",
+    );
+    fails_with(
+        &["baseline", "-a", "system", "-w", "nope"],
+        2,
+        "churn, tree_churn",
+    );
+    fails_with(
+        &[
+            "baseline", "-a", "system", "-w", "churn", "--wset", "scale=-1",
+        ],
+        2,
+        "scale",
+    );
+    let bad = std::env::temp_dir().join(format!("heaplab-real-{}.trace", std::process::id()));
+    std::fs::write(&bad, "a 1 64\nf 2\n").unwrap();
+    // The trace parses, but its second event frees a block that is not live: the child
+    // says which event.
+    fails_with(
+        &["baseline", "-a", "system", "-w", bad.to_str().unwrap()],
+        2,
+        "event 2: free of block id 2",
+    );
+    std::fs::write(&bad, "a 1 64\nq 2\n").unwrap();
+    fails_with(
+        &["baseline", "-a", "mimalloc", "-w", bad.to_str().unwrap()],
+        2,
+        ":2",
+    );
+    let _ = std::fs::remove_file(&bad);
+}
+
+#[test]
+fn baseline_replays_aligned_blocks_arenas_and_realloc_to_zero() {
+    let path = std::env::temp_dir().join(format!("heaplab-real-ok-{}.trace", std::process::id()));
+    std::fs::write(
+        &path,
+        "a 1 64\nr 1 0\na 2 100 4096\nr 2 9000\narena 1\na 3 48 8 arena=1\na 4 0\n\
+         reset 1\na 5 10 arena=1\ndrop 1\nf 1\nf 2\n",
+    )
+    .unwrap();
+    for a in ["system", "mimalloc", "jemalloc"] {
+        let v = json_of(&heaplab(&[
+            "baseline",
+            "-a",
+            a,
+            "-w",
+            path.to_str().unwrap(),
+            "--repeat",
+            "1",
+            "--json",
+        ]));
+        assert_eq!(v[0]["events"], 12, "{a}: {v}");
+    }
+    let _ = std::fs::remove_file(&path);
+}

@@ -1,0 +1,346 @@
+//! `heaplab run --real`: the same policy code over real memory, timed, with the model's
+//! residency checked against the operating system's.
+//!
+//! Events are decoded before anything is timed. One run samples, about every 1% of the
+//! events and at the end, the resident pages of the provider's mappings (`mincore`) and the
+//! process's resident set, and compares page by page what the page map says is resident
+//! with what the kernel says; then `repeat` runs, each a fresh `Simulation` over a fresh
+//! `MmapProvider`, time the events alone, and the median is reported.
+
+use std::convert::Infallible;
+use std::fmt;
+use std::fs::File;
+use std::io::BufReader;
+use std::time::Instant;
+
+use heaplab_core::config::{ProviderKind, RunConfig, WorkloadConfig};
+use heaplab_core::event::Event;
+use heaplab_core::params::{ParamError, Params};
+use heaplab_core::provider::ProviderError;
+use heaplab_core::run::RunOutput;
+use heaplab_core::series::Series;
+use heaplab_core::simulate::{sim_provider, Report, SimError, Simulation, Summary};
+use heaplab_core::{trace, workload};
+use serde::Serialize;
+
+use crate::os;
+use crate::provider::MmapProvider;
+
+/// Why a real replay could not be done.
+#[derive(Debug)]
+pub enum ReplayError {
+    /// Bad input: a config the real provider cannot run, a bad trace, an unknown workload.
+    Input(String),
+    /// The run itself failed: the platform refused, or an event could not be carried out.
+    Failed(String),
+}
+
+impl fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReplayError::Input(m) | ReplayError::Failed(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for ReplayError {}
+
+impl From<ParamError> for ReplayError {
+    fn from(e: ParamError) -> ReplayError {
+        ReplayError::Input(e.to_string())
+    }
+}
+
+impl From<ProviderError> for ReplayError {
+    fn from(e: ProviderError) -> ReplayError {
+        ReplayError::Failed(e.to_string())
+    }
+}
+
+impl From<SimError> for ReplayError {
+    fn from(e: SimError) -> ReplayError {
+        ReplayError::Failed(e.to_string())
+    }
+}
+
+/// Decodes a workload's events into memory: a built-in workload's generator (its
+/// parameters checked and defaults filled in), or a trace file read whole (an error names
+/// `file:line`).
+pub fn decode(workload: &WorkloadConfig) -> Result<Vec<Event>, ReplayError> {
+    let mut events = Vec::new();
+    let mut push = |e| {
+        events.push(e);
+        Ok::<(), Infallible>(())
+    };
+    if workload.id == "trace" {
+        let path = workload.path.clone().unwrap_or_default();
+        let file = File::open(&path).map_err(|e| ReplayError::Input(format!("{path}: {e}")))?;
+        trace::read(BufReader::new(file), &path, &mut push)
+            .map_err(|e| ReplayError::Input(e.to_string()))?;
+    } else {
+        let spec = workload::find(&workload.id)?;
+        let params = Params::resolve(spec.params, &workload.params, "workload.params")?;
+        spec.check(&params)?;
+        spec.generate(&params, &mut push)
+            .map_err(|e| -> ReplayError { match e {} })?;
+    }
+    Ok(events)
+}
+
+/// What the real run measured, beside the simulator's summary.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RealFigures {
+    /// Median over the timed runs of wall time per event (the events alone: no decoding,
+    /// no setup, no unmapping at the end).
+    pub ns_per_event: f64,
+    /// Every timed run's figure, in order.
+    pub ns_per_event_runs: Vec<f64>,
+    /// Most bytes of the provider's mappings resident at a sample, per `mincore`.
+    pub real_peak_resident_bytes: u64,
+    /// Bytes of the provider's mappings resident after the last event, per `mincore`.
+    pub real_end_resident_bytes: u64,
+    /// Most pages at one sample where the page map and `mincore` disagree (0 when the
+    /// model is exact).
+    pub max_residency_mismatch_pages: u64,
+    /// The first disagreement, if any, to start looking from.
+    pub first_residency_mismatch: Option<Mismatch>,
+    /// How many times residency was sampled.
+    pub residency_samples: u64,
+    /// Most resident-set bytes of the whole process at a sample (`/proc/self/statm`):
+    /// heaplab, the decoded events and the simulator's own tables included.
+    pub real_peak_rss_bytes: Option<u64>,
+    /// The process's resident set just before the first event, to subtract from the above.
+    pub real_rss_before_bytes: Option<u64>,
+    /// Whether the summary equals the simulated provider's for the same events: same
+    /// policy decisions, same page operations, same peaks.
+    pub matches_simulation: bool,
+    /// Reservations that could not be laid out as the simulated provider lays them out
+    /// (see `MmapProvider`); 0 in every run so far.
+    pub unplanned_reservations: u64,
+}
+
+/// Where the model and the kernel first disagreed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Mismatch {
+    /// The number of the last event applied before the sample.
+    pub event: u64,
+    /// The first page that disagreed.
+    pub addr: u64,
+    /// What the page map says of it.
+    pub model_resident: bool,
+    /// How many pages disagreed at that sample.
+    pub pages: u64,
+}
+
+/// A real run: the simulator's report and series, and what real memory showed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RealReport {
+    #[serde(flatten)]
+    pub report: Report,
+    #[serde(flatten)]
+    pub real: RealFigures,
+    #[serde(skip)]
+    pub output: RunOutput,
+}
+
+/// How a real replay runs.
+#[derive(Clone, Copy, Debug)]
+pub struct RealOptions {
+    /// Timed runs; the median is reported. At least 1.
+    pub repeat: usize,
+    /// Residency samples over the sampled run (plus one at the end).
+    pub samples: u64,
+}
+
+impl Default for RealOptions {
+    fn default() -> Self {
+        RealOptions {
+            repeat: 5,
+            samples: 100,
+        }
+    }
+}
+
+/// Checks that a config can run over real memory: the OS provider, at the OS page size.
+pub fn check_config(config: &RunConfig) -> Result<(), ReplayError> {
+    if config.provider.kind == ProviderKind::WasmLinear {
+        return Err(ReplayError::Input(
+            "--real runs over the operating system's virtual memory; the wasm-linear provider \
+             is a model of WebAssembly memory and has no real counterpart here (use --provider sim)"
+                .into(),
+        ));
+    }
+    if !os::SUPPORTED {
+        return Err(ReplayError::Input(
+            "real memory needs Linux or macOS (mmap, mprotect, madvise, mincore)".into(),
+        ));
+    }
+    let os_page = MmapProvider::os_page_size();
+    if config.provider.page_size != os_page {
+        return Err(ReplayError::Input(format!(
+            "--real uses the operating system's page size, {os_page} bytes here; \
+             --page-size {} cannot be run over real memory",
+            config.provider.page_size
+        )));
+    }
+    Ok(())
+}
+
+/// Replays decoded events through `config`'s policy over real memory.
+pub fn replay(
+    config: &RunConfig,
+    events: &[Event],
+    opts: RealOptions,
+) -> Result<RealReport, ReplayError> {
+    let config = config.resolve()?;
+    check_config(&config)?;
+    let sampled = sampled_run(&config, events, opts.samples)?;
+    let mut runs = Vec::with_capacity(opts.repeat.max(1));
+    for _ in 0..opts.repeat.max(1) {
+        let (ns, summary) = timed_run(&config, events)?;
+        if summary != sampled.summary {
+            return Err(ReplayError::Failed(
+                "two runs of the same events over real memory ended differently: the policy \
+                 depends on something other than its input"
+                    .into(),
+            ));
+        }
+        runs.push(ns);
+    }
+    let mut sim = Simulation::new(&config, sim_provider(&config))?;
+    for e in events {
+        sim.apply(e.clone())?;
+    }
+    let matches_simulation = sim.finish().0 == sampled.summary;
+    let page = config.provider.page_size;
+    let Sampled {
+        summary,
+        series,
+        samples: s,
+    } = sampled;
+    let real = RealFigures {
+        ns_per_event: crate::median(&runs),
+        ns_per_event_runs: runs,
+        real_peak_resident_bytes: s.peak_pages * page,
+        real_end_resident_bytes: s.end_pages * page,
+        max_residency_mismatch_pages: s.max_mismatch,
+        first_residency_mismatch: s.first_mismatch,
+        residency_samples: s.samples,
+        real_peak_rss_bytes: s.peak_rss,
+        real_rss_before_bytes: s.rss_before,
+        matches_simulation,
+        unplanned_reservations: s.unplanned,
+    };
+    let report = Report { config, summary };
+    Ok(RealReport {
+        output: RunOutput {
+            report: report.clone(),
+            series,
+        },
+        report,
+        real,
+    })
+}
+
+/// The events of one run, timed; the provider is unmapped after the clock stops.
+fn timed_run(config: &RunConfig, events: &[Event]) -> Result<(f64, Summary), ReplayError> {
+    let mut sim = Simulation::new(config, MmapProvider::new()?)?;
+    let start = Instant::now();
+    for e in events {
+        sim.apply(e.clone())?;
+    }
+    let elapsed = start.elapsed();
+    let ns = elapsed.as_nanos() as f64 / events.len().max(1) as f64;
+    Ok((ns, sim.finish().0))
+}
+
+struct Sampled {
+    summary: Summary,
+    series: Series,
+    samples: Samples,
+}
+
+/// What the samples of one run add up to.
+#[derive(Default)]
+struct Samples {
+    peak_pages: u64,
+    end_pages: u64,
+    max_mismatch: u64,
+    first_mismatch: Option<Mismatch>,
+    samples: u64,
+    peak_rss: Option<u64>,
+    rss_before: Option<u64>,
+    unplanned: u64,
+}
+
+fn sampled_run(config: &RunConfig, events: &[Event], samples: u64) -> Result<Sampled, ReplayError> {
+    let mut sim = Simulation::new(config, MmapProvider::new()?)?;
+    let every = (events.len() as u64 / samples.max(1)).max(1);
+    let rss_before = os::rss_bytes();
+    let mut out = Samples {
+        peak_rss: rss_before,
+        rss_before,
+        ..Samples::default()
+    };
+    let mut buf = Vec::new();
+    for (i, e) in events.iter().enumerate() {
+        sim.apply(e.clone())?;
+        let n = i as u64 + 1;
+        if n.is_multiple_of(every) || n == events.len() as u64 {
+            sample(&sim, n, &mut buf, &mut out)?;
+        }
+    }
+    if events.is_empty() {
+        sample(&sim, 0, &mut buf, &mut out)?;
+    }
+    out.unplanned = sim.pages().provider().unplanned_reservations();
+    let (summary, series) = sim.finish();
+    Ok(Sampled {
+        summary,
+        series,
+        samples: out,
+    })
+}
+
+/// Compares the page map with `mincore` over every reservation, page by page.
+fn sample(
+    sim: &Simulation<MmapProvider>,
+    event: u64,
+    buf: &mut Vec<u8>,
+    out: &mut Samples,
+) -> Result<(), ReplayError> {
+    let pages = sim.pages();
+    let page = pages.page_size();
+    let (mut resident, mut mismatched, mut first) = (0u64, 0u64, None);
+    for (addr, len) in pages.provider().regions() {
+        pages.provider().residency(addr, len, buf)?;
+        for (i, &b) in buf.iter().enumerate() {
+            let at = addr + i as u64 * page;
+            let os_resident = b & 1 != 0;
+            resident += u64::from(os_resident);
+            let model = pages.is_resident(at);
+            if model != os_resident {
+                mismatched += 1;
+                first.get_or_insert((at, model));
+            }
+        }
+    }
+    out.samples += 1;
+    out.peak_pages = out.peak_pages.max(resident);
+    out.end_pages = resident;
+    if mismatched > out.max_mismatch {
+        out.max_mismatch = mismatched;
+    }
+    if let (None, Some((addr, model_resident))) = (&out.first_mismatch, first) {
+        out.first_mismatch = Some(Mismatch {
+            event,
+            addr,
+            model_resident,
+            pages: mismatched,
+        });
+    }
+    if let Some(rss) = os::rss_bytes() {
+        out.peak_rss = Some(out.peak_rss.unwrap_or(0).max(rss));
+    }
+    Ok(())
+}
