@@ -121,7 +121,7 @@ fn bad_names_and_values_exit_2_and_list_what_is_valid() {
                 "--set",
                 "fit=worst",
             ],
-            "best, first, next",
+            "best, bins, first, next",
         ),
         (
             &["run", "-w", "churn", "-p", "bump", "--page-size", "5000"],
