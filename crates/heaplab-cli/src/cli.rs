@@ -42,7 +42,8 @@ pub struct ScenarioArgs {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// A built-in workload id (see `heaplab workloads`) or a .trace file.
+    /// A built-in workload id (see `heaplab workloads`) or a trace file: .trace,
+    /// malloc-lab .rep or glibc mtrace, gzip'd or not.
     #[arg(long, short, required_unless_present = "config")]
     pub workload: Option<String>,
     /// A policy family or preset id (see `heaplab policies`), optionally with settings of
@@ -85,6 +86,10 @@ pub struct RunArgs {
     /// Also write each run's memory-over-time series to this JSON file.
     #[arg(long, value_name = "FILE")]
     pub series: Option<PathBuf>,
+    /// For a trace file: skip bad lines and events (unknown ops, double frees, ...) and
+    /// count them by kind, instead of stopping at the first.
+    #[arg(long)]
+    pub lenient: bool,
 }
 
 #[derive(Debug, Args)]

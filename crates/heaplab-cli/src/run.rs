@@ -2,14 +2,14 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 use heaplab_core::config::{PolicyConfig, ProviderKind, RunConfig, TouchMode, WorkloadConfig};
 use heaplab_core::params::ParamSpec;
 use heaplab_core::policy;
-use heaplab_core::run::{run_with, RunError, RunOutput};
-use heaplab_core::trace;
+use heaplab_core::run::{run_trace, RunError, RunOutput};
+use heaplab_core::trace::{self, ImportOptions};
 use heaplab_core::workload;
 use serde_json::Value;
 
@@ -22,9 +22,12 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         Some(path) => configs_from_file(path)?,
         None => configs_from_flags(&args)?,
     };
+    let options = ImportOptions {
+        lenient: args.lenient,
+    };
     let mut outputs = Vec::new();
     for config in &configs {
-        outputs.push(run_one(config)?);
+        outputs.push(run_one(config, &options)?);
     }
     if let Some(path) = &args.series {
         let series: Vec<Value> = outputs
@@ -36,8 +39,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         write_json(path, &Value::Array(series))?;
     }
     if args.json {
-        let reports: Vec<&heaplab_core::simulate::Report> =
-            outputs.iter().map(|o| &o.report).collect();
+        let reports: Vec<_> = outputs.iter().map(RunOutput::json).collect();
         let text =
             serde_json::to_string_pretty(&reports).map_err(|e| CliError::failed(e.to_string()))?;
         println!("{text}");
@@ -48,15 +50,11 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
 }
 
 /// Runs one config: a built-in workload, or a trace file streamed from disk.
-fn run_one(config: &RunConfig) -> Result<RunOutput, CliError> {
+fn run_one(config: &RunConfig, options: &ImportOptions) -> Result<RunOutput, CliError> {
     let result = if config.workload.id == "trace" {
         let path = config.workload.path.clone().unwrap_or_default();
         let file = File::open(&path).map_err(|e| CliError::input(format!("{path}: {e}")))?;
-        run_with(config, |sink| {
-            trace::read(BufReader::new(file), &path, sink)
-                .map(|_| ())
-                .map_err(|e| RunError::Event(e.to_string()))
-        })
+        run_trace(config, file, options)
     } else {
         heaplab_core::run::run(config)
     };
@@ -90,7 +88,7 @@ fn configs_from_file(path: &Path) -> Result<Vec<RunConfig>, CliError> {
 
 fn configs_from_flags(args: &RunArgs) -> Result<Vec<RunConfig>, CliError> {
     let name = args.workload.clone().unwrap_or_default();
-    let mut workload = if name.ends_with(".trace") || Path::new(&name).is_file() {
+    let mut workload = if looks_like_trace(&name) || Path::new(&name).is_file() {
         WorkloadConfig {
             id: "trace".into(),
             params: BTreeMap::new(),
@@ -159,6 +157,16 @@ fn configs_from_flags(args: &RunArgs) -> Result<Vec<RunConfig>, CliError> {
         configs.push(config);
     }
     Ok(configs)
+}
+
+/// Whether a `--workload` that is not an existing file was meant as one, so that a
+/// missing trace is reported as a missing file rather than an unknown workload.
+fn looks_like_trace(name: &str) -> bool {
+    let base = name.strip_suffix(".gz").unwrap_or(name);
+    name.ends_with(".gz")
+        || [".trace", ".rep", ".mtrace"]
+            .iter()
+            .any(|ext| base.ends_with(ext))
 }
 
 fn policy_unknown(id: &str) -> String {

@@ -16,8 +16,7 @@ use crate::event::{ArenaId, BlockId, Event};
 
 /// What is wrong with a line or its event. The snake-case names are the keys of
 /// `skipped` in `heaplab run --json --lenient`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ProblemKind {
     /// A line whose operation the format does not have.
     UnknownOp,
@@ -39,6 +38,30 @@ pub enum ProblemKind {
     UnpairedRealloc,
     /// A malloc-lab header whose counts disagree with the op lines after it.
     HeaderCounts,
+}
+
+impl ProblemKind {
+    /// The kind's name, as a key of `skipped`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ProblemKind::UnknownOp => "unknown_op",
+            ProblemKind::BadNumber => "bad_number",
+            ProblemKind::BadLine => "bad_line",
+            ProblemKind::UnknownId => "unknown_id",
+            ProblemKind::DoubleFree => "double_free",
+            ProblemKind::ReallocOfFreed => "realloc_of_freed",
+            ProblemKind::AllocOfLive => "alloc_of_live",
+            ProblemKind::BadArena => "bad_arena",
+            ProblemKind::UnpairedRealloc => "unpaired_realloc",
+            ProblemKind::HeaderCounts => "header_counts",
+        }
+    }
+}
+
+impl Serialize for ProblemKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
 }
 
 /// A bad line or event: its kind, and the message naming what is wrong (the caller adds
@@ -113,8 +136,8 @@ struct Graveyard {
     forgot: bool,
 }
 
-/// Deaths one generation holds: two generations stay under ~50 MB.
-const GENERATION: usize = 1 << 19;
+/// Deaths one generation holds: both generations together stay near 25 MB.
+const GENERATION: usize = 1 << 18;
 
 impl Graveyard {
     fn bury(&mut self, key: u64, line: u64, how: Death) {

@@ -30,9 +30,15 @@ pub fn open<'a, R: Read + 'a>(mut input: R) -> std::io::Result<(Box<dyn BufRead 
     if got == 2 && magic == GZIP_MAGIC {
         // Multi-member, as `cat a.gz b.gz` and pigz produce.
         let decoder = MultiGzDecoder::new(stream);
-        Ok((Box::new(std::io::BufReader::with_capacity(BUFFER, decoder)), true))
+        Ok((
+            Box::new(std::io::BufReader::with_capacity(BUFFER, decoder)),
+            true,
+        ))
     } else {
-        Ok((Box::new(std::io::BufReader::with_capacity(BUFFER, stream)), false))
+        Ok((
+            Box::new(std::io::BufReader::with_capacity(BUFFER, stream)),
+            false,
+        ))
     }
 }
 

@@ -88,6 +88,21 @@ pub struct Imported {
     pub skipped: Option<Skipped>,
 }
 
+impl fmt::Display for Imported {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.format, self.rep_header) {
+            (Format::Trace, _) => f.write_str("heaplab .trace")?,
+            (Format::Rep, Some(header)) => write!(f, "malloc-lab .rep, {header}")?,
+            (Format::Rep, None) => f.write_str("malloc-lab .rep, header fits no variant")?,
+            (Format::Mtrace, _) => f.write_str("glibc mtrace")?,
+        }
+        if self.gzip {
+            f.write_str(", gzip")?;
+        }
+        write!(f, ", {} lines", self.lines)
+    }
+}
+
 /// Where a format sends what it reads: events go to the sink, problems stop the import
 /// or, when lenient, are counted.
 struct Feed<'a, 's, E> {

@@ -28,10 +28,20 @@ pub const SIGNS: &[&str] = &["@", "=", "+", "-", "<", ">", "!"];
 /// One mtrace line, its caller stripped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Line {
-    Malloc { addr: u64, size: u64 },
-    Free { addr: u64 },
-    ReallocFrom { addr: u64 },
-    ReallocTo { addr: u64, size: u64 },
+    Malloc {
+        addr: u64,
+        size: u64,
+    },
+    Free {
+        addr: u64,
+    },
+    ReallocFrom {
+        addr: u64,
+    },
+    ReallocTo {
+        addr: u64,
+        size: u64,
+    },
     /// Nothing happened to memory: a marker, a failed call, a free of NULL.
     Nothing,
 }
@@ -208,7 +218,10 @@ mod tests {
         );
         assert_eq!(
             parse("> 0x20 0").unwrap(),
-            Line::ReallocTo { addr: 0x20, size: 0 }
+            Line::ReallocTo {
+                addr: 0x20,
+                size: 0
+            }
         );
         assert_eq!(parse("< 0x20").unwrap(), Line::ReallocFrom { addr: 0x20 });
         assert_eq!(parse("= Start").unwrap(), Line::Nothing);

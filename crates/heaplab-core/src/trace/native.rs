@@ -57,7 +57,10 @@ pub fn parse_line(line: &str) -> Result<Option<Event>, Problem> {
     if op == "p" {
         let label = line[1..].trim();
         if label.is_empty() {
-            return Err(Problem::new(ProblemKind::BadLine, "`p` needs a phase label"));
+            return Err(Problem::new(
+                ProblemKind::BadLine,
+                "`p` needs a phase label",
+            ));
         }
         return Ok(Some(Event::Phase(label.to_string())));
     }

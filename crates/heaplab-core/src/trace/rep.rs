@@ -105,8 +105,7 @@ pub(super) fn feed<R: BufRead, E: fmt::Display>(
                 continue;
             }
         };
-        if let Event::Alloc { id, .. } | Event::Free { id, .. } | Event::Realloc { id, .. } =
-            event
+        if let Event::Alloc { id, .. } | Event::Free { id, .. } | Event::Realloc { id, .. } = event
         {
             max_id = max_id.max(Some(id));
         }

@@ -64,15 +64,42 @@ fn a_first_line_no_format_claims_falls_back_to_the_extension() {
 #[test]
 fn each_bad_kind_names_file_and_line() {
     let cases = [
-        ("a 1 16\nz 3\n", "x.trace:2: unknown op `z` (expected a, f, r, p, arena, reset or drop)"),
-        ("a 1 sixteen\n", "x.trace:1: bad size \"sixteen\": expected a non-negative whole number"),
-        ("a 1\n", "x.trace:1: expected `a <id> <size> [align]`, found \"a 1\""),
-        ("a 1 16\nf 2\n", "x.trace:2: free of id 2, which was never allocated"),
-        ("a 1 16\nf 1\n\nf 1\n", "x.trace:4: double free of id 1 (freed at line 2)"),
-        ("a 1 16\nf 1\nr 1 32\n", "x.trace:3: realloc of id 1, which was freed at line 2"),
-        ("r 5 32\n", "x.trace:1: realloc of id 5, which was never allocated"),
-        ("a 1 16\na 1 16\n", "x.trace:2: alloc of id 1, which is already live"),
-        ("a 1 16 arena=2\n", "x.trace:1: alloc in arena 2, which was not created"),
+        (
+            "a 1 16\nz 3\n",
+            "x.trace:2: unknown op `z` (expected a, f, r, p, arena, reset or drop)",
+        ),
+        (
+            "a 1 sixteen\n",
+            "x.trace:1: bad size \"sixteen\": expected a non-negative whole number",
+        ),
+        (
+            "a 1\n",
+            "x.trace:1: expected `a <id> <size> [align]`, found \"a 1\"",
+        ),
+        (
+            "a 1 16\nf 2\n",
+            "x.trace:2: free of id 2, which was never allocated",
+        ),
+        (
+            "a 1 16\nf 1\n\nf 1\n",
+            "x.trace:4: double free of id 1 (freed at line 2)",
+        ),
+        (
+            "a 1 16\nf 1\nr 1 32\n",
+            "x.trace:3: realloc of id 1, which was freed at line 2",
+        ),
+        (
+            "r 5 32\n",
+            "x.trace:1: realloc of id 5, which was never allocated",
+        ),
+        (
+            "a 1 16\na 1 16\n",
+            "x.trace:2: alloc of id 1, which is already live",
+        ),
+        (
+            "a 1 16 arena=2\n",
+            "x.trace:1: alloc in arena 2, which was not created",
+        ),
     ];
     for (text, message) in cases {
         assert_eq!(error_of(text, "x.trace"), message, "{text:?}");
@@ -150,7 +177,12 @@ fn lenient_skips_bad_events_and_counts_them_by_kind() {
     let (events, imported) = events_of(text.as_bytes(), "x.trace", true).unwrap();
     assert_eq!(
         events,
-        [Event::alloc(1, 16), Event::free(1), Event::alloc(3, 16), Event::free(3)]
+        [
+            Event::alloc(1, 16),
+            Event::free(1),
+            Event::alloc(3, 16),
+            Event::free(3)
+        ]
     );
     let skipped = imported.skipped.unwrap();
     let expected: Skipped = [
@@ -233,9 +265,8 @@ fn a_header_that_fits_no_variant_is_an_error_at_the_header() {
     );
     let three = format!("\n20000\n3\n8\n{REP_OPS}");
     assert!(
-        error_of(&three, "short.rep").starts_with(
-            "short.rep:2: a malloc-lab header is 2 or 4 lines of one number each"
-        ),
+        error_of(&three, "short.rep")
+            .starts_with("short.rep:2: a malloc-lab header is 2 or 4 lines of one number each"),
         "{}",
         error_of(&three, "short.rep")
     );
@@ -286,9 +317,18 @@ fn mtrace_addresses_become_ids_and_realloc_pairs_keep_them() {
 #[test]
 fn gzip_round_trips_in_every_format() {
     let texts = [
-        ("x.trace", "# c\narena 1\na 1 16 arena=1\na 2 100 64\np step\nr 2 300\nreset 1\nf 2\n"),
-        ("x.rep", "20000\n3\n8\n1\na 0 512\na 1 128\nr 0 640\na 2 128\nf 1\nr 0 768\nf 0\nf 2\n"),
-        ("x.mtrace", "= Start\n+ 0x10 0x20\n< 0x10\n> 0x30 0x40\n- 0x30\n= End\n"),
+        (
+            "x.trace",
+            "# c\narena 1\na 1 16 arena=1\na 2 100 64\np step\nr 2 300\nreset 1\nf 2\n",
+        ),
+        (
+            "x.rep",
+            "20000\n3\n8\n1\na 0 512\na 1 128\nr 0 640\na 2 128\nf 1\nr 0 768\nf 0\nf 2\n",
+        ),
+        (
+            "x.mtrace",
+            "= Start\n+ 0x10 0x20\n< 0x10\n> 0x30 0x40\n- 0x30\n= End\n",
+        ),
     ];
     for (name, text) in texts {
         let (plain, plain_info) = events_of(text.as_bytes(), name, false).unwrap();
