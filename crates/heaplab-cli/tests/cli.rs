@@ -536,3 +536,24 @@ fn a_large_gzip_trace_streams_in_little_memory() {
     );
     assert!(peak_mib < 150, "peak RSS {peak_mib} MiB");
 }
+
+#[test]
+fn every_example_trace_runs_strictly() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/examples");
+    let mut formats = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let v = json_of(&heaplab(&[
+            "run",
+            "-w",
+            path.to_str().unwrap(),
+            "-p",
+            "free-list",
+            "--json",
+        ]));
+        assert!(v[0]["events"].as_u64().unwrap() > 0, "{}", path.display());
+        formats.push(v[0]["trace"]["format"].as_str().unwrap().to_string());
+    }
+    formats.sort();
+    assert_eq!(formats, ["mtrace", "rep", "trace"]);
+}
