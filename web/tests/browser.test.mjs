@@ -351,7 +351,7 @@ describe('heaplab page', () => {
     assert.equal(configs[0].workload.path, 'small.trace.gz');
     assert.equal(reports[0].trace.format, 'trace');
     assert.equal(reports[0].trace.gzip, true);
-    assert.equal(reports[0].events, 13);
+    assert.equal(reports[0].events, 14);
 
     const cli = await heaplabJson(['run', '--workload', file, '--policy', 'size-class', '--json']);
     assert.equal(cli.length, 1);
