@@ -25,6 +25,8 @@ pub enum Command {
     Workloads(ListArgs),
     /// Write a built-in workload's events as a .trace file.
     Export(ExportArgs),
+    /// Convert a trace (.rep, mtrace, .trace; gzip'd or not) to heaplab's .trace.
+    Convert(ConvertArgs),
     /// Run one of the seed scenarios (see `heaplab scenarios`) and work out its finding.
     Scenario(ScenarioArgs),
     /// List the seed scenarios.
@@ -114,4 +116,16 @@ pub struct ExportArgs {
     /// Where to write the trace; `-` for standard output.
     #[arg(long, short)]
     pub output: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct ConvertArgs {
+    /// The trace to read: .trace, malloc-lab .rep or glibc mtrace, gzip'd or not.
+    pub input: PathBuf,
+    /// Where to write the .trace; `-` for standard output.
+    #[arg(long, short)]
+    pub output: PathBuf,
+    /// Skip bad lines and events, and report how many of each kind, instead of stopping.
+    #[arg(long)]
+    pub lenient: bool,
 }

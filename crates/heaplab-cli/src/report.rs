@@ -5,6 +5,7 @@ use heaplab_core::catalog;
 use heaplab_core::params::human_bytes;
 use heaplab_core::run::RunOutput;
 use heaplab_core::simulate::Summary;
+use heaplab_core::trace::Skipped;
 use serde_json::Value;
 
 use crate::CliError;
@@ -80,19 +81,7 @@ pub fn print_runs(outputs: &[RunOutput]) {
     // Every run read the same file the same way, so one note covers them all; it goes
     // to stderr, as a warning about the input rather than a result.
     if let Some(skipped) = first.trace.as_ref().and_then(|t| t.skipped.as_ref()) {
-        let total: u64 = skipped.values().sum();
-        let kinds: Vec<String> = skipped
-            .iter()
-            .map(|(kind, n)| format!("{n} {}", kind.name()))
-            .collect();
-        if total == 0 {
-            eprintln!("lenient: nothing skipped");
-        } else {
-            eprintln!(
-                "lenient: skipped {total} bad lines or events: {}",
-                kinds.join(", ")
-            );
-        }
+        print_skipped(skipped);
     }
     let labels: Vec<&str> = outputs.iter().map(policy_label).collect();
     let summaries: Vec<&Summary> = outputs.iter().map(|o| &o.report.summary).collect();
@@ -130,6 +119,23 @@ pub fn print_runs(outputs: &[RunOutput]) {
             );
         }
     }
+}
+
+/// What a lenient import skipped, by kind, on stderr: a warning about the input.
+pub fn print_skipped(skipped: &Skipped) {
+    let total: u64 = skipped.values().sum();
+    if total == 0 {
+        eprintln!("lenient: nothing skipped");
+        return;
+    }
+    let kinds: Vec<String> = skipped
+        .iter()
+        .map(|(kind, n)| format!("{n} {}", kind.name()))
+        .collect();
+    eprintln!(
+        "lenient: skipped {total} bad lines or events: {}",
+        kinds.join(", ")
+    );
 }
 
 fn print_json(v: &Value) -> Result<(), CliError> {

@@ -13,7 +13,7 @@ use heaplab_core::trace::{self, ImportOptions};
 use heaplab_core::workload;
 use serde_json::Value;
 
-use crate::cli::{ExportArgs, RunArgs};
+use crate::cli::{ConvertArgs, ExportArgs, RunArgs};
 use crate::report;
 use crate::CliError;
 
@@ -259,6 +259,40 @@ fn workload_sets(wset: &[String], seed: &Option<String>, scale: &Option<String>)
     sets
 }
 
+/// `heaplab convert`: any trace heaplab reads, written as `.trace`, streaming.
+pub fn convert(args: ConvertArgs) -> Result<(), CliError> {
+    let name = args.input.display().to_string();
+    let input = File::open(&args.input).map_err(|e| CliError::input(format!("{name}: {e}")))?;
+    let mut w = BufWriter::new(output_file(&args.output)?);
+    let out_name = args.output.display().to_string();
+    writeln!(w, "# heaplab trace: converted from {name}")
+        .map_err(|e| CliError::failed(format!("{out_name}: {e}")))?;
+    let options = ImportOptions {
+        lenient: args.lenient,
+    };
+    let imported = trace::import(input, &name, &options, &mut |event| {
+        trace::write_event(&mut w, &event)
+    })
+    .map_err(|e| CliError::input(e.to_string()))?;
+    w.flush()
+        .map_err(|e| CliError::failed(format!("{out_name}: {e}")))?;
+    eprintln!("{name}: {imported}");
+    if let Some(skipped) = &imported.skipped {
+        report::print_skipped(skipped);
+    }
+    Ok(())
+}
+
+/// A file to write, or standard output for `-`.
+fn output_file(path: &Path) -> Result<Box<dyn Write>, CliError> {
+    if path.as_os_str() == "-" {
+        return Ok(Box::new(io::stdout().lock()));
+    }
+    let file =
+        File::create(path).map_err(|e| CliError::failed(format!("{}: {e}", path.display())))?;
+    Ok(Box::new(file))
+}
+
 pub fn export(args: ExportArgs) -> Result<(), CliError> {
     let spec = workload::find(&args.workload).map_err(|e| CliError::input(e.to_string()))?;
     let wset = workload_sets(&args.wset, &args.seed, &args.scale);
@@ -266,15 +300,7 @@ pub fn export(args: ExportArgs) -> Result<(), CliError> {
     apply_sets(&mut given, &wset, spec.params, "--wset")?;
     let params = heaplab_core::params::Params::resolve(spec.params, &given, "workload.params")
         .map_err(|e| CliError::input(e.to_string()))?;
-    let out: Box<dyn Write> = if args.output.as_os_str() == "-" {
-        Box::new(io::stdout().lock())
-    } else {
-        Box::new(
-            File::create(&args.output)
-                .map_err(|e| CliError::failed(format!("{}: {e}", args.output.display())))?,
-        )
-    };
-    let mut w = BufWriter::new(out);
+    let mut w = BufWriter::new(output_file(&args.output)?);
     let io_err = |e: io::Error| CliError::failed(format!("{}: {e}", args.output.display()));
     writeln!(
         w,

@@ -557,3 +557,39 @@ fn every_example_trace_runs_strictly() {
     formats.sort();
     assert_eq!(formats, ["mtrace", "rep", "trace"]);
 }
+
+#[test]
+fn convert_writes_a_trace_that_runs_to_the_same_numbers() {
+    let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/examples");
+    for input in ["strings.mtrace", "tiny-binary.rep"] {
+        let input = format!("{examples}/{input}");
+        let output = tmp("converted.trace");
+        let out = heaplab(&["convert", &input, "-o", output.to_str().unwrap()]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = std::fs::read_to_string(&output).unwrap();
+        assert!(
+            text.starts_with("# heaplab trace: converted from"),
+            "{text}"
+        );
+        let run = |w: &str| json_of(&heaplab(&["run", "-w", w, "-p", "free-list", "--json"]));
+        let (original, converted) = (run(&input), run(output.to_str().unwrap()));
+        assert_eq!(converted[0]["trace"]["format"], "trace");
+        for f in FIELDS {
+            assert_eq!(original[0][f], converted[0][f], "{input}: {f}");
+        }
+    }
+    let bad = tmp("bad-convert.rep");
+    std::fs::write(&bad, "2\n3\na 0 8\nf 1\nf 0\n").unwrap();
+    let out = heaplab(&["convert", bad.to_str().unwrap(), "-o", "-"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("bad-convert.rep:4: free of id 1, which was never allocated"));
+    let out = heaplab(&["convert", bad.to_str().unwrap(), "-o", "-", "--lenient"]);
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 3);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1 unknown_id"));
+}
