@@ -125,7 +125,9 @@ enum Death {
 /// Dead blocks by key, with the line they died at, in bounded memory.
 ///
 /// Two generations: when the recent one is full it becomes the old one and the previous
-/// old one is forgotten. A use of a block dead for more than a generation's worth of
+/// old one is forgotten. A key allocated again keeps its old entry: it is looked up only
+/// while the key is not live, and by then a newer death has shadowed it in the recent
+/// generation (so an allocation costs no graveyard work). A use of a block dead for more than a generation's worth of
 /// deaths is then reported as a use of an unknown block: still an error at its line,
 /// only with less history. The bound keeps a trace of unique ids from growing the
 /// checker without limit.
@@ -143,7 +145,10 @@ impl Graveyard {
     fn bury(&mut self, key: u64, line: u64, how: Death) {
         if self.recent.len() >= GENERATION {
             self.forgot |= !self.old.is_empty();
-            self.old = std::mem::take(&mut self.recent);
+            // The forgotten generation's table, cleared, holds the next one: after the
+            // first two generations no death pays for a table growing.
+            std::mem::swap(&mut self.recent, &mut self.old);
+            self.recent.clear();
         }
         self.recent.insert(key, (line, how));
     }
@@ -153,12 +158,6 @@ impl Graveyard {
             .get(&key)
             .or_else(|| self.old.get(&key))
             .copied()
-    }
-
-    /// A key is allocated again: its old death no longer says anything about it.
-    fn revive(&mut self, key: u64) {
-        self.recent.remove(&key);
-        self.old.remove(&key);
     }
 }
 
@@ -212,7 +211,6 @@ impl Checker {
             };
             blocks.push(key);
         }
-        self.dead.revive(key);
         self.live.insert(key, Live { id, arena });
         Ok(())
     }
@@ -255,7 +253,6 @@ impl Checker {
             }
             self.live.remove(&from);
             self.dead.bury(from, line, Death::Moved);
-            self.dead.revive(to);
             self.live.insert(to, block);
         }
         Ok(block.id)
