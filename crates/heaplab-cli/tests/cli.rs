@@ -593,3 +593,26 @@ fn convert_writes_a_trace_that_runs_to_the_same_numbers() {
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 3);
     assert!(String::from_utf8_lossy(&out.stderr).contains("1 unknown_id"));
 }
+
+#[test]
+fn lenient_applies_to_a_trace_named_in_a_config_file() {
+    let trace = tmp("config-bad.trace");
+    std::fs::write(&trace, "a 1 16\nf 1\nf 1\n").unwrap();
+    let config = tmp("trace-config.json");
+    let json = serde_json::json!({
+        "workload": {"id": "trace", "path": trace.to_str().unwrap()},
+        "policy": {"family": "bump"},
+    });
+    std::fs::write(&config, json.to_string()).unwrap();
+    let strict = heaplab(&["run", "--config", config.to_str().unwrap()]);
+    assert_eq!(strict.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&strict.stderr).contains("config-bad.trace:3: double free"));
+    let v = json_of(&heaplab(&[
+        "run",
+        "--config",
+        config.to_str().unwrap(),
+        "--lenient",
+        "--json",
+    ]));
+    assert_eq!(v[0]["skipped"], serde_json::json!({"double_free": 1}));
+}
