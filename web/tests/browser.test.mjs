@@ -385,6 +385,7 @@ describe('heaplab page', () => {
     assert.equal(await clickRun(page), 'error');
     assert.match(await errorText(page), /bad\.rep:7: double free of id 0 \(freed at line 6\)/);
     assert.equal(await page.evaluate(() => window.heaplabResults), undefined);
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'bad-trace.png') });
 
     await page.check('#lenient');
     assert.equal(await clickRun(page), 'done', await errorText(page));
