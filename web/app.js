@@ -1,6 +1,10 @@
 // The heaplab page: builds the form from the wasm catalog, runs the chosen configs in
 // a worker, and shows a chart and a summary table.
 //
+// A trace file is a workload too: the config says `{ id: "trace", path: NAME }` and the
+// page keeps the file's bytes, which the worker hands to the wasm `run_trace`. A link
+// carries the file's name but never its content, and the page says so.
+//
 // Test contract (web/tests/browser.test.mjs relies on it, keep it exact):
 // - `document.body.dataset.state` is "running" while runs are in progress, then
 //   "done" or "error";
@@ -59,6 +63,8 @@ const $ = (selector, root = document) => root.querySelector(selector);
 
 let catalog = null;
 let worker = null;
+// The trace file chosen in the form, a File (its bytes are read at each run).
+let traceFile = null;
 let runCounter = 0;
 // The last successful runs, kept so a window resize can redraw the chart crisply.
 let lastChartRuns = null;
@@ -377,7 +383,19 @@ function readParams(container, params, where) {
 // ---------------------------------------------------------------------------------
 // Workload, provider and policy cards
 
+// The workload entry a trace file stands for; it has no parameters of its own.
+const TRACE_ID = 'trace';
+const TRACE_WORKLOAD = {
+  id: TRACE_ID,
+  title: 'Trace file…',
+  description:
+    "Your own trace: heaplab's .trace, a CS:APP malloc-lab .rep or a glibc mtrace log, " +
+    'gzip-compressed or not; the format is found from the content. The file stays in this page.',
+  params: [],
+};
+
 function workloadById(id) {
+  if (id === TRACE_ID) return TRACE_WORKLOAD;
   return catalog.workloads.find((workload) => workload.id === id);
 }
 
@@ -406,7 +424,35 @@ function showWorkload(id, values) {
   const workload = workloadById(id);
   $('#workload').value = id;
   $('#workload-doc').textContent = workload.description ?? '';
+  $('#trace-input').hidden = id !== TRACE_ID;
+  showLinkNote();
   return fillParams($('#workload-params'), workload.params, values, `Workload ${id}`);
+}
+
+/**
+ * The trace file the form names: the chosen file's name, or, before one is chosen, the
+ * name a link brought (kept on the input so the note can ask for that file).
+ */
+function traceName() {
+  return traceFile?.name ?? $('#trace-file').dataset.wanted ?? '';
+}
+
+/** Says, next to the Run button, what the link to this page can and cannot carry. */
+function showLinkNote() {
+  const note = $('#link-note');
+  const name = traceName();
+  if ($('#workload').value !== TRACE_ID) {
+    note.hidden = true;
+    return;
+  }
+  note.hidden = false;
+  if (traceFile) {
+    note.textContent = `This page's link keeps the settings and the name ${name}, not the file: whoever opens it must load the trace again.`;
+  } else if (name) {
+    note.textContent = `This link ran the trace ${name}; a link cannot carry the file, so load it above to run it.`;
+  } else {
+    note.textContent = 'Choose a trace file to run.';
+  }
 }
 
 function showProvider(kind) {
@@ -508,13 +554,16 @@ function readState() {
     id: workloadId,
     params: readParams($('#workload-params'), workloadById(workloadId).params, `Workload ${workloadId}`),
   };
+  if (workloadId === TRACE_ID) workload.path = traceName();
   const provider = { kind: $('#provider').value, page_size: Number($('#page-size').value) };
   const policies = policyCards().map((card) => {
     const { family, preset } = selection($('select.family', card).value);
     const params = readParams($('.params', card), familyById(family).params, policyWhere(card));
     return preset ? { family, preset: preset.id, params } : { family, params };
   });
-  return { v: STATE_VERSION, workload, provider, policies };
+  const state = { v: STATE_VERSION, workload, provider, policies };
+  if (workloadId === TRACE_ID && $('#lenient').checked) state.lenient = true;
+  return state;
 }
 
 /** One run config per policy, each a separate object so callers may keep them. */
@@ -552,6 +601,16 @@ function applyState(state) {
   if (!workloadById(workloadId)) {
     problems.push(`there is no workload ${JSON.stringify(workloadId)}, using ${fallback.workload.id}`);
     workloadId = fallback.workload.id;
+  }
+  if (workloadId === TRACE_ID) {
+    const wanted = typeof state.workload?.path === 'string' ? state.workload.path : '';
+    // A file already loaded stays if it is the one the link names.
+    if (traceFile && traceFile.name !== wanted) {
+      traceFile = null;
+      $('#trace-file').value = '';
+    }
+    $('#trace-file').dataset.wanted = wanted;
+    $('#lenient').checked = state.lenient === true;
   }
   problems.push(...showWorkload(workloadId, state.workload?.params));
 
@@ -635,8 +694,12 @@ function dropWorker() {
   worker = null;
 }
 
-/** Runs every config in the worker and resolves to the JSON strings `run` returned. */
-function runInWorker(configs) {
+/**
+ * Runs every config in the worker and resolves to the JSON strings `run` (or, for a
+ * trace, `run_trace`) returned. `trace` is `{ bytes, lenient }` when the workload is a
+ * trace file, else null.
+ */
+function runInWorker(configs, trace) {
   worker ??= new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   const id = ++runCounter;
   return new Promise((resolve, reject) => {
@@ -666,7 +729,7 @@ function runInWorker(configs) {
       dropWorker();
       reject(new Error('The simulation worker sent a message the page could not read'));
     };
-    worker.postMessage({ id, configs });
+    worker.postMessage({ id, configs, trace });
   });
 }
 
@@ -768,7 +831,8 @@ async function onRun(event) {
     const state = readState();
     writeHash(state);
     const configs = configsFrom(state);
-    const outputs = (await runInWorker(configs)).map((output) => JSON.parse(output));
+    const trace = await traceInput(state);
+    const outputs = (await runInWorker(configs, trace)).map((output) => JSON.parse(output));
     const reports = outputs.map((output) => output.report);
     const labels = runLabels(configs);
     $('#results').hidden = false;
@@ -785,13 +849,45 @@ async function onRun(event) {
     renderSummary(labels, configs, reports);
     window.heaplabConfigs = configs;
     window.heaplabResults = reports;
-    setStatus(`Ran ${configs.length} ${configs.length === 1 ? 'policy' : 'policies'}.`);
+    setStatus(`Ran ${configs.length} ${configs.length === 1 ? 'policy' : 'policies'}.${traceNote(reports[0])}`);
     setState('done');
   } catch (error) {
     fail(error);
   } finally {
     $('#run').disabled = false;
   }
+}
+
+/** The trace's bytes for the worker, read now so a file changed on disk is read afresh. */
+async function traceInput(state) {
+  if (state.workload.id !== TRACE_ID) return null;
+  if (!traceFile) {
+    throw new FieldError('Workload › Trace file: choose a trace file to run', $('#trace-file'));
+  }
+  let buffer;
+  try {
+    buffer = await traceFile.arrayBuffer();
+  } catch (error) {
+    throw new FieldError(`Workload › Trace file: ${traceFile.name} could not be read (${messageOf(error)})`, $('#trace-file'));
+  }
+  return { bytes: new Uint8Array(buffer), lenient: state.lenient === true };
+}
+
+/** What the import found, for the status line: format, header, and what was skipped. */
+function traceNote(report) {
+  const trace = report?.trace;
+  if (!trace) return '';
+  const formats = { trace: 'heaplab .trace', rep: 'malloc-lab .rep', mtrace: 'glibc mtrace' };
+  let note = ` Trace ${report.config.workload.path}: ${formats[trace.format] ?? trace.format}`;
+  if (trace.rep_header) note += `, ${trace.rep_header} header`;
+  if (trace.gzip) note += ', gzip';
+  note += `, ${formatExact(trace.lines)} lines.`;
+  if (report.skipped) {
+    const kinds = Object.entries(report.skipped);
+    const total = kinds.reduce((sum, [, n]) => sum + n, 0);
+    note += total === 0 ? ' Nothing skipped.' : ` Skipped ${total}: ${kinds.map(([kind, n]) => `${n} ${kind}`).join(', ')}.`;
+  }
+  return note;
 }
 
 function fail(error) {
@@ -817,6 +913,12 @@ function buildStaticControls() {
   for (const size of catalog.page_sizes) {
     $('#page-size').append(option(size, formatBytes(size)));
   }
+
+  $('#workload').append(option(TRACE_ID, TRACE_WORKLOAD.title, TRACE_WORKLOAD.description));
+  $('#trace-file').addEventListener('change', () => {
+    traceFile = $('#trace-file').files?.[0] ?? null;
+    showLinkNote();
+  });
 
   // "input" rather than "change", for the reason given in `addPolicyCard`.
   $('#workload').addEventListener('input', () => {

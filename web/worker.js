@@ -1,12 +1,14 @@
 // Runs simulations off the main thread so a large workload never freezes the page.
 //
-// Protocol: the page posts `{ id, configs }`; the worker answers with zero or more
+// Protocol: the page posts `{ id, configs, trace }`, `trace` being `{ bytes, lenient }`
+// when the workload is a trace file (bytes: a Uint8Array of the file) and null
+// otherwise; the worker answers with zero or more
 // `{ id, progress: i }` messages and then exactly one of `{ id, ok: true, outputs }`,
 // where each output is the JSON string `run` returned (parsed by the page, so the
 // reports reach it byte for byte), or `{ id, ok: false, index, message }`, where
 // `index` is the failing config's position, or -1 when the module itself failed.
 
-import init, { run } from './pkg/heaplab_wasm.js';
+import init, { run, run_trace } from './pkg/heaplab_wasm.js';
 
 // Instantiation starts at once so the first run does not pay for it; a failure is
 // kept as a value rather than left as a rejected promise that nobody awaits yet.
@@ -20,7 +22,7 @@ function messageOf(error) {
 }
 
 self.onmessage = async (event) => {
-  const { id, configs } = event.data;
+  const { id, configs, trace } = event.data;
   const loadError = await ready;
   if (loadError) {
     self.postMessage({
@@ -35,7 +37,8 @@ self.onmessage = async (event) => {
   for (const [index, config] of configs.entries()) {
     self.postMessage({ id, progress: index });
     try {
-      outputs.push(run(JSON.stringify(config)));
+      const json = JSON.stringify(config);
+      outputs.push(trace ? run_trace(json, trace.bytes, trace.lenient) : run(json));
     } catch (error) {
       self.postMessage({ id, ok: false, index, message: messageOf(error) });
       return;

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
 
 import { chromium } from 'playwright-core';
 
@@ -314,6 +315,87 @@ describe('heaplab page', () => {
     assert.deepEqual(await results(second.page), original);
     normalRunProblems.push(...second.problems);
     await second.page.close();
+  });
+
+  it('runs an uploaded gzip trace exactly as the CLI runs that file', async () => {
+    // Phases, arenas and a realloc, gzip'd: the page must sniff and inflate it in wasm.
+    const text = [
+      '# a small program',
+      'p start',
+      'a 1 100',
+      'a 2 5000',
+      'arena 1',
+      'a 3 64 arena=1',
+      'a 4 4000 arena=1',
+      'r 1 300',
+      'p middle',
+      'f 2',
+      'reset 1',
+      'a 5 70000',
+      'p end',
+      'f 5',
+      'f 1',
+      '',
+    ].join('\n');
+    const file = path.join(scratch, 'small.trace.gz');
+    await writeFile(file, gzipSync(Buffer.from(text)));
+
+    const { page, problems } = await openPage();
+    await page.selectOption('#workload', 'trace');
+    assert.ok(await page.isVisible('#trace-file'), 'the trace file input is not shown');
+    await page.setInputFiles('#trace-file', file);
+    await page.selectOption('.policy select.family', 'size-class');
+    assert.equal(await clickRun(page), 'done', await errorText(page));
+    const { reports, configs } = await results(page);
+    assert.equal(configs[0].workload.id, 'trace');
+    assert.equal(configs[0].workload.path, 'small.trace.gz');
+    assert.equal(reports[0].trace.format, 'trace');
+    assert.equal(reports[0].trace.gzip, true);
+    assert.equal(reports[0].events, 14);
+
+    const cli = await heaplabJson(['run', '--workload', file, '--policy', 'size-class', '--json']);
+    assert.equal(cli.length, 1);
+    assert.deepEqual(summaryFields(reports[0]), summaryFields(cli[0]));
+    assert.deepEqual(reports[0].phases, cli[0].phases);
+    assert.deepEqual(reports[0].trace, cli[0].trace);
+
+    // The link keeps the settings but cannot carry the file, and the page says so.
+    assert.ok(await page.isVisible('#link-note'), 'no note about the link');
+    assert.match(await page.textContent('#link-note'), /small\.trace\.gz.*not the file/);
+    assert.match(await page.textContent('#status'), /heaplab \.trace, gzip/);
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'trace-file.png'), fullPage: true });
+    const reopened = await openPage(new URL(page.url()).hash);
+    assert.equal(await reopened.page.inputValue('#workload'), 'trace');
+    assert.match(await reopened.page.textContent('#link-note'), /small\.trace\.gz.*load it/);
+    normalRunProblems.push(...problems, ...reopened.problems);
+    await reopened.page.close();
+    await page.close();
+  });
+
+  it('names file and line of a bad trace, and skips it when lenient', async () => {
+    const file = path.join(scratch, 'bad.rep');
+    await writeFile(file, '20000\n2\n6\n1\na 0 16\nf 0\nf 0\nq 1\na 1 32\nf 1\n');
+    const { page } = await openPage();
+    await page.selectOption('#workload', 'trace');
+    // Running without a file is refused by the form.
+    assert.equal(await clickRun(page), 'error');
+    assert.match(await errorText(page), /choose a trace file/);
+
+    await page.setInputFiles('#trace-file', file);
+    assert.equal(await clickRun(page), 'error');
+    assert.match(await errorText(page), /bad\.rep:7: double free of id 0 \(freed at line 6\)/);
+    assert.equal(await page.evaluate(() => window.heaplabResults), undefined);
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'bad-trace.png') });
+
+    await page.check('#lenient');
+    assert.equal(await clickRun(page), 'done', await errorText(page));
+    const { reports } = await results(page);
+    const cli = await heaplabJson(['run', '--workload', file, '--policy', reports[0].config.policy.family, '--lenient', '--json']);
+    assert.deepEqual(reports[0].skipped, { unknown_op: 1, double_free: 1 });
+    assert.deepEqual(reports[0].skipped, cli[0].skipped);
+    assert.deepEqual(summaryFields(reports[0]), summaryFields(cli[0]));
+    assert.match(await page.textContent('#status'), /Skipped 2: 1 unknown_op, 1 double_free/);
+    await page.close();
   });
 
   it('logged no console errors during valid runs', () => {

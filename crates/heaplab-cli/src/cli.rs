@@ -26,6 +26,8 @@ pub enum Command {
     Workloads(ListArgs),
     /// Write a built-in workload's events as a .trace file.
     Export(ExportArgs),
+    /// Convert a trace (.rep, mtrace, .trace; gzip'd or not) to heaplab's .trace.
+    Convert(ConvertArgs),
     /// Run one of the seed scenarios (see `heaplab scenarios`) and work out its finding.
     Scenario(ScenarioArgs),
     /// List the seed scenarios.
@@ -51,7 +53,8 @@ pub struct ScenarioArgs {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// A built-in workload id (see `heaplab workloads`) or a .trace file.
+    /// A built-in workload id (see `heaplab workloads`) or a trace file: .trace,
+    /// malloc-lab .rep or glibc mtrace, gzip'd or not.
     #[arg(long, short, required_unless_present = "config")]
     pub workload: Option<String>,
     /// A policy family or preset id (see `heaplab policies`), optionally with settings of
@@ -101,6 +104,10 @@ pub struct RunArgs {
     /// With --real: timed runs per policy; the median time per event is reported (5).
     #[arg(long, requires = "real")]
     pub repeat: Option<usize>,
+    /// For a trace file: skip bad lines and events (unknown ops, double frees, ...) and
+    /// count them by kind, instead of stopping at the first.
+    #[arg(long)]
+    pub lenient: bool,
 }
 
 #[derive(Debug, Args)]
@@ -140,4 +147,16 @@ pub struct RecordArgs {
     /// The command to record and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,
+}
+
+#[derive(Debug, Args)]
+pub struct ConvertArgs {
+    /// The trace to read: .trace, malloc-lab .rep or glibc mtrace, gzip'd or not.
+    pub input: PathBuf,
+    /// Where to write the .trace; `-` for standard output.
+    #[arg(long, short)]
+    pub output: PathBuf,
+    /// Skip bad lines and events, and report how many of each kind, instead of stopping.
+    #[arg(long)]
+    pub lenient: bool,
 }

@@ -41,6 +41,7 @@ fn main() -> ExitCode {
         cli::Command::Policies(a) => report::list_policies(a.json),
         cli::Command::Workloads(a) => report::list_workloads(a.json),
         cli::Command::Export(a) => run::export(a),
+        cli::Command::Convert(a) => run::convert(a),
         cli::Command::Scenario(a) => report::scenario(a),
         cli::Command::Scenarios(a) => report::list_scenarios(a.json),
         cli::Command::Record(a) => record::record(a),

@@ -5,6 +5,7 @@ use heaplab_core::catalog;
 use heaplab_core::params::human_bytes;
 use heaplab_core::run::RunOutput;
 use heaplab_core::simulate::Summary;
+use heaplab_core::trace::Skipped;
 use serde_json::Value;
 
 use crate::CliError;
@@ -64,9 +65,10 @@ fn policy_label(o: &RunOutput) -> &str {
 pub fn print_runs(outputs: &[RunOutput]) {
     let Some(first) = outputs.first() else { return };
     let w = &first.report.config.workload;
-    let what = match &w.path {
-        Some(p) => format!("trace {p}"),
-        None => format!(
+    let what = match (&w.path, &first.trace) {
+        (Some(p), Some(imported)) => format!("trace {p} ({imported})"),
+        (Some(p), None) => format!("trace {p}"),
+        (None, _) => format!(
             "workload {} {}",
             w.id,
             Value::Object(w.params.clone().into_iter().collect())
@@ -76,6 +78,11 @@ pub fn print_runs(outputs: &[RunOutput]) {
         "{what}, page size {} B",
         first.report.config.provider.page_size
     );
+    // Every run read the same file the same way, so one note covers them all; it goes
+    // to stderr, as a warning about the input rather than a result.
+    if let Some(skipped) = first.trace.as_ref().and_then(|t| t.skipped.as_ref()) {
+        print_skipped(skipped);
+    }
     let labels: Vec<&str> = outputs.iter().map(policy_label).collect();
     let summaries: Vec<&Summary> = outputs.iter().map(|o| &o.report.summary).collect();
     let mut table = summary_table(&labels, &summaries);
@@ -112,6 +119,23 @@ pub fn print_runs(outputs: &[RunOutput]) {
             );
         }
     }
+}
+
+/// What a lenient import skipped, by kind, on stderr: a warning about the input.
+pub fn print_skipped(skipped: &Skipped) {
+    let total: u64 = skipped.values().sum();
+    if total == 0 {
+        eprintln!("lenient: nothing skipped");
+        return;
+    }
+    let kinds: Vec<String> = skipped
+        .iter()
+        .map(|(kind, n)| format!("{n} {}", kind.name()))
+        .collect();
+    eprintln!(
+        "lenient: skipped {total} bad lines or events: {}",
+        kinds.join(", ")
+    );
 }
 
 fn print_json(v: &Value) -> Result<(), CliError> {

@@ -2,18 +2,18 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 use heaplab_core::config::{PolicyConfig, ProviderKind, RunConfig, TouchMode, WorkloadConfig};
 use heaplab_core::params::ParamSpec;
 use heaplab_core::policy;
-use heaplab_core::run::{run_with, RunError, RunOutput};
-use heaplab_core::trace;
+use heaplab_core::run::{run_trace, RunError, RunOutput};
+use heaplab_core::trace::{self, ImportOptions};
 use heaplab_core::workload;
 use serde_json::Value;
 
-use crate::cli::{ExportArgs, RunArgs};
+use crate::cli::{ConvertArgs, ExportArgs, RunArgs};
 use crate::report;
 use crate::CliError;
 
@@ -25,9 +25,12 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
     if args.real {
         return crate::real::run_real(&args, &configs);
     }
+    let options = ImportOptions {
+        lenient: args.lenient,
+    };
     let mut outputs = Vec::new();
     for config in &configs {
-        outputs.push(run_one(config)?);
+        outputs.push(run_one(config, &options)?);
     }
     if let Some(path) = &args.series {
         let series: Vec<Value> = outputs
@@ -39,8 +42,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         write_json(path, &Value::Array(series))?;
     }
     if args.json {
-        let reports: Vec<&heaplab_core::simulate::Report> =
-            outputs.iter().map(|o| &o.report).collect();
+        let reports: Vec<_> = outputs.iter().map(RunOutput::json).collect();
         let text =
             serde_json::to_string_pretty(&reports).map_err(|e| CliError::failed(e.to_string()))?;
         println!("{text}");
@@ -51,15 +53,11 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
 }
 
 /// Runs one config: a built-in workload, or a trace file streamed from disk.
-fn run_one(config: &RunConfig) -> Result<RunOutput, CliError> {
+fn run_one(config: &RunConfig, options: &ImportOptions) -> Result<RunOutput, CliError> {
     let result = if config.workload.id == "trace" {
         let path = config.workload.path.clone().unwrap_or_default();
         let file = File::open(&path).map_err(|e| CliError::input(format!("{path}: {e}")))?;
-        run_with(config, |sink| {
-            trace::read(BufReader::new(file), &path, sink)
-                .map(|_| ())
-                .map_err(|e| RunError::Event(e.to_string()))
-        })
+        run_trace(config, file, options)
     } else {
         heaplab_core::run::run(config)
     };
@@ -93,7 +91,7 @@ fn configs_from_file(path: &Path) -> Result<Vec<RunConfig>, CliError> {
 
 fn configs_from_flags(args: &RunArgs) -> Result<Vec<RunConfig>, CliError> {
     let name = args.workload.clone().unwrap_or_default();
-    let mut workload = if name.ends_with(".trace") || Path::new(&name).is_file() {
+    let mut workload = if looks_like_trace(&name) || Path::new(&name).is_file() {
         WorkloadConfig {
             id: "trace".into(),
             params: BTreeMap::new(),
@@ -162,6 +160,16 @@ fn configs_from_flags(args: &RunArgs) -> Result<Vec<RunConfig>, CliError> {
         configs.push(config);
     }
     Ok(configs)
+}
+
+/// Whether a `--workload` that is not an existing file was meant as one, so that a
+/// missing trace is reported as a missing file rather than an unknown workload.
+fn looks_like_trace(name: &str) -> bool {
+    let base = name.strip_suffix(".gz").unwrap_or(name);
+    name.ends_with(".gz")
+        || [".trace", ".rep", ".mtrace"]
+            .iter()
+            .any(|ext| base.ends_with(ext))
 }
 
 fn policy_unknown(id: &str) -> String {
@@ -258,6 +266,40 @@ pub(crate) fn workload_sets(
     sets
 }
 
+/// `heaplab convert`: any trace heaplab reads, written as `.trace`, streaming.
+pub fn convert(args: ConvertArgs) -> Result<(), CliError> {
+    let name = args.input.display().to_string();
+    let input = File::open(&args.input).map_err(|e| CliError::input(format!("{name}: {e}")))?;
+    let mut w = BufWriter::new(output_file(&args.output)?);
+    let out_name = args.output.display().to_string();
+    writeln!(w, "# heaplab trace: converted from {name}")
+        .map_err(|e| CliError::failed(format!("{out_name}: {e}")))?;
+    let options = ImportOptions {
+        lenient: args.lenient,
+    };
+    let imported = trace::import(input, &name, &options, &mut |event| {
+        trace::write_event(&mut w, &event)
+    })
+    .map_err(|e| CliError::input(e.to_string()))?;
+    w.flush()
+        .map_err(|e| CliError::failed(format!("{out_name}: {e}")))?;
+    eprintln!("{name}: {imported}");
+    if let Some(skipped) = &imported.skipped {
+        report::print_skipped(skipped);
+    }
+    Ok(())
+}
+
+/// A file to write, or standard output for `-`.
+fn output_file(path: &Path) -> Result<Box<dyn Write>, CliError> {
+    if path.as_os_str() == "-" {
+        return Ok(Box::new(io::stdout().lock()));
+    }
+    let file =
+        File::create(path).map_err(|e| CliError::failed(format!("{}: {e}", path.display())))?;
+    Ok(Box::new(file))
+}
+
 pub fn export(args: ExportArgs) -> Result<(), CliError> {
     let spec = workload::find(&args.workload).map_err(|e| CliError::input(e.to_string()))?;
     let wset = workload_sets(&args.wset, &args.seed, &args.scale);
@@ -265,15 +307,7 @@ pub fn export(args: ExportArgs) -> Result<(), CliError> {
     apply_sets(&mut given, &wset, spec.params, "--wset")?;
     let params = heaplab_core::params::Params::resolve(spec.params, &given, "workload.params")
         .map_err(|e| CliError::input(e.to_string()))?;
-    let out: Box<dyn Write> = if args.output.as_os_str() == "-" {
-        Box::new(io::stdout().lock())
-    } else {
-        Box::new(
-            File::create(&args.output)
-                .map_err(|e| CliError::failed(format!("{}: {e}", args.output.display())))?,
-        )
-    };
-    let mut w = BufWriter::new(out);
+    let mut w = BufWriter::new(output_file(&args.output)?);
     let io_err = |e: io::Error| CliError::failed(format!("{}: {e}", args.output.display()));
     writeln!(
         w,

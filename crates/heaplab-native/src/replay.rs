@@ -75,7 +75,9 @@ pub fn decode(workload: &WorkloadConfig) -> Result<Vec<Event>, ReplayError> {
     if workload.id == "trace" {
         let path = workload.path.clone().unwrap_or_default();
         let file = File::open(&path).map_err(|e| ReplayError::Input(format!("{path}: {e}")))?;
-        trace::read(BufReader::new(file), &path, &mut push)
+        // Any format `heaplab run` takes, gzip'd or not; a bad line stops the replay.
+        let options = trace::ImportOptions { lenient: false };
+        trace::import(BufReader::new(file), &path, &options, &mut push)
             .map_err(|e| ReplayError::Input(e.to_string()))?;
     } else {
         let spec = workload::find(&workload.id)?;
@@ -236,6 +238,7 @@ pub fn replay(
         output: RunOutput {
             report: report.clone(),
             series,
+            trace: None,
         },
         report,
         real,

@@ -9,32 +9,45 @@
 //! arena <n> | reset <n> | drop <n>                  arena create, reset, drop
 //! ```
 //!
-//! Reading streams line by line into a sink, so a trace never has to fit in memory.
+//! The `a`, `f` and `r` lines are CS:APP malloc-lab's op lines, so a `.rep` without its
+//! header reads as a `.trace`.
 
 use std::fmt;
 use std::io::{self, BufRead, Write};
 
+use super::check::{Checker, Naming, Problem, ProblemKind};
+use super::lines::Lines;
+use super::{Feed, TraceError};
 use crate::event::{Event, DEFAULT_ALIGN};
-use crate::workload::Sink;
 
-/// A problem in a trace, or in carrying out one of its events, at `name:line`.
-#[derive(Debug)]
-pub struct TraceError {
-    pub name: String,
-    pub line: u64,
-    pub message: String,
-}
+/// The first words of this format's lines, for telling it from the others.
+pub const OPS: &[&str] = &["a", "f", "r", "p", "arena", "reset", "drop"];
 
-impl fmt::Display for TraceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: {}", self.name, self.line, self.message)
+/// Sends every event of a `.trace` to the feed, checked.
+pub(super) fn feed<R: BufRead, E: fmt::Display>(
+    lines: &mut Lines<R>,
+    feed: &mut Feed<'_, '_, E>,
+) -> Result<(), TraceError> {
+    let mut checker = Checker::new(Naming::Id);
+    while let Some((line, text)) = feed.next(lines)? {
+        let event = match parse_line(text) {
+            Ok(Some(event)) => event,
+            Ok(None) => continue,
+            Err(problem) => {
+                feed.problem(line, problem)?;
+                continue;
+            }
+        };
+        match checker.event(line, &event) {
+            Ok(()) => feed.emit(line, event)?,
+            Err(problem) => feed.problem(line, problem)?,
+        }
     }
+    Ok(())
 }
-
-impl std::error::Error for TraceError {}
 
 /// Parses one line; `Ok(None)` for blank lines and comments.
-pub fn parse_line(line: &str) -> Result<Option<Event>, String> {
+pub fn parse_line(line: &str) -> Result<Option<Event>, Problem> {
     let line = line.split('#').next().unwrap_or("").trim();
     if line.is_empty() {
         return Ok(None);
@@ -44,7 +57,10 @@ pub fn parse_line(line: &str) -> Result<Option<Event>, String> {
     if op == "p" {
         let label = line[1..].trim();
         if label.is_empty() {
-            return Err("`p` needs a phase label".into());
+            return Err(Problem::new(
+                ProblemKind::BadLine,
+                "`p` needs a phase label",
+            ));
         }
         return Ok(Some(Event::Phase(label.to_string())));
     }
@@ -55,8 +71,9 @@ pub fn parse_line(line: &str) -> Result<Option<Event>, String> {
             Some(("arena", v)) => arena = Some(number(v, "arena")?),
             Some(("thread", v)) => thread = number(v, "thread")?,
             Some((k, _)) => {
-                return Err(format!(
-                    "unknown option `{k}=` (expected arena= or thread=)"
+                return Err(Problem::new(
+                    ProblemKind::BadLine,
+                    format!("unknown option `{k}=` (expected arena= or thread=)"),
                 ))
             }
             None => positional.push(w),
@@ -64,7 +81,10 @@ pub fn parse_line(line: &str) -> Result<Option<Event>, String> {
     }
     let arity = |min: usize, max: usize, usage: &str| {
         if positional.len() < min || positional.len() > max {
-            Err(format!("expected `{usage}`, found {line:?}"))
+            Err(Problem::new(
+                ProblemKind::BadLine,
+                format!("expected `{usage}`, found {line:?}"),
+            ))
         } else {
             Ok(())
         }
@@ -76,7 +96,10 @@ pub fn parse_line(line: &str) -> Result<Option<Event>, String> {
                 Some(a) => {
                     let a: u64 = number(a, "align")?;
                     if !a.is_power_of_two() {
-                        return Err(format!("align {a} is not a power of two"));
+                        return Err(Problem::new(
+                            ProblemKind::BadNumber,
+                            format!("align {a} is not a power of two"),
+                        ));
                     }
                     a
                 }
@@ -115,48 +138,23 @@ pub fn parse_line(line: &str) -> Result<Option<Event>, String> {
             }
         }
         other => {
-            return Err(format!(
-                "unknown op `{other}` (expected a, f, r, p, arena, reset or drop)"
+            return Err(Problem::new(
+                ProblemKind::UnknownOp,
+                format!("unknown op `{other}` (expected a, f, r, p, arena, reset or drop)"),
             ))
         }
     };
     Ok(Some(event))
 }
 
-fn number<T: std::str::FromStr>(text: &str, what: &str) -> Result<T, String> {
-    text.parse()
-        .map_err(|_| format!("bad {what} {text:?}: expected a non-negative whole number"))
-}
-
-/// Reads a trace, sending each event to `sink`. A parse error, or an error from the sink
-/// (an event the simulator refused), stops the read and names the line.
-pub fn read<R: BufRead, E: fmt::Display>(
-    mut reader: R,
-    name: &str,
-    sink: &mut Sink<'_, E>,
-) -> Result<u64, TraceError> {
-    let mut buf = String::new();
-    let mut line = 0u64;
-    let mut events = 0u64;
-    let fail = |line, message| TraceError {
-        name: name.to_string(),
-        line,
-        message,
-    };
-    loop {
-        buf.clear();
-        let n = reader
-            .read_line(&mut buf)
-            .map_err(|e| fail(line + 1, format!("cannot read: {e}")))?;
-        if n == 0 {
-            return Ok(events);
-        }
-        line += 1;
-        if let Some(event) = parse_line(&buf).map_err(|m| fail(line, m))? {
-            sink(event).map_err(|e| fail(line, e.to_string()))?;
-            events += 1;
-        }
-    }
+/// A field that must be a whole number; malloc-lab's `.rep` shares it.
+pub(super) fn number<T: std::str::FromStr>(text: &str, what: &str) -> Result<T, Problem> {
+    text.parse().map_err(|_| {
+        Problem::new(
+            ProblemKind::BadNumber,
+            format!("bad {what} {text:?}: expected a non-negative whole number"),
+        )
+    })
 }
 
 /// Writes one event as a trace line.
@@ -229,51 +227,37 @@ mod tests {
     }
 
     proptest! {
+        /// Every event survives being written and parsed back, line for line.
         #[test]
         fn events_round_trip(events in prop::collection::vec(arb_event(), 0..50)) {
             let mut text = Vec::new();
             for e in &events {
                 write_event(&mut text, e).unwrap();
             }
-            let mut back = Vec::new();
-            read(&text[..], "t", &mut |e| { back.push(e); Ok::<(), String>(()) }).unwrap();
+            let text = String::from_utf8(text).unwrap();
+            let back: Vec<Event> = text
+                .lines()
+                .map(|l| parse_line(l).unwrap().unwrap())
+                .collect();
             prop_assert_eq!(back, events);
         }
     }
 
     #[test]
-    fn bad_lines_name_file_and_line() {
-        let text = "# a comment\na 1 16\n\nf 1\nz 3\n";
-        let err = read(text.as_bytes(), "x.trace", &mut |_| Ok::<(), String>(())).unwrap_err();
+    fn bad_lines_say_what_is_wrong() {
+        let kind = |line: &str| parse_line(line).unwrap_err().kind;
+        assert_eq!(parse_line("  # only a comment").unwrap(), None);
+        assert_eq!(kind("z 3"), ProblemKind::UnknownOp);
+        assert_eq!(kind("a 1"), ProblemKind::BadLine);
+        assert_eq!(kind("a 1 16 8 9"), ProblemKind::BadLine);
+        assert_eq!(kind("a 1 16 color=red"), ProblemKind::BadLine);
+        assert_eq!(kind("p"), ProblemKind::BadLine);
+        assert_eq!(kind("a 1 -5"), ProblemKind::BadNumber);
+        assert_eq!(kind("a 1 8 3"), ProblemKind::BadNumber);
+        assert_eq!(kind("f x"), ProblemKind::BadNumber);
         assert_eq!(
-            err.to_string(),
-            "x.trace:5: unknown op `z` (expected a, f, r, p, arena, reset or drop)"
-        );
-        let err = read("a 1\n".as_bytes(), "y.trace", &mut |_| Ok::<(), String>(())).unwrap_err();
-        assert!(
-            err.to_string()
-                .starts_with("y.trace:1: expected `a <id> <size> [align]`"),
-            "{err}"
-        );
-        let err = read("a 1 -5\n".as_bytes(), "y.trace", &mut |_| {
-            Ok::<(), String>(())
-        })
-        .unwrap_err();
-        assert!(err.to_string().contains("bad size \"-5\""), "{err}");
-        let err = read("a 1 8 3\n".as_bytes(), "y.trace", &mut |_| {
-            Ok::<(), String>(())
-        })
-        .unwrap_err();
-        assert!(err.to_string().contains("not a power of two"), "{err}");
-        // An error from the sink is reported at the line of the event that caused it.
-        let err = read("a 1 8\nf 2\n".as_bytes(), "z.trace", &mut |e| match e {
-            Event::Free { .. } => Err("free of block id 2, which is not live"),
-            _ => Ok(()),
-        })
-        .unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "z.trace:2: free of block id 2, which is not live"
+            parse_line("a 1 -5").unwrap_err().message,
+            "bad size \"-5\": expected a non-negative whole number"
         );
     }
 }

@@ -1,0 +1,196 @@
+//! CS:APP malloc-lab traces (`.rep`): a header of counts, one number a line, then
+//! `a <id> <bytes>`, `r <id> <bytes>` and `f <id>` lines.
+//!
+//! Three headers are in the wild:
+//!
+//! - 2002, the CS:APP driver: `heap_size num_ids num_ops weight` (heap size and weight
+//!   unused);
+//! - 2016, the Autolab driver: `weight num_ids num_ops` and a fourth field (a flag that
+//!   driver calls `ignore_ranges`; other copies carry a largest allocation there), with
+//!   a weight of 0 to 3;
+//! - two lines: `num_ids num_ops`.
+//!
+//! The header is read first; the op lines are then streamed, counted, and their highest
+//! id kept. At the end the header is the variant whose counts agree with what followed:
+//! two lines or four tell the short header from the long ones, and among the four-line
+//! ones, whose counts sit on the same lines, the first field does: a weight of 0 to 3
+//! against a heap size in bytes. When the counts fit no variant, the import fails at the
+//! header's first line with "counts that disagree with the header".
+
+use std::fmt;
+use std::io::BufRead;
+
+use serde::Serialize;
+
+use super::check::{Checker, Naming, Problem, ProblemKind};
+use super::lines::Lines;
+use super::native::number;
+use super::{Feed, TraceError};
+use crate::event::Event;
+
+/// Which malloc-lab header a `.rep` had.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum RepHeader {
+    /// `heap_size num_ids num_ops weight`.
+    #[serde(rename = "2002")]
+    Csapp2002,
+    /// `weight num_ids num_ops` and a fourth field.
+    #[serde(rename = "2016")]
+    Autolab2016,
+    /// `num_ids num_ops`.
+    #[serde(rename = "two-line")]
+    TwoLine,
+}
+
+impl RepHeader {
+    /// The header's fields, as a person would list them.
+    pub fn fields(self) -> &'static str {
+        match self {
+            RepHeader::Csapp2002 => "heap_size num_ids num_ops weight",
+            RepHeader::Autolab2016 => "weight num_ids num_ops ignore_ranges",
+            RepHeader::TwoLine => "num_ids num_ops",
+        }
+    }
+}
+
+impl fmt::Display for RepHeader {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let year = match self {
+            RepHeader::Csapp2002 => "2002 header",
+            RepHeader::Autolab2016 => "2016 header",
+            RepHeader::TwoLine => "two-line header",
+        };
+        write!(f, "{year} ({})", self.fields())
+    }
+}
+
+/// The Autolab driver refuses weights above 3; a 2002 heap size is never that small.
+const MAX_WEIGHT: u64 = 3;
+
+/// Sends every event of a `.rep` to the feed, checked, and returns the header it had
+/// (`None` when a lenient import found none that fits).
+pub(super) fn feed<R: BufRead, E: fmt::Display>(
+    lines: &mut Lines<R>,
+    feed: &mut Feed<'_, '_, E>,
+) -> Result<Option<RepHeader>, TraceError> {
+    let mut header: Vec<(u64, u64)> = Vec::with_capacity(4);
+    while let Some((line, text)) = feed.next(lines)? {
+        let text = text.trim();
+        if text.is_empty() {
+            continue;
+        }
+        match text.parse::<u64>() {
+            Ok(value) if header.len() < 4 => header.push((line, value)),
+            _ => {
+                lines.unread();
+                break;
+            }
+        }
+    }
+
+    let mut checker = Checker::new(Naming::Id);
+    let mut ops = 0u64;
+    let mut max_id: Option<u64> = None;
+    while let Some((line, text)) = feed.next(lines)? {
+        if text.trim().is_empty() {
+            continue;
+        }
+        // Every op line counts against the header, a bad one too: it is a line the
+        // header's author counted.
+        ops += 1;
+        let event = match parse_op(text) {
+            Ok(event) => event,
+            Err(problem) => {
+                feed.problem(line, problem)?;
+                continue;
+            }
+        };
+        if let Event::Alloc { id, .. } | Event::Free { id, .. } | Event::Realloc { id, .. } = event
+        {
+            max_id = max_id.max(Some(id));
+        }
+        match checker.event(line, &event) {
+            Ok(()) => feed.emit(line, event)?,
+            Err(problem) => feed.problem(line, problem)?,
+        }
+    }
+
+    let at = header.first().map_or(1, |&(line, _)| line);
+    let values: Vec<u64> = header.iter().map(|&(_, v)| v).collect();
+    let (variant, num_ids, num_ops) = match values[..] {
+        [ids, ops] => (RepHeader::TwoLine, ids, ops),
+        [first, ids, ops, _] if first <= MAX_WEIGHT => (RepHeader::Autolab2016, ids, ops),
+        [_, ids, ops, _] => (RepHeader::Csapp2002, ids, ops),
+        _ => {
+            let problem = Problem::new(
+                ProblemKind::HeaderCounts,
+                format!(
+                    "a malloc-lab header is 2 or 4 lines of one number each (`num_ids num_ops`, \
+                     or `heap_size num_ids num_ops weight`); this file starts with {} such lines",
+                    values.len()
+                ),
+            );
+            feed.problem(at, problem)?;
+            return Ok(None);
+        }
+    };
+    let ids_fit = max_id.is_none_or(|m| m < num_ids);
+    if ops == num_ops && ids_fit {
+        return Ok(Some(variant));
+    }
+    let found = match max_id {
+        Some(m) => format!("{ops} op lines with ids up to {m}"),
+        None => format!("{ops} op lines"),
+    };
+    let problem = Problem::new(
+        ProblemKind::HeaderCounts,
+        format!(
+            "counts that disagree with the header: as `{}` it says {num_ids} ids (0 to {}) and \
+             {num_ops} ops, but {found} follow",
+            variant.fields(),
+            num_ids.saturating_sub(1),
+        ),
+    );
+    feed.problem(at, problem)?;
+    Ok(None)
+}
+
+/// Parses one op line: `a <id> <bytes>`, `r <id> <bytes>` or `f <id>`.
+fn parse_op(text: &str) -> Result<Event, Problem> {
+    let mut words = text.split_whitespace();
+    let op = words.next().unwrap_or("");
+    let mut fields = [""; 2];
+    let mut n = 0;
+    for w in words {
+        if n == fields.len() {
+            n += 1;
+            break;
+        }
+        fields[n] = w;
+        n += 1;
+    }
+    let usage = match op {
+        "a" => "a <id> <bytes>",
+        "r" => "r <id> <bytes>",
+        "f" => "f <id>",
+        other => {
+            return Err(Problem::new(
+                ProblemKind::UnknownOp,
+                format!("unknown op `{other}` (a malloc-lab trace has a, r and f)"),
+            ))
+        }
+    };
+    let want = if op == "f" { 1 } else { 2 };
+    if n != want {
+        return Err(Problem::new(
+            ProblemKind::BadLine,
+            format!("expected `{usage}`, found {:?}", text.trim()),
+        ));
+    }
+    let id = number(fields[0], "id")?;
+    Ok(match op {
+        "a" => Event::alloc(id, number(fields[1], "bytes")?),
+        "r" => Event::realloc(id, number(fields[1], "bytes")?),
+        _ => Event::free(id),
+    })
+}

@@ -1,0 +1,424 @@
+//! Importing each format through [`import`]: sniffing, checks, lenient counts, gzip.
+
+use std::io::Write;
+
+use flate2::{write::GzEncoder, Compression};
+use proptest::prelude::*;
+
+use super::*;
+
+/// Imports `text` as file `name`, returning the events and what the import found.
+fn events_of(text: &[u8], name: &str, lenient: bool) -> Result<(Vec<Event>, Imported), String> {
+    let mut events = Vec::new();
+    let imported = import(text, name, &ImportOptions { lenient }, &mut |e| {
+        events.push(e);
+        Ok::<(), String>(())
+    })
+    .map_err(|e| e.to_string())?;
+    Ok((events, imported))
+}
+
+fn error_of(text: &str, name: &str) -> String {
+    events_of(text.as_bytes(), name, false).unwrap_err()
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut enc = GzEncoder::new(Vec::new(), Compression::fast());
+    enc.write_all(bytes).unwrap();
+    enc.finish().unwrap()
+}
+
+// ------------------------------------------------------------------------------------
+// Sniffing
+
+#[test]
+fn the_format_is_found_by_content_whatever_the_name() {
+    let cases = [
+        ("# ours\na 1 16\nf 1\n", Format::Trace),
+        ("\n\na 1 16\nf 1\n", Format::Trace),
+        ("2\n2\na 0 16\nf 0\n", Format::Rep),
+        ("= Start\n+ 0x10 0x10\n- 0x10\n= End\n", Format::Mtrace),
+        ("@ ./a.out:[0x4005d4] + 0x10 0x10\n", Format::Mtrace),
+        ("", Format::Trace),
+    ];
+    for (text, format) in cases {
+        let (_, imported) = events_of(text.as_bytes(), "data.txt", false).unwrap();
+        assert_eq!(imported.format, format, "{text:?}");
+        assert!(!imported.gzip);
+    }
+}
+
+#[test]
+fn a_first_line_no_format_claims_falls_back_to_the_extension() {
+    assert_eq!(
+        error_of("hello\n", "x.rep.gz"),
+        "x.rep.gz:1: unknown op `hello` (a malloc-lab trace has a, r and f)"
+    );
+    assert!(error_of("hello\n", "prog.mtrace").starts_with("prog.mtrace:1: unknown mtrace line"));
+    assert!(error_of("hello\n", "x.trace").starts_with("x.trace:1: unknown op `hello`"));
+}
+
+// ------------------------------------------------------------------------------------
+// Bad lines: the first stops the import with file:line
+
+#[test]
+fn each_bad_kind_names_file_and_line() {
+    let cases = [
+        (
+            "a 1 16\nz 3\n",
+            "x.trace:2: unknown op `z` (expected a, f, r, p, arena, reset or drop)",
+        ),
+        (
+            "a 1 sixteen\n",
+            "x.trace:1: bad size \"sixteen\": expected a non-negative whole number",
+        ),
+        (
+            "a 1\n",
+            "x.trace:1: expected `a <id> <size> [align]`, found \"a 1\"",
+        ),
+        (
+            "a 1 16\nf 2\n",
+            "x.trace:2: free of id 2, which was never allocated",
+        ),
+        (
+            "a 1 16\nf 1\n\nf 1\n",
+            "x.trace:4: double free of id 1 (freed at line 2)",
+        ),
+        (
+            "a 1 16\nf 1\nr 1 32\n",
+            "x.trace:3: realloc of id 1, which was freed at line 2",
+        ),
+        (
+            "r 5 32\n",
+            "x.trace:1: realloc of id 5, which was never allocated",
+        ),
+        (
+            "a 1 16\na 1 16\n",
+            "x.trace:2: alloc of id 1, which is already live",
+        ),
+        (
+            "a 1 16 arena=2\n",
+            "x.trace:1: alloc in arena 2, which was not created",
+        ),
+    ];
+    for (text, message) in cases {
+        assert_eq!(error_of(text, "x.trace"), message, "{text:?}");
+    }
+}
+
+#[test]
+fn bad_rep_and_mtrace_lines_name_file_and_line() {
+    let rep = "2\n3\na 0 16\nf 0\nf 0\n";
+    assert_eq!(
+        error_of(rep, "t.rep"),
+        "t.rep:5: double free of id 0 (freed at line 4)"
+    );
+    assert_eq!(
+        error_of("2\n2\na 0 16\nx 0\n", "t.rep"),
+        "t.rep:4: unknown op `x` (a malloc-lab trace has a, r and f)"
+    );
+    assert_eq!(
+        error_of("2\n2\na 0 -16\nf 0\n", "t.rep"),
+        "t.rep:3: bad bytes \"-16\": expected a non-negative whole number"
+    );
+    let mtrace = "= Start\n+ 0x10 0x20\n- 0x10\n- 0x10\n";
+    assert_eq!(
+        error_of(mtrace, "m.log"),
+        "m.log:4: double free of address 0x10 (freed at line 3)"
+    );
+    assert_eq!(
+        error_of("+ 0x10 0x20\n- 0x30\n", "m.log"),
+        "m.log:2: free of address 0x30, which was never allocated"
+    );
+    assert_eq!(
+        error_of("+ 0x10 0x20\n+ 0x10 0x20\n", "m.log"),
+        "m.log:2: alloc of address 0x10, which is already live"
+    );
+    assert_eq!(
+        error_of("+ 0x10 0x20\n< 0x10\n+ 0x40 0x8\n", "m.log"),
+        "m.log:2: realloc `<` line without the `>` line after it"
+    );
+    assert_eq!(
+        error_of("+ 0x10 0x20\n> 0x40 0x8\n", "m.log"),
+        "m.log:2: realloc `>` line without the `<` line before it"
+    );
+    assert_eq!(
+        error_of("+ 0x10 0x20\n- 0x10\n< 0x10\n> 0x40 0x8\n", "m.log"),
+        "m.log:4: realloc of address 0x10, which was freed at line 2"
+    );
+}
+
+#[test]
+fn an_event_the_simulator_refuses_is_named_at_its_line() {
+    let mut n = 0;
+    let err = import(
+        "a 1 8\n# two\na 2 8\n".as_bytes(),
+        "z.trace",
+        &ImportOptions::default(),
+        &mut |_| {
+            n += 1;
+            if n == 2 {
+                Err("event 2: out of memory")
+            } else {
+                Ok(())
+            }
+        },
+    )
+    .unwrap_err();
+    assert_eq!(err.to_string(), "z.trace:3: event 2: out of memory");
+}
+
+// ------------------------------------------------------------------------------------
+// Lenient: skip and count
+
+#[test]
+fn lenient_skips_bad_events_and_counts_them_by_kind() {
+    let text = "a 1 16\nf 1\nf 1\nf 1\nq 7\na 2 x\nr 9 8\na 3 16\na 3 16\nf 3\n";
+    let (events, imported) = events_of(text.as_bytes(), "x.trace", true).unwrap();
+    assert_eq!(
+        events,
+        [
+            Event::alloc(1, 16),
+            Event::free(1),
+            Event::alloc(3, 16),
+            Event::free(3)
+        ]
+    );
+    let skipped = imported.skipped.unwrap();
+    let expected: Skipped = [
+        (ProblemKind::DoubleFree, 2),
+        (ProblemKind::UnknownOp, 1),
+        (ProblemKind::BadNumber, 1),
+        (ProblemKind::UnknownId, 1),
+        (ProblemKind::AllocOfLive, 1),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(skipped, expected);
+    assert_eq!(
+        serde_json::to_value(&skipped).unwrap(),
+        serde_json::json!({"unknown_op": 1, "bad_number": 1, "unknown_id": 1, "double_free": 2, "alloc_of_live": 1})
+    );
+    // Strict imports report no skipped map at all; a clean lenient one an empty map.
+    let (_, strict) = events_of(b"a 1 16\n", "x.trace", false).unwrap();
+    assert_eq!(strict.skipped, None);
+    let (_, clean) = events_of(b"a 1 16\n", "x.trace", true).unwrap();
+    assert_eq!(clean.skipped, Some(Skipped::new()));
+}
+
+#[test]
+fn lenient_mtrace_and_rep_count_their_own_kinds() {
+    let mtrace = "+ 0x10 0x20\n< 0x10\n- 0x10\n> 0x40 0x8\n- 0x10\n";
+    let (events, imported) = events_of(mtrace.as_bytes(), "m", true).unwrap();
+    assert_eq!(events, [Event::alloc(0, 32), Event::free(0)]);
+    let skipped = imported.skipped.unwrap();
+    assert_eq!(skipped[&ProblemKind::UnpairedRealloc], 2);
+    assert_eq!(skipped[&ProblemKind::DoubleFree], 1);
+    // A header that fits no count is counted, and the run goes on without a variant.
+    let (events, imported) = events_of(b"20000\n3\n9\n1\na 0 8\nf 0\n", "t.rep", true).unwrap();
+    assert_eq!(events.len(), 2);
+    assert_eq!(imported.rep_header, None);
+    assert_eq!(imported.skipped.unwrap()[&ProblemKind::HeaderCounts], 1);
+}
+
+// ------------------------------------------------------------------------------------
+// malloc-lab headers
+
+/// The CS:APP README's example trace, ops only.
+const REP_OPS: &str = "a 0 512\na 1 128\nr 0 640\na 2 128\nf 1\nr 0 768\nf 0\nf 2\n";
+
+#[test]
+fn each_rep_header_variant_is_sniffed() {
+    let cases = [
+        ("20000\n3\n8\n1\n", RepHeader::Csapp2002),
+        ("1\n3\n8\n0\n", RepHeader::Autolab2016),
+        ("0\n3\n8\n4096\n", RepHeader::Autolab2016),
+        ("3\n8\n", RepHeader::TwoLine),
+    ];
+    for (header, variant) in cases {
+        let text = format!("{header}{REP_OPS}");
+        let (events, imported) = events_of(text.as_bytes(), "short.rep", false).unwrap();
+        assert_eq!(imported.format, Format::Rep);
+        assert_eq!(imported.rep_header, Some(variant), "{header:?}");
+        assert_eq!(events.len(), 8);
+        assert_eq!(events[2], Event::realloc(0, 640));
+        assert_eq!(
+            serde_json::to_value(&imported).unwrap()["rep_header"],
+            serde_json::to_value(variant).unwrap()
+        );
+    }
+}
+
+#[test]
+fn a_header_that_fits_no_variant_is_an_error_at_the_header() {
+    let wrong_ops = format!("20000\n3\n9\n1\n{REP_OPS}");
+    assert_eq!(
+        error_of(&wrong_ops, "short.rep"),
+        "short.rep:1: counts that disagree with the header: as `heap_size num_ids num_ops \
+         weight` it says 3 ids (0 to 2) and 9 ops, but 8 op lines with ids up to 2 follow"
+    );
+    let wrong_ids = format!("2\n8\n{REP_OPS}");
+    assert_eq!(
+        error_of(&wrong_ids, "short.rep"),
+        "short.rep:1: counts that disagree with the header: as `num_ids num_ops` it says 2 \
+         ids (0 to 1) and 8 ops, but 8 op lines with ids up to 2 follow"
+    );
+    let three = format!("\n20000\n3\n8\n{REP_OPS}");
+    assert!(
+        error_of(&three, "short.rep")
+            .starts_with("short.rep:2: a malloc-lab header is 2 or 4 lines of one number each"),
+        "{}",
+        error_of(&three, "short.rep")
+    );
+}
+
+// ------------------------------------------------------------------------------------
+// mtrace
+
+#[test]
+fn mtrace_addresses_become_ids_and_realloc_pairs_keep_them() {
+    let log = "\
+= Start
+@ ./prog:[0x4005d4] + 0x5588a2b6e2a0 0x10
+@ ./prog:[0x4005e0] + 0x5588a2b6e2c0 0x20
+@ ./prog:[0x4005e2] < 0x5588a2b6e2a0
+@ ./prog:[0x4005e2] > 0x5588a2b6e6d0 0x100
+@ ./prog:[0x4005f0] - (nil)
+@ ./prog:(main+0x40)[0x4005f4] - 0x5588a2b6e6d0
+@ ./prog:[0x4005f8] + 0x5588a2b6e2a0 0x8
+@ ./prog:[0x400600] < 0x5588a2b6e2a0
+@ ./prog:[0x400600] > 0x5588a2b6e2a0 0x18
+- 0x5588a2b6e2a0
+- 0x5588a2b6e2c0
+= End
+";
+    let (events, imported) = events_of(log.as_bytes(), "prog.mtrace", false).unwrap();
+    assert_eq!(imported.format, Format::Mtrace);
+    assert_eq!(
+        events,
+        [
+            Event::alloc(0, 0x10),
+            Event::alloc(1, 0x20),
+            Event::realloc(0, 0x100),
+            Event::free(0),
+            // The address comes back from malloc: a new block, a new id.
+            Event::alloc(2, 0x8),
+            // A realloc in place keeps both address and id.
+            Event::realloc(2, 0x18),
+            Event::free(2),
+            Event::free(1),
+        ]
+    );
+}
+
+// ------------------------------------------------------------------------------------
+// gzip
+
+#[test]
+fn gzip_round_trips_in_every_format() {
+    let texts = [
+        (
+            "x.trace",
+            "# c\narena 1\na 1 16 arena=1\na 2 100 64\np step\nr 2 300\nreset 1\nf 2\n",
+        ),
+        (
+            "x.rep",
+            "20000\n3\n8\n1\na 0 512\na 1 128\nr 0 640\na 2 128\nf 1\nr 0 768\nf 0\nf 2\n",
+        ),
+        (
+            "x.mtrace",
+            "= Start\n+ 0x10 0x20\n< 0x10\n> 0x30 0x40\n- 0x30\n= End\n",
+        ),
+    ];
+    for (name, text) in texts {
+        let (plain, plain_info) = events_of(text.as_bytes(), name, false).unwrap();
+        let (packed, packed_info) = events_of(&gzip(text.as_bytes()), name, false).unwrap();
+        assert_eq!(plain, packed, "{name}");
+        assert!(!plain.is_empty());
+        assert!(packed_info.gzip && !plain_info.gzip);
+        assert_eq!(plain_info.format, packed_info.format);
+        assert_eq!(plain_info.rep_header, packed_info.rep_header);
+        assert_eq!(plain_info.lines, packed_info.lines);
+    }
+    // Two members one after the other, as `cat a.gz b.gz` makes, read as one file.
+    let mut two = gzip(b"a 1 16\n");
+    two.extend(gzip(b"f 1\n"));
+    let (events, _) = events_of(&two, "two.trace.gz", false).unwrap();
+    assert_eq!(events, [Event::alloc(1, 16), Event::free(1)]);
+}
+
+#[test]
+fn a_corrupt_gzip_is_an_error_not_a_panic() {
+    let mut bad = gzip(b"a 1 16\nf 1\n");
+    let n = bad.len();
+    bad[n / 2] ^= 0xff;
+    bad.truncate(n - 4);
+    let err = events_of(&bad, "bad.trace.gz", false).unwrap_err();
+    assert!(err.starts_with("bad.trace.gz:"), "{err}");
+}
+
+// ------------------------------------------------------------------------------------
+// Round trips of valid programs
+
+/// A valid op-program: allocations, frees and reallocs of live ids only.
+fn arb_program() -> impl Strategy<Value = Vec<Event>> {
+    prop::collection::vec((0u8..3, 0usize..64, 1u64..5000), 0..200).prop_map(|steps| {
+        let mut live: Vec<u64> = Vec::new();
+        let mut next = 0u64;
+        let mut events = Vec::new();
+        for (op, pick, size) in steps {
+            match op {
+                1 if !live.is_empty() => {
+                    let id = live.swap_remove(pick % live.len());
+                    events.push(Event::free(id));
+                }
+                2 if !live.is_empty() => {
+                    events.push(Event::realloc(live[pick % live.len()], size));
+                }
+                _ => {
+                    events.push(Event::alloc(next, size));
+                    live.push(next);
+                    next += 1;
+                }
+            }
+        }
+        events
+    })
+}
+
+proptest! {
+    /// A valid program written as `.trace`, as `.rep` with each header, and gzip'd,
+    /// imports back to itself.
+    #[test]
+    fn valid_programs_import_back_unchanged(events in arb_program(), zip in any::<bool>()) {
+        let mut trace = Vec::new();
+        for e in &events {
+            write_event(&mut trace, e).unwrap();
+        }
+        let ids = events.iter().filter(|e| matches!(e, Event::Alloc { .. })).count();
+        let mut ops = String::new();
+        for e in &events {
+            match e {
+                Event::Alloc { id, size, .. } => ops.push_str(&format!("a {id} {size}\n")),
+                Event::Free { id, .. } => ops.push_str(&format!("f {id}\n")),
+                Event::Realloc { id, size, .. } => ops.push_str(&format!("r {id} {size}\n")),
+                _ => unreachable!(),
+            }
+        }
+        let n = events.len();
+        let reps = [
+            (format!("20000\n{ids}\n{n}\n1\n{ops}"), RepHeader::Csapp2002),
+            (format!("1\n{ids}\n{n}\n0\n{ops}"), RepHeader::Autolab2016),
+            (format!("{ids}\n{n}\n{ops}"), RepHeader::TwoLine),
+        ];
+        let wrap = |b: &[u8]| if zip { gzip(b) } else { b.to_vec() };
+        let (back, _) = events_of(&wrap(&trace), "p.trace", false).unwrap();
+        prop_assert_eq!(&back, &events);
+        for (text, variant) in reps {
+            let (back, imported) = events_of(&wrap(text.as_bytes()), "p.rep", false).unwrap();
+            prop_assert_eq!(&back, &events);
+            prop_assert_eq!(imported.rep_header, Some(variant));
+            prop_assert_eq!(imported.gzip, zip);
+        }
+    }
+}
