@@ -37,6 +37,9 @@ pub enum Command {
     /// Replay a workload through a real allocator (glibc, mimalloc, jemalloc) and measure
     /// its RSS and time per event, each allocator in a child process.
     Baseline(crate::real::BaselineArgs),
+    /// Compare each preset that models a real allocator (glibc-like, mimalloc-like,
+    /// jemalloc-like) with that allocator on the same workloads: peak and end memory.
+    Fidelity(crate::fidelity::FidelityArgs),
     /// The child process of `baseline`: one allocator, the resolved workload as JSON.
     #[command(hide = true)]
     BaselineChild(crate::real::ChildArgs),

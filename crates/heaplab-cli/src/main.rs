@@ -1,8 +1,9 @@
 //! `heaplab`: run allocator policies over workloads and compare what they cost.
 
 mod cli;
-mod record;
+mod fidelity;
 mod real;
+mod record;
 mod report;
 mod run;
 
@@ -46,6 +47,7 @@ fn main() -> ExitCode {
         cli::Command::Scenarios(a) => report::list_scenarios(a.json),
         cli::Command::Record(a) => record::record(a),
         cli::Command::Baseline(a) => real::baseline(a),
+        cli::Command::Fidelity(a) => fidelity::fidelity(a),
         cli::Command::BaselineChild(a) => real::baseline_child(a),
     };
     match result {

@@ -226,6 +226,32 @@ fn baseline_workload(args: &BaselineArgs) -> Result<WorkloadConfig, CliError> {
     })
 }
 
+/// Runs one allocator on a workload (`spec`, the resolved workload as JSON) in a child
+/// process: this binary again, with the hidden `baseline-child` subcommand.
+pub(crate) fn run_child(
+    exe: &Path,
+    a: RealAllocator,
+    spec: &str,
+    repeat: usize,
+) -> Result<BaselineReport, CliError> {
+    let out = Command::new(exe)
+        .args(["baseline-child", "--allocator", a.id(), "--workload", spec])
+        .args(["--repeat", &repeat.to_string()])
+        .output()
+        .map_err(|e| CliError::failed(format!("{}: cannot start the child: {e}", exe.display())))?;
+    if !out.status.success() {
+        let msg = String::from_utf8_lossy(&out.stderr);
+        let msg = msg.trim().trim_start_matches("error: ");
+        let code = out.status.code().unwrap_or(1).clamp(1, 255) as u8;
+        return Err(CliError {
+            code,
+            message: format!("baseline {a}: {msg}"),
+        });
+    }
+    serde_json::from_slice(&out.stdout)
+        .map_err(|e| CliError::failed(format!("baseline {a}: the child's report is not JSON: {e}")))
+}
+
 /// `heaplab baseline`: each allocator in a child process of its own.
 pub fn baseline(args: BaselineArgs) -> Result<(), CliError> {
     let allocators = args
@@ -242,26 +268,7 @@ pub fn baseline(args: BaselineArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::failed(format!("cannot find the heaplab binary to re-run: {e}")))?;
     let mut reports = Vec::new();
     for a in allocators {
-        let out = Command::new(&exe)
-            .args(["baseline-child", "--allocator", a.id(), "--workload", &spec])
-            .args(["--repeat", &args.repeat.to_string()])
-            .output()
-            .map_err(|e| {
-                CliError::failed(format!("{}: cannot start the child: {e}", exe.display()))
-            })?;
-        if !out.status.success() {
-            let msg = String::from_utf8_lossy(&out.stderr);
-            let msg = msg.trim().trim_start_matches("error: ");
-            let code = out.status.code().unwrap_or(1).clamp(1, 255) as u8;
-            return Err(CliError {
-                code,
-                message: format!("baseline {a}: {msg}"),
-            });
-        }
-        let report: BaselineReport = serde_json::from_slice(&out.stdout).map_err(|e| {
-            CliError::failed(format!("baseline {a}: the child's report is not JSON: {e}"))
-        })?;
-        reports.push(report);
+        reports.push(run_child(&exe, a, &spec, args.repeat)?);
     }
     if args.json {
         let v: Vec<Value> = reports

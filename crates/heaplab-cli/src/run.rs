@@ -53,7 +53,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
 }
 
 /// Runs one config: a built-in workload, or a trace file streamed from disk.
-fn run_one(config: &RunConfig, options: &ImportOptions) -> Result<RunOutput, CliError> {
+pub(crate) fn run_one(config: &RunConfig, options: &ImportOptions) -> Result<RunOutput, CliError> {
     let result = if config.workload.id == "trace" {
         let path = config.workload.path.clone().unwrap_or_default();
         let file = File::open(&path).map_err(|e| CliError::input(format!("{path}: {e}")))?;

@@ -300,3 +300,54 @@ fn baseline_replays_aligned_blocks_arenas_and_realloc_to_zero() {
     }
     let _ = std::fs::remove_file(&path);
 }
+
+/// `glibc-like` against the system's glibc on the single-threaded MallocBench ports and the
+/// recorded traces of real programs: within 15% on peak and 25% on memory at the end.
+#[test]
+fn glibc_like_stays_within_its_fidelity_targets() {
+    let traces = concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/traces");
+    let out = heaplab(&["fidelity", "-a", "system", "--traces", traces, "--json"]);
+    let rows = json_of(&out);
+    let rows = rows.as_array().expect("an array of rows");
+    // Eight built-in workloads and the three recorded programs.
+    assert!(rows.len() >= 11, "{rows:#?}");
+    assert!(rows
+        .iter()
+        .any(|r| r["workload"].as_str().unwrap().starts_with("python")));
+    for r in rows {
+        assert_eq!(r["preset"], "glibc-like");
+        assert_eq!(r["allocator"], "system");
+        assert!(r["real_peak_rss_bytes"].as_u64().unwrap() > 0, "{r:#}");
+        assert_eq!(r["within_target"], true, "{r:#}");
+    }
+}
+
+#[test]
+fn fidelity_reports_other_presets_without_a_target() {
+    let out = heaplab(&[
+        "fidelity",
+        "-a",
+        "mimalloc",
+        "-a",
+        "jemalloc",
+        "-w",
+        "tree_churn",
+        "--json",
+    ]);
+    let rows = json_of(&out);
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    for r in rows {
+        assert!(
+            r["target"].is_null() && r["within_target"].is_null(),
+            "{r:#}"
+        );
+        assert!(r["peak_ratio"].as_f64().unwrap() > 0.0);
+    }
+    fails_with(
+        &["fidelity", "-a", "tcmalloc"],
+        2,
+        "system, mimalloc, jemalloc",
+    );
+    fails_with(&["fidelity", "-w", "nope"], 2, "nope");
+}

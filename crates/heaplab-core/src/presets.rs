@@ -59,6 +59,9 @@ pub const PRESETS: &[PresetSpec] = &[
             ("mmap_threshold", "128KiB"),
             ("dynamic_mmap_threshold", "true"),
             ("release_free_pages", "never"),
+            ("tcache_count", "7"),
+            ("tcache_max", "1032"),
+            ("fastbin_max", "128"),
         ],
         sources: "mallopt(3): M_TRIM_THRESHOLD, M_TOP_PAD and M_MMAP_THRESHOLD default to \
                   128*1024, the dynamic threshold rises to DEFAULT_MMAP_THRESHOLD_MAX (32 MiB on \

@@ -19,6 +19,14 @@ fn configs() -> Vec<RunConfig> {
         ("free-list", &[]),
         ("free-list", &[("fit", Value::from("first"))]),
         ("free-list", &[("fit", Value::from("bins"))]),
+        (
+            "free-list",
+            &[
+                ("tcache_count", Value::from(2)),
+                ("tcache_max", Value::from(200)),
+                ("fastbin_max", Value::from(64)),
+            ],
+        ),
         ("free-list", &[("fit", Value::from("next"))]),
         ("free-list", &[("coalesce", Value::from(false))]),
         (
@@ -518,6 +526,38 @@ fn bins_hand_out_the_oldest_of_equal_chunks() {
         let got = addr(&sim, 10);
         assert_eq!(got, addrs[want], "{fit}");
     }
+}
+
+/// glibc's fast bins and thread cache keep freed small chunks in use, so a heap freed in
+/// small blocks keeps its peak until a large request consolidates them into the top.
+#[test]
+fn fast_bins_hold_the_heap_until_a_large_request_consolidates_them() {
+    let mut c = RunConfig::new("churn", "free-list");
+    for (k, v) in [
+        ("fastbin_max", Value::from(128)),
+        ("tcache_count", Value::from(7)),
+        ("mmap_threshold", Value::from("128KiB")),
+        ("trim_threshold", Value::from("128KiB")),
+        ("top_pad", Value::from(0)),
+    ] {
+        c.policy.params.insert(k.into(), v);
+    }
+    let c = c.resolve().unwrap();
+    let mut sim = Simulation::new(&c, sim_provider(&c)).unwrap();
+    for id in 0..20_000 {
+        sim.apply(Event::alloc(id, 32)).unwrap();
+    }
+    let peak = sim.pages().stats().resident_pages.current;
+    for id in 0..20_000 {
+        sim.apply(Event::free(id)).unwrap();
+    }
+    sim.check_invariants().unwrap();
+    assert_eq!(sim.pages().stats().resident_pages.current, peak);
+    // A request of 1 KiB or more consolidates the fast bins; the top is then trimmed.
+    sim.apply(Event::alloc(50_000, 2000)).unwrap();
+    sim.check_invariants().unwrap();
+    let after = sim.pages().stats().resident_pages.current;
+    assert!(after * 10 < peak, "{after} pages still resident of {peak}");
 }
 
 #[test]

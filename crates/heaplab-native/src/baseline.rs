@@ -433,6 +433,10 @@ pub fn run(
     let rss = || os::rss_bytes().unwrap_or(0);
     let mut heap = Heap::new(alloc, peak_live_blocks(events));
     let every = (events.len() / 100).max(1);
+    // Decoding left free chunks in glibc's heap that are still resident. A replay through
+    // glibc would reuse them without a page fault and look smaller than it is, so they go
+    // back to the OS before the starting point is taken.
+    ffi::trim(RealAllocator::System);
     let rss_before = rss();
     let mut peak = rss_before;
     let numbered = |i: usize, e: String| format!("event {}: {e}", i + 1);

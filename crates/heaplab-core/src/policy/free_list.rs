@@ -136,7 +136,53 @@ const PARAMS: &[ParamSpec] = &[
         unit: "events",
         doc: "How long a free chunk keeps its pages under `release_free_pages = delay`.",
     },
+    ParamSpec {
+        name: "tcache_count",
+        kind: ParamKind::Int { min: 0, max: 65535 },
+        default: "0",
+        unit: "chunks",
+        doc: "Freed small chunks each thread keeps per size, uncoalesced and still counted in \
+              use, and hands out first to its next request of that size: glibc's tcache \
+              (7 since 2.26). Such chunks sit in the heap like live blocks, so one near the \
+              top keeps the heap from shrinking. 0 turns the cache off.",
+    },
+    ParamSpec {
+        name: "tcache_max",
+        kind: ParamKind::Bytes {
+            min: 0,
+            max: 1 << 20,
+            pow2: false,
+        },
+        default: "1032",
+        unit: "bytes",
+        doc: "Largest request whose chunk goes to the thread cache (glibc: 1032 bytes, the \
+              size of its 64th bin).",
+    },
+    ParamSpec {
+        name: "fastbin_max",
+        kind: ParamKind::Bytes {
+            min: 0,
+            max: 160,
+            pow2: false,
+        },
+        default: "0",
+        unit: "bytes",
+        doc: "Largest request whose freed chunk goes to a fast bin: kept in use, uncoalesced, \
+              and handed out first to the next request of its size, until a request of 1 KiB \
+              or more, or a free that leaves 64 KiB free in one piece, consolidates every \
+              fast bin into the heap (glibc's fastbins, M_MXFAST = 128 on 64-bit). Memory \
+              freed in small blocks alone never reaches the top, so the heap keeps its peak. \
+              0 turns fast bins off.",
+    },
 ];
+
+/// glibc's FASTBIN_CONSOLIDATION_THRESHOLD: a free that leaves this much free in one piece
+/// consolidates the fast bins first.
+const FASTBIN_CONSOLIDATION_THRESHOLD: u64 = 64 << 10;
+
+/// glibc's MIN_LARGE_SIZE on 64-bit: a request of a chunk this large consolidates the fast
+/// bins before it searches.
+const MIN_LARGE_CHUNK: u64 = 1024;
 
 /// glibc's DEFAULT_MMAP_THRESHOLD_MAX on 64-bit: the dynamic threshold stops here.
 const MMAP_THRESHOLD_MAX: u64 = 32 << 20;
@@ -224,6 +270,17 @@ pub struct FreeList {
     /// Over-aligned blocks whose payload is not right after their header: payload to chunk.
     shifted: FxHashMap<Addr, Addr>,
     live_chunks: u64,
+    tcache_count: usize,
+    /// Largest chunk size the thread caches take; 0 when they are off.
+    tcache_max_chunk: u64,
+    /// Each thread's cache: chunk addresses per exact chunk size, newest last.
+    tcache: FxHashMap<u32, FxHashMap<u64, Vec<Addr>>>,
+    /// Largest chunk size the fast bins take; 0 when they are off.
+    fast_max_chunk: u64,
+    /// Fast bins: chunk addresses per exact chunk size, newest last. One set for the heap,
+    /// shared by every thread, as one glibc arena's.
+    fastbins: FxHashMap<u64, Vec<Addr>>,
+    fast_chunks: usize,
 }
 
 impl FreeList {
@@ -238,7 +295,7 @@ impl FreeList {
         let align = params.u64("alignment");
         // A free chunk must hold its header and the two free-list links.
         let min_chunk = (header + 16).next_multiple_of(align);
-        Ok(FreeList {
+        let mut heap = FreeList {
             fit,
             coalesce: params.bool("coalesce"),
             header,
@@ -268,7 +325,80 @@ impl FreeList {
             mapped: FxHashMap::default(),
             shifted: FxHashMap::default(),
             live_chunks: 0,
-        })
+            tcache_count: params.u64("tcache_count") as usize,
+            tcache_max_chunk: 0,
+            tcache: FxHashMap::default(),
+            fast_max_chunk: 0,
+            fastbins: FxHashMap::default(),
+            fast_chunks: 0,
+        };
+        if params.u64("fastbin_max") > 0 {
+            heap.fast_max_chunk = heap.chunk_size(params.u64("fastbin_max"));
+        }
+        if heap.tcache_count > 0 {
+            heap.tcache_max_chunk = heap.chunk_size(params.u64("tcache_max"));
+        }
+        Ok(heap)
+    }
+
+    /// Takes a chunk of exactly `csize` bytes from `thread`'s cache, if it holds one.
+    #[inline]
+    fn tcache_take(&mut self, thread: u32, csize: u64) -> Option<Addr> {
+        if csize > self.tcache_max_chunk {
+            return None;
+        }
+        self.tcache.get_mut(&thread)?.get_mut(&csize)?.pop()
+    }
+
+    /// Takes a chunk of exactly `csize` bytes from the fast bins, if they hold one.
+    #[inline]
+    fn fast_take(&mut self, csize: u64) -> Option<Addr> {
+        if csize > self.fast_max_chunk {
+            return None;
+        }
+        let c = self.fastbins.get_mut(&csize)?.pop()?;
+        self.fast_chunks -= 1;
+        Some(c)
+    }
+
+    /// Frees every chunk in the fast bins into the heap, coalescing it with its free
+    /// neighbours and the top: glibc's `malloc_consolidate`.
+    #[cold]
+    fn consolidate<P: PageProvider>(&mut self, mem: &mut Pages<P>) -> Result<(), AllocError> {
+        if self.fast_chunks == 0 {
+            return Ok(());
+        }
+        // Emptied first, so the frees below never consolidate again.
+        let mut chunks: Vec<Addr> = std::mem::take(&mut self.fastbins)
+            .into_values()
+            .flatten()
+            .collect();
+        self.fast_chunks = 0;
+        // Address order, so the result does not depend on the hash map's order.
+        chunks.sort_unstable();
+        for c in chunks {
+            self.release_chunk(mem, c)?;
+        }
+        Ok(())
+    }
+
+    /// Puts a chunk the program freed into `thread`'s cache if its bin has room. The chunk
+    /// stays in use as far as the heap is concerned: no coalescing, no trimming past it.
+    fn tcache_put(&mut self, thread: u32, c: Addr, csize: u64) -> bool {
+        if csize > self.tcache_max_chunk {
+            return false;
+        }
+        let bin = self
+            .tcache
+            .entry(thread)
+            .or_default()
+            .entry(csize)
+            .or_default();
+        if bin.len() >= self.tcache_count {
+            return false;
+        }
+        bin.push(c);
+        true
     }
 
     /// The default configuration (dlmalloc/glibc-like), used as a parent heap by other
@@ -520,6 +650,9 @@ impl FreeList {
             if self.header > 0 && start + self.header <= s.committed_end {
                 mem.touch(start, self.header)?;
             }
+            if s.committed_end - start >= FASTBIN_CONSOLIDATION_THRESHOLD {
+                self.consolidate(mem)?;
+            }
             return self.trim(mem, seg);
         }
         let next = self.chunks[&end];
@@ -547,6 +680,9 @@ impl FreeList {
         // Header and links at the front, the boundary tag at the back.
         mem.touch(start, (self.header + 16).min(size))?;
         mem.touch(start + size - 8, 8)?;
+        if size >= FASTBIN_CONSOLIDATION_THRESHOLD {
+            self.consolidate(mem)?;
+        }
         match self.release {
             Release::Never => Ok(()),
             Release::Immediate => self.purge(mem, start, size),
@@ -632,7 +768,7 @@ impl Policy for FreeList {
         size: u64,
         align: u64,
         _arena: Option<ArenaId>,
-        _thread: u32,
+        thread: u32,
     ) -> Result<Addr, AllocError> {
         check_align(align)?;
         check_size(size)?;
@@ -641,6 +777,15 @@ impl Policy for FreeList {
             return self.alloc_mapped(mem, size, align);
         }
         if align <= self.align {
+            if let Some(c) = self
+                .tcache_take(thread, csize)
+                .or_else(|| self.fast_take(csize))
+            {
+                return Ok(c + self.header);
+            }
+            if csize >= MIN_LARGE_CHUNK {
+                self.consolidate(mem)?;
+            }
             return Ok(self.alloc_chunk(mem, csize)? + self.header);
         }
         // An over-aligned request takes a chunk with room to slide the payload forward; the
@@ -657,7 +802,7 @@ impl Policy for FreeList {
         &mut self,
         mem: &mut Pages<P>,
         block: Block,
-        _thread: u32,
+        thread: u32,
     ) -> Result<(), AllocError> {
         if let Some((base, len)) = self.mapped.remove(&block.addr) {
             mem.release(base, len)?;
@@ -669,7 +814,19 @@ impl Policy for FreeList {
             return Ok(());
         }
         let c = self.chunk_of(block.addr)?;
-        self.shifted.remove(&block.addr);
+        if self.shifted.remove(&block.addr).is_none() {
+            let csize = self.chunks[&c].size;
+            let cached = self.tcache_put(thread, c, csize);
+            if cached || csize <= self.fast_max_chunk {
+                if !cached {
+                    self.fastbins.entry(csize).or_default().push(c);
+                    self.fast_chunks += 1;
+                }
+                // glibc writes the bin's link into the chunk.
+                mem.touch(block.addr, 16.min(csize - self.header))?;
+                return Ok(());
+            }
+        }
         self.release_chunk(mem, c)
     }
 
@@ -880,6 +1037,55 @@ impl Policy for FreeList {
                 return Err(format!(
                     "mapped block {payload:#x} is not inside committed memory"
                 ));
+            }
+        }
+        let mut cached = rustc_hash::FxHashSet::default();
+        let mut fast = 0;
+        for (&csize, bin) in &self.fastbins {
+            if csize > self.fast_max_chunk {
+                return Err(format!("fast bin {csize} is larger than the fast limit"));
+            }
+            for &c in bin {
+                fast += 1;
+                match self.chunks.get(&c) {
+                    Some(ch) if !ch.free && ch.size == csize => {}
+                    _ => {
+                        return Err(format!(
+                            "fast chunk {c:#x} is not an in-use chunk of {csize} bytes"
+                        ))
+                    }
+                }
+                if !cached.insert(c) {
+                    return Err(format!("chunk {c:#x} is in a fast bin twice"));
+                }
+            }
+        }
+        if fast != self.fast_chunks {
+            return Err(format!(
+                "{fast} chunks in fast bins, counter says {}",
+                self.fast_chunks
+            ));
+        }
+        for (thread, bins) in &self.tcache {
+            for (&csize, bin) in bins {
+                if bin.len() > self.tcache_count || csize > self.tcache_max_chunk {
+                    return Err(format!(
+                        "thread {thread}'s cache bin {csize} is over its limits"
+                    ));
+                }
+                for &c in bin {
+                    match self.chunks.get(&c) {
+                        Some(ch) if !ch.free && ch.size == csize => {}
+                        _ => {
+                            return Err(format!(
+                                "cached chunk {c:#x} is not an in-use chunk of {csize} bytes"
+                            ))
+                        }
+                    }
+                    if !cached.insert(c) {
+                        return Err(format!("chunk {c:#x} is cached twice"));
+                    }
+                }
             }
         }
         Ok(())
