@@ -11,13 +11,15 @@
 // - `window.heaplabResults` holds the Report objects exactly as `run` returned them,
 //   and `window.heaplabConfigs` the config objects that produced them, in order.
 
-import init, { catalog as readCatalog, draw_chart } from './pkg/heaplab_wasm.js';
+import init, { catalog as readCatalog, draw_chart, scenarios as readScenarios } from './pkg/heaplab_wasm.js';
 
 const MAX_POLICIES = 4;
 // Enough points for a smooth line at any realistic canvas width, few enough that
 // posting four runs from the worker stays cheap.
 const SERIES_POINTS = 2000;
 const HASH_PREFIX = '#c=';
+// A link to a seed scenario: `#s=<id>` opens the page on it and runs it.
+const SCENARIO_PREFIX = '#s=';
 // The permalink format's version; bump it and add a step to `migrate` whenever the
 // shape of the stored state changes, so old links keep working.
 const STATE_VERSION = 1;
@@ -68,6 +70,11 @@ let traceFile = null;
 let runCounter = 0;
 // The last successful runs, kept so a window resize can redraw the chart crisply.
 let lastChartRuns = null;
+// The seed scenarios, and the last one run with its output, for switching workloads.
+let scenarioSpecs = [];
+let lastScenario = null;
+// A scenario a link asked for, run once the page is ready.
+let pendingScenario = null;
 
 /** An invalid form value, carrying the input so it can be highlighted and focused. */
 class FieldError extends Error {
@@ -654,6 +661,7 @@ function applyState(state) {
 /** Restores the form from the URL hash; returns a message if the hash was unusable. */
 function loadFromHash() {
   const hash = window.location.hash;
+  if (hash.startsWith(SCENARIO_PREFIX)) return loadScenarioFromHash(hash);
   if (!hash.startsWith(HASH_PREFIX)) {
     applyState(defaultState());
     return null;
@@ -668,6 +676,29 @@ function loadFromHash() {
   const problems = applyState(state);
   if (problems.length === 0) return null;
   return `Parts of the configuration in this link were not usable: ${problems.join('; ')}.`;
+}
+
+/**
+ * A scenario link: the scenario is chosen, its first workload and configurations fill the
+ * editor, and it runs as soon as the page is ready.
+ */
+function loadScenarioFromHash(hash) {
+  let id;
+  try {
+    id = decodeURIComponent(hash.slice(SCENARIO_PREFIX.length));
+  } catch (error) {
+    id = hash.slice(SCENARIO_PREFIX.length);
+  }
+  if (!scenarioById(id)) {
+    applyState(defaultState());
+    const ids = scenarioSpecs.map((spec) => spec.id).join(', ');
+    return `There is no scenario ${JSON.stringify(id)} in this link; the seed scenarios are ${ids}.`;
+  }
+  showScenario(id);
+  const problems = openScenarioInEditor(id);
+  if (problems.length > 0) return `Scenario ${id} did not fit the editor: ${problems.join('; ')}.`;
+  pendingScenario = id;
+  return null;
 }
 
 function writeHash(state) {
@@ -695,11 +726,10 @@ function dropWorker() {
 }
 
 /**
- * Runs every config in the worker and resolves to the JSON strings `run` (or, for a
- * trace, `run_trace`) returned. `trace` is `{ bytes, lenient }` when the workload is a
- * trace file, else null.
+ * Sends one request to the worker and resolves to its answer. `onProgress` hears the
+ * worker's progress messages; `where(index)` prefixes a failure's message.
  */
-function runInWorker(configs, trace) {
+function askWorker(payload, onProgress, where) {
   worker ??= new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   const id = ++runCounter;
   return new Promise((resolve, reject) => {
@@ -707,16 +737,14 @@ function runInWorker(configs, trace) {
       const message = event.data;
       if (message.id !== id) return;
       if ('progress' in message) {
-        setStatus(`Running policy ${message.progress + 1} of ${configs.length}…`);
+        onProgress?.(message.progress);
       } else if (message.ok) {
-        resolve(message.outputs);
+        resolve(message);
       } else {
         // A panic inside the module can leave its memory inconsistent, so every
         // failure gets a fresh worker for the next run.
         dropWorker();
-        const failed = configs[message.index]?.policy;
-        const where = message.index >= 0 ? `Policy ${message.index + 1} (${failed.preset ?? failed.family}): ` : '';
-        reject(new Error(`${where}${message.message}`));
+        reject(new Error(`${where(message.index)}${message.message}`));
       }
     };
     worker.onerror = (event) => {
@@ -729,8 +757,31 @@ function runInWorker(configs, trace) {
       dropWorker();
       reject(new Error('The simulation worker sent a message the page could not read'));
     };
-    worker.postMessage({ id, configs, trace });
+    worker.postMessage({ id, ...payload });
   });
+}
+
+/**
+ * Runs every config in the worker and resolves to the JSON strings `run` (or, for a
+ * trace, `run_trace`) returned. `trace` is `{ bytes, lenient }` when the workload is a
+ * trace file, else null.
+ */
+async function runInWorker(configs, trace) {
+  const answer = await askWorker(
+    { configs, trace },
+    (index) => setStatus(`Running policy ${index + 1} of ${configs.length}…`),
+    (index) => {
+      const failed = configs[index]?.policy;
+      return index >= 0 ? `Policy ${index + 1} (${failed.preset ?? failed.family}): ` : '';
+    },
+  );
+  return answer.outputs;
+}
+
+/** Runs a seed scenario in the worker; resolves to the JSON string `run_scenario` gave. */
+async function runScenarioInWorker(id) {
+  const answer = await askWorker({ scenario: id }, null, () => `Scenario ${id}: `);
+  return answer.scenario;
 }
 
 /** Chart labels: the preset or family alone when unique, numbered when one repeats. */
@@ -825,6 +876,9 @@ async function onRun(event) {
   // Stale results must not be mistaken for this run's if it fails.
   delete window.heaplabResults;
   delete window.heaplabConfigs;
+  delete window.heaplabScenario;
+  lastScenario = null;
+  $('#finding').hidden = true;
   $('#run').disabled = true;
   setStatus('Running…');
   try {
@@ -890,6 +944,106 @@ function traceNote(report) {
   return note;
 }
 
+// ---------------------------------------------------------------------------------
+// Seed scenarios
+
+function scenarioById(id) {
+  return scenarioSpecs.find((spec) => spec.id === id);
+}
+
+function workloadLabel(workload) {
+  const params = Object.entries(workload.params ?? {}).map(([key, value]) => `${key} ${value}`);
+  return params.length ? `${workload.id} (${params.join(', ')})` : workload.id;
+}
+
+/** Shows the chosen scenario's question under the menu. */
+function showScenario(id) {
+  const spec = scenarioById(id);
+  $('#scenario').value = id;
+  $('#scenario-question').textContent = spec ? spec.question : '';
+}
+
+/** Loads one of a scenario's workloads and all its configurations into the editor. */
+function openScenarioInEditor(id, workloadIndex = 0) {
+  const spec = scenarioById(id);
+  const state = {
+    v: STATE_VERSION,
+    workload: structuredClone(spec.workloads[workloadIndex]),
+    provider: defaultState().provider,
+    policies: spec.configs.slice(0, MAX_POLICIES).map((config) => structuredClone(config.policy)),
+  };
+  return applyState(state);
+}
+
+/** The finding: each claim with whether the numbers bear it out. */
+function renderFinding(spec, output) {
+  $('#finding').hidden = false;
+  $('#finding-title').textContent = `Finding: ${output.title}`;
+  $('#finding-expected').textContent = `Expected: ${spec.expected}`;
+  const list = $('#finding-checks');
+  list.replaceChildren();
+  for (const check of output.finding.checks) {
+    const item = document.createElement('li');
+    item.className = check.holds ? 'holds' : 'fails';
+    item.textContent = `${check.holds ? '✓' : '✗'} ${check.claim}`;
+    list.append(item);
+  }
+  const select = $('#scenario-workload');
+  select.replaceChildren(...spec.workloads.map((workload, index) => option(String(index), workloadLabel(workload))));
+  $('#scenario-workload-field').hidden = spec.workloads.length < 2;
+}
+
+/** Draws the chart and the table for the runs of one of the scenario's workloads. */
+function showScenarioWorkload(index) {
+  const { spec, output, series } = lastScenario;
+  const per = spec.configs.length;
+  const first = index * per;
+  const runs = output.runs.slice(first, first + per);
+  lastChartRuns = runs.map((run, i) => ({
+    label: run.label,
+    series: series[first + i],
+    phases: run.phases.map(({ label, end_event }) => ({ label, end_event })),
+  }));
+  drawChart(lastChartRuns);
+  renderSummary(
+    runs.map((run) => run.label),
+    runs.map((run) => run.config),
+    runs,
+  );
+}
+
+async function onRunScenario() {
+  if (document.body.dataset.state === 'running') return;
+  const id = $('#scenario').value;
+  const spec = scenarioById(id);
+  clearError();
+  setState('running');
+  delete window.heaplabResults;
+  delete window.heaplabConfigs;
+  delete window.heaplabScenario;
+  $('#run').disabled = true;
+  $('#run-scenario').disabled = true;
+  setStatus(`Running scenario ${id}…`);
+  try {
+    history.replaceState(null, '', SCENARIO_PREFIX + encodeURIComponent(id));
+    const { output, series } = JSON.parse(await runScenarioInWorker(id));
+    lastScenario = { spec, output, series };
+    $('#results').hidden = false;
+    renderFinding(spec, output);
+    showScenarioWorkload(0);
+    window.heaplabScenario = output;
+    window.heaplabResults = output.runs;
+    const verdict = output.finding.holds ? 'the finding holds' : 'the finding does not hold';
+    setStatus(`Ran scenario ${id}: ${output.runs.length} runs; ${verdict}.`);
+    setState('done');
+  } catch (error) {
+    fail(error);
+  } finally {
+    $('#run').disabled = false;
+    $('#run-scenario').disabled = false;
+  }
+}
+
 function fail(error) {
   showError(messageOf(error));
   setStatus('');
@@ -913,6 +1067,29 @@ function buildStaticControls() {
   for (const size of catalog.page_sizes) {
     $('#page-size').append(option(size, formatBytes(size)));
   }
+
+  for (const spec of scenarioSpecs) {
+    $('#scenario').append(option(spec.id, spec.title, spec.question));
+  }
+  showScenario(scenarioSpecs[0]?.id ?? '');
+  $('#scenario').addEventListener('input', () => showScenario($('#scenario').value));
+  $('#run-scenario').addEventListener('click', onRunScenario);
+  $('#edit-scenario').addEventListener('click', () => {
+    clearError();
+    const id = $('#scenario').value;
+    const index = lastScenario?.spec.id === id ? Number($('#scenario-workload').value) : 0;
+    const problems = openScenarioInEditor(id, index);
+    if (problems.length > 0) showError(`Scenario ${id} did not fit the editor: ${problems.join('; ')}.`);
+    formChanged();
+    $('#config').scrollIntoView();
+  });
+  $('#scenario-workload').addEventListener('input', () => {
+    try {
+      showScenarioWorkload(Number($('#scenario-workload').value));
+    } catch (error) {
+      showError(`Could not show that workload: ${messageOf(error)}`);
+    }
+  });
 
   $('#workload').append(option(TRACE_ID, TRACE_WORKLOAD.title, TRACE_WORKLOAD.description));
   $('#trace-file').addEventListener('change', () => {
@@ -949,6 +1126,7 @@ function buildStaticControls() {
     clearError();
     const problem = loadFromHash();
     if (problem) showError(problem);
+    runPendingScenario();
   });
 
   let resizeTimer = 0;
@@ -969,6 +1147,7 @@ async function main() {
   try {
     await init();
     catalog = JSON.parse(readCatalog());
+    scenarioSpecs = JSON.parse(readScenarios());
   } catch (error) {
     showError(
       `Could not load the heaplab WebAssembly module (${messageOf(error)}). ` +
@@ -984,7 +1163,14 @@ async function main() {
     setState('error');
   } else {
     setState('ready');
+    runPendingScenario();
   }
+}
+
+function runPendingScenario() {
+  if (pendingScenario === null) return;
+  pendingScenario = null;
+  onRunScenario();
 }
 
 main();
