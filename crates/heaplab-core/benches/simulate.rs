@@ -57,7 +57,7 @@ fn steady(live: u64, steps: u64, seed: u64) -> (Vec<Event>, Vec<Event>) {
 fn replay(c: &RunConfig, events: &[Event]) -> u64 {
     let mut sim = Simulation::new(c, sim_provider(c)).unwrap();
     for e in events {
-        sim.apply(e.clone()).unwrap();
+        sim.apply_ref(e).unwrap();
     }
     sim.finish().0.events
 }
@@ -104,13 +104,13 @@ fn scaling(c: &mut Criterion) {
                     || {
                         let mut sim = Simulation::new(&cfg, sim_provider(&cfg)).unwrap();
                         for e in &fill {
-                            sim.apply(e.clone()).unwrap();
+                            sim.apply_ref(e).unwrap();
                         }
                         sim
                     },
                     |mut sim| {
                         for e in &churn {
-                            sim.apply(e.clone()).unwrap();
+                            sim.apply_ref(e).unwrap();
                         }
                         sim
                     },

@@ -235,6 +235,26 @@ impl<P: PageProvider> Pages<P> {
             return Ok(());
         }
         let (first, last) = self.page_span(addr, bytes);
+        // Nearly every write lands in one page that is already resident, and then no state
+        // and no counter changes: only the provider sees the write.
+        if last - first == 1 && self.state(first) & (COMMITTED | RESIDENT) == (COMMITTED | RESIDENT)
+        {
+            self.provider.write(addr, bytes);
+            return Ok(());
+        }
+        self.touch_pages(addr, bytes, first, last)
+    }
+
+    /// [`Pages::touch`] for writes that span pages or reach a page not yet resident.
+    #[cold]
+    #[inline(never)]
+    fn touch_pages(
+        &mut self,
+        addr: Addr,
+        bytes: u64,
+        first: u64,
+        last: u64,
+    ) -> Result<(), ProviderError> {
         for page in first..last {
             let s = self.state_mut(page);
             if *s & (COMMITTED | RESIDENT) == (COMMITTED | RESIDENT) {

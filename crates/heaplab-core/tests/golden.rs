@@ -41,10 +41,18 @@ const CUT: u64 = 20_000;
 fn configs() -> Vec<(String, PolicyConfig, ProviderKind)> {
     let mut out = Vec::new();
     for p in PRESETS {
-        out.push((p.id.to_string(), PolicyConfig::named(p.id), ProviderKind::Sim));
+        out.push((
+            p.id.to_string(),
+            PolicyConfig::named(p.id),
+            ProviderKind::Sim,
+        ));
     }
     for f in FAMILIES {
-        out.push((f.id.to_string(), PolicyConfig::named(f.id), ProviderKind::Sim));
+        out.push((
+            f.id.to_string(),
+            PolicyConfig::named(f.id),
+            ProviderKind::Sim,
+        ));
         out.push((
             format!("{}@wasm", f.id),
             PolicyConfig::named(f.id),

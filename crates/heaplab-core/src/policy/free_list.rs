@@ -593,6 +593,29 @@ impl FreeList {
             ))),
         }
     }
+
+    /// Gives back the pages of the chunks whose delayed purge is due by `now`.
+    #[cold]
+    #[inline(never)]
+    fn purge_due<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        now: u64,
+    ) -> Result<(), AllocError> {
+        while let Some(&(due, start)) = self.purge_queue.front() {
+            if due > now {
+                break;
+            }
+            self.purge_queue.pop_front();
+            // The chunk may have been reused or merged since; purge what is free there now.
+            if let Some(c) = self.chunks.get(&start).copied() {
+                if c.free {
+                    self.purge(mem, start, c.size)?;
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Policy for FreeList {
@@ -730,21 +753,14 @@ impl Policy for FreeList {
         default_realloc(self, mem, block, new_size, align, thread)
     }
 
+    #[inline]
     fn tick<P: PageProvider>(&mut self, mem: &mut Pages<P>, now: u64) -> Result<(), AllocError> {
         self.now = now;
-        while let Some(&(due, start)) = self.purge_queue.front() {
-            if due > now {
-                break;
-            }
-            self.purge_queue.pop_front();
-            // The chunk may have been reused or merged since; purge what is free there now.
-            if let Some(c) = self.chunks.get(&start).copied() {
-                if c.free {
-                    self.purge(mem, start, c.size)?;
-                }
-            }
+        // Most events find no purge due.
+        match self.purge_queue.front() {
+            Some(&(due, _)) if due <= now => self.purge_due(mem, now),
+            _ => Ok(()),
         }
-        Ok(())
     }
 
     fn metadata_bytes(&self) -> u64 {

@@ -326,6 +326,58 @@ impl Heap {
     }
 }
 
+/// The heap of each thread seen, under per-thread heaps. Thread ids of workloads and traces
+/// are small numbers, so they index a vector, which costs a load where a hash map cost a
+/// probe on every allocation and free; an id of `DENSE_THREADS` or more goes to a map, so a
+/// trace with odd thread ids still costs memory only for the threads it has.
+#[derive(Debug, Default)]
+struct ThreadHeaps {
+    /// Heap of thread `t` at `dense[t]`, `NONE` for a thread without one.
+    dense: Vec<u32>,
+    sparse: FxHashMap<u32, u32>,
+    len: u32,
+}
+
+const DENSE_THREADS: u32 = 1024;
+
+impl ThreadHeaps {
+    #[inline]
+    fn get(&self, thread: u32) -> Option<u32> {
+        if thread < DENSE_THREADS {
+            let h = *self.dense.get(thread as usize)?;
+            (h != NONE).then_some(h)
+        } else {
+            self.sparse.get(&thread).copied()
+        }
+    }
+
+    /// The heap of `thread`, numbered next in order of first allocation if it had none.
+    #[inline]
+    fn get_or_insert(&mut self, thread: u32) -> u32 {
+        match self.get(thread) {
+            Some(h) => h,
+            None => self.insert_next(thread),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn insert_next(&mut self, thread: u32) -> u32 {
+        let h = self.len;
+        if thread < DENSE_THREADS {
+            let t = thread as usize;
+            if self.dense.len() <= t {
+                self.dense.resize(t + 1, NONE);
+            }
+            self.dense[t] = h;
+        } else {
+            self.sparse.insert(thread, h);
+        }
+        self.len += 1;
+        h
+    }
+}
+
 /// A thread's cache of freed blocks, as (span, block index) per class.
 #[derive(Debug)]
 struct ThreadCache {
@@ -364,7 +416,7 @@ pub struct SizeClass {
     free_span_ids: Vec<u32>,
     heaps: Vec<Heap>,
     /// Heap of each thread seen, under per-thread heaps (in order of first allocation).
-    thread_heaps: FxHashMap<u32, u32>,
+    thread_heaps: ThreadHeaps,
     tcaches: FxHashMap<u32, ThreadCache>,
     large: FxHashMap<Addr, u64>,
     /// Delayed decommits: (due, segment, generation, first slot, slots).
@@ -462,7 +514,7 @@ impl SizeClass {
             generations: 0,
             spans: Vec::new(),
             free_span_ids: Vec::new(),
-            thread_heaps: FxHashMap::default(),
+            thread_heaps: ThreadHeaps::default(),
             tcaches: FxHashMap::default(),
             large: FxHashMap::default(),
             purge: VecDeque::new(),
@@ -502,12 +554,13 @@ impl SizeClass {
     }
 
     /// The heap a thread allocates from, made on its first allocation.
+    #[inline]
     fn heap_of(&mut self, thread: u32) -> u32 {
         if !self.per_thread {
             return 0;
         }
-        let next = self.thread_heaps.len() as u32;
-        let h = *self.thread_heaps.entry(thread).or_insert(next);
+        let h = self.thread_heaps.get_or_insert(thread);
+        // A thread numbered just now has no heap yet.
         if h as usize == self.heaps.len() {
             self.heaps.push(Heap::new(self.classes.len()));
         }
@@ -515,8 +568,9 @@ impl SizeClass {
     }
 
     /// Whether `thread` allocates from heap `h`; a thread that never allocated has no heap.
+    #[inline]
     fn is_local(&self, thread: u32, h: u32) -> bool {
-        !self.per_thread || self.thread_heaps.get(&thread) == Some(&h)
+        !self.per_thread || self.thread_heaps.get(thread) == Some(h)
     }
 
     fn queue_push(&mut self, id: u32) {
@@ -968,6 +1022,32 @@ impl SizeClass {
         }
         Ok(())
     }
+
+    /// Carries out the delayed decommits due by `now`.
+    #[cold]
+    #[inline(never)]
+    fn purge_due<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        now: u64,
+    ) -> Result<(), AllocError> {
+        while let Some(&(due, si, generation, first, n)) = self.purge.front() {
+            if due > now {
+                break;
+            }
+            self.purge.pop_front();
+            // A segment released since, and its successor in the table, are left alone;
+            // slots reused or freed again since are skipped by their due time.
+            let same = self.segments[si as usize]
+                .as_ref()
+                .is_some_and(|seg| seg.generation == generation);
+            if same {
+                self.decommit_units(mem, si, first, n, true)?;
+                self.release_if_empty(mem, si)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Policy for SizeClass {
@@ -1044,11 +1124,17 @@ impl Policy for SizeClass {
         block: Block,
         thread: u32,
     ) -> Result<(), AllocError> {
-        if let Some(len) = self.large.remove(&block.addr) {
-            mem.release(block.addr, len)?;
-            return Ok(());
+        // Blocks in segments are found through their segment, and no large mapping lies in
+        // one (segments are reserved whole and aligned to their size), so the large map is
+        // asked only when the segment lookup fails.
+        let span = self.span_of(block.addr);
+        if span.is_none() {
+            if let Some(len) = self.large.remove(&block.addr) {
+                mem.release(block.addr, len)?;
+                return Ok(());
+            }
         }
-        let id = self.span_of(block.addr).ok_or_else(|| {
+        let id = span.ok_or_else(|| {
             AllocError::Invalid(format!(
                 "free of {:#x}, which this heap never handed out",
                 block.addr
@@ -1135,24 +1221,14 @@ impl Policy for SizeClass {
         super::free_list::default_realloc(self, mem, block, new_size, align, thread)
     }
 
+    #[inline]
     fn tick<P: PageProvider>(&mut self, mem: &mut Pages<P>, now: u64) -> Result<(), AllocError> {
         self.now = now;
-        while let Some(&(due, si, generation, first, n)) = self.purge.front() {
-            if due > now {
-                break;
-            }
-            self.purge.pop_front();
-            // A segment released since, and its successor in the table, are left alone;
-            // slots reused or freed again since are skipped by their due time.
-            let same = self.segments[si as usize]
-                .as_ref()
-                .is_some_and(|seg| seg.generation == generation);
-            if same {
-                self.decommit_units(mem, si, first, n, true)?;
-                self.release_if_empty(mem, si)?;
-            }
+        // Most events find no decommit due.
+        match self.purge.front() {
+            Some(&(due, ..)) if due <= now => self.purge_due(mem, now),
+            _ => Ok(()),
         }
-        Ok(())
     }
 
     fn metadata_bytes(&self) -> u64 {
@@ -1183,7 +1259,7 @@ impl Policy for SizeClass {
                             "thread {thread} caches a block of span {id} in the wrong class"
                         ));
                     }
-                    if self.per_thread && self.thread_heaps.get(&thread) != Some(&span.heap) {
+                    if self.per_thread && self.thread_heaps.get(thread) != Some(span.heap) {
                         return Err(format!(
                             "thread {thread} caches a block of another heap's span {id}"
                         ));
