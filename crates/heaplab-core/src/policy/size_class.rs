@@ -1003,6 +1003,7 @@ impl SizeClass {
     /// alloc/free loop does not commit and decommit a page every time (mimalloc's retire
     /// heuristic). mimalloc frees such a page after a few allocation cycles; here it goes
     /// when another span of its class has room again.
+    #[inline]
     fn settle<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
