@@ -3,6 +3,8 @@
 //! byte for byte with `tests/golden.json`.
 //!
 //! Speed work never changes a number, so an optimisation that alters this file is a bug.
+//! The file also holds the bound on the simulator's own memory (issue 3), which speed work
+//! must keep as well; it replays ten million events, so it runs only when `CI` is set.
 //! When a change to a policy or a workload is meant to change results, run
 //! `UPDATE_GOLDEN=1 cargo test -p heaplab-core --test golden`, read the diff of the file it
 //! rewrites, and commit it with the change.
@@ -11,6 +13,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use heaplab_core::config::{PolicyConfig, ProviderKind, RunConfig};
+use heaplab_core::event::Event;
 use heaplab_core::policy::FAMILIES;
 use heaplab_core::presets::PRESETS;
 use heaplab_core::simulate::{sim_provider, SimError, Simulation};
@@ -152,4 +155,83 @@ fn first_difference(was: &Value, now: &Value, at: &str) -> String {
         }
         _ => format!("{at} was {was}, is {now}"),
     }
+}
+
+/// The simulator's memory grows with live blocks and touched pages, never with events:
+/// four rounds of `parametric` (about 10.6 million events, 1 GiB live at the top of each,
+/// 1.1 GiB of simulated heap touched) streamed into one simulation keep this process under
+/// 200 MB. `examples/memory.rs` is the same run with figures printed.
+#[test]
+fn a_ten_million_event_gibibyte_run_stays_under_200_mb() {
+    if std::env::var_os("CI").is_none() {
+        return;
+    }
+    let Some(before) = peak_rss_kb() else {
+        // Only Linux reports the peak; elsewhere there is nothing to measure.
+        return;
+    };
+    let mut sim = None;
+    let (mut offset, mut events) = (0u64, 0u64);
+    for round in 0..4u64 {
+        let mut c = RunConfig::new("parametric", "size-class");
+        for (k, v) in [
+            ("seed", Value::from(round + 1)),
+            ("scale", Value::from(10.0)),
+            ("peak_live", Value::from(1u64 << 30)),
+            ("mean_size", Value::from(1024)),
+            ("max_size", Value::from(16384)),
+        ] {
+            c.workload.params.insert(k.into(), v);
+        }
+        let c = c.resolve().unwrap();
+        let sim = sim.get_or_insert_with(|| Simulation::new(&c, sim_provider(&c)).unwrap());
+        let mut last = 0;
+        // Each round numbers its blocks from 0; shifting them keeps ids unique over the run.
+        let shift = |e: Event, last: &mut u64| match e {
+            Event::Alloc {
+                id,
+                size,
+                align,
+                arena,
+                thread,
+            } => {
+                *last = (*last).max(id);
+                Event::Alloc {
+                    id: id + offset,
+                    size,
+                    align,
+                    arena,
+                    thread,
+                }
+            }
+            Event::Free { id, thread } => Event::Free {
+                id: id + offset,
+                thread,
+            },
+            other => other,
+        };
+        workload::find("parametric")
+            .unwrap()
+            .generate(&c.workload_params().unwrap(), &mut |e| {
+                events += 1;
+                sim.apply(shift(e, &mut last))
+            })
+            .unwrap();
+        offset += last + 1;
+    }
+    let (summary, _) = sim.unwrap().finish();
+    assert!(events > 10_000_000, "{events} events");
+    assert!(summary.touched_bytes > 1 << 30, "{}", summary.touched_bytes);
+    let peak = peak_rss_kb().unwrap().max(before);
+    assert!(
+        peak < 200_000,
+        "the simulator peaked at {peak} kB for {events} events"
+    );
+}
+
+/// This process's peak resident memory in kB, from Linux's `/proc/self/status`.
+fn peak_rss_kb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
