@@ -265,7 +265,11 @@ impl Window {
     fn pop_front(&mut self) -> Option<Option<Block>> {
         let front = *self.slots.get(self.start)?;
         self.start += 1;
-        if self.start >= 4096 && self.start * 2 >= self.slots.len() {
+        // Compacting once the dropped front is half the vector moves at most one slot per
+        // slot dropped. The floor is small so that a window that stays short (alloc, free,
+        // alloc, ...) cycles through a few cache lines rather than through a buffer larger
+        // than the L1 cache.
+        if self.start >= 64 && self.start * 2 >= self.slots.len() {
             self.compact();
         }
         Some(front)
