@@ -580,11 +580,13 @@ impl FreeList {
     }
 
     fn chunk_of(&self, payload: Addr) -> Result<Addr, AllocError> {
-        let c = self
-            .shifted
-            .get(&payload)
-            .copied()
-            .unwrap_or(payload.wrapping_sub(self.header));
+        // Over-aligned blocks are rare, and an empty map needs no probe.
+        let shifted = if self.shifted.is_empty() {
+            None
+        } else {
+            self.shifted.get(&payload).copied()
+        };
+        let c = shifted.unwrap_or(payload.wrapping_sub(self.header));
         match self.chunks.get(&c) {
             Some(ch) if !ch.free => Ok(c),
             Some(_) => Err(AllocError::Invalid(format!("double free of {payload:#x}"))),
@@ -652,7 +654,13 @@ impl Policy for FreeList {
         block: Block,
         _thread: u32,
     ) -> Result<(), AllocError> {
-        if let Some((base, len)) = self.mapped.remove(&block.addr) {
+        // Most heaps hold no block mapped on its own, and an empty map needs no probe.
+        let mapped = if self.mapped.is_empty() {
+            None
+        } else {
+            self.mapped.remove(&block.addr)
+        };
+        if let Some((base, len)) = mapped {
             mem.release(base, len)?;
             if self.dynamic_mmap_threshold && len > self.mmap_threshold && len <= MMAP_THRESHOLD_MAX
             {
@@ -662,7 +670,9 @@ impl Policy for FreeList {
             return Ok(());
         }
         let c = self.chunk_of(block.addr)?;
-        self.shifted.remove(&block.addr);
+        if !self.shifted.is_empty() {
+            self.shifted.remove(&block.addr);
+        }
         self.release_chunk(mem, c)
     }
 
