@@ -4,6 +4,7 @@
 //! web build and the full gate are one command each and pin their own tools instead
 //! of relying on whatever happens to be installed.
 
+mod bench;
 mod gate;
 mod serve;
 mod tools;
@@ -20,6 +21,9 @@ commands:
   build-wasm          build heaplab-wasm and run wasm-bindgen into web/pkg
   serve [--port N]    build-wasm, then serve web/ on http://127.0.0.1:N (default 8000)
   test                the whole gate: fmt, clippy, tests, wasm build, browser test
+  bench [ARGS]        the simulator's criterion bench, then a table of events/s per family
+                      and the 1M/10K live-block ratios (ARGS go to criterion; `--table`
+                      alone prints the last run's table)
 ";
 
 fn main() -> ExitCode {
@@ -52,6 +56,7 @@ fn run(args: Vec<String>) -> Result<()> {
             no_more_args(rest)?;
             gate::run(&root)
         }
+        "bench" => bench::run(&root, rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())

@@ -57,7 +57,7 @@ fn steady(live: u64, steps: u64, seed: u64) -> (Vec<Event>, Vec<Event>) {
 fn replay(c: &RunConfig, events: &[Event]) -> u64 {
     let mut sim = Simulation::new(c, sim_provider(c)).unwrap();
     for e in events {
-        sim.apply(e.clone()).unwrap();
+        sim.apply_ref(e).unwrap();
     }
     sim.finish().0.events
 }
@@ -71,6 +71,7 @@ fn families() -> Vec<(&'static str, RunConfig)> {
             "free-list-first",
             config("free-list", &[("fit", Value::from("first"))]),
         ),
+        ("buddy", config("buddy", &[])),
     ]
 }
 
@@ -89,6 +90,38 @@ fn throughput(c: &mut Criterion) {
     }
 }
 
+/// A simulation that has applied `events`, for timing what comes after.
+fn filled(cfg: &RunConfig, events: &[Event]) -> Simulation<heaplab_core::provider::SimProvider> {
+    let mut sim = Simulation::new(cfg, sim_provider(cfg)).unwrap();
+    for e in events {
+        sim.apply_ref(e).unwrap();
+    }
+    sim
+}
+
+/// Best fit in a steady state of 100,000 live blocks: issue 3 asks for 10 M events/s.
+fn best_fit(c: &mut Criterion) {
+    let steps = 200_000;
+    let (fill, churn) = steady(100_000, steps, 1);
+    let cfg = config("free-list", &[]);
+    let mut g = c.benchmark_group("best-fit");
+    g.throughput(Throughput::Elements(2 * steps));
+    g.sample_size(10).measurement_time(Duration::from_secs(8));
+    g.bench_function("100000-live", |b| {
+        b.iter_batched(
+            || filled(&cfg, &fill),
+            |mut sim| {
+                for e in &churn {
+                    sim.apply_ref(e).unwrap();
+                }
+                sim
+            },
+            BatchSize::PerIteration,
+        )
+    });
+    g.finish();
+}
+
 /// Time per steady-state event with 10,000 and with 1,000,000 live blocks: no operation
 /// may be linear in live or free blocks, so the ratio must stay small.
 fn scaling(c: &mut Criterion) {
@@ -101,16 +134,10 @@ fn scaling(c: &mut Criterion) {
         for (family, cfg) in families() {
             g.bench_with_input(BenchmarkId::new(family, live), &live, |b, _| {
                 b.iter_batched(
-                    || {
-                        let mut sim = Simulation::new(&cfg, sim_provider(&cfg)).unwrap();
-                        for e in &fill {
-                            sim.apply(e.clone()).unwrap();
-                        }
-                        sim
-                    },
+                    || filled(&cfg, &fill),
                     |mut sim| {
                         for e in &churn {
-                            sim.apply(e.clone()).unwrap();
+                            sim.apply_ref(e).unwrap();
                         }
                         sim
                     },
@@ -122,5 +149,5 @@ fn scaling(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, throughput, scaling);
+criterion_group!(benches, throughput, best_fit, scaling);
 criterion_main!(benches);

@@ -36,7 +36,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for _ in 0..rounds {
         let mut sim = Simulation::new(&config, sim_provider(&config))?;
         for e in &events {
-            sim.apply(e.clone())?;
+            sim.apply_ref(e)?;
         }
         std::hint::black_box(sim.finish());
     }

@@ -93,6 +93,7 @@ impl LiveTable {
         }
     }
 
+    #[inline]
     pub fn contains(&self, id: BlockId) -> bool {
         self.get(id).is_some()
     }
@@ -104,8 +105,23 @@ impl LiveTable {
             if self.window[i].replace(block).is_none() {
                 self.in_window += 1;
             }
-        } else if id >= self.end() && id < self.ahead_min && self.reaches(id) {
-            // The common case: a new id a little past the newest one.
+        } else if id == self.end() && id < self.ahead_min && self.reaches(id) {
+            // The most common case: the id right after the newest one, one push. The
+            // window must still reach it, or it would stretch past twice its blocks, and
+            // nothing may wait ahead at that id, or the id would be in two places.
+            self.window.push(Some(block));
+            self.in_window += 1;
+        } else {
+            self.insert_past(id, block);
+        }
+    }
+
+    /// [`LiveTable::insert`] of an id outside the window and not right after it.
+    #[cold]
+    #[inline(never)]
+    fn insert_past(&mut self, id: BlockId, block: Block) {
+        if id > self.end() && id < self.ahead_min && self.reaches(id) {
+            // A new id a little past the newest one.
             let len = (id - self.base) as usize;
             self.window.resize(len);
             self.window.push(Some(block));
@@ -197,6 +213,7 @@ impl LiveTable {
     }
 
     /// Drops dead slots from the front so the window follows the oldest live block.
+    #[inline]
     fn trim_front(&mut self) {
         while let Some(None) = self.window.front() {
             self.window.pop_front();
@@ -244,14 +261,26 @@ impl Window {
         self.slots.get(self.start)
     }
 
+    #[inline]
     fn pop_front(&mut self) -> Option<Option<Block>> {
         let front = *self.slots.get(self.start)?;
         self.start += 1;
-        if self.start >= 4096 && self.start * 2 >= self.slots.len() {
-            self.slots.drain(..self.start);
-            self.start = 0;
+        // Compacting once the dropped front is half the vector moves at most one slot per
+        // slot dropped. The floor is small so that a window that stays short (alloc, free,
+        // alloc, ...) cycles through a few cache lines rather than through a buffer larger
+        // than the L1 cache.
+        if self.start >= 64 && self.start * 2 >= self.slots.len() {
+            self.compact();
         }
         Some(front)
+    }
+
+    /// Gives the dropped front back in one move, once it is half the vector.
+    #[cold]
+    #[inline(never)]
+    fn compact(&mut self) {
+        self.slots.drain(..self.start);
+        self.start = 0;
     }
 
     #[inline]

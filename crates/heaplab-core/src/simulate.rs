@@ -11,7 +11,7 @@ use crate::event::{ArenaId, BlockId, Event, DEFAULT_ALIGN};
 use crate::live::LiveTable;
 use crate::pages::Pages;
 use crate::params::ParamError;
-use crate::policy::{AllocError, AnyPolicy, Block, Policy};
+use crate::policy::{dispatch, AllocError, AnyPolicy, Block, Policy};
 use crate::provider::{PageProvider, ProviderError, SimMode, SimProvider};
 use crate::series::{Sample, SeriesRecorder};
 use crate::stats::Gauge;
@@ -87,8 +87,16 @@ pub struct Report {
 /// A policy running over a provider.
 #[derive(Debug)]
 pub struct Simulation<P: PageProvider> {
-    mem: Pages<P>,
     policy: AnyPolicy,
+    books: Books<P>,
+}
+
+/// Everything the simulator keeps besides the policy. Kept apart so that an event is
+/// applied with the policy borrowed as its own family: one match per event picks the
+/// family, and the code under it is compiled for that family alone.
+#[derive(Debug)]
+struct Books<P: PageProvider> {
+    mem: Pages<P>,
     live: LiveTable,
     arenas: FxHashMap<ArenaId, Vec<BlockId>>,
     live_bytes: Gauge,
@@ -118,46 +126,76 @@ impl<P: PageProvider> Simulation<P> {
         let mem = Pages::new(provider);
         let policy = AnyPolicy::build(&config.policy.family, &params, mem.page_size())?;
         Ok(Simulation {
-            mem,
             policy,
-            live: LiveTable::default(),
-            arenas: FxHashMap::default(),
-            live_bytes: Gauge::default(),
-            events: 0,
-            allocs: 0,
-            frees: 0,
-            reallocs: 0,
-            touch: config.touch,
-            series: SeriesRecorder::new(config.series_points),
-            phase: None,
-            phases: Vec::new(),
+            books: Books {
+                mem,
+                live: LiveTable::default(),
+                arenas: FxHashMap::default(),
+                live_bytes: Gauge::default(),
+                events: 0,
+                allocs: 0,
+                frees: 0,
+                reallocs: 0,
+                touch: config.touch,
+                series: SeriesRecorder::new(config.series_points),
+                phase: None,
+                phases: Vec::new(),
+            },
         })
     }
 
     pub fn pages(&self) -> &Pages<P> {
-        &self.mem
+        &self.books.mem
     }
 
     pub fn pages_mut(&mut self) -> &mut Pages<P> {
-        &mut self.mem
+        &mut self.books.mem
     }
 
     /// The live blocks, by id.
     pub fn live(&self) -> impl Iterator<Item = (BlockId, Block)> + '_ {
-        self.live.iter()
+        self.books.live.iter()
     }
 
     pub fn live_bytes(&self) -> u64 {
-        self.live_bytes.current
+        self.books.live_bytes.current
     }
 
     /// Carries out one event.
+    #[inline]
     pub fn apply(&mut self, event: Event) -> Result<(), SimError> {
+        self.apply_ref(&event)
+    }
+
+    /// Carries out one event given by reference, for callers that replay events they keep
+    /// (benchmarks, profilers): only a phase label is copied.
+    #[inline]
+    pub fn apply_ref(&mut self, event: &Event) -> Result<(), SimError> {
+        let books = &mut self.books;
+        dispatch!(&mut self.policy, p => books.apply(p, event))
+    }
+
+    /// Checks the policy, the page map, and the live blocks against both: blocks do not
+    /// overlap and every live byte lies in committed pages. Slow; for tests.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        self.books.check_invariants(&self.policy)
+    }
+
+    /// Ends the run: the summary and the memory-over-time series.
+    pub fn finish(self) -> (Summary, crate::series::Series) {
+        self.books.finish(&self.policy)
+    }
+}
+
+impl<P: PageProvider> Books<P> {
+    /// Carries out one event with the policy as its own family.
+    #[inline]
+    fn apply<Q: Policy>(&mut self, policy: &mut Q, event: &Event) -> Result<(), SimError> {
         self.events += 1;
         let n = self.events;
-        self.step(event)
+        self.step(policy, event)
             .map_err(|message| SimError { event: n, message })?;
-        self.policy.tick(&mut self.mem, n).map_err(|e| SimError {
+        policy.tick(&mut self.mem, n).map_err(|e| SimError {
             event: n,
             message: e.to_string(),
         })?;
@@ -175,6 +213,7 @@ impl<P: PageProvider> Simulation<P> {
     }
 
     /// How many bytes of a `size`-byte block the program writes.
+    #[inline]
     fn written(&self, size: u64) -> u64 {
         match self.touch {
             TouchMode::All => size,
@@ -183,20 +222,23 @@ impl<P: PageProvider> Simulation<P> {
         }
     }
 
+    #[inline]
     fn write(&mut self, addr: u64, size: u64) -> Result<(), ProviderError> {
         self.mem.touch(addr, self.written(size))
     }
 
     /// Checks, before a block dies or moves, that nothing else wrote over it.
+    #[inline]
     fn verify(&self, block: Block) -> Result<(), String> {
         self.mem
             .verify(block.addr, self.written(block.size))
             .map_err(|e| e.to_string())
     }
 
-    fn step(&mut self, event: Event) -> Result<(), String> {
+    #[inline]
+    fn step<Q: Policy>(&mut self, policy: &mut Q, event: &Event) -> Result<(), String> {
         let err = |e: AllocError| e.to_string();
-        match event {
+        match *event {
             Event::Alloc {
                 id,
                 size,
@@ -212,8 +254,7 @@ impl<P: PageProvider> Simulation<P> {
                         return Err(format!("alloc in arena {a}, which was not created"));
                     }
                 }
-                let addr = self
-                    .policy
+                let addr = policy
                     .alloc(&mut self.mem, size, align, arena, thread)
                     .map_err(err)?;
                 self.write(addr, size).map_err(|e| e.to_string())?;
@@ -230,9 +271,7 @@ impl<P: PageProvider> Simulation<P> {
                     .remove(id)
                     .ok_or_else(|| format!("free of block id {id}, which is not live"))?;
                 self.verify(block)?;
-                self.policy
-                    .free(&mut self.mem, block, thread)
-                    .map_err(err)?;
+                policy.free(&mut self.mem, block, thread).map_err(err)?;
                 self.live_bytes.sub(block.size);
                 self.frees += 1;
             }
@@ -242,8 +281,7 @@ impl<P: PageProvider> Simulation<P> {
                     .get(id)
                     .ok_or_else(|| format!("realloc of block id {id}, which is not live"))?;
                 self.verify(block)?;
-                let addr = self
-                    .policy
+                let addr = policy
                     .realloc(&mut self.mem, block, size, DEFAULT_ALIGN, thread)
                     .map_err(err)?;
                 self.write(addr, size).map_err(|e| e.to_string())?;
@@ -259,16 +297,16 @@ impl<P: PageProvider> Simulation<P> {
                 self.live_bytes.add(size);
                 self.reallocs += 1;
             }
-            Event::Phase(label) => {
+            Event::Phase(ref label) => {
                 self.close_phase(self.events - 1);
-                self.phase = Some(label);
+                self.phase = Some(label.clone());
             }
             Event::ArenaCreate(a) => {
                 if self.arenas.contains_key(&a) {
                     return Err(format!("arena {a} already exists"));
                 }
                 self.arenas.insert(a, Vec::new());
-                self.policy.arena_create(a);
+                policy.arena_create(a);
             }
             Event::ArenaReset(a) | Event::ArenaDrop(a) => {
                 let drop = matches!(event, Event::ArenaDrop(_));
@@ -287,15 +325,15 @@ impl<P: PageProvider> Simulation<P> {
                     self.live.remove(id);
                     self.verify(block)?;
                     self.live_bytes.sub(block.size);
-                    if !self.policy.owns_arenas() {
-                        self.policy.free(&mut self.mem, block, 0).map_err(err)?;
+                    if !policy.owns_arenas() {
+                        policy.free(&mut self.mem, block, 0).map_err(err)?;
                     }
                 }
                 if drop {
-                    self.policy.arena_drop(&mut self.mem, a).map_err(err)?;
+                    policy.arena_drop(&mut self.mem, a).map_err(err)?;
                 } else {
                     self.arenas.insert(a, Vec::new());
-                    self.policy.arena_reset(&mut self.mem, a).map_err(err)?;
+                    policy.arena_reset(&mut self.mem, a).map_err(err)?;
                 }
             }
         }
@@ -316,11 +354,9 @@ impl<P: PageProvider> Simulation<P> {
         }
     }
 
-    /// Checks the policy, the page map, and the live blocks against both: blocks do not
-    /// overlap and every live byte lies in committed pages. Slow; for tests.
-    pub fn check_invariants(&self) -> Result<(), String> {
+    fn check_invariants(&self, policy: &AnyPolicy) -> Result<(), String> {
         self.mem.check_invariants()?;
-        self.policy.check_invariants(&self.mem)?;
+        policy.check_invariants(&self.mem)?;
         let mut blocks: Vec<Block> = self
             .live
             .iter()
@@ -354,14 +390,12 @@ impl<P: PageProvider> Simulation<P> {
         Ok(())
     }
 
-    /// Ends the run: the summary and the memory-over-time series.
-    pub fn finish(mut self) -> (Summary, crate::series::Series) {
+    fn finish(mut self, policy: &AnyPolicy) -> (Summary, crate::series::Series) {
         self.close_phase(self.events);
         let st = *self.mem.stats();
         let page = self.mem.page_size();
         let peak_resident = st.resident_pages.peak * page;
-        let mut counters: BTreeMap<String, u64> = self
-            .policy
+        let mut counters: BTreeMap<String, u64> = policy
             .extra_counters()
             .into_iter()
             .map(|(k, v)| (k.to_string(), v))
@@ -394,7 +428,7 @@ impl<P: PageProvider> Simulation<P> {
             reserve_ops: st.reserve_ops,
             release_ops: st.release_ops,
             page_ops: st.page_ops(),
-            metadata_bytes: self.policy.metadata_bytes(),
+            metadata_bytes: policy.metadata_bytes(),
             utilization: if peak_resident == 0 {
                 0.0
             } else {

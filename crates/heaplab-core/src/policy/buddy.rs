@@ -316,9 +316,12 @@ impl Policy for Buddy {
         block: Block,
         _thread: u32,
     ) -> Result<(), AllocError> {
-        if let Some((base, len)) = self.mapped.remove(&block.addr) {
-            mem.release(base, len)?;
-            return Ok(());
+        // Most heaps hold no block mapped on its own, and an empty map needs no probe.
+        if !self.mapped.is_empty() {
+            if let Some((base, len)) = self.mapped.remove(&block.addr) {
+                mem.release(base, len)?;
+                return Ok(());
+            }
         }
         let live = self.live.remove(&block.addr).ok_or_else(|| {
             AllocError::Invalid(format!(

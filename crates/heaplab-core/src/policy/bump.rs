@@ -116,7 +116,11 @@ pub struct Bump {
     pages_backing: bool,
     unscoped_heap: bool,
     heap: FreeList,
+    /// The arenas, keyed by id, apart from the unscoped one under `GLOBAL`, which is kept
+    /// out of the map: nearly every allocation of most workloads goes there, and a field
+    /// costs less than a hash probe.
     arenas: FxHashMap<ArenaId, Arena>,
+    global: Option<Arena>,
 }
 
 impl Bump {
@@ -130,7 +134,43 @@ impl Bump {
             unscoped_heap: params.str("unscoped") == "heap",
             heap: FreeList::with_defaults(page_size),
             arenas: FxHashMap::default(),
+            global: None,
         })
+    }
+
+    #[inline]
+    fn arena(&self, key: ArenaId) -> Option<&Arena> {
+        if key == GLOBAL {
+            self.global.as_ref()
+        } else {
+            self.arenas.get(&key)
+        }
+    }
+
+    #[inline]
+    fn arena_mut(&mut self, key: ArenaId) -> Option<&mut Arena> {
+        if key == GLOBAL {
+            self.global.as_mut()
+        } else {
+            self.arenas.get_mut(&key)
+        }
+    }
+
+    /// The arena with id `key`, made empty if it does not exist.
+    fn arena_entry(&mut self, key: ArenaId) -> &mut Arena {
+        if key == GLOBAL {
+            self.global.get_or_insert_with(Arena::default)
+        } else {
+            self.arenas.entry(key).or_default()
+        }
+    }
+
+    /// Every arena with its id, in no particular order.
+    fn all_arenas(&self) -> impl Iterator<Item = (ArenaId, &Arena)> {
+        self.arenas
+            .iter()
+            .map(|(&id, a)| (id, a))
+            .chain(self.global.as_ref().map(|a| (GLOBAL, a)))
     }
 
     /// LLVM's `computeSlabSize`: the size doubles every `growth_every` slabs, up to 2^30 times.
@@ -190,12 +230,12 @@ impl Bump {
         let padded = size + align - 1;
         if padded > self.custom_threshold {
             let slab = self.get_slab(mem, padded)?;
-            self.arenas.entry(key).or_default().custom.push(slab);
+            self.arena_entry(key).custom.push(slab);
             return Ok(slab.addr.next_multiple_of(align));
         }
-        let n = self.arenas.get(&key).map_or(0, |a| a.slabs.len());
+        let n = self.arena(key).map_or(0, |a| a.slabs.len());
         let slab = self.get_slab(mem, self.nth_slab_size(n).max(padded))?;
-        let arena = self.arenas.entry(key).or_default();
+        let arena = self.arena_entry(key);
         arena.slabs.push(slab);
         let p = slab.addr.next_multiple_of(align);
         arena.cur = p + size;
@@ -209,7 +249,7 @@ impl Bump {
         arena: ArenaId,
         keep_first: bool,
     ) -> Result<(), AllocError> {
-        let Some(a) = self.arenas.get_mut(&arena) else {
+        let Some(a) = self.arena_mut(arena) else {
             return Ok(());
         };
         let keep = usize::from(keep_first && !a.slabs.is_empty());
@@ -253,7 +293,7 @@ impl Policy for Bump {
         check_size(size)?;
         let key = arena.unwrap_or(GLOBAL);
         // The fast path: the current slab has room after aligning the pointer.
-        if let Some(a) = self.arenas.get_mut(&key) {
+        if let Some(a) = self.arena_mut(key) {
             let p = a.cur.next_multiple_of(align);
             if a.cur != 0 && p + size <= a.end {
                 a.cur = p + size;
@@ -292,7 +332,7 @@ impl Policy for Bump {
             return Ok(block.addr);
         }
         let key = block.arena.unwrap_or(GLOBAL);
-        if let Some(a) = self.arenas.get_mut(&key) {
+        if let Some(a) = self.arena_mut(key) {
             // The newest block can grow in place while its slab has room, if it already has
             // the alignment asked for.
             if a.cur == block.addr + block.size
@@ -314,7 +354,7 @@ impl Policy for Bump {
     }
 
     fn arena_create(&mut self, arena: ArenaId) {
-        self.arenas.entry(arena).or_default();
+        self.arena_entry(arena);
     }
 
     fn arena_reset<P: PageProvider>(
@@ -332,23 +372,26 @@ impl Policy for Bump {
         arena: ArenaId,
     ) -> Result<(), AllocError> {
         self.free_slabs(mem, arena, false)?;
-        self.arenas.remove(&arena);
+        if arena == GLOBAL {
+            self.global = None;
+        } else {
+            self.arenas.remove(&arena);
+        }
         Ok(())
     }
 
     fn metadata_bytes(&self) -> u64 {
         let slabs: usize = self
-            .arenas
-            .values()
-            .map(|a| a.slabs.len() + a.custom.len())
+            .all_arenas()
+            .map(|(_, a)| a.slabs.len() + a.custom.len())
             .sum();
         slabs as u64 * SLAB_META
-            + self.arenas.len() as u64 * ARENA_META
+            + self.all_arenas().count() as u64 * ARENA_META
             + self.heap.metadata_bytes()
     }
 
     fn check_invariants<P: PageProvider>(&self, mem: &Pages<P>) -> Result<(), String> {
-        for (id, a) in &self.arenas {
+        for (id, a) in self.all_arenas() {
             for s in a.slabs.iter().chain(&a.custom) {
                 if !mem.is_committed(s.addr, s.len) {
                     return Err(format!(

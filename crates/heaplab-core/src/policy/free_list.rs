@@ -746,11 +746,13 @@ impl FreeList {
     }
 
     fn chunk_of(&self, payload: Addr) -> Result<Addr, AllocError> {
-        let c = self
-            .shifted
-            .get(&payload)
-            .copied()
-            .unwrap_or(payload.wrapping_sub(self.header));
+        // Over-aligned blocks are rare, and an empty map needs no probe.
+        let shifted = if self.shifted.is_empty() {
+            None
+        } else {
+            self.shifted.get(&payload).copied()
+        };
+        let c = shifted.unwrap_or(payload.wrapping_sub(self.header));
         match self.chunks.get(&c) {
             Some(ch) if !ch.free => Ok(c),
             Some(_) => Err(AllocError::Invalid(format!("double free of {payload:#x}"))),
@@ -758,6 +760,29 @@ impl FreeList {
                 "free of {payload:#x}, which this heap never handed out"
             ))),
         }
+    }
+
+    /// Gives back the pages of the chunks whose delayed purge is due by `now`.
+    #[cold]
+    #[inline(never)]
+    fn purge_due<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        now: u64,
+    ) -> Result<(), AllocError> {
+        while let Some(&(due, start)) = self.purge_queue.front() {
+            if due > now {
+                break;
+            }
+            self.purge_queue.pop_front();
+            // The chunk may have been reused or merged since; purge what is free there now.
+            if let Some(c) = self.chunks.get(&start).copied() {
+                if c.free {
+                    self.purge(mem, start, c.size)?;
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -804,7 +829,13 @@ impl Policy for FreeList {
         block: Block,
         thread: u32,
     ) -> Result<(), AllocError> {
-        if let Some((base, len)) = self.mapped.remove(&block.addr) {
+        // Most heaps hold no block mapped on its own, and an empty map needs no probe.
+        let mapped = if self.mapped.is_empty() {
+            None
+        } else {
+            self.mapped.remove(&block.addr)
+        };
+        if let Some((base, len)) = mapped {
             mem.release(base, len)?;
             if self.dynamic_mmap_threshold && len > self.mmap_threshold && len <= MMAP_THRESHOLD_MAX
             {
@@ -814,7 +845,8 @@ impl Policy for FreeList {
             return Ok(());
         }
         let c = self.chunk_of(block.addr)?;
-        if self.shifted.remove(&block.addr).is_none() {
+        let shifted = !self.shifted.is_empty() && self.shifted.remove(&block.addr).is_some();
+        if !shifted {
             let csize = self.chunks[&c].size;
             let cached = self.tcache_put(thread, c, csize);
             if cached || csize <= self.fast_max_chunk {
@@ -917,21 +949,14 @@ impl Policy for FreeList {
         default_realloc(self, mem, block, new_size, align, thread)
     }
 
+    #[inline]
     fn tick<P: PageProvider>(&mut self, mem: &mut Pages<P>, now: u64) -> Result<(), AllocError> {
         self.now = now;
-        while let Some(&(due, start)) = self.purge_queue.front() {
-            if due > now {
-                break;
-            }
-            self.purge_queue.pop_front();
-            // The chunk may have been reused or merged since; purge what is free there now.
-            if let Some(c) = self.chunks.get(&start).copied() {
-                if c.free {
-                    self.purge(mem, start, c.size)?;
-                }
-            }
+        // Most events find no purge due.
+        match self.purge_queue.front() {
+            Some(&(due, _)) if due <= now => self.purge_due(mem, now),
+            _ => Ok(()),
         }
-        Ok(())
     }
 
     fn metadata_bytes(&self) -> u64 {

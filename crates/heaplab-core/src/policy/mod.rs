@@ -209,17 +209,21 @@ pub(crate) fn unknown_family(id: &str) -> ParamError {
     }
 }
 
+/// Runs `$e` with `$p` bound to the policy inside an `AnyPolicy`, one arm per family, so
+/// each arm is compiled for its family and everything it calls can be inlined. The
+/// simulator uses it to dispatch once per event rather than once per policy call.
 macro_rules! dispatch {
-    ($self:ident, $p:ident => $e:expr) => {
+    ($self:expr, $p:ident => $e:expr) => {
         match $self {
-            AnyPolicy::Bump($p) => $e,
-            AnyPolicy::FreeList($p) => $e,
-            AnyPolicy::SizeClass($p) => $e,
-            AnyPolicy::Buddy($p) => $e,
-            AnyPolicy::Pool($p) => $e,
+            $crate::policy::AnyPolicy::Bump($p) => $e,
+            $crate::policy::AnyPolicy::FreeList($p) => $e,
+            $crate::policy::AnyPolicy::SizeClass($p) => $e,
+            $crate::policy::AnyPolicy::Buddy($p) => $e,
+            $crate::policy::AnyPolicy::Pool($p) => $e,
         }
     };
 }
+pub(crate) use dispatch;
 
 impl Policy for AnyPolicy {
     #[inline]

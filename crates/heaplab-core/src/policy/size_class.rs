@@ -261,6 +261,8 @@ struct Span {
     heap: u32,
     base: Addr,
     block: u64,
+    /// `ceil(2^64 / block)`, so that [`Span::index_of`] divides by a multiplication.
+    recip: u64,
     capacity: u32,
     /// Blocks not on the free list: handed out, on the remote list or in a thread cache.
     used: u32,
@@ -293,6 +295,7 @@ impl Span {
             heap: 0,
             base: 0,
             block: 0,
+            recip: 0,
             capacity: 0,
             used: 0,
             extent: 0,
@@ -305,6 +308,24 @@ impl Span {
             cpos: NONE,
             stamp: 0,
         }
+    }
+
+    /// `ceil(2^64 / block)` for [`Span::index_of`]; blocks are at least 8 bytes, so it fits.
+    fn recip_of(block: u64) -> u64 {
+        (1u128 << 64).div_ceil(u128::from(block)) as u64
+    }
+
+    /// The index of the block at `offset` bytes into the span, and whether the offset is
+    /// that block's start. A hardware divide was a quarter of the time of `free`; this
+    /// multiplies by the reciprocal instead. With `m = ceil(2^64 / d) = (2^64 + e) / d`,
+    /// `0 <= e < d`, the product `n * m / 2^64` exceeds `n / d` by `n * e / (d * 2^64)`,
+    /// less than `1 / d` whenever `n * d <= 2^64`, so its floor is exactly `n / d` (the
+    /// fraction of `n / d` is at most `(d - 1) / d`). Offsets and blocks are both below a
+    /// segment, at most 2^30 bytes, so `n * d < 2^60`.
+    #[inline]
+    fn index_of(&self, offset: u64) -> (u32, bool) {
+        let index = ((u128::from(offset) * u128::from(self.recip)) >> 64) as u64;
+        (index as u32, index * self.block == offset)
     }
 
     #[inline]
@@ -338,6 +359,58 @@ impl Heap {
             cache_bytes: 0,
             cached_spans: 0,
         }
+    }
+}
+
+/// The heap of each thread seen, under per-thread heaps. Thread ids of workloads and traces
+/// are small numbers, so they index a vector, which costs a load where a hash map cost a
+/// probe on every allocation and free; an id of `DENSE_THREADS` or more goes to a map, so a
+/// trace with odd thread ids still costs memory only for the threads it has.
+#[derive(Debug, Default)]
+struct ThreadHeaps {
+    /// Heap of thread `t` at `dense[t]`, `NONE` for a thread without one.
+    dense: Vec<u32>,
+    sparse: FxHashMap<u32, u32>,
+    len: u32,
+}
+
+const DENSE_THREADS: u32 = 1024;
+
+impl ThreadHeaps {
+    #[inline]
+    fn get(&self, thread: u32) -> Option<u32> {
+        if thread < DENSE_THREADS {
+            let h = *self.dense.get(thread as usize)?;
+            (h != NONE).then_some(h)
+        } else {
+            self.sparse.get(&thread).copied()
+        }
+    }
+
+    /// The heap of `thread`, numbered next in order of first allocation if it had none.
+    #[inline]
+    fn get_or_insert(&mut self, thread: u32) -> u32 {
+        match self.get(thread) {
+            Some(h) => h,
+            None => self.insert_next(thread),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn insert_next(&mut self, thread: u32) -> u32 {
+        let h = self.len;
+        if thread < DENSE_THREADS {
+            let t = thread as usize;
+            if self.dense.len() <= t {
+                self.dense.resize(t + 1, NONE);
+            }
+            self.dense[t] = h;
+        } else {
+            self.sparse.insert(thread, h);
+        }
+        self.len += 1;
+        h
     }
 }
 
@@ -379,7 +452,7 @@ pub struct SizeClass {
     free_span_ids: Vec<u32>,
     heaps: Vec<Heap>,
     /// Heap of each thread seen, under per-thread heaps (in order of first allocation).
-    thread_heaps: FxHashMap<u32, u32>,
+    thread_heaps: ThreadHeaps,
     tcaches: FxHashMap<u32, ThreadCache>,
     large: FxHashMap<Addr, u64>,
     /// Under `large_free = delay`: freed large mappings kept for reuse, by (length,
@@ -483,7 +556,7 @@ impl SizeClass {
             generations: 0,
             spans: Vec::new(),
             free_span_ids: Vec::new(),
-            thread_heaps: FxHashMap::default(),
+            thread_heaps: ThreadHeaps::default(),
             tcaches: FxHashMap::default(),
             large: FxHashMap::default(),
             large_free: (params.str("large_free") == "delay").then(BTreeMap::new),
@@ -525,12 +598,13 @@ impl SizeClass {
     }
 
     /// The heap a thread allocates from, made on its first allocation.
+    #[inline]
     fn heap_of(&mut self, thread: u32) -> u32 {
         if !self.per_thread {
             return 0;
         }
-        let next = self.thread_heaps.len() as u32;
-        let h = *self.thread_heaps.entry(thread).or_insert(next);
+        let h = self.thread_heaps.get_or_insert(thread);
+        // A thread numbered just now has no heap yet.
         if h as usize == self.heaps.len() {
             self.heaps.push(Heap::new(self.classes.len()));
         }
@@ -538,8 +612,9 @@ impl SizeClass {
     }
 
     /// Whether `thread` allocates from heap `h`; a thread that never allocated has no heap.
+    #[inline]
     fn is_local(&self, thread: u32, h: u32) -> bool {
-        !self.per_thread || self.thread_heaps.get(&thread) == Some(&h)
+        !self.per_thread || self.thread_heaps.get(thread) == Some(h)
     }
 
     fn queue_push(&mut self, id: u32) {
@@ -752,6 +827,7 @@ impl SizeClass {
         span.class = class;
         span.heap = heap;
         span.block = block;
+        span.recip = Span::recip_of(block);
         span.capacity = capacity;
         span.used = 0;
         span.extent = 0;
@@ -1010,6 +1086,7 @@ impl SizeClass {
     /// alloc/free loop does not commit and decommit a page every time (mimalloc's retire
     /// heuristic). mimalloc frees such a page after a few allocation cycles; here it goes
     /// when another span of its class has room again.
+    #[inline]
     fn settle<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
@@ -1026,6 +1103,57 @@ impl SizeClass {
             self.retire_span(mem, id)?;
         } else if was_full && q.len() == 2 && self.spans[q[0] as usize].used == 0 {
             self.retire_span(mem, q[0])?;
+        }
+        Ok(())
+    }
+
+    /// Releases the kept large mappings whose delay has run out.
+    #[cold]
+    #[inline(never)]
+    fn release_large_due<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        now: u64,
+    ) -> Result<(), AllocError> {
+        while let Some(&(due, addr, len)) = self.large_purge.front() {
+            if due > now {
+                break;
+            }
+            self.large_purge.pop_front();
+            let free = self
+                .large_free
+                .as_mut()
+                .expect("only queued with a large free list");
+            if free.get(&(len, addr)) == Some(&due) {
+                free.remove(&(len, addr));
+                mem.release(addr, len)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Carries out the delayed decommits due by `now`.
+    #[cold]
+    #[inline(never)]
+    fn purge_due<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        now: u64,
+    ) -> Result<(), AllocError> {
+        while let Some(&(due, si, generation, first, n)) = self.purge.front() {
+            if due > now {
+                break;
+            }
+            self.purge.pop_front();
+            // A segment released since, and its successor in the table, are left alone;
+            // slots reused or freed again since are skipped by their due time.
+            let same = self.segments[si as usize]
+                .as_ref()
+                .is_some_and(|seg| seg.generation == generation);
+            if same {
+                self.decommit_units(mem, si, first, n, true)?;
+                self.release_if_empty(mem, si)?;
+            }
         }
         Ok(())
     }
@@ -1105,10 +1233,16 @@ impl Policy for SizeClass {
         block: Block,
         thread: u32,
     ) -> Result<(), AllocError> {
-        if let Some(len) = self.large.remove(&block.addr) {
-            return self.free_large(mem, block.addr, len);
+        // Blocks in segments are found through their segment, and no large mapping lies in
+        // one (segments are reserved whole and aligned to their size), so the large map is
+        // asked only when the segment lookup fails.
+        let span = self.span_of(block.addr);
+        if span.is_none() {
+            if let Some(len) = self.large.remove(&block.addr) {
+                return self.free_large(mem, block.addr, len);
+            }
         }
-        let id = self.span_of(block.addr).ok_or_else(|| {
+        let id = span.ok_or_else(|| {
             AllocError::Invalid(format!(
                 "free of {:#x}, which this heap never handed out",
                 block.addr
@@ -1116,10 +1250,9 @@ impl Policy for SizeClass {
         })?;
         let local = self.is_local(thread, self.spans[id as usize].heap);
         let span = &mut self.spans[id as usize];
-        let offset = block.addr - span.base;
-        let index = (offset / span.block) as u32;
+        let (index, at_start) = span.index_of(block.addr - span.base);
         let (w, bit) = Span::bit(index);
-        if !offset.is_multiple_of(span.block) || index >= span.extent || span.in_use[w] & bit == 0 {
+        if !at_start || index >= span.extent || span.in_use[w] & bit == 0 {
             return Err(AllocError::Invalid(format!(
                 "free of {:#x}, which is not a block in use",
                 block.addr
@@ -1201,38 +1334,21 @@ impl Policy for SizeClass {
         super::free_list::default_realloc(self, mem, block, new_size, align, thread)
     }
 
+    #[inline]
     fn tick<P: PageProvider>(&mut self, mem: &mut Pages<P>, now: u64) -> Result<(), AllocError> {
         self.now = now;
-        while let Some(&(due, addr, len)) = self.large_purge.front() {
-            if due > now {
-                break;
-            }
-            self.large_purge.pop_front();
-            let free = self
-                .large_free
-                .as_mut()
-                .expect("only queued with a large free list");
-            if free.get(&(len, addr)) == Some(&due) {
-                free.remove(&(len, addr));
-                mem.release(addr, len)?;
-            }
+        // Most events find nothing due.
+        if self
+            .large_purge
+            .front()
+            .is_some_and(|&(due, ..)| due <= now)
+        {
+            self.release_large_due(mem, now)?;
         }
-        while let Some(&(due, si, generation, first, n)) = self.purge.front() {
-            if due > now {
-                break;
-            }
-            self.purge.pop_front();
-            // A segment released since, and its successor in the table, are left alone;
-            // slots reused or freed again since are skipped by their due time.
-            let same = self.segments[si as usize]
-                .as_ref()
-                .is_some_and(|seg| seg.generation == generation);
-            if same {
-                self.decommit_units(mem, si, first, n, true)?;
-                self.release_if_empty(mem, si)?;
-            }
+        match self.purge.front() {
+            Some(&(due, ..)) if due <= now => self.purge_due(mem, now),
+            _ => Ok(()),
         }
-        Ok(())
     }
 
     fn metadata_bytes(&self) -> u64 {
@@ -1264,7 +1380,7 @@ impl Policy for SizeClass {
                             "thread {thread} caches a block of span {id} in the wrong class"
                         ));
                     }
-                    if self.per_thread && self.thread_heaps.get(&thread) != Some(&span.heap) {
+                    if self.per_thread && self.thread_heaps.get(thread) != Some(span.heap) {
                         return Err(format!(
                             "thread {thread} caches a block of another heap's span {id}"
                         ));
@@ -1531,6 +1647,36 @@ fn class_sizes(granularity: u64, per_doubling: u64, threshold: u64) -> Vec<u64> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn index_of_divides_exactly() {
+        let mut blocks: Vec<u64> = class_sizes(8, 4, 1 << 20);
+        blocks.extend([8, 24, 4096, 3 << 12, (1 << 29) + 4096, 1 << 30]);
+        for &block in &blocks {
+            let span = Span {
+                block,
+                recip: Span::recip_of(block),
+                ..Span::empty()
+            };
+            let mut x = 0x9e37_79b9_7f4a_7c15u64;
+            for k in 0..2000u64 {
+                // Offsets near multiples of the block, and spread up to a 1 GiB segment.
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let n = if k % 2 == 0 {
+                    ((x % (1 << 30)) / block * block)
+                        .wrapping_add(k % 3)
+                        .wrapping_sub(1)
+                } else {
+                    x % (1 << 30)
+                } % (1 << 30);
+                let (i, at_start) = span.index_of(n);
+                assert_eq!(u64::from(i), n / block, "{n} / {block}");
+                assert_eq!(at_start, n % block == 0, "{n} % {block}");
+            }
+        }
+    }
 
     #[test]
     fn class_sizes_follow_the_spacing() {

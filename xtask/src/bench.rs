@@ -1,0 +1,97 @@
+//! `cargo xtask bench`: runs the simulator's criterion bench and prints the figures issue 3
+//! sets targets for, from criterion's own estimates (the median time per iteration and the
+//! events each iteration applies), so BENCHMARKS.md can quote them as they are.
+
+use std::path::Path;
+use std::process::Command;
+
+use anyhow::{bail, Context, Result};
+
+/// The families `benches/simulate.rs` times, by the names it gives them.
+const FAMILIES: &[&str] = &[
+    "bump",
+    "size-class",
+    "buddy",
+    "free-list-best",
+    "free-list-first",
+];
+
+/// Runs the bench (with `extra` passed on to criterion, e.g. a filter) and prints the
+/// table; with `--table` alone, prints the table of the last run without running.
+pub fn run(root: &Path, extra: &[String]) -> Result<()> {
+    if extra != ["--table"] {
+        run_bench(root, extra)?;
+    }
+    print_table(&root.join("target/criterion"));
+    Ok(())
+}
+
+fn run_bench(root: &Path, extra: &[String]) -> Result<()> {
+    let status = Command::new(env!("CARGO"))
+        .current_dir(root)
+        .args(["bench", "-p", "heaplab-core", "--bench", "simulate", "--"])
+        .arg("--noplot")
+        .args(extra)
+        .status()
+        .context("running cargo bench")?;
+    if !status.success() {
+        bail!("cargo bench failed: {status}");
+    }
+    Ok(())
+}
+
+fn print_table(dir: &Path) {
+    println!("\nmedian events per second (criterion's median time per iteration):\n");
+    println!(
+        "| family | churn 0.1 | tree_churn 0.01 | 10,000 live | 1,000,000 live | 1M / 10K time |"
+    );
+    println!("|---|---|---|---|---|---|");
+    for family in FAMILIES {
+        let cell = |path: String| rate(&dir.join(path)).map_or("—".into(), per_second);
+        let small = rate(&dir.join(format!("live-blocks/{family}/10000")));
+        let large = rate(&dir.join(format!("live-blocks/{family}/1000000")));
+        let ratio = match (small, large) {
+            (Some(s), Some(l)) => format!("{:.1}x", s / l),
+            _ => "—".into(),
+        };
+        println!(
+            "| {family} | {} | {} | {} | {} | {ratio} |",
+            cell(format!("events_churn/{family}")),
+            cell(format!("events_tree_churn/{family}")),
+            small.map_or("—".into(), per_second),
+            large.map_or("—".into(), per_second),
+        );
+    }
+    if let Some(r) = rate(&dir.join("best-fit/100000-live")) {
+        println!("\nbest fit with 100,000 live blocks: {}", per_second(r));
+    }
+}
+
+/// Events per second of one benchmark: its elements per iteration over criterion's median
+/// time per iteration. `None` when the benchmark has not run (it was filtered out).
+fn rate(bench: &Path) -> Option<f64> {
+    let meta = std::fs::read_to_string(bench.join("new/benchmark.json")).ok()?;
+    let estimates = std::fs::read_to_string(bench.join("new/estimates.json")).ok()?;
+    let elements = number_after(&meta, "\"Elements\":")?;
+    let median = &estimates[estimates.find("\"median\":")?..];
+    let nanos = number_after(median, "\"point_estimate\":")?;
+    Some(elements / (nanos * 1e-9))
+}
+
+/// The number right after the first `key` in `json`. Criterion's files are flat enough
+/// that this needs no JSON parser, and xtask keeps its dependencies few.
+fn number_after(json: &str, key: &str) -> Option<f64> {
+    let rest = &json[json.find(key)? + key.len()..];
+    let end = rest
+        .find(|c: char| !(c.is_ascii_digit() || "+-.eE".contains(c)))
+        .unwrap_or(rest.len());
+    rest[..end].parse().ok()
+}
+
+fn per_second(r: f64) -> String {
+    if r >= 1e6 {
+        format!("{:.1} M/s", r / 1e6)
+    } else {
+        format!("{:.0} K/s", r / 1e3)
+    }
+}
