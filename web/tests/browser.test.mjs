@@ -398,6 +398,54 @@ describe('heaplab page', () => {
     await page.close();
   });
 
+  it('runs a seed scenario from its link exactly as `heaplab scenario` does', async () => {
+    const { page, problems } = await openPage('#s=share-small-large');
+    // The link runs the scenario once the page is ready.
+    await page.waitForFunction(
+      () => ['done', 'error'].includes(document.body.dataset.state) && window.heaplabScenario !== undefined,
+      null,
+      { timeout: RUN_TIMEOUT_MS },
+    );
+    const scenario = await page.evaluate(() => window.heaplabScenario);
+    const cli = await heaplabJson(['scenario', 'share-small-large', '--json']);
+    assert.deepEqual(scenario, cli);
+    assert.equal(scenario.finding.holds, true);
+    // Every claim is listed with its verdict.
+    const claims = await page.locator('#finding-checks li').allTextContents();
+    assert.equal(claims.length, cli.finding.checks.length);
+    assert.ok(claims.every((claim) => claim.startsWith('✓')), claims.join('\n'));
+    // Two workloads: the table follows the one chosen.
+    await page.selectOption('#scenario-workload', '1');
+    const events = await page.locator('#summary tbody tr', { hasText: 'Events' }).first().textContent();
+    assert.match(events, /3,238/);
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'scenario-share-small-large.png'), fullPage: true });
+
+    // Opening it in the editor loads the chosen workload and both configurations.
+    await page.click('#edit-scenario');
+    assert.equal(await page.inputValue('#workload'), 'big');
+    assert.equal(await page.locator('.policy').count(), 2);
+    assert.equal(await page.isChecked('.policy:nth-of-type(2) [data-param="share_small_large"]'), false);
+    assert.match(page.url(), /#c=/);
+    normalRunProblems.push(...problems);
+    await page.close();
+  });
+
+  it('names an unknown scenario in a link and lists the real ones', async () => {
+    const { page } = await openPage('#s=no-such-scenario');
+    assert.match(await errorText(page), /no scenario "no-such-scenario".*jit-arenas/);
+    // The page stays usable: a scenario picked from the menu runs.
+    await page.selectOption('#scenario', 'short-strings');
+    await page.evaluate(() => {
+      document.body.dataset.state = 'before-click';
+    });
+    await page.click('#run-scenario');
+    await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, {
+      timeout: RUN_TIMEOUT_MS,
+    });
+    assert.equal(await page.evaluate(() => window.heaplabScenario.id), 'short-strings');
+    await page.close();
+  });
+
   it('logged no console errors during valid runs', () => {
     assert.deepEqual(normalRunProblems, []);
   });

@@ -93,13 +93,14 @@ pub fn draw_memory<DB: DrawingBackend>(
             chart
                 .draw_series(std::iter::once(Text::new(
                     p.label.clone(),
-                    (mid, top * 0.97),
+                    // Along the bottom, where the legend (top right) cannot cover it.
+                    (mid, top * 0.015),
                     ("sans-serif", 12)
                         .into_font()
                         .color(&RGBColor(110, 110, 110))
                         .pos(plotters::style::text_anchor::Pos::new(
                             plotters::style::text_anchor::HPos::Center,
-                            plotters::style::text_anchor::VPos::Top,
+                            plotters::style::text_anchor::VPos::Bottom,
                         )),
                 )))
                 .map_err(err)?;
