@@ -2,7 +2,7 @@
 //! on the same events.
 //!
 //! The simulated side is an ordinary run over the simulated provider. The real side is a
-//! `baseline` child process, whose heap RSS (RSS minus RSS before the first event) is
+//! `baseline` child process, whose heap RSS (anonymous RSS minus that before the first event) is
 //! compared with the model's resident bytes, at the peak and after the last event.
 
 use std::collections::BTreeMap;
@@ -163,11 +163,12 @@ fn row(
     }
 }
 
-/// Whether `sim` is within `fraction` of `real`. An end of a few pages either way is a
-/// match whatever the ratio: RSS moves by pages that are not the heap's (stack, the
-/// sampler itself), and a ratio of two near-zero figures says nothing.
+/// Whether `sim` is within `fraction` of `real`. Figures within 128 KiB of each other match
+/// whatever the ratio: after a heap is freed, glibc and the model both keep about the
+/// 128 KiB top pad, and what is left between them is a few pages of glibc's own
+/// bookkeeping (its tcache and arena structures), not a difference of policy.
 fn within(sim: u64, real: u64, fraction: f64) -> bool {
-    const SLACK: u64 = 64 << 10;
+    const SLACK: u64 = 128 << 10;
     sim.abs_diff(real) <= SLACK || (sim as f64 / real.max(1) as f64 - 1.0).abs() <= fraction
 }
 
@@ -297,7 +298,7 @@ fn print_rows(rows: &[Row]) {
         );
     }
     println!(
-        "real = heap RSS: the child's RSS minus its RSS before the first event; end = after the \
+        "real = heap RSS: the child's anonymous RSS minus that before the first event; end = after the \
          last event, no trim call"
     );
 }

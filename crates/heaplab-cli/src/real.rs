@@ -321,7 +321,7 @@ fn print_baselines(workload: &WorkloadConfig, reports: &[BaselineReport]) {
         ),
     ];
     println!("{}", table(header, rows));
-    println!("heap RSS = the process's RSS (/proc/self/statm) minus its RSS just before the first event (the decoded events and heaplab itself)");
+    println!("heap RSS = the process's anonymous resident memory (/proc/self/statm: resident less file-backed) minus that just before the first event (the decoded events and heaplab itself)");
 }
 
 /// The hidden `baseline-child`: decode, then replay through one allocator, and print the

@@ -2,8 +2,9 @@
 //! or jemalloc — called directly (none of them is this process's global allocator), every
 //! byte of each block written as `--touch all` writes it.
 //!
-//! RSS figures are of the heap: the process's resident set minus what it was just before
-//! the first event, which holds the decoded events and everything heaplab itself uses.
+//! RSS figures are of the heap: the process's anonymous resident memory minus what it was
+//! just before the first event, which holds the decoded events and everything heaplab
+//! itself uses. File-backed pages (the program's code) are left out of both.
 //! Run this in a process of its own (the CLI re-executes itself) so that figure is clean.
 
 use std::fmt;
@@ -198,8 +199,8 @@ mod ffi {
     pub fn trim(_: RealAllocator) {}
 }
 
-/// What a baseline measured. RSS figures are of the heap: the process's resident set
-/// minus `rss_before_bytes`.
+/// What a baseline measured. RSS figures are of the heap: the process's anonymous resident
+/// memory minus `rss_before_bytes`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BaselineReport {
     pub allocator: RealAllocator,
@@ -214,8 +215,8 @@ pub struct BaselineReport {
     /// The same after the allocator was asked to give free memory back (`trim_call`).
     pub end_rss_after_trim_bytes: u64,
     pub trim_call: String,
-    /// The process's resident set just before the first event: the decoded events and
-    /// heaplab itself, subtracted from every figure above.
+    /// The process's anonymous resident memory just before the first event: the decoded
+    /// events and heaplab itself, subtracted from every figure above.
     pub rss_before_bytes: u64,
 }
 
@@ -430,7 +431,9 @@ pub fn run(
     if !os::SUPPORTED {
         return Err("real allocators need Linux or macOS".into());
     }
-    let rss = || os::rss_bytes().unwrap_or(0);
+    // Anonymous memory only: a heap is anonymous, and the file-backed part of the resident
+    // set grows whenever the child runs code it had not run before.
+    let rss = || os::anon_rss_bytes().unwrap_or(0);
     let mut heap = Heap::new(alloc, peak_live_blocks(events));
     let every = (events.len() / 100).max(1);
     // Decoding left free chunks in glibc's heap that are still resident. A replay through

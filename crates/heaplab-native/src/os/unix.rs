@@ -204,10 +204,24 @@ pub unsafe fn residency(addr: Addr, bytes: u64, out: &mut Vec<u8>) -> Result<(),
 }
 
 /// The process's resident set in bytes, from `/proc/self/statm` (its second field, in
-/// pages). `None` where there is no `/proc`. Reads into a stack buffer: a baseline samples
-/// this in the middle of a glibc replay, and a small heap allocation there could sit at the
-/// top of the heap and keep glibc from trimming it, changing what is being measured.
+/// pages). `None` where there is no `/proc`.
 pub fn rss_bytes() -> Option<u64> {
+    statm().map(|(resident, _)| resident)
+}
+
+/// The process's anonymous resident memory in bytes: the resident set less its file-backed
+/// and shared pages (`statm`'s second field less its third). A heap is anonymous memory;
+/// the file-backed part moves whenever the process runs code it had not run before (the
+/// kernel maps text in 64 KiB batches), which would blur a heap's figures by that much.
+pub fn anon_rss_bytes() -> Option<u64> {
+    statm().map(|(resident, shared)| resident.saturating_sub(shared))
+}
+
+/// `/proc/self/statm`'s resident and shared sizes in bytes. Reads into a stack buffer: a
+/// baseline samples this in the middle of a glibc replay, and a small heap allocation there
+/// could sit at the top of the heap and keep glibc from trimming it, changing what is
+/// being measured.
+fn statm() -> Option<(u64, u64)> {
     use std::io::Read;
     let mut buf = [0u8; 128];
     let mut file = std::fs::File::open("/proc/self/statm").ok()?;
@@ -220,6 +234,8 @@ pub fn rss_bytes() -> Option<u64> {
         }
     }
     let text = std::str::from_utf8(&buf[..len]).ok()?;
-    let pages: u64 = text.split_whitespace().nth(1)?.parse().ok()?;
-    Some(pages * page_size())
+    let mut fields = text.split_whitespace().skip(1);
+    let resident: u64 = fields.next()?.parse().ok()?;
+    let shared: u64 = fields.next()?.parse().ok()?;
+    Some((resident * page_size(), shared * page_size()))
 }

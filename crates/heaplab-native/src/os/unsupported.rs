@@ -57,3 +57,7 @@ pub unsafe fn residency(_addr: Addr, _bytes: u64, _out: &mut Vec<u8>) -> Result<
 pub fn rss_bytes() -> Option<u64> {
     None
 }
+
+pub fn anon_rss_bytes() -> Option<u64> {
+    None
+}
