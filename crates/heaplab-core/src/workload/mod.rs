@@ -306,9 +306,10 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
         title: "linker (scenario S3: a multi-threaded link)",
         description:
             "Many threads each take input files in turn: a symbol table of small blocks, a \
-                      few medium buffers and now and then a large section buffer. A work item's \
-                      memory is freed when its thread moves on, a quarter of it by other threads, \
-                      and a twentieth lives to the end of the link.",
+                      few medium buffers and now and then a large section buffer. Files differ \
+                      a lot in size (one in four takes 4 or 16 times the memory of the rest). A \
+                      work item's memory is freed when its thread moves on, a quarter of it by \
+                      other threads, and a hundredth lives to the end of the link.",
         params: &[
             SEED,
             scale_of("0.1", "Work items, as a multiple of 4000."),
