@@ -308,8 +308,9 @@ impl Buddy {
             // The block spans whole pages and holds nothing: give them back, and keep its
             // links out of band so the pages stay untouched.
             decommit_committed(mem, block, size)?;
-        } else if mem.is_committed(block, LINK.min(size)) {
-            mem.touch(block, LINK.min(size))?;
+        } else {
+            // The link goes where the pages are still held; otherwise it is kept out of band.
+            mem.touch_if_committed(block, LINK.min(size))?;
         }
         Ok(())
     }
