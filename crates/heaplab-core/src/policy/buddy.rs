@@ -19,8 +19,6 @@
 //! Every block size is a power of two, so a request just above one wastes almost half its
 //! block: the internal fragmentation that the malloc-lab `binary` pattern exposes.
 
-use std::collections::BTreeSet;
-
 use rustc_hash::FxHashMap;
 
 use super::free_list::default_realloc;
@@ -108,11 +106,17 @@ pub struct Buddy {
     header: u64,
     decommit_merged: bool,
     page: u64,
-    /// Free blocks of each order, lowest address first: allocation takes the lowest one,
-    /// which keeps the used part of an arena compact. Removing a given buddy is O(log n).
-    free: Vec<BTreeSet<Addr>>,
-    /// Arena bases, each aligned to `arena_size`.
-    arenas: BTreeSet<Addr>,
+    /// Free blocks of each order, as indices (`index`): allocation takes the lowest one,
+    /// which keeps the used part of an arena compact. A bitmap answers "is the buddy free"
+    /// with one word and finds the lowest free block in a word per summary level, where a
+    /// B-tree per order cost a search and node rebalancing on every split and merge.
+    free: Vec<IndexSet>,
+    /// Bit `k` is set when order `k` has a free block, so a request finds the smallest
+    /// order that can serve it with one count of trailing zeros.
+    nonempty: u64,
+    /// Arena bases, each aligned to `arena_size`, in address order: an arena's position
+    /// here is the high part of its blocks' indices, so index order is address order.
+    arenas: Vec<Addr>,
     /// Live blocks by payload address.
     live: FxHashMap<Addr, Live>,
     /// Blocks larger than an arena, mapped on their own: payload to (mapping start, length).
@@ -141,8 +145,9 @@ impl Buddy {
             header: params.u64("header_size"),
             decommit_merged: params.bool("decommit_merged"),
             page: page_size,
-            free: vec![BTreeSet::new(); max_order as usize + 1],
-            arenas: BTreeSet::new(),
+            free: vec![IndexSet::default(); max_order as usize + 1],
+            nonempty: 0,
+            arenas: Vec::new(),
             live: FxHashMap::default(),
             mapped: FxHashMap::default(),
         })
@@ -191,32 +196,98 @@ impl Buddy {
         mem: &mut Pages<P>,
         k: u32,
     ) -> Result<Addr, AllocError> {
-        let from = match (k..=self.max_order).find(|&j| !self.free[j as usize].is_empty()) {
-            Some(j) => j,
-            None => {
+        let from = match self.nonempty >> k {
+            0 => {
                 self.new_arena(mem)?;
                 self.max_order
             }
+            above => k + above.trailing_zeros(),
         };
-        let block = *self.free[from as usize]
+        let index = self.free[from as usize]
             .first()
             .expect("the order found has a free block");
+        let slot = index >> (self.max_order - from);
+        let block = self.address(slot, index, from);
         // Commit first: the block keeps the address of the block it is split from, so a
         // refusal leaves the free lists as they were.
         commit_missing(mem, block, self.size_of(k))?;
-        self.free[from as usize].remove(&block);
+        self.remove_free(index, from);
         for j in (k..from).rev() {
-            self.put_free(mem, block + self.size_of(j), j)?;
+            self.put_free(mem, slot, block + self.size_of(j), j)?;
         }
         Ok(block)
+    }
+
+    /// The index of the block of order `k` at `block` in arena `slot`: the arena's position
+    /// above the block's number within its arena.
+    #[inline]
+    fn index(&self, slot: usize, block: Addr, k: u32) -> usize {
+        (slot << (self.max_order - k))
+            | ((block - self.arenas[slot]) >> (self.min_shift + k)) as usize
+    }
+
+    /// The address of the block of order `k` with the given index, in arena `slot`.
+    #[inline]
+    fn address(&self, slot: usize, index: usize, k: u32) -> Addr {
+        let within = index & ((1usize << (self.max_order - k)) - 1);
+        self.arenas[slot] + ((within as u64) << (self.min_shift + k))
+    }
+
+    /// The position of the arena holding `addr` in `arenas`; `addr` is in one of them.
+    #[inline]
+    fn slot_of(&self, addr: Addr) -> usize {
+        let base = self.arena_of(addr);
+        // Most heaps have one arena or a few, and the newest holds most of the traffic.
+        match self.arenas.last() {
+            Some(&last) if last == base => self.arenas.len() - 1,
+            _ => self
+                .arenas
+                .binary_search(&base)
+                .expect("a block lies in one of the arenas"),
+        }
+    }
+
+    /// Takes the block with the given index off the free list of order `k`, if it is there.
+    #[inline]
+    fn remove_free(&mut self, index: usize, k: u32) -> bool {
+        let set = &mut self.free[k as usize];
+        if !set.remove(index) {
+            return false;
+        }
+        if set.is_empty() {
+            self.nonempty &= !(1 << k);
+        }
+        true
     }
 
     #[cold]
     #[inline(never)]
     fn new_arena<P: PageProvider>(&mut self, mem: &mut Pages<P>) -> Result<(), AllocError> {
         let base = mem.reserve(self.arena_size, self.arena_size)?;
-        self.arenas.insert(base);
-        self.free[self.max_order as usize].insert(base);
+        let slot = self.arenas.partition_point(|&a| a < base);
+        if slot == self.arenas.len() {
+            self.arenas.push(base);
+            for (k, set) in self.free.iter_mut().enumerate() {
+                set.grow(self.arenas.len() << (self.max_order as usize - k));
+            }
+        } else {
+            // The provider reused a gap below an arena we hold: every later arena's blocks
+            // change index, so the free sets are built again (rare: arenas are never given
+            // back, so this happens only when an earlier mapping left a hole).
+            let blocks: Vec<(Addr, u32)> = self.free_blocks().collect();
+            self.arenas.insert(slot, base);
+            for (k, set) in self.free.iter_mut().enumerate() {
+                *set = IndexSet::default();
+                set.grow(self.arenas.len() << (self.max_order as usize - k));
+            }
+            for (a, k) in blocks {
+                let index = self.index(self.slot_of(a), a, k);
+                self.free[k as usize].insert(index);
+            }
+        }
+        let index = self.index(slot, base, self.max_order);
+        self.free[self.max_order as usize].insert(index);
+        self.nonempty |= 1 << self.max_order;
         Ok(())
     }
 
@@ -225,17 +296,21 @@ impl Buddy {
     fn put_free<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
+        slot: usize,
         block: Addr,
         k: u32,
     ) -> Result<(), AllocError> {
-        self.free[k as usize].insert(block);
+        let index = self.index(slot, block, k);
+        self.free[k as usize].insert(index);
+        self.nonempty |= 1 << k;
         let size = self.size_of(k);
         if self.decommit_merged && size >= self.page && mem.caps().can_decommit {
             // The block spans whole pages and holds nothing: give them back, and keep its
             // links out of band so the pages stay untouched.
             decommit_committed(mem, block, size)?;
-        } else if mem.is_committed(block, LINK.min(size)) {
-            mem.touch(block, LINK.min(size))?;
+        } else {
+            // The link goes where the pages are still held; otherwise it is kept out of band.
+            mem.touch_if_committed(block, LINK.min(size))?;
         }
         Ok(())
     }
@@ -248,15 +323,16 @@ impl Buddy {
         mut block: Addr,
         mut k: u32,
     ) -> Result<(), AllocError> {
+        let slot = self.slot_of(block);
         while k < self.max_order {
             let buddy = self.buddy_of(block, k);
-            if !self.free[k as usize].remove(&buddy) {
+            if !self.remove_free(self.index(slot, buddy, k), k) {
                 break;
             }
             block = block.min(buddy);
             k += 1;
         }
-        self.put_free(mem, block, k)
+        self.put_free(mem, slot, block, k)
     }
 
     #[cold]
@@ -279,10 +355,18 @@ impl Buddy {
 
     /// Free blocks as (address, order), for tests and the invariant scan.
     fn free_blocks(&self) -> impl Iterator<Item = (Addr, u32)> + '_ {
-        self.free
-            .iter()
-            .enumerate()
-            .flat_map(|(k, set)| set.iter().map(move |&a| (a, k as u32)))
+        self.free.iter().enumerate().flat_map(move |(k, set)| {
+            let k = k as u32;
+            set.iter().map(move |index| {
+                let slot = index >> (self.max_order - k);
+                (self.address(slot, index, k), k)
+            })
+        })
+    }
+
+    /// Whether the block of order `k` at `block`, in one of the arenas, is free.
+    fn is_free(&self, block: Addr, k: u32) -> bool {
+        self.free[k as usize].contains(self.index(self.slot_of(block), block, k))
     }
 }
 
@@ -351,9 +435,10 @@ impl Policy for Buddy {
                 // It still fits: stay, and give back the upper halves it no longer needs.
                 // Each half's buddy is the lower half, which stays in use, so none merges.
                 let want = self.order_for(need);
+                let slot = self.slot_of(live.block);
                 for k in (want..live.order).rev() {
                     self.live.get_mut(&block.addr).expect("live").order = k;
-                    self.put_free(mem, live.block + self.size_of(k), k)?;
+                    self.put_free(mem, slot, live.block + self.size_of(k), k)?;
                 }
                 return Ok(block.addr);
             }
@@ -387,7 +472,7 @@ impl Policy for Buddy {
         let decommits = self.decommit_merged && mem.caps().can_decommit;
         for (a, k) in self.free_blocks() {
             let size = self.size_of(k);
-            if !self.arenas.contains(&self.arena_of(a)) {
+            if self.arenas.binary_search(&self.arena_of(a)).is_err() {
                 return Err(format!("free block {a:#x} of order {k} is in no arena"));
             }
             if a % size != 0 {
@@ -395,7 +480,7 @@ impl Policy for Buddy {
                     "free block {a:#x} of order {k} is not aligned to its size"
                 ));
             }
-            if k < self.max_order && self.free[k as usize].contains(&self.buddy_of(a, k)) {
+            if k < self.max_order && self.is_free(self.buddy_of(a, k), k) {
                 return Err(format!(
                     "free block {a:#x} and its buddy {:#x} of order {k} were not merged",
                     self.buddy_of(a, k)
@@ -416,7 +501,7 @@ impl Policy for Buddy {
             let size = self.size_of(l.order);
             if l.order > self.max_order
                 || l.block % size != 0
-                || !self.arenas.contains(&self.arena_of(l.block))
+                || self.arenas.binary_search(&self.arena_of(l.block)).is_err()
             {
                 return Err(format!(
                     "live block {:#x} of order {} is misplaced",
@@ -468,6 +553,155 @@ impl Policy for Buddy {
         }
         Ok(())
     }
+}
+
+/// A set of indices `0..capacity`, lowest first: a bitmap with summary levels above it.
+/// Bit `i` of level `l + 1` says whether word `i` of level `l` has any bit set, and the top
+/// level is one word, so the lowest member is found by reading one word per level, and an
+/// insert or removal touches more than one level only when a word turns empty or non-empty.
+#[derive(Clone, Debug)]
+struct IndexSet {
+    /// `levels[0]` holds the members; each level above has a bit per word of the one below.
+    levels: Vec<Vec<u64>>,
+}
+
+impl Default for IndexSet {
+    fn default() -> IndexSet {
+        IndexSet {
+            levels: vec![vec![0]],
+        }
+    }
+}
+
+impl IndexSet {
+    #[inline]
+    fn is_empty(&self) -> bool {
+        self.levels.last().expect("a top level")[0] == 0
+    }
+
+    #[inline]
+    fn contains(&self, i: usize) -> bool {
+        self.levels[0]
+            .get(i / 64)
+            .is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+
+    /// The lowest member.
+    #[inline]
+    fn first(&self) -> Option<usize> {
+        let top = self.levels.len() - 1;
+        let word = self.levels[top][0];
+        if word == 0 {
+            return None;
+        }
+        let mut i = word.trailing_zeros() as usize;
+        for level in self.levels[..top].iter().rev() {
+            i = i * 64 + level[i].trailing_zeros() as usize;
+        }
+        Some(i)
+    }
+
+    /// Adds `i`, which must be below the capacity.
+    #[inline]
+    fn insert(&mut self, mut i: usize) {
+        for level in &mut self.levels {
+            let word = &mut level[i / 64];
+            let was = *word;
+            *word |= 1 << (i % 64);
+            if was != 0 {
+                // The levels above already know this word has members.
+                break;
+            }
+            i /= 64;
+        }
+    }
+
+    /// Removes `i`, and says whether it was a member.
+    #[inline]
+    fn remove(&mut self, i: usize) -> bool {
+        let Some(word) = self.levels[0].get_mut(i / 64) else {
+            return false;
+        };
+        let bit = 1 << (i % 64);
+        if *word & bit == 0 {
+            return false;
+        }
+        *word &= !bit;
+        if *word != 0 {
+            return true;
+        }
+        let mut i = i / 64;
+        for level in &mut self.levels[1..] {
+            let word = &mut level[i / 64];
+            *word &= !(1 << (i % 64));
+            if *word != 0 {
+                break;
+            }
+            i /= 64;
+        }
+        true
+    }
+
+    /// Raises the capacity to at least `bits`; the new indices are not members. New words
+    /// come zeroed from the allocator and only the old non-zero ones are copied, so the
+    /// pages of a large bitmap are not touched until blocks in them are freed.
+    #[cold]
+    fn grow(&mut self, bits: usize) {
+        let mut len = bits.div_ceil(64).max(1);
+        let mut l = 0;
+        loop {
+            if l < self.levels.len() {
+                if self.levels[l].len() < len {
+                    let mut words = vec![0u64; len];
+                    for (i, &w) in self.levels[l].iter().enumerate() {
+                        if w != 0 {
+                            words[i] = w;
+                        }
+                    }
+                    self.levels[l] = words;
+                }
+            } else {
+                // A new top level: its bits come from the level below.
+                let mut words = vec![0u64; len];
+                for (i, &w) in self.levels[l - 1].iter().enumerate() {
+                    if w != 0 {
+                        words[i / 64] |= 1 << (i % 64);
+                    }
+                }
+                self.levels.push(words);
+            }
+            if len == 1 {
+                break;
+            }
+            len = len.div_ceil(64);
+            l += 1;
+        }
+    }
+
+    /// The members in increasing order, skipping empty words through the level above.
+    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        let leaves = &self.levels[0];
+        let words: Box<dyn Iterator<Item = usize> + '_> = match self.levels.get(1) {
+            Some(above) => Box::new(bits(above)),
+            None => Box::new(0..leaves.len()),
+        };
+        words.flat_map(move |w| bits(&leaves[w..=w]).map(move |b| w * 64 + b))
+    }
+}
+
+/// The indices of the set bits of `words`, in increasing order.
+fn bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    words.iter().enumerate().flat_map(|(i, &w)| {
+        let mut w = w;
+        std::iter::from_fn(move || {
+            if w == 0 {
+                return None;
+            }
+            let b = w.trailing_zeros() as usize;
+            w &= w - 1;
+            Some(i * 64 + b)
+        })
+    })
 }
 
 /// Commits the pages under `[addr, addr + bytes)` that are not committed yet, one call per
@@ -675,6 +909,61 @@ mod tests {
         b.check_invariants(&mem).unwrap();
         assert_eq!(free_list(&b), [(0, 22)]);
         assert!(b.alloc(&mut mem, 64, 16, None, 0).is_ok());
+        b.check_invariants(&mem).unwrap();
+    }
+
+    #[test]
+    fn index_sets_agree_with_a_btree_set() {
+        use std::collections::BTreeSet;
+        let mut set = IndexSet::default();
+        let mut model = BTreeSet::new();
+        let mut capacity = 1;
+        // A fixed pseudo-random walk over growing capacities, through every summary level.
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for step in 0..20_000 {
+            if step % 2_000 == 0 {
+                capacity *= 9;
+                set.grow(capacity);
+            }
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let i = (x % capacity as u64) as usize;
+            if x & (1 << 40) != 0 {
+                set.insert(i);
+                model.insert(i);
+            } else {
+                assert_eq!(set.remove(i), model.remove(&i));
+            }
+            assert_eq!(set.first(), model.first().copied());
+            assert_eq!(set.is_empty(), model.is_empty());
+            assert_eq!(set.contains(i), model.contains(&i));
+        }
+        assert!(set.iter().eq(model.iter().copied()));
+    }
+
+    #[test]
+    fn an_arena_below_the_others_keeps_the_lowest_address_first() {
+        let mut mem = os(4096);
+        let mut b = buddy(&[("min_block", 16.into()), ("max_order", 8.into())], 4096);
+        // A mapping of its own comes first and leaves a hole below the first arena.
+        let huge = b.alloc(&mut mem, 3 * 4096, 16, None, 0).unwrap();
+        let whole = b.alloc(&mut mem, 4096, 16, None, 0).unwrap();
+        b.free(&mut mem, block(huge, 3 * 4096), 0).unwrap();
+        // The next arena lands in the hole, below the first one.
+        let next = b.alloc(&mut mem, 4096, 16, None, 0).unwrap();
+        assert!(next < whole);
+        b.check_invariants(&mem).unwrap();
+        b.free(&mut mem, block(whole, 4096), 0).unwrap();
+        b.check_invariants(&mem).unwrap();
+        // The only free block is the first arena's, so a small request splits it.
+        let small = b.alloc(&mut mem, 16, 16, None, 0).unwrap();
+        assert_eq!(small, whole);
+        b.free(&mut mem, block(small, 16), 0).unwrap();
+        b.free(&mut mem, block(next, 4096), 0).unwrap();
+        b.check_invariants(&mem).unwrap();
+        // Both arenas are free: the lower one, opened second, is taken first.
+        assert_eq!(b.alloc(&mut mem, 16, 16, None, 0).unwrap(), next);
         b.check_invariants(&mem).unwrap();
     }
 

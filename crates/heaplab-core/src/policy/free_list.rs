@@ -451,29 +451,33 @@ impl FreeList {
             .expect("every chunk lies in a segment")
     }
 
-    /// Finds and unlinks a free chunk of at least `csize` bytes.
-    fn take_fit(&mut self, csize: u64) -> Option<Addr> {
-        let found = match self.fit {
+    /// Finds and unlinks a free chunk of at least `csize` bytes: its address and size.
+    fn take_fit(&mut self, csize: u64) -> Option<(Addr, u64)> {
+        let (found, size) = match self.fit {
             // glibc's small bins hold one size each and large bins are sorted by size, so
             // both hand out the smallest chunk that fits; what sets bins apart from best
-            // fit is which of several equal chunks goes first.
+            // fit is which of several equal chunks goes first. The key holds the size, so
+            // the chunk map is not asked.
             Fit::Best | Fit::Bins => self
                 .by_size
                 .range((csize, 0, 0)..)
                 .next()
-                .map(|&(_, _, a)| a),
+                .map(|&(size, _, a)| (a, size)),
             // The textbook policies walk an address-ordered list; the tree finds the same
             // chunk without the walk.
-            Fit::First => self.by_addr.first_fit_from(0, csize),
+            Fit::First => self
+                .by_addr
+                .first_fit_from(0, csize)
+                .map(|a| (a, self.chunks[&a].size)),
             Fit::Next => self
                 .by_addr
                 .first_fit_from(self.rover, csize)
-                .or_else(|| self.by_addr.first_fit_from(0, csize)),
+                .or_else(|| self.by_addr.first_fit_from(0, csize))
+                .map(|a| (a, self.chunks[&a].size)),
         }?;
-        let size = self.chunks[&found].size;
         self.remove_free(found, size);
         self.rover = found;
-        Some(found)
+        Some((found, size))
     }
 
     /// Allocates a chunk of `csize` bytes from the free structures or the top.
@@ -482,11 +486,10 @@ impl FreeList {
         mem: &mut Pages<P>,
         csize: u64,
     ) -> Result<Addr, AllocError> {
-        if let Some(c) = self.take_fit(csize) {
+        if let Some((c, size)) = self.take_fit(csize) {
             self.ready(mem, c, csize)?;
-            let size = self.chunks[&c].size;
             if size - csize >= self.min_chunk {
-                self.split(mem, c, csize)?;
+                self.split(mem, c, size, csize)?;
             }
             self.chunks.get_mut(&c).expect("fit is a chunk").free = false;
             self.live_chunks += 1;
@@ -496,16 +499,16 @@ impl FreeList {
         self.alloc_from_top(mem, csize)
     }
 
-    /// Cuts chunk `c` to `csize` bytes; the rest becomes a free chunk.
+    /// Cuts chunk `c` of `size` bytes to `csize` bytes; the rest becomes a free chunk.
     fn split<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
         c: Addr,
+        size: u64,
         csize: u64,
     ) -> Result<(), AllocError> {
-        let chunk = self.chunks[&c];
         let rest = c + csize;
-        let rest_size = chunk.size - csize;
+        let rest_size = size - csize;
         self.ready(mem, rest, (self.header + 16).min(rest_size))?;
         self.chunks.get_mut(&c).expect("chunk").size = csize;
         self.chunks.insert(
@@ -632,8 +635,13 @@ impl FreeList {
         let mut start = c;
         let mut size = chunk.size;
         let mut prev = chunk.prev;
-        if prev != 0 && self.chunks[&prev].free {
-            let p = self.chunks[&prev];
+        // One probe of the lower neighbour's tag answers both whether it is free and its size.
+        let below = if prev != 0 {
+            self.chunks.get(&prev).copied()
+        } else {
+            None
+        };
+        if let Some(p) = below.filter(|p| p.free) {
             self.remove_free(prev, p.size);
             self.chunks.remove(&c);
             start = prev;
@@ -745,7 +753,8 @@ impl FreeList {
         Ok(())
     }
 
-    fn chunk_of(&self, payload: Addr) -> Result<Addr, AllocError> {
+    /// The chunk of a live payload, and its size.
+    fn chunk_of(&self, payload: Addr) -> Result<(Addr, u64), AllocError> {
         // Over-aligned blocks are rare, and an empty map needs no probe.
         let shifted = if self.shifted.is_empty() {
             None
@@ -754,7 +763,7 @@ impl FreeList {
         };
         let c = shifted.unwrap_or(payload.wrapping_sub(self.header));
         match self.chunks.get(&c) {
-            Some(ch) if !ch.free => Ok(c),
+            Some(ch) if !ch.free => Ok((c, ch.size)),
             Some(_) => Err(AllocError::Invalid(format!("double free of {payload:#x}"))),
             None => Err(AllocError::Invalid(format!(
                 "free of {payload:#x}, which this heap never handed out"
@@ -844,10 +853,9 @@ impl Policy for FreeList {
             }
             return Ok(());
         }
-        let c = self.chunk_of(block.addr)?;
+        let (c, csize) = self.chunk_of(block.addr)?;
         let shifted = !self.shifted.is_empty() && self.shifted.remove(&block.addr).is_some();
         if !shifted {
-            let csize = self.chunks[&c].size;
             let cached = self.tcache_put(thread, c, csize);
             if cached || csize <= self.fast_max_chunk {
                 if !cached {
@@ -881,7 +889,7 @@ impl Policy for FreeList {
         if !(in_heap && stays_in_heap) {
             return default_realloc(self, mem, block, new_size, align, thread);
         }
-        let c = self.chunk_of(block.addr)?;
+        let (c, _) = self.chunk_of(block.addr)?;
         let chunk = self.chunks[&c];
         if need <= chunk.size {
             if chunk.size - need >= self.min_chunk {
@@ -941,7 +949,7 @@ impl Policy for FreeList {
                     self.segments[seg].last = c;
                 }
                 if merged - need >= self.min_chunk {
-                    self.split(mem, c, need)?;
+                    self.split(mem, c, merged, need)?;
                 }
                 return Ok(block.addr);
             }
