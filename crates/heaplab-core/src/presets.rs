@@ -277,9 +277,10 @@ pub const PRESETS: &[PresetSpec] = &[
                   decommit; WebKit bug in shared/seeds/001 for the sharing change.",
         leaves_out: "per-thread caches (bmalloc's Cache), the large-object free list's \
                      splitting by exact size, and the physical page map. The scavenger is a \
-                     delay counted in events: memory at end is read as the last free returns, \
-                     while MallocBench waits for resident memory to settle, so the separate \
-                     pools' advantage of waiting is not modelled.",
+                     delay counted in events, and memory at end is read as the last free \
+                     returns. MallocBench waits for resident memory to settle; waiting here \
+                     would let the scavenger return the separate pools too, so scenario S2's \
+                     finding rests on reading memory before the scavenger's delay is up.",
     },
     PresetSpec {
         id: "jemalloc-like",
