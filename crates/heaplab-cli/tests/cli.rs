@@ -1,30 +1,17 @@
 //! The `heaplab` binary, run the way the README says.
 
+mod common;
+
+use common::{heaplab, json_of};
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Command;
 
 use serde_json::Value;
-
-fn heaplab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_heaplab"))
-        .args(args)
-        .output()
-        .expect("heaplab runs")
-}
 
 fn tmp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("heaplab-cli-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir.join(name)
-}
-
-fn json_of(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
 }
 
 const FIELDS: &[&str] = &[

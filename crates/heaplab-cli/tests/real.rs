@@ -1,25 +1,9 @@
 //! `heaplab run --real` and `heaplab baseline`, run the way the README says, at small scale.
 
+mod common;
+
+use common::{heaplab, json_of};
 use std::path::PathBuf;
-use std::process::{Command, Output};
-
-use serde_json::Value;
-
-fn heaplab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_heaplab"))
-        .args(args)
-        .output()
-        .expect("heaplab runs")
-}
-
-fn json_of(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
-}
 
 fn fails_with(args: &[&str], code: i32, words: &str) {
     let out = heaplab(args);

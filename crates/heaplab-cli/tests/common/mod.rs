@@ -1,0 +1,23 @@
+//! Helpers every CLI test binary uses: run the `heaplab` binary, read its JSON.
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// Runs the `heaplab` binary Cargo built for these tests.
+pub fn heaplab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_heaplab"))
+        .args(args)
+        .output()
+        .expect("heaplab runs")
+}
+
+/// The JSON a successful run printed; fails the test with its stderr otherwise.
+pub fn json_of(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
+}
