@@ -266,20 +266,21 @@ impl<P: PageProvider> Books<P> {
                 self.allocs += 1;
             }
             Event::Free { id, thread } => {
-                let block = self
-                    .live
-                    .remove(id)
-                    .ok_or_else(|| format!("free of block id {id}, which is not live"))?;
+                // A `let else` rather than `ok_or_else(..)?`: the `Result` it built went
+                // through memory, where its arena tag, stored as two halves and read back
+                // whole, stalled store forwarding on every free.
+                let Some(block) = self.live.remove(id) else {
+                    return Err(format!("free of block id {id}, which is not live"));
+                };
                 self.verify(block)?;
                 policy.free(&mut self.mem, block, thread).map_err(err)?;
                 self.live_bytes.sub(block.size);
                 self.frees += 1;
             }
             Event::Realloc { id, size, thread } => {
-                let block = self
-                    .live
-                    .get(id)
-                    .ok_or_else(|| format!("realloc of block id {id}, which is not live"))?;
+                let Some(block) = self.live.get(id) else {
+                    return Err(format!("realloc of block id {id}, which is not live"));
+                };
                 self.verify(block)?;
                 let addr = policy
                     .realloc(&mut self.mem, block, size, DEFAULT_ALIGN, thread)

@@ -576,7 +576,10 @@ impl SizeClass {
     #[inline]
     fn class_of(&self, size: u64) -> u32 {
         if size <= self.small_limit {
-            self.small_lut[size.div_ceil(self.granularity) as usize]
+            // The granularity is a power of two (the registry says so), and a shift costs
+            // a cycle where the divide `div_ceil` compiled to cost tens on every allocation.
+            let g = self.granularity.trailing_zeros();
+            self.small_lut[((size + self.granularity - 1) >> g) as usize]
         } else {
             self.classes.partition_point(|&c| c < size) as u32
         }
