@@ -353,10 +353,12 @@ impl Window {
     /// checks and compaction test a `pop_front` per slot would repeat.
     #[inline]
     fn dead_front(&self) -> usize {
-        self.slots[self.start..]
-            .iter()
-            .position(Slot::is_full)
-            .unwrap_or(self.len())
+        let live = &self.slots[self.start..];
+        let mut n = 0;
+        while n < live.len() && !live[n].is_full() {
+            n += 1;
+        }
+        n
     }
 
     /// Drops the first `n` slots, which the caller knows to be there.

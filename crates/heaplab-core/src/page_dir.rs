@@ -14,25 +14,44 @@ pub(crate) const CHUNK_PAGES: usize = 1 << CHUNK_SHIFT;
 
 type Chunk = Box<[u8; CHUNK_PAGES]>;
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct PageDir {
     /// Chunk number to its place in `chunks`. Chunks are never dropped, so places stay valid.
     index: FxHashMap<u64, u32>,
     chunks: Vec<Chunk>,
-    /// The chunk number and place of the last lookup that found a chunk.
-    last: Cell<Option<(u64, u32)>>,
+    /// The chunk number and place of the last lookup that found a chunk; `NO_KEY` before
+    /// the first. A plain pair rather than an `Option`: one compare on the hot path.
+    last: Cell<(u64, u32)>,
+}
+
+/// No chunk has this number: page numbers are addresses shifted right by at least 12 bits.
+const NO_KEY: u64 = u64::MAX;
+
+impl Default for PageDir {
+    fn default() -> PageDir {
+        PageDir {
+            index: FxHashMap::default(),
+            chunks: Vec::new(),
+            last: Cell::new((NO_KEY, 0)),
+        }
+    }
 }
 
 impl PageDir {
     #[inline]
     fn find(&self, key: u64) -> Option<usize> {
-        if let Some((k, at)) = self.last.get() {
-            if k == key {
-                return Some(at as usize);
-            }
+        let (k, at) = self.last.get();
+        if k == key {
+            return Some(at as usize);
         }
+        self.find_slow(key)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn find_slow(&self, key: u64) -> Option<usize> {
         let at = *self.index.get(&key)?;
-        self.last.set(Some((key, at)));
+        self.last.set((key, at));
         Some(at as usize)
     }
 
@@ -66,7 +85,7 @@ impl PageDir {
         let at = self.chunks.len();
         self.chunks.push(Box::new([0; CHUNK_PAGES]));
         self.index.insert(key, at as u32);
-        self.last.set(Some((key, at as u32)));
+        self.last.set((key, at as u32));
         at
     }
 

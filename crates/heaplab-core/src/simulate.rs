@@ -199,14 +199,14 @@ impl<P: PageProvider> Books<P> {
             event: n,
             message: e.to_string(),
         })?;
+        // Pages, not bytes: `finish` multiplies the series once instead of every event.
         let st = self.mem.stats();
-        let page = self.mem.page_size();
         self.series.record(
             n,
             Sample {
                 live: self.live_bytes.current,
-                committed: st.committed_pages.current * page,
-                resident: st.resident_pages.current * page,
+                committed: st.committed_pages.current,
+                resident: st.resident_pages.current,
             },
         );
         Ok(())
@@ -438,6 +438,14 @@ impl<P: PageProvider> Books<P> {
             phases: self.phases,
             counters,
         };
-        (summary, self.series.finish())
+        let mut series = self.series.finish();
+        for v in series
+            .committed
+            .iter_mut()
+            .chain(series.resident.iter_mut())
+        {
+            *v *= page;
+        }
+        (summary, series)
     }
 }
