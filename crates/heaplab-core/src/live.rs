@@ -187,6 +187,7 @@ impl LiveTable {
     /// enough to reach `id`. Each block moves at most once, so the work is paid for by
     /// the allocations that pushed the window forward.
     fn slide_for(&mut self, id: BlockId) {
+        self.trim_front();
         while !self.window.is_empty() && !self.reaches(id) {
             if let Some(b) = self.window.pop_front().and_then(Slot::get) {
                 self.in_window -= 1;
@@ -204,17 +205,14 @@ impl LiveTable {
     pub fn remove(&mut self, id: BlockId) -> Option<Block> {
         match self.index(id) {
             Some(i) => {
-                // The slot is copied as plain words and made a block only after the call
-                // below, so no half-built `Option<Block>` is kept in memory across it.
+                // The dead front is left for `slide_for` to drop, when an insert finds the
+                // window too wide: one scan then instead of a check on every free.
                 let slot = self.window[i];
                 if !slot.is_full() {
                     return None;
                 }
                 self.window[i].size = EMPTY;
                 self.in_window -= 1;
-                if i == 0 {
-                    self.trim_front();
-                }
                 slot.get()
             }
             None => self.remove_outside(id),
@@ -232,7 +230,6 @@ impl LiveTable {
     }
 
     /// Drops dead slots from the front so the window follows the oldest live block.
-    #[inline(never)]
     fn trim_front(&mut self) {
         let dead = self.window.dead_front();
         if dead > 0 {
