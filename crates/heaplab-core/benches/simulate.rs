@@ -1,5 +1,6 @@
 //! Simulator speed: events per second through each family, on events decoded before
-//! timing, and how time per event grows with the number of live blocks.
+//! timing and replayed with `Simulation::apply_all` (which fetches a freed block's slot a
+//! few events ahead), and how time per event grows with the number of live blocks.
 //!
 //! `cargo bench -p heaplab-core --bench simulate`; figures and ratios go in BENCHMARKS.md.
 
@@ -56,9 +57,7 @@ fn steady(live: u64, steps: u64, seed: u64) -> (Vec<Event>, Vec<Event>) {
 
 fn replay(c: &RunConfig, events: &[Event]) -> u64 {
     let mut sim = Simulation::new(c, sim_provider(c)).unwrap();
-    for e in events {
-        sim.apply_ref(e).unwrap();
-    }
+    sim.apply_all(events).unwrap();
     sim.finish().0.events
 }
 
@@ -93,9 +92,7 @@ fn throughput(c: &mut Criterion) {
 /// A simulation that has applied `events`, for timing what comes after.
 fn filled(cfg: &RunConfig, events: &[Event]) -> Simulation<heaplab_core::provider::SimProvider> {
     let mut sim = Simulation::new(cfg, sim_provider(cfg)).unwrap();
-    for e in events {
-        sim.apply_ref(e).unwrap();
-    }
+    sim.apply_all(events).unwrap();
     sim
 }
 
@@ -111,9 +108,7 @@ fn best_fit(c: &mut Criterion) {
         b.iter_batched(
             || filled(&cfg, &fill),
             |mut sim| {
-                for e in &churn {
-                    sim.apply_ref(e).unwrap();
-                }
+                sim.apply_all(&churn).unwrap();
                 sim
             },
             BatchSize::PerIteration,
@@ -136,9 +131,7 @@ fn scaling(c: &mut Criterion) {
                 b.iter_batched(
                     || filled(&cfg, &fill),
                     |mut sim| {
-                        for e in &churn {
-                            sim.apply_ref(e).unwrap();
-                        }
+                        sim.apply_all(&churn).unwrap();
                         sim
                     },
                     BatchSize::PerIteration,

@@ -23,6 +23,7 @@ mod page_dir;
 pub mod pages;
 pub mod params;
 pub mod policy;
+mod prefetch;
 pub mod presets;
 pub mod provider;
 mod ranges;

@@ -93,6 +93,14 @@ impl LiveTable {
         }
     }
 
+    /// Starts bringing the slot of `id` into the cache, for a lookup a few events later.
+    #[inline(always)]
+    pub fn prefetch(&self, id: BlockId) {
+        if let Some(i) = self.index(id) {
+            crate::prefetch::prefetch(&self.window[i]);
+        }
+    }
+
     #[inline]
     pub fn contains(&self, id: BlockId) -> bool {
         self.get(id).is_some()

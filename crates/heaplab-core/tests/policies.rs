@@ -453,6 +453,44 @@ fn a_run_is_deterministic() {
     }
 }
 
+/// A batch replayed with `apply_all`, which fetches slots ahead, ends exactly as the same
+/// events applied one by one, and a bad event in it fails with the same number and message.
+#[test]
+fn a_batch_ends_as_the_same_events_one_by_one() {
+    for config in configs() {
+        let mut events = Vec::new();
+        let spec = heaplab_core::workload::find("tree_churn").unwrap();
+        let mut c = config.clone();
+        c.workload
+            .params
+            .insert("scale".into(), Value::from(0.0005));
+        spec.generate(&c.workload_params().unwrap(), &mut |e| {
+            events.push(e);
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        let mut one = Simulation::new(&config, sim_provider(&config)).unwrap();
+        for e in &events {
+            one.apply_ref(e).unwrap();
+        }
+        let mut batch = Simulation::new(&config, sim_provider(&config)).unwrap();
+        batch.apply_all(&events).unwrap();
+        let name = &config.policy.family;
+        assert_eq!(one.finish(), batch.finish(), "{name}");
+
+        // A free of a block that is not live, after the first 100 events.
+        let mut bad = events[..100].to_vec();
+        bad.push(Event::free(u64::MAX - 1));
+        bad.extend_from_slice(&events[100..120]);
+        let mut one = Simulation::new(&config, sim_provider(&config)).unwrap();
+        let one_err = bad.iter().find_map(|e| one.apply_ref(e).err()).unwrap();
+        let mut batch = Simulation::new(&config, sim_provider(&config)).unwrap();
+        let batch_err = batch.apply_all(&bad).unwrap_err();
+        assert_eq!(one_err, batch_err, "{name}");
+        assert_eq!(batch_err.event, 101, "{name}");
+    }
+}
+
 #[test]
 fn impossible_requests_are_errors_not_panics() {
     for config in configs() {
