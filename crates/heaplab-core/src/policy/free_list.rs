@@ -456,6 +456,7 @@ impl FreeList {
         self.chunks[h].stamp = 0;
     }
 
+    #[inline]
     fn segment_of(&self, addr: Addr) -> usize {
         self.segments
             .iter()
@@ -684,7 +685,8 @@ impl FreeList {
             if self.header > 0 && start + self.header <= s.committed_end {
                 mem.touch(start, self.header)?;
             }
-            if s.committed_end - start >= FASTBIN_CONSOLIDATION_THRESHOLD {
+            // The fast bins are asked first: most heaps have none, and the call is cold.
+            if self.fast_chunks > 0 && s.committed_end - start >= FASTBIN_CONSOLIDATION_THRESHOLD {
                 self.consolidate(mem)?;
             }
             return self.trim(mem, seg);
@@ -1031,7 +1033,7 @@ impl Policy for FreeList {
                         self.chunks[prev].next
                     ));
                 }
-                if c.size < self.min_chunk || c.size % self.align != 0 {
+                if c.size < self.min_chunk || !c.size.is_multiple_of(self.align) {
                     return Err(format!("chunk {a:#x} has a bad size {}", c.size));
                 }
                 let needs_all = !c.is_free() || self.release == Release::Never;
@@ -1043,7 +1045,9 @@ impl Policy for FreeList {
                 if c.is_free() {
                     free += 1;
                     if self.coalesce && prev_free {
-                        return Err(format!("free chunk {a:#x} was not merged with the one below"));
+                        return Err(format!(
+                            "free chunk {a:#x} was not merged with the one below"
+                        ));
                     }
                     let indexed = match self.fit {
                         // Checked below, from the bins' side.
@@ -1073,7 +1077,9 @@ impl Policy for FreeList {
                 ));
             }
             if prev != NIL && self.chunks[prev].next != NIL {
-                return Err(format!("the chunk below segment {i}'s top has an upper neighbour"));
+                return Err(format!(
+                    "the chunk below segment {i}'s top has an upper neighbour"
+                ));
             }
         }
         if seen != self.chunks.len() {

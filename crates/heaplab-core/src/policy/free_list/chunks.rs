@@ -97,7 +97,9 @@ impl ChunkTable {
     pub(super) fn check(&self) -> Result<(), String> {
         for (&addr, &h) in &self.by_addr {
             if self.slots.get(h as usize).map(|c| c.addr) != Some(addr) {
-                return Err(format!("chunk {addr:#x} maps to record {h} of another chunk"));
+                return Err(format!(
+                    "chunk {addr:#x} maps to record {h} of another chunk"
+                ));
             }
         }
         if self.by_addr.len() + self.spare.len() != self.slots.len() {

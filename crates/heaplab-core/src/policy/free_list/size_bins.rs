@@ -184,7 +184,11 @@ impl SizeBins {
     /// alignment): the smallest that fits, the lowest-addressed or oldest of equals. Returns
     /// its record and size; the caller clears its stamp.
     #[inline]
-    pub(super) fn take(&mut self, csize: u64, live: impl Fn(u32, u64) -> bool) -> Option<(u32, u64)> {
+    pub(super) fn take(
+        &mut self,
+        csize: u64,
+        live: impl Fn(u32, u64) -> bool,
+    ) -> Option<(u32, u64)> {
         let from = self.small_bin(csize);
         if let Some(i) = from.and_then(|i| self.first_bin_from(i)) {
             let bin = &mut self.small[i];
@@ -356,7 +360,10 @@ mod tests {
                     let want = model.range((csize, 0, 0)..).next().copied();
                     let s = &stamps;
                     let got = bins.take(csize, |h, st| s[h as usize] == st);
-                    prop_assert_eq!(got.map(|(h, size)| (size, u64::from(h) << 20)), want.map(|k| (k.0, k.2)));
+                    prop_assert_eq!(
+                        got.map(|(h, size)| (size, u64::from(h) << 20)),
+                        want.map(|k| (k.0, k.2))
+                    );
                     if let Some(k) = want {
                         model.remove(&k);
                         stamps[(k.2 >> 20) as usize] = 0;
