@@ -17,8 +17,11 @@ use crate::provider::Addr;
 pub(super) const NIL: u32 = u32::MAX;
 
 /// One chunk's header. `prev` and `next` are the records of the chunks just below and just
-/// above it: the boundary tags that make coalescing O(1).
+/// above it: the boundary tags that make coalescing O(1). Aligned to its 32 bytes so that a
+/// record never straddles two cache lines: a free reads its own record, then its upper
+/// neighbour's, and with a heap of 100,000 blocks each line is a cache miss.
 #[derive(Clone, Copy, Debug)]
+#[repr(align(32))]
 pub(super) struct Chunk {
     pub addr: Addr,
     pub size: u64,
