@@ -9,12 +9,16 @@
 //! glibc behaviour of scenarios S1 and S4. Requests of at least `mmap_threshold` bytes get
 //! their own mapping, as glibc's `mmap()`ed chunks do.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap;
 
+mod chunks;
 mod fit_tree;
+mod size_bins;
+use chunks::{Chunk, ChunkTable, NIL};
 use fit_tree::FitTree;
+use size_bins::{SizeBins, Tie};
 
 use super::{check_align, check_size, AllocError, Block, FamilySpec, Policy};
 use crate::event::ArenaId;
@@ -211,27 +215,18 @@ enum Fit {
     Next,
 }
 
-/// A chunk header, kept out of band. `prev` is the chunk just below (0 for a segment's
-/// first chunk): the boundary tag that makes coalescing with the lower neighbour O(1).
-#[derive(Clone, Copy, Debug)]
-struct Chunk {
-    size: u64,
-    prev: Addr,
-    free: bool,
-}
-
 #[derive(Clone, Copy, Debug)]
 struct Segment {
     base: Addr,
     end: Addr,
     /// Where the first chunk starts: far enough into the segment that payloads align.
     first: Addr,
-    /// The top chunk, from here to `end`, is not in the chunk map.
+    /// The top chunk, from here to `end`, is not in the chunk table.
     top: Addr,
     /// Pages below this are committed; the break of a `brk` heap.
     committed_end: Addr,
-    /// The chunk just below the top, 0 if none.
-    last: Addr,
+    /// The record of the chunk just below the top, `NIL` if none.
+    last: u32,
 }
 
 /// A dlmalloc/glibc-style heap.
@@ -241,6 +236,8 @@ pub struct FreeList {
     coalesce: bool,
     header: u64,
     align: u64,
+    /// log2 of `align`: a chunk size in alignment units indexes the per-size bins.
+    shift: u32,
     min_chunk: u64,
     trim_threshold: u64,
     top_pad: u64,
@@ -253,13 +250,12 @@ pub struct FreeList {
     now: u64,
     segment_size: u64,
     page: u64,
-    chunks: FxHashMap<Addr, Chunk>,
-    /// Free chunks by size, then a tie-break (0 for best fit, so address order; the
-    /// order of freeing for bins), then address.
-    by_size: BTreeSet<(u64, u64, Addr)>,
-    /// Under bins: each free chunk's tie-break, and the next one to hand out.
-    bin_order: FxHashMap<Addr, u64>,
-    next_order: u64,
+    chunks: ChunkTable,
+    /// Free chunks by size, for best fit and bins.
+    bins: SizeBins,
+    /// The stamp of the chunk freed last: stamps order the frees, which is the tie-break
+    /// of bins, and tell a free structure's live entries from stale ones.
+    stamp: u64,
     /// Free chunks by address with subtree maxima, for first and next fit. Only the
     /// structure the fit policy searches is kept.
     by_addr: FitTree,
@@ -273,13 +269,13 @@ pub struct FreeList {
     tcache_count: usize,
     /// Largest chunk size the thread caches take; 0 when they are off.
     tcache_max_chunk: u64,
-    /// Each thread's cache: chunk addresses per exact chunk size, newest last.
-    tcache: FxHashMap<u32, FxHashMap<u64, Vec<Addr>>>,
+    /// Each thread's cache: chunk records per chunk size in alignment units, newest last.
+    tcache: FxHashMap<u32, Vec<Vec<u32>>>,
     /// Largest chunk size the fast bins take; 0 when they are off.
     fast_max_chunk: u64,
-    /// Fast bins: chunk addresses per exact chunk size, newest last. One set for the heap,
-    /// shared by every thread, as one glibc arena's.
-    fastbins: FxHashMap<u64, Vec<Addr>>,
+    /// Fast bins: chunk records per chunk size in alignment units, newest last. One set for
+    /// the heap, shared by every thread, as one glibc arena's.
+    fastbins: Vec<Vec<u32>>,
     fast_chunks: usize,
 }
 
@@ -295,11 +291,17 @@ impl FreeList {
         let align = params.u64("alignment");
         // A free chunk must hold its header and the two free-list links.
         let min_chunk = (header + 16).next_multiple_of(align);
+        let tie = if fit == Fit::Bins {
+            Tie::Age
+        } else {
+            Tie::Address
+        };
         let mut heap = FreeList {
             fit,
             coalesce: params.bool("coalesce"),
             header,
             align,
+            shift: align.trailing_zeros(),
             min_chunk,
             trim_threshold: params.u64("trim_threshold"),
             top_pad: params.u64("top_pad"),
@@ -315,10 +317,9 @@ impl FreeList {
             now: 0,
             segment_size: params.u64("segment_size").next_multiple_of(page_size),
             page: page_size,
-            chunks: FxHashMap::default(),
-            by_size: BTreeSet::new(),
-            bin_order: FxHashMap::default(),
-            next_order: 0,
+            chunks: ChunkTable::default(),
+            bins: SizeBins::new(tie, align),
+            stamp: 0,
             by_addr: FitTree::new(),
             rover: 0,
             segments: Vec::new(),
@@ -329,11 +330,12 @@ impl FreeList {
             tcache_max_chunk: 0,
             tcache: FxHashMap::default(),
             fast_max_chunk: 0,
-            fastbins: FxHashMap::default(),
+            fastbins: Vec::new(),
             fast_chunks: 0,
         };
         if params.u64("fastbin_max") > 0 {
             heap.fast_max_chunk = heap.chunk_size(params.u64("fastbin_max"));
+            heap.fastbins = vec![Vec::new(); heap.size_bin(heap.fast_max_chunk) + 1];
         }
         if heap.tcache_count > 0 {
             heap.tcache_max_chunk = heap.chunk_size(params.u64("tcache_max"));
@@ -341,22 +343,30 @@ impl FreeList {
         Ok(heap)
     }
 
+    /// A chunk size in alignment units: its thread-cache bin and fast bin.
+    #[inline]
+    fn size_bin(&self, csize: u64) -> usize {
+        (csize >> self.shift) as usize
+    }
+
     /// Takes a chunk of exactly `csize` bytes from `thread`'s cache, if it holds one.
     #[inline]
-    fn tcache_take(&mut self, thread: u32, csize: u64) -> Option<Addr> {
+    fn tcache_take(&mut self, thread: u32, csize: u64) -> Option<u32> {
         if csize > self.tcache_max_chunk {
             return None;
         }
-        self.tcache.get_mut(&thread)?.get_mut(&csize)?.pop()
+        let bin = self.size_bin(csize);
+        self.tcache.get_mut(&thread)?[bin].pop()
     }
 
     /// Takes a chunk of exactly `csize` bytes from the fast bins, if they hold one.
     #[inline]
-    fn fast_take(&mut self, csize: u64) -> Option<Addr> {
+    fn fast_take(&mut self, csize: u64) -> Option<u32> {
         if csize > self.fast_max_chunk {
             return None;
         }
-        let c = self.fastbins.get_mut(&csize)?.pop()?;
+        let bin = self.size_bin(csize);
+        let c = self.fastbins[bin].pop()?;
         self.fast_chunks -= 1;
         Some(c)
     }
@@ -369,35 +379,34 @@ impl FreeList {
             return Ok(());
         }
         // Emptied first, so the frees below never consolidate again.
-        let mut chunks: Vec<Addr> = std::mem::take(&mut self.fastbins)
-            .into_values()
-            .flatten()
-            .collect();
+        let mut chunks: Vec<u32> = self.fastbins.iter_mut().flat_map(std::mem::take).collect();
         self.fast_chunks = 0;
-        // Address order, so the result does not depend on the hash map's order.
-        chunks.sort_unstable();
-        for c in chunks {
-            self.release_chunk(mem, c)?;
+        // Address order, as glibc's bins are walked: chunks in use are neither moved nor
+        // merged, so their records still say where they are.
+        chunks.sort_unstable_by_key(|&h| self.chunks[h].addr);
+        for h in chunks {
+            self.release_chunk(mem, h)?;
         }
         Ok(())
     }
 
     /// Puts a chunk the program freed into `thread`'s cache if its bin has room. The chunk
     /// stays in use as far as the heap is concerned: no coalescing, no trimming past it.
-    fn tcache_put(&mut self, thread: u32, c: Addr, csize: u64) -> bool {
+    #[inline]
+    fn tcache_put(&mut self, thread: u32, h: u32, csize: u64) -> bool {
         if csize > self.tcache_max_chunk {
             return false;
         }
-        let bin = self
+        let bins = self.size_bin(self.tcache_max_chunk) + 1;
+        let bin = self.size_bin(csize);
+        let bin = &mut self
             .tcache
             .entry(thread)
-            .or_default()
-            .entry(csize)
-            .or_default();
+            .or_insert_with(|| vec![Vec::new(); bins])[bin];
         if bin.len() >= self.tcache_count {
             return false;
         }
-        bin.push(c);
+        bin.push(h);
         true
     }
 
@@ -409,41 +418,45 @@ impl FreeList {
         FreeList::new(&params, page_size).expect("free-list defaults build")
     }
 
+    #[inline]
     fn chunk_size(&self, size: u64) -> u64 {
-        (size + self.header)
-            .next_multiple_of(self.align)
-            .max(self.min_chunk)
+        // The alignment is a power of two, so rounding up is a mask, not a division.
+        ((size + self.header + self.align - 1) & !(self.align - 1)).max(self.min_chunk)
     }
 
-    fn insert_free(&mut self, addr: Addr, size: u64) {
+    /// Makes chunk `h` free: gives it the next stamp and puts it in the free structures.
+    #[inline]
+    fn insert_free(&mut self, h: u32) {
+        self.stamp += 1;
+        let stamp = self.stamp;
+        let chunk = &mut self.chunks[h];
+        chunk.stamp = stamp;
+        let (addr, size) = (chunk.addr, chunk.size);
         match self.fit {
-            Fit::Best => {
-                self.by_size.insert((size, 0, addr));
-            }
-            Fit::Bins => {
-                self.next_order += 1;
-                self.bin_order.insert(addr, self.next_order);
-                self.by_size.insert((size, self.next_order, addr));
+            Fit::Best | Fit::Bins => {
+                let chunks = &self.chunks;
+                self.bins
+                    .insert(h, addr, size, stamp, |h, s| chunks[h].stamp == s);
             }
             Fit::First | Fit::Next => self.by_addr.insert(addr, size),
         }
     }
 
-    fn remove_free(&mut self, addr: Addr, size: u64) {
+    /// Takes free chunk `h` out of the free structures; it counts as in use until it is
+    /// merged away or freed again.
+    #[inline]
+    fn remove_free(&mut self, h: u32) {
+        let chunk = self.chunks[h];
         match self.fit {
-            Fit::Best => {
-                self.by_size.remove(&(size, 0, addr));
-            }
-            Fit::Bins => {
-                let order = self.bin_order.remove(&addr).unwrap_or_default();
-                self.by_size.remove(&(size, order, addr));
-            }
+            Fit::Best | Fit::Bins => self.bins.remove(chunk.addr, chunk.size, chunk.stamp),
             Fit::First | Fit::Next => {
-                self.by_addr.remove(addr);
+                self.by_addr.remove(chunk.addr);
             }
         }
+        self.chunks[h].stamp = 0;
     }
 
+    #[inline]
     fn segment_of(&self, addr: Addr) -> usize {
         self.segments
             .iter()
@@ -451,47 +464,49 @@ impl FreeList {
             .expect("every chunk lies in a segment")
     }
 
-    /// Finds and unlinks a free chunk of at least `csize` bytes: its address and size.
-    fn take_fit(&mut self, csize: u64) -> Option<(Addr, u64)> {
-        let (found, size) = match self.fit {
+    /// Finds and unlinks a free chunk of at least `csize` bytes: its record.
+    #[inline]
+    fn take_fit(&mut self, csize: u64) -> Option<u32> {
+        let h = match self.fit {
             // glibc's small bins hold one size each and large bins are sorted by size, so
             // both hand out the smallest chunk that fits; what sets bins apart from best
-            // fit is which of several equal chunks goes first. The key holds the size, so
-            // the chunk map is not asked.
-            Fit::Best | Fit::Bins => self
-                .by_size
-                .range((csize, 0, 0)..)
-                .next()
-                .map(|&(size, _, a)| (a, size)),
+            // fit is which of several equal chunks goes first.
+            Fit::Best | Fit::Bins => {
+                let chunks = &self.chunks;
+                self.bins.take(csize, |h, s| chunks[h].stamp == s)?.0
+            }
             // The textbook policies walk an address-ordered list; the tree finds the same
             // chunk without the walk.
-            Fit::First => self
-                .by_addr
-                .first_fit_from(0, csize)
-                .map(|a| (a, self.chunks[&a].size)),
-            Fit::Next => self
-                .by_addr
-                .first_fit_from(self.rover, csize)
-                .or_else(|| self.by_addr.first_fit_from(0, csize))
-                .map(|a| (a, self.chunks[&a].size)),
-        }?;
-        self.remove_free(found, size);
-        self.rover = found;
-        Some((found, size))
+            Fit::First | Fit::Next => {
+                let a = if self.fit == Fit::Next {
+                    self.by_addr
+                        .first_fit_from(self.rover, csize)
+                        .or_else(|| self.by_addr.first_fit_from(0, csize))
+                } else {
+                    self.by_addr.first_fit_from(0, csize)
+                }?;
+                self.by_addr.remove(a);
+                self.chunks.find(a).expect("a free chunk is in the table")
+            }
+        };
+        self.chunks[h].stamp = 0;
+        self.rover = self.chunks[h].addr;
+        Some(h)
     }
 
     /// Allocates a chunk of `csize` bytes from the free structures or the top.
+    #[inline]
     fn alloc_chunk<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
         csize: u64,
     ) -> Result<Addr, AllocError> {
-        if let Some((c, size)) = self.take_fit(csize) {
+        if let Some(h) = self.take_fit(csize) {
+            let Chunk { addr: c, size, .. } = self.chunks[h];
             self.ready(mem, c, csize)?;
             if size - csize >= self.min_chunk {
-                self.split(mem, c, size, csize)?;
+                self.split(mem, h, csize)?;
             }
-            self.chunks.get_mut(&c).expect("fit is a chunk").free = false;
             self.live_chunks += 1;
             mem.touch(c, self.header)?;
             return Ok(c);
@@ -499,34 +514,39 @@ impl FreeList {
         self.alloc_from_top(mem, csize)
     }
 
-    /// Cuts chunk `c` of `size` bytes to `csize` bytes; the rest becomes a free chunk.
+    /// Cuts chunk `h` to `csize` bytes; the rest becomes a free chunk.
+    #[inline]
     fn split<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
-        c: Addr,
-        size: u64,
+        h: u32,
         csize: u64,
     ) -> Result<(), AllocError> {
+        let Chunk {
+            addr: c,
+            size,
+            next,
+            ..
+        } = self.chunks[h];
         let rest = c + csize;
         let rest_size = size - csize;
         self.ready(mem, rest, (self.header + 16).min(rest_size))?;
-        self.chunks.get_mut(&c).expect("chunk").size = csize;
-        self.chunks.insert(
-            rest,
-            Chunk {
-                size: rest_size,
-                prev: c,
-                free: true,
-            },
-        );
-        if let Some(next) = self.chunks.get_mut(&(rest + rest_size)) {
-            next.prev = rest;
+        self.chunks[h].size = csize;
+        let r = self.chunks.add(Chunk {
+            addr: rest,
+            size: rest_size,
+            stamp: 0,
+            prev: h,
+            next,
+        });
+        self.chunks[h].next = r;
+        if next != NIL {
+            self.chunks[next].prev = r;
+        } else {
+            let seg = self.segment_of(c);
+            self.segments[seg].last = r;
         }
-        let seg = self.segment_of(c);
-        if self.segments[seg].last == c {
-            self.segments[seg].last = rest;
-        }
-        self.insert_free(rest, rest_size);
+        self.insert_free(r);
         // The remainder's header and free-list links are written into the heap.
         mem.touch(rest, (self.header + 16).min(rest_size))?;
         Ok(())
@@ -557,16 +577,18 @@ impl FreeList {
             mem.commit(seg.committed_end, want - seg.committed_end)?;
             self.segments[i].committed_end = want;
         }
-        self.chunks.insert(
-            c,
-            Chunk {
-                size: csize,
-                prev: seg.last,
-                free: false,
-            },
-        );
+        let h = self.chunks.add(Chunk {
+            addr: c,
+            size: csize,
+            stamp: 0,
+            prev: seg.last,
+            next: NIL,
+        });
+        if seg.last != NIL {
+            self.chunks[seg.last].next = h;
+        }
         let s = &mut self.segments[i];
-        s.last = c;
+        s.last = h;
         s.top = new_top;
         let committed_end = s.committed_end;
         self.live_chunks += 1;
@@ -594,7 +616,7 @@ impl FreeList {
             first: base + pad,
             top: base + pad,
             committed_end: base,
-            last: 0,
+            last: NIL,
         });
         Ok(self.segments.len() - 1)
     }
@@ -616,75 +638,74 @@ impl FreeList {
         Ok(payload)
     }
 
-    /// Frees chunk `c` (allocated, in the map): merges it and gives the top back if it grew
-    /// past the trim threshold.
+    /// Frees chunk `h` (in use): merges it and gives the top back if it grew past the trim
+    /// threshold.
     fn release_chunk<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
-        c: Addr,
+        h: u32,
     ) -> Result<(), AllocError> {
-        let chunk = self.chunks[&c];
+        let chunk = self.chunks[h];
         self.live_chunks -= 1;
         if !self.coalesce {
-            self.chunks.get_mut(&c).expect("chunk").free = true;
-            self.insert_free(c, chunk.size);
-            mem.touch(c, (self.header + 16).min(chunk.size))?;
+            self.insert_free(h);
+            mem.touch(chunk.addr, (self.header + 16).min(chunk.size))?;
             return Ok(());
         }
-        let seg = self.segment_of(c);
-        let mut start = c;
+        let mut cur = h;
+        let mut start = chunk.addr;
         let mut size = chunk.size;
-        let mut prev = chunk.prev;
-        // One probe of the lower neighbour's tag answers both whether it is free and its size.
-        let below = if prev != 0 {
-            self.chunks.get(&prev).copied()
-        } else {
-            None
-        };
-        if let Some(p) = below.filter(|p| p.free) {
-            self.remove_free(prev, p.size);
-            self.chunks.remove(&c);
-            start = prev;
-            size += p.size;
-            prev = p.prev;
+        let below = chunk.prev;
+        if below != NIL && self.chunks[below].is_free() {
+            // The lower neighbour absorbs this chunk and takes its place between the
+            // neighbours.
+            self.remove_free(below);
+            self.chunks.drop_chunk(h);
+            self.chunks[below].next = chunk.next;
+            if chunk.next != NIL {
+                self.chunks[chunk.next].prev = below;
+            }
+            cur = below;
+            start = self.chunks[below].addr;
+            size += self.chunks[below].size;
         }
-        let end = start + size;
-        if end == self.segments[seg].top {
+        let above = self.chunks[cur].next;
+        if above == NIL {
             // The chunk borders the top: it becomes part of it.
-            self.chunks.remove(&start);
+            let seg = self.segment_of(start);
+            debug_assert_eq!(start + size, self.segments[seg].top);
+            let lower = self.chunks[cur].prev;
+            self.chunks.drop_chunk(cur);
+            if lower != NIL {
+                self.chunks[lower].next = NIL;
+            }
             let s = &mut self.segments[seg];
             s.top = start;
-            s.last = prev;
+            s.last = lower;
             if self.header > 0 && start + self.header <= s.committed_end {
                 mem.touch(start, self.header)?;
             }
-            if s.committed_end - start >= FASTBIN_CONSOLIDATION_THRESHOLD {
+            // The fast bins are asked first: most heaps have none, and the call is cold.
+            if self.fast_chunks > 0 && s.committed_end - start >= FASTBIN_CONSOLIDATION_THRESHOLD {
                 self.consolidate(mem)?;
             }
             return self.trim(mem, seg);
         }
-        let next = self.chunks[&end];
-        if next.free {
-            self.remove_free(end, next.size);
-            self.chunks.remove(&end);
+        let next = self.chunks[above];
+        if next.is_free() {
+            self.remove_free(above);
+            self.chunks.drop_chunk(above);
             size += next.size;
+            self.chunks[cur].next = next.next;
+            if next.next != NIL {
+                self.chunks[next.next].prev = cur;
+            } else {
+                let seg = self.segment_of(start);
+                self.segments[seg].last = cur;
+            }
         }
-        self.chunks.insert(
-            start,
-            Chunk {
-                size,
-                prev,
-                free: true,
-            },
-        );
-        if let Some(after) = self.chunks.get_mut(&(start + size)) {
-            after.prev = start;
-        }
-        let s = &mut self.segments[seg];
-        if start + size == s.top {
-            s.last = start;
-        }
-        self.insert_free(start, size);
+        self.chunks[cur].size = size;
+        self.insert_free(cur);
         // Header and links at the front, the boundary tag at the back.
         mem.touch(start, (self.header + 16).min(size))?;
         mem.touch(start + size - 8, 8)?;
@@ -753,8 +774,9 @@ impl FreeList {
         Ok(())
     }
 
-    /// The chunk of a live payload, and its size.
-    fn chunk_of(&self, payload: Addr) -> Result<(Addr, u64), AllocError> {
+    /// The record of a live payload's chunk.
+    #[inline]
+    fn chunk_of(&self, payload: Addr) -> Result<u32, AllocError> {
         // Over-aligned blocks are rare, and an empty map needs no probe.
         let shifted = if self.shifted.is_empty() {
             None
@@ -762,8 +784,8 @@ impl FreeList {
             self.shifted.get(&payload).copied()
         };
         let c = shifted.unwrap_or(payload.wrapping_sub(self.header));
-        match self.chunks.get(&c) {
-            Some(ch) if !ch.free => Ok((c, ch.size)),
+        match self.chunks.find(c) {
+            Some(h) if !self.chunks[h].is_free() => Ok(h),
             Some(_) => Err(AllocError::Invalid(format!("double free of {payload:#x}"))),
             None => Err(AllocError::Invalid(format!(
                 "free of {payload:#x}, which this heap never handed out"
@@ -785,8 +807,9 @@ impl FreeList {
             }
             self.purge_queue.pop_front();
             // The chunk may have been reused or merged since; purge what is free there now.
-            if let Some(c) = self.chunks.get(&start).copied() {
-                if c.free {
+            if let Some(h) = self.chunks.find(start) {
+                let c = self.chunks[h];
+                if c.is_free() {
                     self.purge(mem, start, c.size)?;
                 }
             }
@@ -811,11 +834,11 @@ impl Policy for FreeList {
             return self.alloc_mapped(mem, size, align);
         }
         if align <= self.align {
-            if let Some(c) = self
+            if let Some(h) = self
                 .tcache_take(thread, csize)
                 .or_else(|| self.fast_take(csize))
             {
-                return Ok(c + self.header);
+                return Ok(self.chunks[h].addr + self.header);
             }
             if csize >= MIN_LARGE_CHUNK {
                 self.consolidate(mem)?;
@@ -853,13 +876,15 @@ impl Policy for FreeList {
             }
             return Ok(());
         }
-        let (c, csize) = self.chunk_of(block.addr)?;
+        let h = self.chunk_of(block.addr)?;
+        let csize = self.chunks[h].size;
         let shifted = !self.shifted.is_empty() && self.shifted.remove(&block.addr).is_some();
         if !shifted {
-            let cached = self.tcache_put(thread, c, csize);
+            let cached = self.tcache_put(thread, h, csize);
             if cached || csize <= self.fast_max_chunk {
                 if !cached {
-                    self.fastbins.entry(csize).or_default().push(c);
+                    let bin = self.size_bin(csize);
+                    self.fastbins[bin].push(h);
                     self.fast_chunks += 1;
                 }
                 // glibc writes the bin's link into the chunk.
@@ -867,7 +892,7 @@ impl Policy for FreeList {
                 return Ok(());
             }
         }
-        self.release_chunk(mem, c)
+        self.release_chunk(mem, h)
     }
 
     fn realloc<P: PageProvider>(
@@ -889,30 +914,29 @@ impl Policy for FreeList {
         if !(in_heap && stays_in_heap) {
             return default_realloc(self, mem, block, new_size, align, thread);
         }
-        let (c, _) = self.chunk_of(block.addr)?;
-        let chunk = self.chunks[&c];
+        let h = self.chunk_of(block.addr)?;
+        let chunk = self.chunks[h];
+        let c = chunk.addr;
         if need <= chunk.size {
             if chunk.size - need >= self.min_chunk {
                 // Shrink in place: the tail becomes a chunk of its own and is freed.
-                let rest = c + need;
-                self.chunks.get_mut(&c).expect("chunk").size = need;
-                self.chunks.insert(
-                    rest,
-                    Chunk {
-                        size: chunk.size - need,
-                        prev: c,
-                        free: false,
-                    },
-                );
-                if let Some(after) = self.chunks.get_mut(&(c + chunk.size)) {
-                    after.prev = rest;
-                }
-                let seg = self.segment_of(c);
-                if self.segments[seg].last == c {
-                    self.segments[seg].last = rest;
+                self.chunks[h].size = need;
+                let r = self.chunks.add(Chunk {
+                    addr: c + need,
+                    size: chunk.size - need,
+                    stamp: 0,
+                    prev: h,
+                    next: chunk.next,
+                });
+                self.chunks[h].next = r;
+                if chunk.next != NIL {
+                    self.chunks[chunk.next].prev = r;
+                } else {
+                    let seg = self.segment_of(c);
+                    self.segments[seg].last = r;
                 }
                 self.live_chunks += 1;
-                self.release_chunk(mem, rest)?;
+                self.release_chunk(mem, r)?;
             }
             return Ok(block.addr);
         }
@@ -930,26 +954,27 @@ impl Policy for FreeList {
                 mem.commit(s.committed_end, want - s.committed_end)?;
                 self.segments[seg].committed_end = want;
             }
-            self.chunks.get_mut(&c).expect("chunk").size = need;
+            self.chunks[h].size = need;
             self.segments[seg].top = new_top;
             return Ok(block.addr);
         }
-        if let Some(next) = self.chunks.get(&end).copied() {
-            if next.free && chunk.size + next.size >= need {
+        if chunk.next != NIL {
+            let above = chunk.next;
+            let next = self.chunks[above];
+            if next.is_free() && chunk.size + next.size >= need {
                 // Absorb the free neighbour, then give back what is left over.
                 self.ready(mem, end, need - chunk.size)?;
-                self.remove_free(end, next.size);
-                self.chunks.remove(&end);
-                let merged = chunk.size + next.size;
-                self.chunks.get_mut(&c).expect("chunk").size = merged;
-                if let Some(after) = self.chunks.get_mut(&(c + merged)) {
-                    after.prev = c;
+                self.remove_free(above);
+                self.chunks.drop_chunk(above);
+                self.chunks[h].size = chunk.size + next.size;
+                self.chunks[h].next = next.next;
+                if next.next != NIL {
+                    self.chunks[next.next].prev = h;
+                } else {
+                    self.segments[seg].last = h;
                 }
-                if self.segments[seg].last == end {
-                    self.segments[seg].last = c;
-                }
-                if merged - need >= self.min_chunk {
-                    self.split(mem, c, merged, need)?;
+                if chunk.size + next.size - need >= self.min_chunk {
+                    self.split(mem, h, need)?;
                 }
                 return Ok(block.addr);
             }
@@ -974,6 +999,7 @@ impl Policy for FreeList {
     }
 
     fn check_invariants<P: PageProvider>(&self, mem: &Pages<P>) -> Result<(), String> {
+        self.chunks.check()?;
         let mut seen = 0usize;
         let mut free = 0usize;
         let mut live = 0u64;
@@ -987,42 +1013,46 @@ impl Policy for FreeList {
                 return Err(format!("segment {i} break is not page-aligned"));
             }
             let mut a = s.first;
-            let mut prev = 0;
+            let mut prev = NIL;
             let mut prev_free = false;
             while a < s.top {
-                let c = self
+                let h = self
                     .chunks
-                    .get(&a)
+                    .find(a)
                     .ok_or_else(|| format!("no chunk at {a:#x} inside segment {i}"))?;
+                let c = self.chunks[h];
                 if c.prev != prev {
                     return Err(format!(
-                        "chunk {a:#x} says its lower neighbour is {:#x}, not {prev:#x}",
+                        "chunk {a:#x} says its lower neighbour is record {}, not {prev}",
                         c.prev
                     ));
                 }
-                if c.size < self.min_chunk || c.size % self.align != 0 {
+                if prev != NIL && self.chunks[prev].next != h {
+                    return Err(format!(
+                        "the chunk below {a:#x} says its upper neighbour is record {}, not {h}",
+                        self.chunks[prev].next
+                    ));
+                }
+                if c.size < self.min_chunk || !c.size.is_multiple_of(self.align) {
                     return Err(format!("chunk {a:#x} has a bad size {}", c.size));
                 }
-                let needs_all = !c.free || self.release == Release::Never;
+                let needs_all = !c.is_free() || self.release == Release::Never;
                 let ends_ok = mem.is_committed(a, (self.header + 16).min(c.size))
                     && mem.is_committed(a + c.size - 8, 8);
                 if !ends_ok || (needs_all && !mem.is_committed(a, c.size)) {
                     return Err(format!("chunk {a:#x}+{} is not committed", c.size));
                 }
-                if c.free {
+                if c.is_free() {
                     free += 1;
                     if self.coalesce && prev_free {
                         return Err(format!(
-                            "free chunks at {prev:#x} and {a:#x} were not merged"
+                            "free chunk {a:#x} was not merged with the one below"
                         ));
                     }
                     let indexed = match self.fit {
-                        Fit::Best => self.by_size.contains(&(c.size, 0, a)),
-                        Fit::Bins => self
-                            .bin_order
-                            .get(&a)
-                            .is_some_and(|&o| self.by_size.contains(&(c.size, o, a))),
-                        _ => self.by_addr.contains(a, c.size),
+                        // Checked below, from the bins' side.
+                        Fit::Best | Fit::Bins => true,
+                        Fit::First | Fit::Next => self.by_addr.contains(a, c.size),
                     };
                     if !indexed {
                         return Err(format!(
@@ -1032,8 +1062,8 @@ impl Policy for FreeList {
                 } else {
                     live += 1;
                 }
-                prev_free = c.free;
-                prev = a;
+                prev_free = c.is_free();
+                prev = h;
                 a += c.size;
                 seen += 1;
             }
@@ -1042,18 +1072,37 @@ impl Policy for FreeList {
             }
             if s.last != prev {
                 return Err(format!(
-                    "segment {i} thinks the chunk below the top is {:#x}, not {prev:#x}",
+                    "segment {i} thinks the chunk below the top is record {}, not {prev}",
                     s.last
+                ));
+            }
+            if prev != NIL && self.chunks[prev].next != NIL {
+                return Err(format!(
+                    "the chunk below segment {i}'s top has an upper neighbour"
                 ));
             }
         }
         if seen != self.chunks.len() {
             return Err(format!(
-                "{} chunks in the map, {seen} in the segments",
+                "{} chunks in the table, {seen} in the segments",
                 self.chunks.len()
             ));
         }
-        let indexed = self.by_addr.len() + self.by_size.len();
+        let indexed = match self.fit {
+            Fit::Best | Fit::Bins => {
+                // Every chunk the bins name is a free chunk in the table (so in a segment,
+                // as every chunk of the table was walked above), each named once: as many
+                // as were walked means every free chunk is in them.
+                self.bins
+                    .check(|h| {
+                        let c = self.chunks.holds(h).then(|| self.chunks[h])?;
+                        c.is_free().then_some((c.addr, c.size, c.stamp))
+                    })?
+                    .len()
+                    + self.by_addr.len()
+            }
+            Fit::First | Fit::Next => self.by_addr.len() + self.bins.len(),
+        };
         if free != indexed {
             return Err(format!(
                 "{free} free chunks, the free structures hold {indexed}"
@@ -1072,24 +1121,25 @@ impl Policy for FreeList {
                 ));
             }
         }
+        let in_use_of = |h: u32, csize: u64| {
+            self.chunks.holds(h) && !self.chunks[h].is_free() && self.chunks[h].size == csize
+        };
         let mut cached = rustc_hash::FxHashSet::default();
         let mut fast = 0;
-        for (&csize, bin) in &self.fastbins {
-            if csize > self.fast_max_chunk {
+        for (bin, chunks) in self.fastbins.iter().enumerate() {
+            let csize = (bin as u64) << self.shift;
+            if !chunks.is_empty() && csize > self.fast_max_chunk {
                 return Err(format!("fast bin {csize} is larger than the fast limit"));
             }
-            for &c in bin {
+            for &h in chunks {
                 fast += 1;
-                match self.chunks.get(&c) {
-                    Some(ch) if !ch.free && ch.size == csize => {}
-                    _ => {
-                        return Err(format!(
-                            "fast chunk {c:#x} is not an in-use chunk of {csize} bytes"
-                        ))
-                    }
+                if !in_use_of(h, csize) {
+                    return Err(format!(
+                        "fast chunk {h} is not an in-use chunk of {csize} bytes"
+                    ));
                 }
-                if !cached.insert(c) {
-                    return Err(format!("chunk {c:#x} is in a fast bin twice"));
+                if !cached.insert(h) {
+                    return Err(format!("chunk {h} is in a fast bin twice"));
                 }
             }
         }
@@ -1100,23 +1150,23 @@ impl Policy for FreeList {
             ));
         }
         for (thread, bins) in &self.tcache {
-            for (&csize, bin) in bins {
-                if bin.len() > self.tcache_count || csize > self.tcache_max_chunk {
+            for (bin, chunks) in bins.iter().enumerate() {
+                let csize = (bin as u64) << self.shift;
+                if chunks.len() > self.tcache_count
+                    || (!chunks.is_empty() && csize > self.tcache_max_chunk)
+                {
                     return Err(format!(
                         "thread {thread}'s cache bin {csize} is over its limits"
                     ));
                 }
-                for &c in bin {
-                    match self.chunks.get(&c) {
-                        Some(ch) if !ch.free && ch.size == csize => {}
-                        _ => {
-                            return Err(format!(
-                                "cached chunk {c:#x} is not an in-use chunk of {csize} bytes"
-                            ))
-                        }
+                for &h in chunks {
+                    if !in_use_of(h, csize) {
+                        return Err(format!(
+                            "cached chunk {h} is not an in-use chunk of {csize} bytes"
+                        ));
                     }
-                    if !cached.insert(c) {
-                        return Err(format!("chunk {c:#x} is cached twice"));
+                    if !cached.insert(h) {
+                        return Err(format!("chunk {h} is cached twice"));
                     }
                 }
             }
