@@ -4,8 +4,11 @@
 //!
 //! `cargo run --release -p heaplab-core --example steady -- free-list 100000 200000`
 //!
-//! Under `valgrind --tool=callgrind`, the count with `steps` = 0 taken from the count with
-//! `steps` = N, divided by 2N, is the instructions per steady-state event.
+//! The rounds are replayed with `Simulation::apply_all`, as the bench does; with
+//! `ONE_BY_ONE=1` in the environment, with `apply_ref` one event at a time, as a streamed
+//! run applies them. Under `valgrind --tool=callgrind`, the count with `steps` = 0 taken
+//! from the count with `steps` = N, divided by 2N, is the instructions per steady-state
+//! event.
 
 use std::time::Instant;
 
@@ -48,8 +51,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         sim.apply_ref(e)?;
     }
     let start = Instant::now();
-    for e in &churn {
-        sim.apply_ref(e)?;
+    if std::env::var_os("ONE_BY_ONE").is_some() {
+        // As the CLI's streaming runs apply events: no look ahead.
+        for e in &churn {
+            sim.apply_ref(e)?;
+        }
+    } else {
+        sim.apply_all(&churn)?;
     }
     let secs = start.elapsed().as_secs_f64();
     let summary = sim.finish().0;
