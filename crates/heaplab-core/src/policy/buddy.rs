@@ -94,13 +94,15 @@ const MAX_ARENA: u64 = 1 << 40;
 /// Bytes a free-list link takes in a free block.
 const LINK: u64 = 8;
 
-/// A live block: its arena's position, where it starts (the payload may follow a header)
-/// and its order.
+/// A live block: where it starts, as an address (the payload may follow a header) and as
+/// the index of its first smallest block (`index` of order 0), and its order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Live {
-    slot: usize,
+    start: usize,
     block: Addr,
     order: u32,
+    /// Whether its buddy is free, so that freeing it merges the two.
+    buddy_free: bool,
 }
 
 /// A binary buddy heap.
@@ -109,9 +111,14 @@ pub struct Buddy {
     min_block: u64,
     min_shift: u32,
     max_order: u32,
+    /// Smallest blocks per arena, less one: the arena's part of an index of order 0.
+    arena_mask: usize,
     arena_size: u64,
     header: u64,
     decommit_merged: bool,
+    /// Free blocks of this size or more have their pages decommitted: a page with
+    /// `decommit_merged` on, never otherwise.
+    decommit_from: u64,
     page: u64,
     /// Free blocks of each order, as indices (`index`): allocation takes the lowest one,
     /// which keeps the used part of an arena compact. A bitmap answers "is the buddy free"
@@ -124,6 +131,11 @@ pub struct Buddy {
     /// Arena bases, each aligned to `arena_size`, in address order: an arena's position
     /// here is the high part of its blocks' indices, so index order is address order.
     arenas: Vec<Addr>,
+    /// For each arena, an address at or above which none of its pages was ever committed
+    /// (rounded up to a page): a link written there is kept out of band and a decommit
+    /// has nothing to do, which spares a page lookup for each upper half split off a block
+    /// that reaches into the untouched part of an arena.
+    fresh_from: Vec<Addr>,
     /// Where every block, live or free, starts: with the free sets, the record of the
     /// live blocks (see `starts.rs`).
     starts: Starts,
@@ -151,13 +163,20 @@ impl Buddy {
             min_block,
             min_shift: min_block.trailing_zeros(),
             max_order,
+            arena_mask: (1 << max_order) - 1,
             arena_size,
             header: params.u64("header_size"),
             decommit_merged: params.bool("decommit_merged"),
+            decommit_from: if params.bool("decommit_merged") {
+                page_size
+            } else {
+                u64::MAX
+            },
             page: page_size,
             free: vec![IndexSet::default(); max_order as usize + 1],
             nonempty: 0,
             arenas: Vec::new(),
+            fresh_from: Vec::new(),
             starts: Starts::new(max_order),
             live_blocks: 0,
             mapped: FxHashMap::default(),
@@ -179,7 +198,8 @@ impl Buddy {
     /// Where the payload starts in its block: after the header, at the alignment asked for.
     #[inline]
     fn offset(&self, align: u64) -> u64 {
-        self.header.next_multiple_of(align)
+        // `align` is a power of two: a mask, where `next_multiple_of` divides.
+        (self.header + align - 1) & !(align - 1)
     }
 
     /// Bytes a block must span for `size` bytes at `align`. A block at least as large as
@@ -202,7 +222,30 @@ impl Buddy {
     /// Takes a free block of order `k`, splitting a larger one or opening an arena if
     /// needed, and commits its pages. On error nothing is handed out and every block is
     /// still on its free list.
+    #[inline]
     fn take_block<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        k: u32,
+    ) -> Result<Addr, AllocError> {
+        if self.nonempty & (1 << k) == 0 {
+            return self.split_block(mem, k);
+        }
+        // A free block of the order asked for, the usual case once the heap has churned.
+        let index = self.free[k as usize]
+            .first()
+            .expect("the order has a free block");
+        let start = index << k;
+        let slot = start >> self.max_order;
+        let block = self.address(slot, start, 0);
+        self.commit_block(mem, slot, block, self.size_of(k))?;
+        self.remove_free(index, k);
+        Ok(block)
+    }
+
+    /// [`Buddy::take_block`] when order `k` has no free block: a larger one is split.
+    #[inline(never)]
+    fn split_block<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
         k: u32,
@@ -217,14 +260,23 @@ impl Buddy {
         let index = self.free[from as usize]
             .first()
             .expect("the order found has a free block");
-        let slot = index >> (self.max_order - from);
-        let block = self.address(slot, index, from);
+        let start = index << from;
+        let slot = start >> self.max_order;
+        let block = self.address(slot, start, 0);
         // Commit first: the block keeps the address of the block it is split from, so a
         // refusal leaves the free lists as they were.
-        commit_missing(mem, block, self.size_of(k))?;
+        self.commit_block(mem, slot, block, self.size_of(k))?;
         self.remove_free(index, from);
+        // The upper halves, largest first, go to the free lists, each a new block; those
+        // in the arena's untouched part get no link written.
+        let fresh = self.fresh_from[slot];
         for j in (k..from).rev() {
-            self.put_free(mem, slot, block + self.size_of(j), j)?;
+            let (half, at) = (start + (1 << j), block + self.size_of(j));
+            self.starts.set(half);
+            self.list_free(half, j);
+            if at < fresh {
+                self.write_link(mem, at, self.size_of(j))?;
+            }
         }
         Ok(block)
     }
@@ -262,6 +314,14 @@ impl Buddy {
         }
     }
 
+    /// The index of order 0 of the smallest block holding `addr`, if an arena holds it.
+    #[inline]
+    fn start_index(&self, addr: Addr) -> Option<usize> {
+        let base = self.arena_of(addr);
+        let slot = self.find_slot(base)?;
+        Some((slot << self.max_order) | ((addr - base) >> self.min_shift) as usize)
+    }
+
     /// The live block whose payload is `addr`, if there is one. The start bitmap gives the
     /// block holding the payload and its order, and a block that starts there and is not
     /// on its order's free list is live.
@@ -269,31 +329,44 @@ impl Buddy {
     fn live_block(&self, addr: Addr) -> Option<Live> {
         // With a header the payload lies past the block's start, up to its end, so the byte
         // before it is in the block; without one the payload is the block's start.
-        let key = addr.checked_sub(u64::from(self.header > 0))?;
-        let slot = self.find_slot(key)?;
-        let i = self.index(slot, key, 0);
-        let start = if self.header == 0 {
-            if !self.starts.contains(i) {
-                return None;
-            }
-            i
-        } else {
-            self.starts.start_of(i)
-        };
-        let order = self.starts.order_at(start);
-        if self.free[order as usize].contains(start >> order) {
-            return None;
+        if self.header == 0 {
+            return self.live_block_at(addr);
         }
-        let block = self.address(slot, start, 0);
+        let key = addr.checked_sub(1)?;
+        let start = self.starts.start_of(self.start_index(key)?);
+        let order = self.starts.order_at(start);
+        let (free, buddy_free) = self.free[order as usize].pair(start >> order);
+        let block = self.arena_of(key) + (((start & self.arena_mask) as u64) << self.min_shift);
         // The payload must be where a request puts it: `header` rounded up to a power of
         // two (the alignment, or a larger one that the offset happens to be a multiple of).
         let offset = addr - block;
-        let placed = if self.header == 0 {
-            offset == 0
-        } else {
-            offset > 0 && offset == self.header.next_multiple_of(1 << offset.trailing_zeros())
-        };
-        placed.then_some(Live { slot, block, order })
+        let placed = offset == self.header.next_multiple_of(1 << offset.trailing_zeros());
+        (placed && !free).then_some(Live {
+            start,
+            block,
+            order,
+            buddy_free: buddy_free && order < self.max_order,
+        })
+    }
+
+    /// [`Buddy::live_block`] without a header, where the payload is the block's start.
+    #[inline(always)]
+    fn live_block_at(&self, addr: Addr) -> Option<Live> {
+        if addr & (self.min_block - 1) != 0 {
+            return None;
+        }
+        let start = self.start_index(addr)?;
+        let order = self.starts.order_if_start(start)?;
+        // The block and its buddy share a word of the free set: one read says whether the
+        // block is live and whether freeing it merges.
+        let (free, buddy_free) = self.free[order as usize].pair(start >> order);
+        (!free).then_some(Live {
+            start,
+            block: addr,
+            order,
+            // The arena's whole block has no buddy.
+            buddy_free: buddy_free && order < self.max_order,
+        })
     }
 
     /// Takes the block with the given index off the free list of order `k`, if it is there.
@@ -309,11 +382,32 @@ impl Buddy {
         true
     }
 
+    /// Commits the pages of the block at `block` in arena `slot` that are not committed.
+    #[inline(always)]
+    fn commit_block<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        slot: usize,
+        block: Addr,
+        bytes: u64,
+    ) -> Result<(), ProviderError> {
+        // Once the heap has grown, nearly every block handed out lies in pages still held.
+        if mem.is_committed(block, bytes) {
+            return Ok(());
+        }
+        // Marked before committing, so that pages committed before a refusal are covered.
+        let end = (block + bytes).next_multiple_of(mem.page_size());
+        let fresh = &mut self.fresh_from[slot];
+        *fresh = (*fresh).max(end);
+        commit_runs(mem, block, bytes)
+    }
+
     #[cold]
     #[inline(never)]
     fn new_arena<P: PageProvider>(&mut self, mem: &mut Pages<P>) -> Result<(), AllocError> {
         let base = mem.reserve(self.arena_size, self.arena_size)?;
         let slot = self.arenas.partition_point(|&a| a < base);
+        self.fresh_from.insert(slot, base);
         if slot == self.arenas.len() {
             self.arenas.push(base);
             for (k, set) in self.free.iter_mut().enumerate() {
@@ -348,57 +442,119 @@ impl Buddy {
         }
         let index = self.index(slot, base, self.max_order);
         self.free[self.max_order as usize].insert(index);
-        self.starts.set(self.index(slot, base, 0));
+        self.starts.set(index << self.max_order);
         self.nonempty |= 1 << self.max_order;
         Ok(())
     }
 
-    /// Puts a block on the free list of order `k` without merging, marks where it starts
-    /// (a half split off starts a new block), and writes its link or gives back its pages.
+    /// Puts a block on the free list of order `k` without merging, and writes its link or
+    /// gives back its pages. The block's start must be marked already.
+    #[inline(always)]
     fn put_free<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
-        slot: usize,
+        start: usize,
         block: Addr,
         k: u32,
     ) -> Result<(), AllocError> {
-        let index = self.index(slot, block, k);
-        self.free[k as usize].insert(index);
-        self.starts.set(index << k);
+        self.list_free(start, k);
+        self.write_link(mem, block, self.size_of(k))
+    }
+
+    /// Puts the block of order `k` starting at index `start` on its free list.
+    #[inline(always)]
+    fn list_free(&mut self, start: usize, k: u32) {
+        self.free[k as usize].insert(start >> k);
         self.nonempty |= 1 << k;
-        let size = self.size_of(k);
-        if self.decommit_merged && size >= self.page && mem.caps().can_decommit {
+    }
+
+    /// Writes the free-list link of a free block of `size` bytes, or gives back its pages.
+    #[inline(always)]
+    fn write_link<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        block: Addr,
+        size: u64,
+    ) -> Result<(), AllocError> {
+        if size >= self.decommit_from {
+            return self.give_back(mem, block, size);
+        }
+        // The link goes where the pages are still held; otherwise it is kept out of band.
+        mem.touch_if_committed(block, LINK.min(size))?;
+        Ok(())
+    }
+
+    /// [`Buddy::put_free`] for a block of a page or more with `decommit_merged` on.
+    #[cold]
+    #[inline(never)]
+    fn give_back<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        block: Addr,
+        size: u64,
+    ) -> Result<(), AllocError> {
+        if mem.caps().can_decommit {
             // The block spans whole pages and holds nothing: give them back, and keep its
-            // links out of band so the pages stay untouched.
-            decommit_committed(mem, block, size)?;
+            // links out of band so the pages stay untouched. Past the arena's untouched
+            // mark there is nothing to give back.
+            let fresh = self.fresh_from[self.slot_of(block)];
+            if block < fresh {
+                decommit_committed(mem, block, size.min(fresh - block))?;
+            }
         } else {
-            // The link goes where the pages are still held; otherwise it is kept out of band.
             mem.touch_if_committed(block, LINK.min(size))?;
         }
         Ok(())
     }
 
-    /// Frees the block of order `k` at `block` in arena `slot`, merging it with its buddy
-    /// while the buddy is free at the same order; the upper half of each pair merged no
-    /// longer starts a block.
+    /// Frees a live block, merging it with its buddy while the buddy is free at the same
+    /// order; the upper half of each pair merged no longer starts a block. Arenas are
+    /// aligned to their size, so the lower half's address is the block's with one bit
+    /// cleared, as its index is.
+    #[inline(never)]
     fn release_block<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
-        slot: usize,
-        mut block: Addr,
-        mut k: u32,
+        live: Live,
     ) -> Result<(), AllocError> {
-        while k < self.max_order {
-            let buddy = self.buddy_of(block, k);
-            let index = self.index(slot, buddy, k);
-            if !self.remove_free(index, k) {
-                break;
-            }
-            self.starts.clear(self.index(slot, block.max(buddy), 0));
-            block = block.min(buddy);
+        let Live {
+            mut start,
+            mut block,
+            order: mut k,
+            buddy_free: mut merge,
+        } = live;
+        while merge {
+            self.remove_free((start >> k) ^ 1, k);
+            self.starts.clear(start | 1 << k);
+            start &= !(1 << k);
+            block &= !self.size_of(k);
             k += 1;
+            merge = k < self.max_order && self.free[k as usize].contains((start >> k) ^ 1);
         }
-        self.put_free(mem, slot, block, k)
+        self.put_free(mem, start, block, k)
+    }
+
+    /// [`Policy::free`] for every case: a block mapped on its own, a header, a block
+    /// that merges, an address that is not a live payload.
+    #[cold]
+    #[inline(never)]
+    fn free_slow<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        block: Block,
+    ) -> Result<(), AllocError> {
+        // Most heaps hold no block mapped on its own, and an empty map needs no probe.
+        if !self.mapped.is_empty() {
+            if let Some((base, len)) = self.mapped.remove(&block.addr) {
+                mem.release(base, len)?;
+                return Ok(());
+            }
+        }
+        let Some(live) = self.live_block(block.addr) else {
+            return Err(not_live(block.addr));
+        };
+        self.live_blocks -= 1;
+        self.release_block(mem, live)
     }
 
     #[cold]
@@ -462,27 +618,25 @@ impl Policy for Buddy {
         Ok(payload)
     }
 
+    #[inline]
     fn free<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
         block: Block,
         _thread: u32,
     ) -> Result<(), AllocError> {
-        // Most heaps hold no block mapped on its own, and an empty map needs no probe.
-        if !self.mapped.is_empty() {
-            if let Some((base, len)) = self.mapped.remove(&block.addr) {
-                mem.release(base, len)?;
-                return Ok(());
+        // The usual free, inline: no header, no block mapped on its own, and most often a
+        // block whose buddy is in use, so that nothing merges.
+        if self.header == 0 && self.mapped.is_empty() {
+            if let Some(live) = self.live_block_at(block.addr) {
+                self.live_blocks -= 1;
+                if live.buddy_free {
+                    return self.release_block(mem, live);
+                }
+                return self.put_free(mem, live.start, live.block, live.order);
             }
         }
-        let live = self.live_block(block.addr).ok_or_else(|| {
-            AllocError::Invalid(format!(
-                "free of {:#x}, which this heap never handed out or already freed",
-                block.addr
-            ))
-        })?;
-        self.live_blocks -= 1;
-        self.release_block(mem, live.slot, live.block, live.order)
+        self.free_slow(mem, block)
     }
 
     fn realloc<P: PageProvider>(
@@ -505,7 +659,8 @@ impl Policy for Buddy {
                 // Each half's buddy is the lower half, which stays in use, so none merges.
                 let want = self.order_for(need);
                 for k in (want..live.order).rev() {
-                    self.put_free(mem, live.slot, live.block + self.size_of(k), k)?;
+                    self.starts.set(live.start + (1 << k));
+                    self.put_free(mem, live.start + (1 << k), live.block + self.size_of(k), k)?;
                 }
                 return Ok(block.addr);
             }
@@ -537,6 +692,15 @@ impl Policy for Buddy {
     fn check_invariants<P: PageProvider>(&self, mem: &Pages<P>) -> Result<(), String> {
         let mut spans: Vec<(Addr, u64, bool)> = Vec::new();
         let decommits = self.decommit_merged && mem.caps().can_decommit;
+        for (k, set) in self.free.iter().enumerate() {
+            set.check()
+                .map_err(|e| format!("free set of order {k}: {e}"))?;
+            if set.is_empty() == (self.nonempty & (1 << k) != 0) {
+                return Err(format!(
+                    "the mask of orders with free blocks is wrong at {k}"
+                ));
+            }
+        }
         for (a, k) in self.free_blocks() {
             let size = self.size_of(k);
             if self.arenas.binary_search(&self.arena_of(a)).is_err() {
@@ -651,9 +815,19 @@ impl Policy for Buddy {
     }
 }
 
+/// The error for a free of an address that is not a live payload.
+#[cold]
+fn not_live(addr: Addr) -> AllocError {
+    AllocError::Invalid(format!(
+        "free of {addr:#x}, which this heap never handed out or already freed"
+    ))
+}
+
 /// Commits the pages under `[addr, addr + bytes)` that are not committed yet, one call per
 /// run of them, so pages already held are not committed (and counted) twice.
-fn commit_missing<P: PageProvider>(
+#[cold]
+#[inline(never)]
+fn commit_runs<P: PageProvider>(
     mem: &mut Pages<P>,
     addr: Addr,
     bytes: u64,

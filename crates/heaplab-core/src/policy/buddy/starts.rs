@@ -68,11 +68,24 @@ impl Starts {
     /// next start or to the arena's end, whichever is nearer.
     #[inline]
     pub(super) fn order_at(&self, i: usize) -> u32 {
+        self.order_in(i, self.words[i / 64])
+    }
+
+    /// The order of the block starting at `i`, if a block starts there.
+    #[inline]
+    pub(super) fn order_if_start(&self, i: usize) -> Option<u32> {
+        let word = *self.words.get(i / 64)?;
+        (word & (1 << (i % 64)) != 0).then(|| self.order_in(i, word))
+    }
+
+    /// [`Starts::order_at`] with the word that holds `i` read.
+    #[inline]
+    fn order_in(&self, i: usize, word: u64) -> u32 {
         let arena = 1usize << self.arena_shift;
         let to_end = arena - (i & (arena - 1));
         let bit = i % 64;
         // The starts after `i` in its word; shifted in two steps so that bit 63 shifts out.
-        let above = self.words[i / 64] >> bit >> 1;
+        let above = word >> bit >> 1;
         let distance = if above != 0 {
             // Blocks of up to 64 smallest blocks, nearly every one, end in their word.
             above.trailing_zeros() as usize + 1
