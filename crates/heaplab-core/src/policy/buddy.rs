@@ -22,7 +22,7 @@
 mod index_set;
 mod starts;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use self::index_set::IndexSet;
 use self::starts::Starts;
@@ -141,6 +141,10 @@ pub struct Buddy {
     starts: Starts,
     /// How many blocks are live.
     live_blocks: u64,
+    /// With a header, the payload of each live block: the start bitmap finds the block
+    /// that holds an address, but where its payload lies depends on the alignment asked
+    /// for, which only this set remembers. Empty without a header.
+    payloads: FxHashSet<Addr>,
     /// Blocks larger than an arena, mapped on their own: payload to (mapping start, length).
     mapped: FxHashMap<Addr, (Addr, u64)>,
 }
@@ -179,6 +183,7 @@ impl Buddy {
             fresh_from: Vec::new(),
             starts: Starts::new(max_order),
             live_blocks: 0,
+            payloads: FxHashSet::default(),
             mapped: FxHashMap::default(),
         })
     }
@@ -332,16 +337,17 @@ impl Buddy {
         if self.header == 0 {
             return self.live_block_at(addr);
         }
-        let key = addr.checked_sub(1)?;
+        if !self.payloads.contains(&addr) {
+            return None;
+        }
+        // The payload lies past the block's start, up to its end, so the byte before it is
+        // in the block.
+        let key = addr - 1;
         let start = self.starts.start_of(self.start_index(key)?);
         let order = self.starts.order_at(start);
         let (free, buddy_free) = self.free[order as usize].pair(start >> order);
         let block = self.arena_of(key) + (((start & self.arena_mask) as u64) << self.min_shift);
-        // The payload must be where a request puts it: `header` rounded up to a power of
-        // two (the alignment, or a larger one that the offset happens to be a multiple of).
-        let offset = addr - block;
-        let placed = offset == self.header.next_multiple_of(1 << offset.trailing_zeros());
-        (placed && !free).then_some(Live {
+        (!free).then_some(Live {
             start,
             block,
             order,
@@ -554,6 +560,7 @@ impl Buddy {
             return Err(not_live(block.addr));
         };
         self.live_blocks -= 1;
+        self.payloads.remove(&block.addr);
         self.release_block(mem, live)
     }
 
@@ -614,6 +621,9 @@ impl Policy for Buddy {
         // Nothing to record: the block starts where it was split off, and it is no longer
         // on a free list, which is what makes it live.
         self.live_blocks += 1;
+        if self.header > 0 {
+            self.payloads.insert(payload);
+        }
         mem.touch(payload - self.header, self.header)?;
         Ok(payload)
     }
@@ -781,6 +791,23 @@ impl Policy for Buddy {
                 "{live} blocks are live in the start bitmap, {} counted",
                 self.live_blocks
             ));
+        }
+        if self.header > 0 {
+            if self.payloads.len() as u64 != live {
+                return Err(format!(
+                    "{} payloads for {live} live blocks",
+                    self.payloads.len()
+                ));
+            }
+            if let Some(p) = self
+                .payloads
+                .iter()
+                .find(|&&p| self.live_block(p).is_none())
+            {
+                return Err(format!("payload {p:#x} is in no live block"));
+            }
+        } else if !self.payloads.is_empty() {
+            return Err("payloads recorded without a header".into());
         }
         // Free and live blocks must tile the arenas exactly: no overlap, nothing lost.
         spans.sort_unstable_by_key(|s| s.0);
@@ -1073,5 +1100,86 @@ mod tests {
         let p = Params::resolve(PARAMS, &given, "policy.params").unwrap();
         let e = Buddy::new(&p, 4096).unwrap_err();
         assert_eq!(e.field, "policy.params.max_order");
+    }
+
+    #[test]
+    fn frees_of_addresses_that_are_not_live_payloads_are_refused() {
+        for header in [0u64, 8] {
+            let mut mem = os(4096);
+            let mut b = buddy(
+                &[
+                    ("min_block", 16.into()),
+                    ("max_order", 10.into()),
+                    ("header_size", header.into()),
+                ],
+                4096,
+            );
+            let a = b.alloc(&mut mem, 100, 16, None, 0).unwrap();
+            let c = b.alloc(&mut mem, 16, 16, None, 0).unwrap();
+            let base = *b.arenas.first().unwrap();
+            // Inside a live block, past the payload, a free block's start, no arena at all.
+            for addr in [a + 16, a + 1, c + 16, base + 4096, base - 4096, 0] {
+                assert!(
+                    matches!(
+                        b.free(&mut mem, block(addr, 1), 0),
+                        Err(AllocError::Invalid(_))
+                    ),
+                    "header {header}: free of {:#x}",
+                    addr.wrapping_sub(base)
+                );
+                b.check_invariants(&mem).unwrap();
+            }
+            assert_eq!(b.live_blocks, 2);
+            b.free(&mut mem, block(c, 16), 0).unwrap();
+            assert!(b.free(&mut mem, block(c, 16), 0).is_err(), "a double free");
+            b.free(&mut mem, block(a, 100), 0).unwrap();
+            b.check_invariants(&mem).unwrap();
+            assert_eq!(free_list(&b), [(0, 10)]);
+        }
+    }
+
+    #[test]
+    fn random_programs_keep_the_structures_consistent_in_arenas_of_any_size() {
+        // Arenas smaller than a word of the start bitmap, of one word, and of many; with
+        // and without a header; checked after every operation against the blocks held.
+        for (max_order, header) in [(2u32, 0u64), (3, 8), (6, 0), (9, 24), (12, 0)] {
+            let mut mem = os(4096);
+            let mut b = buddy(
+                &[
+                    ("min_block", 16.into()),
+                    ("max_order", max_order.into()),
+                    ("header_size", header.into()),
+                ],
+                4096,
+            );
+            let mut held: Vec<(Addr, u64)> = Vec::new();
+            let mut x: u64 = 0x2545_F491_4F6C_DD1D ^ u64::from(max_order);
+            for _ in 0..3_000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let size = 1 + x % (16 << max_order.min(8));
+                if held.is_empty() || x % 5 < 3 {
+                    let a = b.alloc(&mut mem, size, 16, None, 0).unwrap();
+                    held.push((a, size));
+                } else {
+                    let (a, size) = held.swap_remove((x >> 20) as usize % held.len());
+                    if x.is_multiple_of(7) {
+                        let moved = b.realloc(&mut mem, block(a, size), size / 2 + 1, 16, 0);
+                        held.push((moved.unwrap(), size / 2 + 1));
+                    } else {
+                        b.free(&mut mem, block(a, size), 0).unwrap();
+                    }
+                }
+                b.check_invariants(&mem).unwrap();
+                let in_arenas = held.iter().filter(|h| !b.mapped.contains_key(&h.0));
+                assert_eq!(b.live_blocks, in_arenas.count() as u64);
+            }
+            for (a, size) in held.drain(..) {
+                b.free(&mut mem, block(a, size), 0).unwrap();
+            }
+            b.check_invariants(&mem).unwrap();
+            assert!(free_list(&b).iter().all(|&(_, k)| k == max_order));
+        }
     }
 }
