@@ -18,6 +18,13 @@
 //!
 //! Every block size is a power of two, so a request just above one wastes almost half its
 //! block: the internal fragmentation that the malloc-lab `binary` pattern exposes.
+//!
+//! The bookkeeping is out of band and indexed, with no hash lookup on the usual path: the
+//! free blocks of each order are a bitmap (`index_set.rs`) that keeps its lowest member,
+//! and a bitmap of where blocks start (`starts.rs`) gives a live block's order from its
+//! address, since blocks tile their arena; a block that starts there and is not free is
+//! live. Only with a header is a set of payloads kept, since the payload's place in its
+//! block then depends on the alignment asked for.
 
 mod index_set;
 mod starts;
@@ -131,10 +138,11 @@ pub struct Buddy {
     /// Arena bases, each aligned to `arena_size`, in address order: an arena's position
     /// here is the high part of its blocks' indices, so index order is address order.
     arenas: Vec<Addr>,
-    /// For each arena, an address at or above which none of its pages was ever committed
-    /// (rounded up to a page): a link written there is kept out of band and a decommit
-    /// has nothing to do, which spares a page lookup for each upper half split off a block
-    /// that reaches into the untouched part of an arena.
+    /// For each arena, an address at or above which none of its pages is committed, since
+    /// none was since the arena was reserved (rounded up to a page; the arena's end when
+    /// the provider may have handed back memory it kept): a link written there is kept out
+    /// of band and a decommit has nothing to do, which spares a page lookup for each upper
+    /// half split off a block that reaches into the untouched part of an arena.
     fresh_from: Vec<Addr>,
     /// Where every block, live or free, starts: with the free sets, the record of the
     /// live blocks (see `starts.rs`).
@@ -413,7 +421,14 @@ impl Buddy {
     fn new_arena<P: PageProvider>(&mut self, mem: &mut Pages<P>) -> Result<(), AllocError> {
         let base = mem.reserve(self.arena_size, self.arena_size)?;
         let slot = self.arenas.partition_point(|&a| a < base);
-        self.fresh_from.insert(slot, base);
+        // A provider that cannot release hands back memory it kept, whose pages may still
+        // be committed; then nothing is known of the arena's pages.
+        let fresh = if mem.caps().can_release {
+            base
+        } else {
+            base + self.arena_size
+        };
+        self.fresh_from.insert(slot, fresh);
         if slot == self.arenas.len() {
             self.arenas.push(base);
             for (k, set) in self.free.iter_mut().enumerate() {
@@ -791,6 +806,14 @@ impl Policy for Buddy {
                 "{live} blocks are live in the start bitmap, {} counted",
                 self.live_blocks
             ));
+        }
+        for (slot, (&base, &fresh)) in self.arenas.iter().zip(&self.fresh_from).enumerate() {
+            // Every page at or above the mark must be uncommitted; the first one is checked.
+            if fresh < base + self.arena_size && mem.is_committed(fresh.max(base), 1) {
+                return Err(format!(
+                    "arena {slot} has a committed page at {fresh:#x}, marked never committed"
+                ));
+            }
         }
         if self.header > 0 {
             if self.payloads.len() as u64 != live {
