@@ -18,9 +18,21 @@
 //!
 //! Every block size is a power of two, so a request just above one wastes almost half its
 //! block: the internal fragmentation that the malloc-lab `binary` pattern exposes.
+//!
+//! The bookkeeping is out of band and indexed, with no hash lookup on the usual path: the
+//! free blocks of each order are a bitmap (`index_set.rs`) that keeps its lowest member,
+//! and a bitmap of where blocks start (`starts.rs`) gives a live block's order from its
+//! address, since blocks tile their arena; a block that starts there and is not free is
+//! live. Only with a header is a set of payloads kept, since the payload's place in its
+//! block then depends on the alignment asked for.
 
-use rustc_hash::FxHashMap;
+mod index_set;
+mod starts;
 
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use self::index_set::IndexSet;
+use self::starts::Starts;
 use super::free_list::default_realloc;
 use super::{check_align, check_size, AllocError, Block, FamilySpec, Policy};
 use crate::event::ArenaId;
@@ -89,11 +101,15 @@ const MAX_ARENA: u64 = 1 << 40;
 /// Bytes a free-list link takes in a free block.
 const LINK: u64 = 8;
 
-/// A block handed out: where it starts (the payload may follow a header) and its order.
+/// A live block: where it starts, as an address (the payload may follow a header) and as
+/// the index of its first smallest block (`index` of order 0), and its order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Live {
+    start: usize,
     block: Addr,
     order: u32,
+    /// Whether its buddy is free, so that freeing it merges the two.
+    buddy_free: bool,
 }
 
 /// A binary buddy heap.
@@ -102,9 +118,14 @@ pub struct Buddy {
     min_block: u64,
     min_shift: u32,
     max_order: u32,
+    /// Smallest blocks per arena, less one: the arena's part of an index of order 0.
+    arena_mask: usize,
     arena_size: u64,
     header: u64,
     decommit_merged: bool,
+    /// Free blocks of this size or more have their pages decommitted: a page with
+    /// `decommit_merged` on, never otherwise.
+    decommit_from: u64,
     page: u64,
     /// Free blocks of each order, as indices (`index`): allocation takes the lowest one,
     /// which keeps the used part of an arena compact. A bitmap answers "is the buddy free"
@@ -117,8 +138,21 @@ pub struct Buddy {
     /// Arena bases, each aligned to `arena_size`, in address order: an arena's position
     /// here is the high part of its blocks' indices, so index order is address order.
     arenas: Vec<Addr>,
-    /// Live blocks by payload address.
-    live: FxHashMap<Addr, Live>,
+    /// For each arena, an address at or above which none of its pages is committed, since
+    /// none was since the arena was reserved (rounded up to a page; the arena's end when
+    /// the provider may have handed back memory it kept): a link written there is kept out
+    /// of band and a decommit has nothing to do, which spares a page lookup for each upper
+    /// half split off a block that reaches into the untouched part of an arena.
+    fresh_from: Vec<Addr>,
+    /// Where every block, live or free, starts: with the free sets, the record of the
+    /// live blocks (see `starts.rs`).
+    starts: Starts,
+    /// How many blocks are live.
+    live_blocks: u64,
+    /// With a header, the payload of each live block: the start bitmap finds the block
+    /// that holds an address, but where its payload lies depends on the alignment asked
+    /// for, which only this set remembers. Empty without a header.
+    payloads: FxHashSet<Addr>,
     /// Blocks larger than an arena, mapped on their own: payload to (mapping start, length).
     mapped: FxHashMap<Addr, (Addr, u64)>,
 }
@@ -141,14 +175,23 @@ impl Buddy {
             min_block,
             min_shift: min_block.trailing_zeros(),
             max_order,
+            arena_mask: (1 << max_order) - 1,
             arena_size,
             header: params.u64("header_size"),
             decommit_merged: params.bool("decommit_merged"),
+            decommit_from: if params.bool("decommit_merged") {
+                page_size
+            } else {
+                u64::MAX
+            },
             page: page_size,
             free: vec![IndexSet::default(); max_order as usize + 1],
             nonempty: 0,
             arenas: Vec::new(),
-            live: FxHashMap::default(),
+            fresh_from: Vec::new(),
+            starts: Starts::new(max_order),
+            live_blocks: 0,
+            payloads: FxHashSet::default(),
             mapped: FxHashMap::default(),
         })
     }
@@ -168,7 +211,8 @@ impl Buddy {
     /// Where the payload starts in its block: after the header, at the alignment asked for.
     #[inline]
     fn offset(&self, align: u64) -> u64 {
-        self.header.next_multiple_of(align)
+        // `align` is a power of two: a mask, where `next_multiple_of` divides.
+        (self.header + align - 1) & !(align - 1)
     }
 
     /// Bytes a block must span for `size` bytes at `align`. A block at least as large as
@@ -191,7 +235,30 @@ impl Buddy {
     /// Takes a free block of order `k`, splitting a larger one or opening an arena if
     /// needed, and commits its pages. On error nothing is handed out and every block is
     /// still on its free list.
+    #[inline]
     fn take_block<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        k: u32,
+    ) -> Result<Addr, AllocError> {
+        if self.nonempty & (1 << k) == 0 {
+            return self.split_block(mem, k);
+        }
+        // A free block of the order asked for, the usual case once the heap has churned.
+        let index = self.free[k as usize]
+            .first()
+            .expect("the order has a free block");
+        let start = index << k;
+        let slot = start >> self.max_order;
+        let block = self.address(slot, start, 0);
+        self.commit_block(mem, slot, block, self.size_of(k))?;
+        self.remove_free(index, k);
+        Ok(block)
+    }
+
+    /// [`Buddy::take_block`] when order `k` has no free block: a larger one is split.
+    #[inline(never)]
+    fn split_block<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
         k: u32,
@@ -206,14 +273,23 @@ impl Buddy {
         let index = self.free[from as usize]
             .first()
             .expect("the order found has a free block");
-        let slot = index >> (self.max_order - from);
-        let block = self.address(slot, index, from);
+        let start = index << from;
+        let slot = start >> self.max_order;
+        let block = self.address(slot, start, 0);
         // Commit first: the block keeps the address of the block it is split from, so a
         // refusal leaves the free lists as they were.
-        commit_missing(mem, block, self.size_of(k))?;
+        self.commit_block(mem, slot, block, self.size_of(k))?;
         self.remove_free(index, from);
+        // The upper halves, largest first, go to the free lists, each a new block; those
+        // in the arena's untouched part get no link written.
+        let fresh = self.fresh_from[slot];
         for j in (k..from).rev() {
-            self.put_free(mem, slot, block + self.size_of(j), j)?;
+            let (half, at) = (start + (1 << j), block + self.size_of(j));
+            self.starts.set(half);
+            self.list_free(half, j);
+            if at < fresh {
+                self.write_link(mem, at, self.size_of(j))?;
+            }
         }
         Ok(block)
     }
@@ -236,15 +312,75 @@ impl Buddy {
     /// The position of the arena holding `addr` in `arenas`; `addr` is in one of them.
     #[inline]
     fn slot_of(&self, addr: Addr) -> usize {
+        self.find_slot(addr)
+            .expect("a block lies in one of the arenas")
+    }
+
+    /// The position of the arena holding `addr` in `arenas`, if one does.
+    #[inline]
+    fn find_slot(&self, addr: Addr) -> Option<usize> {
         let base = self.arena_of(addr);
         // Most heaps have one arena or a few, and the newest holds most of the traffic.
         match self.arenas.last() {
-            Some(&last) if last == base => self.arenas.len() - 1,
-            _ => self
-                .arenas
-                .binary_search(&base)
-                .expect("a block lies in one of the arenas"),
+            Some(&last) if last == base => Some(self.arenas.len() - 1),
+            _ => self.arenas.binary_search(&base).ok(),
         }
+    }
+
+    /// The index of order 0 of the smallest block holding `addr`, if an arena holds it.
+    #[inline]
+    fn start_index(&self, addr: Addr) -> Option<usize> {
+        let base = self.arena_of(addr);
+        let slot = self.find_slot(base)?;
+        Some((slot << self.max_order) | ((addr - base) >> self.min_shift) as usize)
+    }
+
+    /// The live block whose payload is `addr`, if there is one. The start bitmap gives the
+    /// block holding the payload and its order, and a block that starts there and is not
+    /// on its order's free list is live.
+    #[inline]
+    fn live_block(&self, addr: Addr) -> Option<Live> {
+        // With a header the payload lies past the block's start, up to its end, so the byte
+        // before it is in the block; without one the payload is the block's start.
+        if self.header == 0 {
+            return self.live_block_at(addr);
+        }
+        if !self.payloads.contains(&addr) {
+            return None;
+        }
+        // The payload lies past the block's start, up to its end, so the byte before it is
+        // in the block.
+        let key = addr - 1;
+        let start = self.starts.start_of(self.start_index(key)?);
+        let order = self.starts.order_at(start);
+        let (free, buddy_free) = self.free[order as usize].pair(start >> order);
+        let block = self.arena_of(key) + (((start & self.arena_mask) as u64) << self.min_shift);
+        (!free).then_some(Live {
+            start,
+            block,
+            order,
+            buddy_free: buddy_free && order < self.max_order,
+        })
+    }
+
+    /// [`Buddy::live_block`] without a header, where the payload is the block's start.
+    #[inline(always)]
+    fn live_block_at(&self, addr: Addr) -> Option<Live> {
+        if addr & (self.min_block - 1) != 0 {
+            return None;
+        }
+        let start = self.start_index(addr)?;
+        let order = self.starts.order_if_start(start)?;
+        // The block and its buddy share a word of the free set: one read says whether the
+        // block is live and whether freeing it merges.
+        let (free, buddy_free) = self.free[order as usize].pair(start >> order);
+        (!free).then_some(Live {
+            start,
+            block: addr,
+            order,
+            // The arena's whole block has no buddy.
+            buddy_free: buddy_free && order < self.max_order,
+        })
     }
 
     /// Takes the block with the given index off the free list of order `k`, if it is there.
@@ -260,79 +396,187 @@ impl Buddy {
         true
     }
 
+    /// Commits the pages of the block at `block` in arena `slot` that are not committed.
+    #[inline(always)]
+    fn commit_block<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        slot: usize,
+        block: Addr,
+        bytes: u64,
+    ) -> Result<(), ProviderError> {
+        // Once the heap has grown, nearly every block handed out lies in pages still held.
+        if mem.is_committed(block, bytes) {
+            return Ok(());
+        }
+        // Marked before committing, so that pages committed before a refusal are covered.
+        let end = (block + bytes).next_multiple_of(mem.page_size());
+        let fresh = &mut self.fresh_from[slot];
+        *fresh = (*fresh).max(end);
+        commit_runs(mem, block, bytes)
+    }
+
     #[cold]
     #[inline(never)]
     fn new_arena<P: PageProvider>(&mut self, mem: &mut Pages<P>) -> Result<(), AllocError> {
         let base = mem.reserve(self.arena_size, self.arena_size)?;
         let slot = self.arenas.partition_point(|&a| a < base);
+        // A provider that cannot release hands back memory it kept, whose pages may still
+        // be committed; then nothing is known of the arena's pages.
+        let fresh = if mem.caps().can_release {
+            base
+        } else {
+            base + self.arena_size
+        };
+        self.fresh_from.insert(slot, fresh);
         if slot == self.arenas.len() {
             self.arenas.push(base);
             for (k, set) in self.free.iter_mut().enumerate() {
                 set.grow(self.arenas.len() << (self.max_order as usize - k));
             }
+            self.starts.grow(self.arenas.len() << self.max_order);
         } else {
             // The provider reused a gap below an arena we hold: every later arena's blocks
-            // change index, so the free sets are built again (rare: arenas are never given
-            // back, so this happens only when an earlier mapping left a hole).
+            // change index, so the free sets and starts are built again (rare: arenas are
+            // never given back, so this happens only when an earlier mapping left a hole).
             let blocks: Vec<(Addr, u32)> = self.free_blocks().collect();
+            let starts: Vec<Addr> = self
+                .starts
+                .iter()
+                .map(|i| self.address(i >> self.max_order, i, 0))
+                .collect();
             self.arenas.insert(slot, base);
             for (k, set) in self.free.iter_mut().enumerate() {
                 *set = IndexSet::default();
                 set.grow(self.arenas.len() << (self.max_order as usize - k));
             }
+            self.starts.clear_all();
+            self.starts.grow(self.arenas.len() << self.max_order);
             for (a, k) in blocks {
                 let index = self.index(self.slot_of(a), a, k);
                 self.free[k as usize].insert(index);
             }
+            for a in starts {
+                let i = self.index(self.slot_of(a), a, 0);
+                self.starts.set(i);
+            }
         }
         let index = self.index(slot, base, self.max_order);
         self.free[self.max_order as usize].insert(index);
+        self.starts.set(index << self.max_order);
         self.nonempty |= 1 << self.max_order;
         Ok(())
     }
 
     /// Puts a block on the free list of order `k` without merging, and writes its link or
-    /// gives back its pages.
+    /// gives back its pages. The block's start must be marked already.
+    #[inline(always)]
     fn put_free<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
-        slot: usize,
+        start: usize,
         block: Addr,
         k: u32,
     ) -> Result<(), AllocError> {
-        let index = self.index(slot, block, k);
-        self.free[k as usize].insert(index);
+        self.list_free(start, k);
+        self.write_link(mem, block, self.size_of(k))
+    }
+
+    /// Puts the block of order `k` starting at index `start` on its free list.
+    #[inline(always)]
+    fn list_free(&mut self, start: usize, k: u32) {
+        self.free[k as usize].insert(start >> k);
         self.nonempty |= 1 << k;
-        let size = self.size_of(k);
-        if self.decommit_merged && size >= self.page && mem.caps().can_decommit {
+    }
+
+    /// Writes the free-list link of a free block of `size` bytes, or gives back its pages.
+    #[inline(always)]
+    fn write_link<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        block: Addr,
+        size: u64,
+    ) -> Result<(), AllocError> {
+        if size >= self.decommit_from {
+            return self.give_back(mem, block, size);
+        }
+        // The link goes where the pages are still held; otherwise it is kept out of band.
+        mem.touch_if_committed(block, LINK.min(size))?;
+        Ok(())
+    }
+
+    /// [`Buddy::put_free`] for a block of a page or more with `decommit_merged` on.
+    #[cold]
+    #[inline(never)]
+    fn give_back<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        block: Addr,
+        size: u64,
+    ) -> Result<(), AllocError> {
+        if mem.caps().can_decommit {
             // The block spans whole pages and holds nothing: give them back, and keep its
-            // links out of band so the pages stay untouched.
-            decommit_committed(mem, block, size)?;
+            // links out of band so the pages stay untouched. Past the arena's untouched
+            // mark there is nothing to give back.
+            let fresh = self.fresh_from[self.slot_of(block)];
+            if block < fresh {
+                decommit_committed(mem, block, size.min(fresh - block))?;
+            }
         } else {
-            // The link goes where the pages are still held; otherwise it is kept out of band.
             mem.touch_if_committed(block, LINK.min(size))?;
         }
         Ok(())
     }
 
-    /// Frees the block of order `k` at `block`, merging it with its buddy while the buddy
-    /// is free at the same order.
+    /// Frees a live block, merging it with its buddy while the buddy is free at the same
+    /// order; the upper half of each pair merged no longer starts a block. Arenas are
+    /// aligned to their size, so the lower half's address is the block's with one bit
+    /// cleared, as its index is.
+    #[inline(never)]
     fn release_block<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
-        mut block: Addr,
-        mut k: u32,
+        live: Live,
     ) -> Result<(), AllocError> {
-        let slot = self.slot_of(block);
-        while k < self.max_order {
-            let buddy = self.buddy_of(block, k);
-            if !self.remove_free(self.index(slot, buddy, k), k) {
-                break;
-            }
-            block = block.min(buddy);
+        let Live {
+            mut start,
+            mut block,
+            order: mut k,
+            buddy_free: mut merge,
+        } = live;
+        while merge {
+            self.remove_free((start >> k) ^ 1, k);
+            self.starts.clear(start | 1 << k);
+            start &= !(1 << k);
+            block &= !self.size_of(k);
             k += 1;
+            merge = k < self.max_order && self.free[k as usize].contains((start >> k) ^ 1);
         }
-        self.put_free(mem, slot, block, k)
+        self.put_free(mem, start, block, k)
+    }
+
+    /// [`Policy::free`] for every case: a block mapped on its own, a header, a block
+    /// that merges, an address that is not a live payload.
+    #[cold]
+    #[inline(never)]
+    fn free_slow<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        block: Block,
+    ) -> Result<(), AllocError> {
+        // Most heaps hold no block mapped on its own, and an empty map needs no probe.
+        if !self.mapped.is_empty() {
+            if let Some((base, len)) = self.mapped.remove(&block.addr) {
+                mem.release(base, len)?;
+                return Ok(());
+            }
+        }
+        let Some(live) = self.live_block(block.addr) else {
+            return Err(not_live(block.addr));
+        };
+        self.live_blocks -= 1;
+        self.payloads.remove(&block.addr);
+        self.release_block(mem, live)
     }
 
     #[cold]
@@ -389,31 +633,35 @@ impl Policy for Buddy {
         let k = self.order_for(need);
         let block = self.take_block(mem, k)?;
         let payload = block + self.offset(align);
-        self.live.insert(payload, Live { block, order: k });
+        // Nothing to record: the block starts where it was split off, and it is no longer
+        // on a free list, which is what makes it live.
+        self.live_blocks += 1;
+        if self.header > 0 {
+            self.payloads.insert(payload);
+        }
         mem.touch(payload - self.header, self.header)?;
         Ok(payload)
     }
 
+    #[inline]
     fn free<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
         block: Block,
         _thread: u32,
     ) -> Result<(), AllocError> {
-        // Most heaps hold no block mapped on its own, and an empty map needs no probe.
-        if !self.mapped.is_empty() {
-            if let Some((base, len)) = self.mapped.remove(&block.addr) {
-                mem.release(base, len)?;
-                return Ok(());
+        // The usual free, inline: no header, no block mapped on its own, and most often a
+        // block whose buddy is in use, so that nothing merges.
+        if self.header == 0 && self.mapped.is_empty() {
+            if let Some(live) = self.live_block_at(block.addr) {
+                self.live_blocks -= 1;
+                if live.buddy_free {
+                    return self.release_block(mem, live);
+                }
+                return self.put_free(mem, live.start, live.block, live.order);
             }
         }
-        let live = self.live.remove(&block.addr).ok_or_else(|| {
-            AllocError::Invalid(format!(
-                "free of {:#x}, which this heap never handed out or already freed",
-                block.addr
-            ))
-        })?;
-        self.release_block(mem, live.block, live.order)
+        self.free_slow(mem, block)
     }
 
     fn realloc<P: PageProvider>(
@@ -427,7 +675,7 @@ impl Policy for Buddy {
         check_align(align)?;
         check_size(new_size)?;
         let aligned = block.addr.is_multiple_of(align);
-        if let Some(&live) = self.live.get(&block.addr) {
+        if let Some(live) = self.live_block(block.addr) {
             let need = (block.addr - live.block + new_size)
                 .max(align)
                 .max(self.min_block);
@@ -435,10 +683,9 @@ impl Policy for Buddy {
                 // It still fits: stay, and give back the upper halves it no longer needs.
                 // Each half's buddy is the lower half, which stays in use, so none merges.
                 let want = self.order_for(need);
-                let slot = self.slot_of(live.block);
                 for k in (want..live.order).rev() {
-                    self.live.get_mut(&block.addr).expect("live").order = k;
-                    self.put_free(mem, slot, live.block + self.size_of(k), k)?;
+                    self.starts.set(live.start + (1 << k));
+                    self.put_free(mem, live.start + (1 << k), live.block + self.size_of(k), k)?;
                 }
                 return Ok(block.addr);
             }
@@ -464,12 +711,21 @@ impl Policy for Buddy {
         } else {
             16 * self.free.len() as u64
         };
-        per_block * self.live.len() as u64 + 16 * self.mapped.len() as u64 + heads
+        per_block * self.live_blocks + 16 * self.mapped.len() as u64 + heads
     }
 
     fn check_invariants<P: PageProvider>(&self, mem: &Pages<P>) -> Result<(), String> {
         let mut spans: Vec<(Addr, u64, bool)> = Vec::new();
         let decommits = self.decommit_merged && mem.caps().can_decommit;
+        for (k, set) in self.free.iter().enumerate() {
+            set.check()
+                .map_err(|e| format!("free set of order {k}: {e}"))?;
+            if set.is_empty() == (self.nonempty & (1 << k) != 0) {
+                return Err(format!(
+                    "the mask of orders with free blocks is wrong at {k}"
+                ));
+            }
+        }
         for (a, k) in self.free_blocks() {
             let size = self.size_of(k);
             if self.arenas.binary_search(&self.arena_of(a)).is_err() {
@@ -486,6 +742,13 @@ impl Policy for Buddy {
                     self.buddy_of(a, k)
                 ));
             }
+            let start = self.index(self.slot_of(a), a, 0);
+            if !self.starts.contains(start) || self.starts.order_at(start) != k {
+                return Err(format!(
+                    "free block {a:#x} of order {k} is not where the start bitmap puts a \
+                     block of its order"
+                ));
+            }
             if decommits && size >= self.page {
                 // Checking every page would make the scan cost the heap's size.
                 let last = a + size - self.page;
@@ -497,30 +760,77 @@ impl Policy for Buddy {
             }
             spans.push((a, size, true));
         }
-        for (&payload, l) in &self.live {
-            let size = self.size_of(l.order);
-            if l.order > self.max_order
-                || l.block % size != 0
-                || self.arenas.binary_search(&self.arena_of(l.block)).is_err()
+        // Every start begins a block that runs to the next start or its arena's end; those
+        // not on their order's free list are the live blocks.
+        let starts: Vec<usize> = self.starts.iter().collect();
+        let arena_blocks = 1usize << self.max_order;
+        if starts
+            .last()
+            .is_some_and(|&i| i >= self.arenas.len() * arena_blocks)
+        {
+            return Err("a block starts beyond the arenas".into());
+        }
+        let mut live = 0;
+        for (n, &i) in starts.iter().enumerate() {
+            let arena_end = (i | (arena_blocks - 1)) + 1;
+            let next = starts.get(n + 1).map_or(arena_end, |&j| j.min(arena_end));
+            let span = next - i;
+            let block = self.address(i >> self.max_order, i, 0);
+            if !span.is_power_of_two() || i % span != 0 {
+                return Err(format!(
+                    "the block at {block:#x} runs {span} smallest blocks to the next start, \
+                     not a power of two it is aligned to"
+                ));
+            }
+            let k = span.trailing_zeros();
+            if self.starts.order_at(i) != k {
+                return Err(format!(
+                    "the start bitmap reads order {} for the block at {block:#x} of order {k}",
+                    self.starts.order_at(i)
+                ));
+            }
+            if self.free[k as usize].contains(i >> k) {
+                continue;
+            }
+            live += 1;
+            let size = self.size_of(k);
+            if !mem.is_committed(block, size) {
+                return Err(format!(
+                    "live block {block:#x} of order {k} is not committed"
+                ));
+            }
+            spans.push((block, size, false));
+        }
+        if live != self.live_blocks {
+            return Err(format!(
+                "{live} blocks are live in the start bitmap, {} counted",
+                self.live_blocks
+            ));
+        }
+        for (slot, (&base, &fresh)) in self.arenas.iter().zip(&self.fresh_from).enumerate() {
+            // Every page at or above the mark must be uncommitted; the first one is checked.
+            if fresh < base + self.arena_size && mem.is_committed(fresh.max(base), 1) {
+                return Err(format!(
+                    "arena {slot} has a committed page at {fresh:#x}, marked never committed"
+                ));
+            }
+        }
+        if self.header > 0 {
+            if self.payloads.len() as u64 != live {
+                return Err(format!(
+                    "{} payloads for {live} live blocks",
+                    self.payloads.len()
+                ));
+            }
+            if let Some(p) = self
+                .payloads
+                .iter()
+                .find(|&&p| self.live_block(p).is_none())
             {
-                return Err(format!(
-                    "live block {:#x} of order {} is misplaced",
-                    l.block, l.order
-                ));
+                return Err(format!("payload {p:#x} is in no live block"));
             }
-            if payload < l.block + self.header || payload > l.block + size {
-                return Err(format!(
-                    "payload {payload:#x} lies outside its block {:#x}",
-                    l.block
-                ));
-            }
-            if !mem.is_committed(l.block, size) {
-                return Err(format!(
-                    "live block {:#x} of order {} is not committed",
-                    l.block, l.order
-                ));
-            }
-            spans.push((l.block, size, false));
+        } else if !self.payloads.is_empty() {
+            return Err("payloads recorded without a header".into());
         }
         // Free and live blocks must tile the arenas exactly: no overlap, nothing lost.
         spans.sort_unstable_by_key(|s| s.0);
@@ -555,158 +865,19 @@ impl Policy for Buddy {
     }
 }
 
-/// A set of indices `0..capacity`, lowest first: a bitmap with summary levels above it.
-/// Bit `i` of level `l + 1` says whether word `i` of level `l` has any bit set, and the top
-/// level is one word, so the lowest member is found by reading one word per level, and an
-/// insert or removal touches more than one level only when a word turns empty or non-empty.
-#[derive(Clone, Debug)]
-struct IndexSet {
-    /// `levels[0]` holds the members; each level above has a bit per word of the one below.
-    levels: Vec<Vec<u64>>,
-}
-
-impl Default for IndexSet {
-    fn default() -> IndexSet {
-        IndexSet {
-            levels: vec![vec![0]],
-        }
-    }
-}
-
-impl IndexSet {
-    #[inline]
-    fn is_empty(&self) -> bool {
-        self.levels.last().expect("a top level")[0] == 0
-    }
-
-    #[inline]
-    fn contains(&self, i: usize) -> bool {
-        self.levels[0]
-            .get(i / 64)
-            .is_some_and(|w| w & (1 << (i % 64)) != 0)
-    }
-
-    /// The lowest member.
-    #[inline]
-    fn first(&self) -> Option<usize> {
-        let top = self.levels.len() - 1;
-        let word = self.levels[top][0];
-        if word == 0 {
-            return None;
-        }
-        let mut i = word.trailing_zeros() as usize;
-        for level in self.levels[..top].iter().rev() {
-            i = i * 64 + level[i].trailing_zeros() as usize;
-        }
-        Some(i)
-    }
-
-    /// Adds `i`, which must be below the capacity.
-    #[inline]
-    fn insert(&mut self, mut i: usize) {
-        for level in &mut self.levels {
-            let word = &mut level[i / 64];
-            let was = *word;
-            *word |= 1 << (i % 64);
-            if was != 0 {
-                // The levels above already know this word has members.
-                break;
-            }
-            i /= 64;
-        }
-    }
-
-    /// Removes `i`, and says whether it was a member.
-    #[inline]
-    fn remove(&mut self, i: usize) -> bool {
-        let Some(word) = self.levels[0].get_mut(i / 64) else {
-            return false;
-        };
-        let bit = 1 << (i % 64);
-        if *word & bit == 0 {
-            return false;
-        }
-        *word &= !bit;
-        if *word != 0 {
-            return true;
-        }
-        let mut i = i / 64;
-        for level in &mut self.levels[1..] {
-            let word = &mut level[i / 64];
-            *word &= !(1 << (i % 64));
-            if *word != 0 {
-                break;
-            }
-            i /= 64;
-        }
-        true
-    }
-
-    /// Raises the capacity to at least `bits`; the new indices are not members. New words
-    /// come zeroed from the allocator and only the old non-zero ones are copied, so the
-    /// pages of a large bitmap are not touched until blocks in them are freed.
-    #[cold]
-    fn grow(&mut self, bits: usize) {
-        let mut len = bits.div_ceil(64).max(1);
-        let mut l = 0;
-        loop {
-            if l < self.levels.len() {
-                if self.levels[l].len() < len {
-                    let mut words = vec![0u64; len];
-                    for (i, &w) in self.levels[l].iter().enumerate() {
-                        if w != 0 {
-                            words[i] = w;
-                        }
-                    }
-                    self.levels[l] = words;
-                }
-            } else {
-                // A new top level: its bits come from the level below.
-                let mut words = vec![0u64; len];
-                for (i, &w) in self.levels[l - 1].iter().enumerate() {
-                    if w != 0 {
-                        words[i / 64] |= 1 << (i % 64);
-                    }
-                }
-                self.levels.push(words);
-            }
-            if len == 1 {
-                break;
-            }
-            len = len.div_ceil(64);
-            l += 1;
-        }
-    }
-
-    /// The members in increasing order, skipping empty words through the level above.
-    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        let leaves = &self.levels[0];
-        let words: Box<dyn Iterator<Item = usize> + '_> = match self.levels.get(1) {
-            Some(above) => Box::new(bits(above)),
-            None => Box::new(0..leaves.len()),
-        };
-        words.flat_map(move |w| bits(&leaves[w..=w]).map(move |b| w * 64 + b))
-    }
-}
-
-/// The indices of the set bits of `words`, in increasing order.
-fn bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
-    words.iter().enumerate().flat_map(|(i, &w)| {
-        let mut w = w;
-        std::iter::from_fn(move || {
-            if w == 0 {
-                return None;
-            }
-            let b = w.trailing_zeros() as usize;
-            w &= w - 1;
-            Some(i * 64 + b)
-        })
-    })
+/// The error for a free of an address that is not a live payload.
+#[cold]
+fn not_live(addr: Addr) -> AllocError {
+    AllocError::Invalid(format!(
+        "free of {addr:#x}, which this heap never handed out or already freed"
+    ))
 }
 
 /// Commits the pages under `[addr, addr + bytes)` that are not committed yet, one call per
 /// run of them, so pages already held are not committed (and counted) twice.
-fn commit_missing<P: PageProvider>(
+#[cold]
+#[inline(never)]
+fn commit_runs<P: PageProvider>(
     mem: &mut Pages<P>,
     addr: Addr,
     bytes: u64,
@@ -886,10 +1057,10 @@ mod tests {
         let mut mem = os(4096);
         let mut b = buddy(&[("max_order", 10.into())], 4096);
         let a = b.alloc(&mut mem, 1000, 16, None, 0).unwrap();
-        assert_eq!(b.live[&a].order, 6);
+        assert_eq!(b.live_block(a).unwrap().order, 6);
         assert_eq!(b.realloc(&mut mem, block(a, 1000), 1024, 16, 0), Ok(a));
         assert_eq!(b.realloc(&mut mem, block(a, 1024), 100, 16, 0), Ok(a));
-        assert_eq!(b.live[&a].order, 3);
+        assert_eq!(b.live_block(a).unwrap().order, 3);
         b.check_invariants(&mem).unwrap();
         // Growing past the block moves it.
         let moved = b.realloc(&mut mem, block(a, 100), 5000, 16, 0).unwrap();
@@ -910,36 +1081,6 @@ mod tests {
         assert_eq!(free_list(&b), [(0, 22)]);
         assert!(b.alloc(&mut mem, 64, 16, None, 0).is_ok());
         b.check_invariants(&mem).unwrap();
-    }
-
-    #[test]
-    fn index_sets_agree_with_a_btree_set() {
-        use std::collections::BTreeSet;
-        let mut set = IndexSet::default();
-        let mut model = BTreeSet::new();
-        let mut capacity = 1;
-        // A fixed pseudo-random walk over growing capacities, through every summary level.
-        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-        for step in 0..20_000 {
-            if step % 2_000 == 0 {
-                capacity *= 9;
-                set.grow(capacity);
-            }
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let i = (x % capacity as u64) as usize;
-            if x & (1 << 40) != 0 {
-                set.insert(i);
-                model.insert(i);
-            } else {
-                assert_eq!(set.remove(i), model.remove(&i));
-            }
-            assert_eq!(set.first(), model.first().copied());
-            assert_eq!(set.is_empty(), model.is_empty());
-            assert_eq!(set.contains(i), model.contains(&i));
-        }
-        assert!(set.iter().eq(model.iter().copied()));
     }
 
     #[test]
@@ -974,7 +1115,7 @@ mod tests {
         let a = b.alloc(&mut mem, 16, 16, None, 0).unwrap();
         assert_eq!(a % 16, 0);
         // 16 bytes after a 16-byte-aligned header slot need a 32-byte block.
-        assert_eq!(b.live[&a].order, 1);
+        assert_eq!(b.live_block(a).unwrap().order, 1);
         let given = [("min_block", 4096), ("max_order", 30)]
             .map(|(k, v)| (k.to_string(), Value::from(v)))
             .into_iter()
@@ -982,5 +1123,86 @@ mod tests {
         let p = Params::resolve(PARAMS, &given, "policy.params").unwrap();
         let e = Buddy::new(&p, 4096).unwrap_err();
         assert_eq!(e.field, "policy.params.max_order");
+    }
+
+    #[test]
+    fn frees_of_addresses_that_are_not_live_payloads_are_refused() {
+        for header in [0u64, 8] {
+            let mut mem = os(4096);
+            let mut b = buddy(
+                &[
+                    ("min_block", 16.into()),
+                    ("max_order", 10.into()),
+                    ("header_size", header.into()),
+                ],
+                4096,
+            );
+            let a = b.alloc(&mut mem, 100, 16, None, 0).unwrap();
+            let c = b.alloc(&mut mem, 16, 16, None, 0).unwrap();
+            let base = *b.arenas.first().unwrap();
+            // Inside a live block, past the payload, a free block's start, no arena at all.
+            for addr in [a + 16, a + 1, c + 16, base + 4096, base - 4096, 0] {
+                assert!(
+                    matches!(
+                        b.free(&mut mem, block(addr, 1), 0),
+                        Err(AllocError::Invalid(_))
+                    ),
+                    "header {header}: free of {:#x}",
+                    addr.wrapping_sub(base)
+                );
+                b.check_invariants(&mem).unwrap();
+            }
+            assert_eq!(b.live_blocks, 2);
+            b.free(&mut mem, block(c, 16), 0).unwrap();
+            assert!(b.free(&mut mem, block(c, 16), 0).is_err(), "a double free");
+            b.free(&mut mem, block(a, 100), 0).unwrap();
+            b.check_invariants(&mem).unwrap();
+            assert_eq!(free_list(&b), [(0, 10)]);
+        }
+    }
+
+    #[test]
+    fn random_programs_keep_the_structures_consistent_in_arenas_of_any_size() {
+        // Arenas smaller than a word of the start bitmap, of one word, and of many; with
+        // and without a header; checked after every operation against the blocks held.
+        for (max_order, header) in [(2u32, 0u64), (3, 8), (6, 0), (9, 24), (12, 0)] {
+            let mut mem = os(4096);
+            let mut b = buddy(
+                &[
+                    ("min_block", 16.into()),
+                    ("max_order", max_order.into()),
+                    ("header_size", header.into()),
+                ],
+                4096,
+            );
+            let mut held: Vec<(Addr, u64)> = Vec::new();
+            let mut x: u64 = 0x2545_F491_4F6C_DD1D ^ u64::from(max_order);
+            for _ in 0..3_000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let size = 1 + x % (16 << max_order.min(8));
+                if held.is_empty() || x % 5 < 3 {
+                    let a = b.alloc(&mut mem, size, 16, None, 0).unwrap();
+                    held.push((a, size));
+                } else {
+                    let (a, size) = held.swap_remove((x >> 20) as usize % held.len());
+                    if x.is_multiple_of(7) {
+                        let moved = b.realloc(&mut mem, block(a, size), size / 2 + 1, 16, 0);
+                        held.push((moved.unwrap(), size / 2 + 1));
+                    } else {
+                        b.free(&mut mem, block(a, size), 0).unwrap();
+                    }
+                }
+                b.check_invariants(&mem).unwrap();
+                let in_arenas = held.iter().filter(|h| !b.mapped.contains_key(&h.0));
+                assert_eq!(b.live_blocks, in_arenas.count() as u64);
+            }
+            for (a, size) in held.drain(..) {
+                b.free(&mut mem, block(a, size), 0).unwrap();
+            }
+            b.check_invariants(&mem).unwrap();
+            assert!(free_list(&b).iter().all(|&(_, k)| k == max_order));
+        }
     }
 }

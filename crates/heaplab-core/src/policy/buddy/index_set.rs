@@ -1,0 +1,405 @@
+//! A set of block indices, lowest first: the free blocks of one order.
+
+/// The most levels a set has: 64^8 = 2^48 indices, more than the simulated address space
+/// holds smallest blocks.
+const MAX_LEVELS: usize = 8;
+
+/// A set of indices `0..capacity`, lowest first: a bitmap with summary levels above it.
+/// Bit `i` of level `l + 1` says whether word `i` of level `l` has any bit set, and the top
+/// level is one word, so the lowest member is found by reading one word per level, and an
+/// insert or removal touches more than one level only when a word turns empty or non-empty.
+///
+/// The lowest member is kept apart, since allocation asks for it every time and a removal
+/// other than of the lowest leaves it as it is. A set of at most one member (the usual state
+/// of an order in a heap that reuses what it frees: a block freed, then taken again) keeps
+/// its summary levels empty, so its insert and removal write one word and not one per level.
+#[derive(Clone, Debug)]
+pub(super) struct IndexSet {
+    /// Level 0: the members.
+    leaves: Vec<u64>,
+    /// The summary levels above it, one after the other, in one allocation.
+    summary: Vec<u64>,
+    /// Where each level from 1 on starts in `summary`; the last level is one word.
+    level_start: [usize; MAX_LEVELS],
+    levels: usize,
+    len: usize,
+    /// The lowest member, when there is one.
+    lowest: usize,
+}
+
+impl Default for IndexSet {
+    fn default() -> IndexSet {
+        IndexSet {
+            leaves: vec![0],
+            summary: Vec::new(),
+            level_start: [0; MAX_LEVELS],
+            levels: 1,
+            len: 0,
+            lowest: usize::MAX,
+        }
+    }
+}
+
+impl IndexSet {
+    #[inline]
+    pub(super) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[cfg(test)]
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    pub(super) fn contains(&self, i: usize) -> bool {
+        self.leaves
+            .get(i / 64)
+            .is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+
+    /// Whether `i` is a member, and whether `i ^ 1` is: one word, since both share it.
+    #[inline]
+    pub(super) fn pair(&self, i: usize) -> (bool, bool) {
+        let w = self.leaves.get(i / 64).copied().unwrap_or(0) >> ((i % 64) & !1);
+        let (even, odd) = (w & 1 != 0, w & 2 != 0);
+        if i.is_multiple_of(2) {
+            (even, odd)
+        } else {
+            (odd, even)
+        }
+    }
+
+    /// The lowest member.
+    #[inline]
+    pub(super) fn first(&self) -> Option<usize> {
+        (self.len > 0).then_some(self.lowest)
+    }
+
+    /// Adds `i`, which must be below the capacity and not a member.
+    #[inline]
+    pub(super) fn insert(&mut self, i: usize) {
+        let word = &mut self.leaves[i / 64];
+        let was = *word;
+        let bit = 1 << (i % 64);
+        debug_assert!(was & bit == 0, "{i} is a member already");
+        *word = was | bit;
+        self.len += 1;
+        if self.len == 1 {
+            // One member: no summary, the member is the lowest.
+            self.lowest = i;
+            return;
+        }
+        if self.len == 2 {
+            // The summary starts now, with the member that was alone.
+            self.summarize(self.lowest);
+        }
+        if was == 0 {
+            // Otherwise the levels above already know this word has members.
+            self.summarize(i);
+        }
+        self.lowest = self.lowest.min(i);
+    }
+
+    /// Removes `i`, and says whether it was a member.
+    #[inline]
+    pub(super) fn remove(&mut self, i: usize) -> bool {
+        let Some(word) = self.leaves.get_mut(i / 64) else {
+            return false;
+        };
+        let bit = 1 << (i % 64);
+        if *word & bit == 0 {
+            return false;
+        }
+        *word &= !bit;
+        self.len -= 1;
+        if self.len == 0 {
+            // It was alone, so no summary holds it.
+            self.lowest = usize::MAX;
+            return true;
+        }
+        self.remove_summarized(i);
+        true
+    }
+
+    /// [`IndexSet::remove`] once two members or more were summarized.
+    #[cold]
+    #[inline(never)]
+    fn remove_summarized(&mut self, i: usize) {
+        if self.leaves[i / 64] == 0 {
+            self.unsummarize(i);
+        }
+        if i == self.lowest {
+            self.lowest = self.successor(i);
+        }
+        if self.len == 1 {
+            // One member left: its path through the summary is the only one, so clearing
+            // every word on it empties the summary.
+            let mut at = self.lowest / 64;
+            for l in 1..self.levels {
+                self.summary[self.level_start[l] + at / 64] = 0;
+                at /= 64;
+            }
+        }
+    }
+
+    /// Marks in the summary levels that the level-0 word of `i` has members.
+    fn summarize(&mut self, i: usize) {
+        let mut at = i / 64;
+        for l in 1..self.levels {
+            let word = &mut self.summary[self.level_start[l] + at / 64];
+            let was = *word;
+            *word |= 1 << (at % 64);
+            if was != 0 {
+                break;
+            }
+            at /= 64;
+        }
+    }
+
+    /// Clears the summary bits of the level-0 word of `i`, which turned empty.
+    fn unsummarize(&mut self, i: usize) {
+        let mut at = i / 64;
+        for l in 1..self.levels {
+            let word = &mut self.summary[self.level_start[l] + at / 64];
+            *word &= !(1 << (at % 64));
+            if *word != 0 {
+                break;
+            }
+            at /= 64;
+        }
+    }
+
+    /// The lowest member above `i`, which was the lowest: allocation takes the lowest block
+    /// each time, and the next one is most often in the same word or one the level above
+    /// finds, so the search climbs from `i` rather than descending from the top.
+    fn successor(&self, i: usize) -> usize {
+        // Shifted in two steps so that bit 63 shifts out.
+        let above = self.leaves[i / 64] >> (i % 64) >> 1;
+        if above != 0 {
+            return i + 1 + above.trailing_zeros() as usize;
+        }
+        let mut at = i / 64;
+        for l in 1..self.levels {
+            let above = self.summary[self.level_start[l] + at / 64] >> (at % 64) >> 1;
+            if above != 0 {
+                // Down again, the lowest member of the first marked word on each level.
+                let mut at = at + 1 + above.trailing_zeros() as usize;
+                for l in (1..l).rev() {
+                    at = at * 64 + self.summary[self.level_start[l] + at].trailing_zeros() as usize;
+                }
+                return at * 64 + self.leaves[at].trailing_zeros() as usize;
+            }
+            at /= 64;
+        }
+        unreachable!("a set of {} members has one above its lowest", self.len)
+    }
+
+    /// The lowest member by the summary levels, one word per level; the set holds two
+    /// members or more, or one whose summary has not been cleared yet.
+    #[cfg(test)]
+    fn walk(&self) -> usize {
+        let mut i = 0;
+        for l in (1..self.levels).rev() {
+            i = i * 64 + self.summary[self.level_start[l] + i].trailing_zeros() as usize;
+        }
+        i * 64 + self.leaves[i].trailing_zeros() as usize
+    }
+
+    /// Raises the capacity to at least `bits`; the new indices are not members. New words
+    /// come zeroed from the allocator and only the old non-zero ones are copied, so the
+    /// pages of a large bitmap are not touched until blocks in them are freed.
+    #[cold]
+    pub(super) fn grow(&mut self, bits: usize) {
+        let leaf_words = bits.div_ceil(64).max(1);
+        if leaf_words <= self.leaves.len() {
+            return;
+        }
+        let mut level_start = [0; MAX_LEVELS];
+        let mut levels = 1;
+        let mut total = 0;
+        let mut len = leaf_words;
+        while len > 1 {
+            assert!(levels < MAX_LEVELS, "an index set of {bits} bits");
+            len = len.div_ceil(64);
+            level_start[levels] = total;
+            total += len;
+            levels += 1;
+        }
+        let mut leaves = vec![0u64; leaf_words];
+        copy_nonzero(&self.leaves, &mut leaves);
+        let mut summary = vec![0u64; total];
+        for l in 1..levels {
+            let at = level_start[l];
+            if l < self.levels {
+                copy_nonzero(self.level(l), &mut summary[at..]);
+            } else if self.len >= 2 {
+                // A new level above the old top: its bits come from the level below.
+                let (lower, upper) = summary.split_at_mut(at);
+                let below: &[u64] = if l == 1 {
+                    &leaves
+                } else {
+                    &lower[level_start[l - 1]..]
+                };
+                for (j, _) in below.iter().enumerate().filter(|(_, &w)| w != 0) {
+                    upper[j / 64] |= 1 << (j % 64);
+                }
+            }
+        }
+        self.leaves = leaves;
+        self.summary = summary;
+        self.level_start = level_start;
+        self.levels = levels;
+    }
+
+    /// Summary level `l` (from 1).
+    fn level(&self, l: usize) -> &[u64] {
+        let end = if l + 1 < self.levels {
+            self.level_start[l + 1]
+        } else {
+            self.summary.len()
+        };
+        &self.summary[self.level_start[l]..end]
+    }
+
+    /// The members in increasing order, skipping empty words through the level above.
+    pub(super) fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        let leaves = &self.leaves;
+        let words: Box<dyn Iterator<Item = usize> + '_> = match (self.len, self.levels) {
+            (0, _) => Box::new(std::iter::empty()),
+            (1, _) => Box::new(std::iter::once(self.lowest / 64)),
+            (_, 1) => Box::new(0..leaves.len()),
+            _ => Box::new(bits(self.level(1))),
+        };
+        words.flat_map(move |w| bits(&leaves[w..=w]).map(move |b| w * 64 + b))
+    }
+
+    /// Checks the count, the lowest member and the summary levels against each other: for
+    /// the invariant scan. Level 0 is read through the summary, as `iter` reads it (a word
+    /// the summary missed would drop its members from the count); the levels above, a
+    /// 64th of the size, are read whole.
+    pub(super) fn check(&self) -> Result<(), String> {
+        let mut members = self.iter();
+        let lowest = members.next();
+        let len = usize::from(lowest.is_some()) + members.count();
+        if len != self.len || lowest != self.first() {
+            return Err(format!(
+                "{len} members from {lowest:?} kept as {} from {:?}",
+                self.len,
+                self.first()
+            ));
+        }
+        #[cfg(test)]
+        if self.len >= 2 && self.walk() != self.lowest {
+            return Err(format!(
+                "the summary leads to {}, not {}",
+                self.walk(),
+                self.lowest
+            ));
+        }
+        if self.levels > 1 {
+            // Level 1 may mark only words of level 0 with members (those it fails to mark
+            // were missed by the count above).
+            if let Some(j) = bits(self.level(1)).find(|&j| self.len < 2 || self.leaves[j] == 0) {
+                return Err(format!(
+                    "summary level 1 marks word {j}, which has no members"
+                ));
+            }
+        }
+        for l in 2..self.levels {
+            let (below, level) = (self.level(l - 1), self.level(l));
+            for (j, &w) in below.iter().enumerate() {
+                let marked = level[j / 64] & (1 << (j % 64)) != 0;
+                if marked != (w != 0) {
+                    return Err(format!(
+                        "summary level {l} {} word {j} of the level below",
+                        if marked { "marks the empty" } else { "misses" }
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Copies the non-zero words of `from` to the start of `to`, whose words are zero: a word
+/// written costs a resident page, and most of a large bitmap is zero.
+fn copy_nonzero(from: &[u64], to: &mut [u64]) {
+    for (t, &f) in to.iter_mut().zip(from) {
+        if f != 0 {
+            *t = f;
+        }
+    }
+}
+
+/// The indices of the set bits of `words`, in increasing order.
+pub(super) fn bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    words.iter().enumerate().flat_map(|(i, &w)| {
+        let mut w = w;
+        std::iter::from_fn(move || {
+            if w == 0 {
+                return None;
+            }
+            let b = w.trailing_zeros() as usize;
+            w &= w - 1;
+            Some(i * 64 + b)
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fixed pseudo-random walk over growing capacities, through every summary level,
+    /// checked against a `BTreeSet`; `keep` is the chance in 64 that a step inserts, and
+    /// removals take a member, so a low `keep` holds the set at a member or two.
+    fn walk_against_a_model(steps: usize, grow_every: usize, keep: u64, check: bool) {
+        use std::collections::BTreeSet;
+        let mut set = IndexSet::default();
+        let mut model = BTreeSet::new();
+        let mut capacity = 1;
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for step in 0..steps {
+            if step % grow_every == 0 {
+                capacity *= 9;
+                set.grow(capacity);
+            }
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let i = (x % capacity as u64) as usize;
+            if (x >> 40) % 64 < keep {
+                if model.insert(i) {
+                    set.insert(i);
+                }
+            } else {
+                // Half the removals take a member (the lowest or one above `i`), half `i`.
+                let i = match x & 3 {
+                    0 => model.first().copied().unwrap_or(i),
+                    1 => model.range(i..).next().copied().unwrap_or(i),
+                    _ => i,
+                };
+                assert_eq!(set.remove(i), model.remove(&i), "remove {i}");
+            }
+            assert_eq!(set.first(), model.first().copied());
+            assert_eq!(set.is_empty(), model.is_empty());
+            assert_eq!(set.len(), model.len());
+            assert_eq!(set.contains(i), model.contains(&i));
+            if check {
+                set.check().unwrap();
+            }
+        }
+        assert!(set.iter().eq(model.iter().copied()));
+        set.check().unwrap();
+    }
+
+    #[test]
+    fn index_sets_agree_with_a_btree_set() {
+        // Large sets over capacities up to 9^10 (the words are never all touched).
+        walk_against_a_model(20_000, 2_000, 32, false);
+        // Small ones, a few members at most, checking the summary after every step.
+        walk_against_a_model(20_000, 4_000, 20, true);
+        walk_against_a_model(20_000, 4_000, 32, true);
+    }
+}
