@@ -10,9 +10,7 @@ use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criteri
 use heaplab_core::config::RunConfig;
 use heaplab_core::event::Event;
 use heaplab_core::simulate::{sim_provider, Simulation};
-use heaplab_core::workload;
-use rand::{Rng, SeedableRng};
-use rand_pcg::Pcg64Mcg;
+use heaplab_core::workload::{self, steady_state};
 use serde_json::Value;
 
 fn config(family: &str, params: &[(&str, Value)]) -> RunConfig {
@@ -35,24 +33,6 @@ fn workload_events(id: &str, scale: f64) -> Vec<Event> {
     })
     .unwrap();
     events
-}
-
-/// `live` blocks of 16–512 bytes, then `steps` rounds of freeing a random live block and
-/// allocating a new one: a steady state whose size is `live`.
-fn steady(live: u64, steps: u64, seed: u64) -> (Vec<Event>, Vec<Event>) {
-    let mut rng = Pcg64Mcg::seed_from_u64(seed);
-    let fill: Vec<Event> = (0..live)
-        .map(|id| Event::alloc(id, rng.random_range(16..512)))
-        .collect();
-    let mut ids: Vec<u64> = (0..live).collect();
-    let mut churn = Vec::with_capacity(2 * steps as usize);
-    for next in live..live + steps {
-        let slot = rng.random_range(0..ids.len());
-        churn.push(Event::free(ids[slot]));
-        churn.push(Event::alloc(next, rng.random_range(16..512)));
-        ids[slot] = next;
-    }
-    (fill, churn)
 }
 
 fn replay(c: &RunConfig, events: &[Event]) -> u64 {
@@ -99,7 +79,7 @@ fn filled(cfg: &RunConfig, events: &[Event]) -> Simulation<heaplab_core::provide
 /// Best fit in a steady state of 100,000 live blocks: issue 3 asks for 10 M events/s.
 fn best_fit(c: &mut Criterion) {
     let steps = 200_000;
-    let (fill, churn) = steady(100_000, steps, 1);
+    let (fill, churn) = steady_state(100_000, steps, 1);
     let cfg = config("free-list", &[]);
     let mut g = c.benchmark_group("best-fit");
     g.throughput(Throughput::Elements(2 * steps));
@@ -125,7 +105,7 @@ fn scaling(c: &mut Criterion) {
     g.throughput(Throughput::Elements(2 * steps));
     g.sample_size(10).measurement_time(Duration::from_secs(8));
     for live in [10_000u64, 1_000_000] {
-        let (fill, churn) = steady(live, steps, 1);
+        let (fill, churn) = steady_state(live, steps, 1);
         for (family, cfg) in families() {
             g.bench_with_input(BenchmarkId::new(family, live), &live, |b, _| {
                 b.iter_batched(

@@ -13,27 +13,8 @@
 use std::time::Instant;
 
 use heaplab_core::config::{PolicyConfig, RunConfig};
-use heaplab_core::event::Event;
 use heaplab_core::simulate::{sim_provider, Simulation};
-use rand::{Rng, SeedableRng};
-use rand_pcg::Pcg64Mcg;
-
-/// The bench's `steady()`: the same seed gives the same events.
-fn steady(live: u64, steps: u64, seed: u64) -> (Vec<Event>, Vec<Event>) {
-    let mut rng = Pcg64Mcg::seed_from_u64(seed);
-    let fill: Vec<Event> = (0..live)
-        .map(|id| Event::alloc(id, rng.random_range(16..512)))
-        .collect();
-    let mut ids: Vec<u64> = (0..live).collect();
-    let mut churn = Vec::with_capacity(2 * steps as usize);
-    for next in live..live + steps {
-        let slot = rng.random_range(0..ids.len());
-        churn.push(Event::free(ids[slot]));
-        churn.push(Event::alloc(next, rng.random_range(16..512)));
-        ids[slot] = next;
-    }
-    (fill, churn)
-}
+use heaplab_core::workload::steady_state;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -44,7 +25,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut config = RunConfig::new("churn", "bump");
     config.policy = PolicyConfig::named(policy);
     let config = config.resolve()?;
-    let (fill, churn) = steady(live, steps, 1);
+    let (fill, churn) = steady_state(live, steps, 1);
 
     let mut sim = Simulation::new(&config, sim_provider(&config))?;
     for e in &fill {

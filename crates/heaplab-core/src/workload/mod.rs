@@ -5,12 +5,15 @@ mod mallocbench;
 mod malloclab;
 mod parametric;
 mod scenarios;
+mod steady;
 
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
 use crate::event::Event;
 use crate::params::{ParamError, ParamKind, ParamSpec, Params};
+
+pub use steady::steady_state;
 
 /// Where a generator sends its events. The error stops the generator at once; it is the
 /// simulator's, passed through untouched.
