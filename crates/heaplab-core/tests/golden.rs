@@ -13,7 +13,6 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use heaplab_core::config::{PolicyConfig, ProviderKind, RunConfig};
-use heaplab_core::event::Event;
 use heaplab_core::policy::FAMILIES;
 use heaplab_core::presets::PRESETS;
 use heaplab_core::simulate::{sim_provider, SimError, Simulation};
@@ -170,56 +169,17 @@ fn a_ten_million_event_gibibyte_run_stays_under_200_mb() {
         // Only Linux reports the peak; elsewhere there is nothing to measure.
         return;
     };
-    let mut sim = None;
-    let (mut offset, mut events) = (0u64, 0u64);
-    for round in 0..4u64 {
-        let mut c = RunConfig::new("parametric", "size-class");
-        for (k, v) in [
-            ("seed", Value::from(round + 1)),
-            ("scale", Value::from(10.0)),
-            ("peak_live", Value::from(1u64 << 30)),
-            ("mean_size", Value::from(1024)),
-            ("max_size", Value::from(16384)),
-        ] {
-            c.workload.params.insert(k.into(), v);
-        }
-        let c = c.resolve().unwrap();
-        let sim = sim.get_or_insert_with(|| Simulation::new(&c, sim_provider(&c)).unwrap());
-        let mut last = 0;
-        // Each round numbers its blocks from 0; shifting them keeps ids unique over the run.
-        let shift = |e: Event, last: &mut u64| match e {
-            Event::Alloc {
-                id,
-                size,
-                align,
-                arena,
-                thread,
-            } => {
-                *last = (*last).max(id);
-                Event::Alloc {
-                    id: id + offset,
-                    size,
-                    align,
-                    arena,
-                    thread,
-                }
-            }
-            Event::Free { id, thread } => Event::Free {
-                id: id + offset,
-                thread,
-            },
-            other => other,
-        };
-        workload::find("parametric")
-            .unwrap()
-            .generate(&c.workload_params().unwrap(), &mut |e| {
-                events += 1;
-                sim.apply(shift(e, &mut last))
-            })
-            .unwrap();
-        offset += last + 1;
-    }
-    let (summary, _) = sim.unwrap().finish();
+    let c = RunConfig::new("parametric", "size-class")
+        .resolve()
+        .unwrap();
+    let mut sim = Simulation::new(&c, sim_provider(&c)).unwrap();
+    let mut events = 0u64;
+    workload::gibibyte_rounds(4, &mut |e| {
+        events += 1;
+        sim.apply(e)
+    })
+    .unwrap();
+    let (summary, _) = sim.finish();
     assert!(events > 10_000_000, "{events} events");
     assert!(summary.touched_bytes > 1 << 30, "{}", summary.touched_bytes);
     let peak = peak_rss_kb().unwrap().max(before);

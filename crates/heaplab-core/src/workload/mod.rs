@@ -1,11 +1,11 @@
 //! Built-in workloads: generators that push events into a sink, deterministic for a given
 //! seed, with a `scale` knob so each fits a browser tab.
 
+mod bench;
 mod mallocbench;
 mod malloclab;
 mod parametric;
 mod scenarios;
-mod steady;
 
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
@@ -13,7 +13,7 @@ use rand_pcg::Pcg64Mcg;
 use crate::event::Event;
 use crate::params::{ParamError, ParamKind, ParamSpec, Params};
 
-pub use steady::steady_state;
+pub use bench::{gibibyte_rounds, steady_state};
 
 /// Where a generator sends its events. The error stops the generator at once; it is the
 /// simulator's, passed through untouched.
