@@ -19,7 +19,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::real::run_child;
-use crate::run::run_one;
+use crate::run::{is_trace_arg, run_one};
 use crate::CliError;
 
 /// The presets that model a real allocator, and the allocator each models.
@@ -195,18 +195,13 @@ fn workloads(args: &FidelityArgs) -> Result<Vec<WorkloadConfig>, CliError> {
             path: None,
         })
     };
-    let trace = |path: String| WorkloadConfig {
-        id: "trace".into(),
-        params: BTreeMap::new(),
-        path: Some(path),
-    };
     if !args.workload.is_empty() {
         return args
             .workload
             .iter()
             .map(|w| {
-                if Path::new(w).is_file() {
-                    Ok(trace(w.clone()))
+                if is_trace_arg(w) {
+                    Ok(WorkloadConfig::trace(w.clone()))
                 } else {
                     builtin(w)
                 }
@@ -239,7 +234,7 @@ fn workloads(args: &FidelityArgs) -> Result<Vec<WorkloadConfig>, CliError> {
         out.extend(
             files
                 .into_iter()
-                .map(|p| trace(p.to_string_lossy().into_owned())),
+                .map(|p| WorkloadConfig::trace(p.to_string_lossy().into_owned())),
         );
     }
     Ok(out)

@@ -20,7 +20,7 @@ use heaplab_native::{
 use serde_json::Value;
 
 use crate::cli::RunArgs;
-use crate::run::{apply_sets, workload_sets, write_json};
+use crate::run::{apply_sets, is_trace_arg, workload_sets, write_json};
 use crate::CliError;
 
 #[derive(Debug, Args)]
@@ -199,17 +199,13 @@ fn print_real(reports: &[RealReport]) {
 /// exactly what the report names.
 fn baseline_workload(args: &BaselineArgs) -> Result<WorkloadConfig, CliError> {
     let name = &args.workload;
-    if name.ends_with(".trace") || Path::new(name).is_file() {
+    if is_trace_arg(name) {
         if !args.wset.is_empty() || args.seed.is_some() || args.scale.is_some() {
             return Err(CliError::input(
                 "a trace file takes no --wset, --seed or --scale",
             ));
         }
-        return Ok(WorkloadConfig {
-            id: "trace".into(),
-            params: BTreeMap::new(),
-            path: Some(name.clone()),
-        });
+        return Ok(WorkloadConfig::trace(name.clone()));
     }
     let spec = workload::find(name).map_err(|e| CliError::input(e.to_string()))?;
     let mut given = BTreeMap::new();

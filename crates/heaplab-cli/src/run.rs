@@ -91,12 +91,8 @@ fn configs_from_file(path: &Path) -> Result<Vec<RunConfig>, CliError> {
 
 fn configs_from_flags(args: &RunArgs) -> Result<Vec<RunConfig>, CliError> {
     let name = args.workload.clone().unwrap_or_default();
-    let mut workload = if looks_like_trace(&name) || Path::new(&name).is_file() {
-        WorkloadConfig {
-            id: "trace".into(),
-            params: BTreeMap::new(),
-            path: Some(name),
-        }
+    let mut workload = if is_trace_arg(&name) {
+        WorkloadConfig::trace(name)
     } else {
         let spec = workload::find(&name).map_err(|e| CliError::input(e.to_string()))?;
         let mut params = BTreeMap::new();
@@ -164,12 +160,18 @@ fn configs_from_flags(args: &RunArgs) -> Result<Vec<RunConfig>, CliError> {
 
 /// Whether a `--workload` that is not an existing file was meant as one, so that a
 /// missing trace is reported as a missing file rather than an unknown workload.
+/// Whether a `--workload`/`-w` argument names a trace file rather than a built-in
+/// workload: a file that exists, or a name with a trace's extension (so that a missing
+/// trace is reported as a missing file, not as an unknown workload). `run`, `baseline`
+/// and `fidelity` all decide with this.
+pub(crate) fn is_trace_arg(name: &str) -> bool {
+    looks_like_trace(name) || Path::new(name).is_file()
+}
+
 fn looks_like_trace(name: &str) -> bool {
-    let base = name.strip_suffix(".gz").unwrap_or(name);
-    name.ends_with(".gz")
-        || [".trace", ".rep", ".mtrace"]
-            .iter()
-            .any(|ext| base.ends_with(ext))
+    [".gz", ".trace", ".rep", ".mtrace"]
+        .iter()
+        .any(|ext| name.ends_with(ext))
 }
 
 fn policy_unknown(id: &str) -> String {

@@ -46,6 +46,17 @@ pub struct WorkloadConfig {
     pub path: Option<String>,
 }
 
+impl WorkloadConfig {
+    /// The workload of a trace file at `path`.
+    pub fn trace(path: impl Into<String>) -> WorkloadConfig {
+        WorkloadConfig {
+            id: "trace".into(),
+            params: BTreeMap::new(),
+            path: Some(path.into()),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PolicyConfig {
