@@ -413,7 +413,7 @@ impl Buddy {
         let end = (block + bytes).next_multiple_of(mem.page_size());
         let fresh = &mut self.fresh_from[slot];
         *fresh = (*fresh).max(end);
-        commit_runs(mem, block, bytes)
+        mem.commit_missing(block, bytes)
     }
 
     #[cold]
@@ -520,7 +520,7 @@ impl Buddy {
             // mark there is nothing to give back.
             let fresh = self.fresh_from[self.slot_of(block)];
             if block < fresh {
-                decommit_committed(mem, block, size.min(fresh - block))?;
+                mem.decommit_committed(block, size.min(fresh - block))?;
             }
         } else {
             mem.touch_if_committed(block, LINK.min(size))?;
@@ -871,56 +871,6 @@ fn not_live(addr: Addr) -> AllocError {
     AllocError::Invalid(format!(
         "free of {addr:#x}, which this heap never handed out or already freed"
     ))
-}
-
-/// Commits the pages under `[addr, addr + bytes)` that are not committed yet, one call per
-/// run of them, so pages already held are not committed (and counted) twice.
-#[cold]
-#[inline(never)]
-fn commit_runs<P: PageProvider>(
-    mem: &mut Pages<P>,
-    addr: Addr,
-    bytes: u64,
-) -> Result<(), ProviderError> {
-    let page = mem.page_size();
-    let end = (addr + bytes).next_multiple_of(page);
-    let mut p = addr - addr % page;
-    while p < end {
-        if mem.is_committed(p, 1) {
-            p += page;
-            continue;
-        }
-        let start = p;
-        while p < end && !mem.is_committed(p, 1) {
-            p += page;
-        }
-        mem.commit(start, p - start)?;
-    }
-    Ok(())
-}
-
-/// Decommits the committed pages of the page-aligned range `[addr, addr + bytes)`, one call
-/// per run of them, so pages given back before are not counted twice.
-fn decommit_committed<P: PageProvider>(
-    mem: &mut Pages<P>,
-    addr: Addr,
-    bytes: u64,
-) -> Result<(), ProviderError> {
-    let page = mem.page_size();
-    let end = addr + bytes;
-    let mut p = addr;
-    while p < end {
-        if !mem.is_committed(p, 1) {
-            p += page;
-            continue;
-        }
-        let start = p;
-        while p < end && mem.is_committed(p, 1) {
-            p += page;
-        }
-        mem.decommit(start, p - start)?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]
