@@ -425,6 +425,8 @@ struct ThreadCache {
 #[derive(Debug)]
 pub struct SizeClass {
     granularity: u64,
+    /// `log2(granularity)`, which the registry keeps a power of two.
+    granularity_shift: u32,
     page_shift: u32,
     seg_shift: u32,
     slots_per_seg: u32,
@@ -536,6 +538,7 @@ impl SizeClass {
         };
         Ok(SizeClass {
             granularity,
+            granularity_shift: granularity.trailing_zeros(),
             page_shift: page_size.trailing_zeros(),
             seg_shift: segment_size.trailing_zeros(),
             slots_per_seg: (segment_size / page_size) as u32,
@@ -582,8 +585,7 @@ impl SizeClass {
         if size <= self.small_limit {
             // The granularity is a power of two (the registry says so), and a shift costs
             // a cycle where the divide `div_ceil` compiled to cost tens on every allocation.
-            let g = self.granularity.trailing_zeros();
-            self.small_lut[((size + self.granularity - 1) >> g) as usize]
+            self.small_lut[((size + self.granularity - 1) >> self.granularity_shift) as usize]
         } else {
             self.classes.partition_point(|&c| c < size) as u32
         }

@@ -7,6 +7,7 @@
 //! which is not live". It keeps a record per live block, like the simulator, and a
 //! bounded memory of dead ones (see [`Graveyard`]), so a trace of any length streams.
 
+use std::collections::hash_map::Entry;
 use std::fmt;
 
 use rustc_hash::FxHashMap;
@@ -196,12 +197,16 @@ impl Checker {
 
     /// A block allocated under `key`, to be simulated as block `id`.
     pub fn alloc(&mut self, key: u64, id: BlockId, arena: Option<ArenaId>) -> Result<(), Problem> {
-        if self.live.contains_key(&key) {
-            return Err(Problem::new(
-                ProblemKind::AllocOfLive,
-                format!("alloc of {}, which is already live", self.naming.name(key)),
-            ));
-        }
+        // One lookup for the check and the insert: this runs for every allocation.
+        let slot = match self.live.entry(key) {
+            Entry::Occupied(_) => {
+                return Err(Problem::new(
+                    ProblemKind::AllocOfLive,
+                    format!("alloc of {}, which is already live", self.naming.name(key)),
+                ))
+            }
+            Entry::Vacant(slot) => slot,
+        };
         if let Some(a) = arena {
             let Some(blocks) = self.arenas.get_mut(&a) else {
                 return Err(Problem::new(
@@ -211,7 +216,7 @@ impl Checker {
             };
             blocks.push(key);
         }
-        self.live.insert(key, Live { id, arena });
+        slot.insert(Live { id, arena });
         Ok(())
     }
 

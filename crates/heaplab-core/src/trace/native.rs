@@ -64,7 +64,10 @@ pub fn parse_line(line: &str) -> Result<Option<Event>, Problem> {
         }
         return Ok(Some(Event::Phase(label.to_string())));
     }
-    let mut positional = Vec::new();
+    // No op takes more than three positional words; more are only counted, for the
+    // message. An array rather than a `Vec`: no allocation for every line of a trace.
+    let mut words3 = [""; 3];
+    let mut count = 0;
     let (mut arena, mut thread) = (None, 0u32);
     for w in words {
         match w.split_once('=') {
@@ -76,11 +79,17 @@ pub fn parse_line(line: &str) -> Result<Option<Event>, Problem> {
                     format!("unknown option `{k}=` (expected arena= or thread=)"),
                 ))
             }
-            None => positional.push(w),
+            None => {
+                if let Some(slot) = words3.get_mut(count) {
+                    *slot = w;
+                }
+                count += 1;
+            }
         }
     }
+    let positional = &words3[..count.min(words3.len())];
     let arity = |min: usize, max: usize, usage: &str| {
-        if positional.len() < min || positional.len() > max {
+        if count < min || count > max {
             Err(Problem::new(
                 ProblemKind::BadLine,
                 format!("expected `{usage}`, found {line:?}"),
