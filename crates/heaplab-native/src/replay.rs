@@ -10,7 +10,6 @@
 use std::convert::Infallible;
 use std::fmt;
 use std::fs::File;
-use std::io::BufReader;
 use std::time::Instant;
 
 use heaplab_core::config::{ProviderKind, RunConfig, WorkloadConfig};
@@ -76,9 +75,7 @@ pub fn decode(workload: &WorkloadConfig) -> Result<Vec<Event>, ReplayError> {
         let path = workload.path.clone().unwrap_or_default();
         let file = File::open(&path).map_err(|e| ReplayError::Input(format!("{path}: {e}")))?;
         // Any format `heaplab run` takes, gzip'd or not; a bad line stops the replay.
-        let options = trace::ImportOptions { lenient: false };
-        trace::import(BufReader::new(file), &path, &options, &mut push)
-            .map_err(|e| ReplayError::Input(e.to_string()))?;
+        trace::read(file, &path, &mut push).map_err(|e| ReplayError::Input(e.to_string()))?;
     } else {
         let spec = workload::find(&workload.id)?;
         let params = Params::resolve(spec.params, &workload.params, "workload.params")?;

@@ -76,7 +76,9 @@ pub fn draw_memory<DB: DrawingBackend>(
         .map_err(err)?;
     let mut start = 0;
     for p in phases {
-        let end = p.end_event.min(max_t);
+        // Clamped below too: phases come as JSON from the page, and one out of order
+        // must not make the stretch's width negative.
+        let end = p.end_event.clamp(start, max_t);
         if end < max_t {
             chart
                 .draw_series(std::iter::once(PathElement::new(
