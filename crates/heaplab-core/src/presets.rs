@@ -65,10 +65,10 @@ pub const PRESETS: &[PresetSpec] = &[
         ],
         sources: "mallopt(3): M_TRIM_THRESHOLD, M_TOP_PAD and M_MMAP_THRESHOLD default to \
                   128*1024, the dynamic threshold rises to DEFAULT_MMAP_THRESHOLD_MAX (32 MiB on \
-                  64-bit); malloc.c: SIZE_SZ 8, MALLOC_ALIGNMENT 16, MINSIZE 32.",
-        leaves_out: "tcache and fastbins, which hold small freed chunks without coalescing; the \
-                     unsorted bin's recency order and a large bin's habit of handing out the \
-                     second of equal chunks; per-thread arenas and their heaps; \
+                  64-bit); malloc.c: SIZE_SZ 8, MALLOC_ALIGNMENT 16, MINSIZE 32, \
+                  TCACHE_FILL_COUNT 7, tcache up to 1032-byte chunks, DEFAULT_MXFAST 128.",
+        leaves_out: "the unsorted bin's recency order and a large bin's habit of handing out \
+                     the second of equal chunks; per-thread arenas and their heaps; \
                      malloc_trim's release of pages inside free chunks.",
     },
     PresetSpec {
