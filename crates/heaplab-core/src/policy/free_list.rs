@@ -20,6 +20,7 @@ use chunks::{Chunk, ChunkTable, NIL};
 use fit_tree::FitTree;
 use size_bins::{SizeBins, Tie};
 
+use super::thread_map::ThreadMap;
 use super::{check_align, check_size, AllocError, Block, FamilySpec, Policy};
 use crate::event::ArenaId;
 use crate::pages::Pages;
@@ -270,7 +271,7 @@ pub struct FreeList {
     /// Largest chunk size the thread caches take; 0 when they are off.
     tcache_max_chunk: u64,
     /// Each thread's cache: chunk records per chunk size in alignment units, newest last.
-    tcache: FxHashMap<u32, Vec<Vec<u32>>>,
+    tcache: ThreadMap<Vec<Vec<u32>>>,
     /// Largest chunk size the fast bins take; 0 when they are off.
     fast_max_chunk: u64,
     /// Fast bins: chunk records per chunk size in alignment units, newest last. One set for
@@ -328,7 +329,7 @@ impl FreeList {
             live_chunks: 0,
             tcache_count: params.u64("tcache_count") as usize,
             tcache_max_chunk: 0,
-            tcache: FxHashMap::default(),
+            tcache: ThreadMap::default(),
             fast_max_chunk: 0,
             fastbins: Vec::new(),
             fast_chunks: 0,
@@ -356,7 +357,7 @@ impl FreeList {
             return None;
         }
         let bin = self.size_bin(csize);
-        self.tcache.get_mut(&thread)?[bin].pop()
+        self.tcache.get_mut(thread)?[bin].pop()
     }
 
     /// Takes a chunk of exactly `csize` bytes from the fast bins, if they hold one.
@@ -401,8 +402,7 @@ impl FreeList {
         let bin = self.size_bin(csize);
         let bin = &mut self
             .tcache
-            .entry(thread)
-            .or_insert_with(|| vec![Vec::new(); bins])[bin];
+            .get_or_insert_with(thread, || vec![Vec::new(); bins])[bin];
         if bin.len() >= self.tcache_count {
             return false;
         }
@@ -1149,7 +1149,7 @@ impl Policy for FreeList {
                 self.fast_chunks
             ));
         }
-        for (thread, bins) in &self.tcache {
+        for (thread, bins) in self.tcache.iter() {
             for (bin, chunks) in bins.iter().enumerate() {
                 let csize = (bin as u64) << self.shift;
                 if chunks.len() > self.tcache_count

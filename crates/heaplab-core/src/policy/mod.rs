@@ -11,6 +11,7 @@ pub mod bump;
 pub mod free_list;
 pub mod pool;
 pub mod size_class;
+mod thread_map;
 
 use std::fmt;
 

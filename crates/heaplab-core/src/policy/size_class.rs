@@ -22,6 +22,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::thread_map::ThreadMap;
 use super::{check_align, check_size, AllocError, Block, FamilySpec, Policy};
 use crate::event::ArenaId;
 use crate::pages::Pages;
@@ -362,29 +363,18 @@ impl Heap {
     }
 }
 
-/// The heap of each thread seen, under per-thread heaps. Thread ids of workloads and traces
-/// are small numbers, so they index a vector, which costs a load where a hash map cost a
-/// probe on every allocation and free; an id of `DENSE_THREADS` or more goes to a map, so a
-/// trace with odd thread ids still costs memory only for the threads it has.
+/// The heap of each thread seen, under per-thread heaps, numbered in order of first
+/// allocation.
 #[derive(Debug, Default)]
 struct ThreadHeaps {
-    /// Heap of thread `t` at `dense[t]`, `NONE` for a thread without one.
-    dense: Vec<u32>,
-    sparse: FxHashMap<u32, u32>,
+    heaps: ThreadMap<u32>,
     len: u32,
 }
-
-const DENSE_THREADS: u32 = 1024;
 
 impl ThreadHeaps {
     #[inline]
     fn get(&self, thread: u32) -> Option<u32> {
-        if thread < DENSE_THREADS {
-            let h = *self.dense.get(thread as usize)?;
-            (h != NONE).then_some(h)
-        } else {
-            self.sparse.get(&thread).copied()
-        }
+        self.heaps.get(thread).copied()
     }
 
     /// The heap of `thread`, numbered next in order of first allocation if it had none.
@@ -400,15 +390,7 @@ impl ThreadHeaps {
     #[inline(never)]
     fn insert_next(&mut self, thread: u32) -> u32 {
         let h = self.len;
-        if thread < DENSE_THREADS {
-            let t = thread as usize;
-            if self.dense.len() <= t {
-                self.dense.resize(t + 1, NONE);
-            }
-            self.dense[t] = h;
-        } else {
-            self.sparse.insert(thread, h);
-        }
+        self.heaps.get_or_insert_with(thread, || h);
         self.len += 1;
         h
     }
@@ -455,7 +437,7 @@ pub struct SizeClass {
     heaps: Vec<Heap>,
     /// Heap of each thread seen, under per-thread heaps (in order of first allocation).
     thread_heaps: ThreadHeaps,
-    tcaches: FxHashMap<u32, ThreadCache>,
+    tcaches: ThreadMap<ThreadCache>,
     large: FxHashMap<Addr, u64>,
     /// Under `large_free = delay`: freed large mappings kept for reuse, by (length,
     /// address), with the event at which each is to be released.
@@ -563,7 +545,7 @@ impl SizeClass {
             spans: Vec::new(),
             free_span_ids: Vec::new(),
             thread_heaps: ThreadHeaps::default(),
-            tcaches: FxHashMap::default(),
+            tcaches: ThreadMap::default(),
             large: FxHashMap::default(),
             large_free: (params.str("large_free") == "delay").then(BTreeMap::new),
             large_purge: VecDeque::new(),
@@ -1232,7 +1214,7 @@ impl Policy for SizeClass {
         }
         // The thread cache first: its blocks are still in use as far as their spans know.
         if self.thread_cache > 0 {
-            if let Some(tc) = self.tcaches.get_mut(&thread) {
+            if let Some(tc) = self.tcaches.get_mut(thread) {
                 if let Some((id, index)) = tc.lists[class as usize].pop() {
                     let span = &mut self.spans[id as usize];
                     tc.bytes -= span.block;
@@ -1320,7 +1302,7 @@ impl Policy for SizeClass {
         }
         if self.thread_cache > 0 {
             let classes = self.classes.len();
-            let tc = self.tcaches.entry(thread).or_insert_with(|| ThreadCache {
+            let tc = self.tcaches.get_or_insert_with(thread, || ThreadCache {
                 lists: vec![Vec::new(); classes],
                 bytes: 0,
             });
@@ -1404,7 +1386,7 @@ impl Policy for SizeClass {
         }
         // Blocks held in thread caches, per span, checked against the spans below.
         let mut in_caches: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
-        for (&thread, tc) in &self.tcaches {
+        for (thread, tc) in self.tcaches.iter() {
             let mut bytes = 0;
             for (class, list) in tc.lists.iter().enumerate() {
                 for &(id, index) in list {
