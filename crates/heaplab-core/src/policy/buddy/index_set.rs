@@ -324,7 +324,7 @@ impl IndexSet {
 
 /// Copies the non-zero words of `from` to the start of `to`, whose words are zero: a word
 /// written costs a resident page, and most of a large bitmap is zero.
-fn copy_nonzero(from: &[u64], to: &mut [u64]) {
+pub(super) fn copy_nonzero(from: &[u64], to: &mut [u64]) {
     for (t, &f) in to.iter_mut().zip(from) {
         if f != 0 {
             *t = f;

@@ -8,6 +8,8 @@
 //! blocks. The bitmap costs one bit per smallest block (512 KiB for a 64 MiB arena of
 //! 16-byte blocks), a split sets the bit of the upper half, a merge clears it.
 
+use super::index_set::copy_nonzero;
+
 /// Bit `i` (an arena's position above the smallest block's number in it, as the indices of
 /// order 0) is set when a block starts at smallest block `i`.
 #[derive(Clone, Debug)]
@@ -32,11 +34,7 @@ impl Starts {
         let len = bits.div_ceil(64);
         if len > self.words.len() {
             let mut words = vec![0u64; len];
-            for (i, &w) in self.words.iter().enumerate() {
-                if w != 0 {
-                    words[i] = w;
-                }
-            }
+            copy_nonzero(&self.words, &mut words);
             self.words = words;
         }
     }
