@@ -90,6 +90,13 @@ pub trait Policy {
         thread: u32,
     ) -> Result<(), AllocError>;
 
+    /// Hints that `block` is about to be freed, so the policy can ask for the cache lines its
+    /// `free` will read. [`crate::simulate::Simulation::apply_all`] calls it a few events
+    /// ahead, when the events are known in advance. A hint changes no state and may be
+    /// wrong (the block may be freed and reused before then); the default does nothing.
+    #[inline(always)]
+    fn prefetch_free(&self, _block: &Block) {}
+
     /// Resizes a block, moving it if needed. On error the old block is still live.
     /// The default allocates, copies and frees, as `realloc` does when it cannot grow in
     /// place.
@@ -247,6 +254,11 @@ impl Policy for AnyPolicy {
         thread: u32,
     ) -> Result<(), AllocError> {
         dispatch!(self, p => p.free(mem, block, thread))
+    }
+
+    #[inline(always)]
+    fn prefetch_free(&self, block: &Block) {
+        dispatch!(self, p => p.prefetch_free(block))
     }
 
     fn realloc<P: PageProvider>(
