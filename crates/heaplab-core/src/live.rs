@@ -97,7 +97,7 @@ impl LiveTable {
     #[inline(always)]
     pub fn prefetch(&self, id: BlockId) {
         if let Some(i) = self.index(id) {
-            crate::prefetch::prefetch(&self.window[i]);
+            crate::prefetch::prefetch_whole(&self.window[i]);
         }
     }
 

@@ -408,6 +408,13 @@ impl<P: PageProvider> Pages<P> {
         self.stats.resident_pages.sub(resident);
     }
 
+    /// Starts bringing the state of the page holding `addr` into the cache, for a write a
+    /// few events later (a free that links the block into a list).
+    #[inline]
+    pub(crate) fn prefetch(&self, addr: Addr) {
+        self.dir.prefetch(addr >> self.shift);
+    }
+
     #[inline]
     fn page_span(&self, addr: Addr, bytes: u64) -> (u64, u64) {
         (addr >> self.shift, ((addr + bytes - 1) >> self.shift) + 1)

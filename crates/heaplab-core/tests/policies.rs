@@ -453,8 +453,8 @@ fn a_run_is_deterministic() {
     }
 }
 
-/// A batch replayed with `apply_all`, which fetches slots ahead, ends exactly as the same
-/// events applied one by one, and a bad event in it fails with the same number and message.
+/// A batch replayed with `apply_all`, which fetches slots ahead and passes hints to the
+/// policy, ends exactly as the same events applied one by one, and a bad event in it fails with the same number and message.
 #[test]
 fn a_batch_ends_as_the_same_events_one_by_one() {
     for config in configs() {
@@ -473,10 +473,15 @@ fn a_batch_ends_as_the_same_events_one_by_one() {
         for e in &events {
             one.apply_ref(e).unwrap();
         }
-        let mut batch = Simulation::new(&config, sim_provider(&config)).unwrap();
-        batch.apply_all(&events).unwrap();
         let name = &config.policy.family;
-        assert_eq!(one.finish(), batch.finish(), "{name}");
+        let one = one.finish();
+        // With hints to the policy from the first block, as with a million live blocks.
+        for hint_from in [usize::MAX, 0] {
+            let mut batch = Simulation::new(&config, sim_provider(&config)).unwrap();
+            batch.hint_policy_from(hint_from);
+            batch.apply_all(&events).unwrap();
+            assert_eq!(one, batch.finish(), "{name}, hints from {hint_from} live");
+        }
 
         // A free of a block that is not live, after the first 100 events.
         let mut bad = events[..100].to_vec();

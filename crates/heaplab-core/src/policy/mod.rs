@@ -91,11 +91,14 @@ pub trait Policy {
     ) -> Result<(), AllocError>;
 
     /// Hints that `block` is about to be freed, so the policy can ask for the cache lines its
-    /// `free` will read. [`crate::simulate::Simulation::apply_all`] calls it a few events
-    /// ahead, when the events are known in advance. A hint changes no state and may be
+    /// `free` will read. [`crate::simulate::Simulation::apply_all`] calls it twice per freed
+    /// block when many blocks are live: with `stage` 0 about sixteen events ahead and with
+    /// `stage` 1 about eight ahead. A free that follows a chain of records (a segment's page
+    /// to its span, the span to its bitmap) fetches the first link at stage 0 and reads it,
+    /// arrived by then, at stage 1 to fetch the next. A hint changes no state and may be
     /// wrong (the block may be freed and reused before then); the default does nothing.
     #[inline(always)]
-    fn prefetch_free(&self, _block: &Block) {}
+    fn prefetch_free(&self, _block: &Block, _stage: u32) {}
 
     /// Resizes a block, moving it if needed. On error the old block is still live.
     /// The default allocates, copies and frees, as `realloc` does when it cannot grow in
@@ -257,8 +260,8 @@ impl Policy for AnyPolicy {
     }
 
     #[inline(always)]
-    fn prefetch_free(&self, block: &Block) {
-        dispatch!(self, p => p.prefetch_free(block))
+    fn prefetch_free(&self, block: &Block, stage: u32) {
+        dispatch!(self, p => p.prefetch_free(block, stage))
     }
 
     fn realloc<P: PageProvider>(
