@@ -158,18 +158,30 @@ impl Log {
             align,
         };
         self.next_id += 1;
+        if self.insert(e, thread) {
+            self.counts.allocs += 1;
+            self.line_alloc(e, thread);
+        }
+    }
+
+    /// Puts `e` in the table; false when the table is out of memory and recording stopped.
+    /// If the address is live in the table, the allocator reused it: its free came by a
+    /// path the hooks do not see, so the trace frees the old block here to stay
+    /// replayable. An allocation, a realloc's new block and a block put back after a
+    /// failed realloc can all land on such an address.
+    fn insert(&mut self, e: Entry, thread: u32) -> bool {
         match self.table.insert(e) {
-            Ok(None) => {}
-            // The address is live in the table, so the allocator reused it: its free came
-            // by a path the hooks do not see. The trace frees it here to stay replayable.
+            Ok(None) => true,
             Ok(Some(old)) => {
                 self.counts.missed_frees += 1;
                 self.line_free(old, thread);
+                true
             }
-            Err(_) => return self.out_of_memory(),
+            Err(_) => {
+                self.out_of_memory();
+                false
+            }
         }
-        self.counts.allocs += 1;
-        self.line_alloc(e, thread);
     }
 
     pub fn free(&mut self, addr: usize) {
@@ -190,16 +202,15 @@ impl Log {
 
     /// The realloc failed: the block is still where it was.
     pub fn restore(&mut self, e: Entry) {
-        if self.table.insert(e).is_err() {
-            self.out_of_memory();
-        }
+        let thread = self.thread();
+        self.insert(e, thread);
     }
 
     /// The block `e` now lives at `addr` with `size` bytes.
     pub fn realloc(&mut self, e: Entry, addr: usize, size: u64) {
         let thread = self.thread();
-        if self.table.insert(Entry { addr, size, ..e }).is_err() {
-            return self.out_of_memory();
+        if !self.insert(Entry { addr, size, ..e }, thread) {
+            return;
         }
         self.counts.reallocs += 1;
         self.counts.live_bytes = self.counts.live_bytes.saturating_sub(e.size);
@@ -395,5 +406,74 @@ fn decimal(mut n: u64) -> ([u8; 20], usize) {
         if n == 0 {
             return (buf, i);
         }
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    /// The lines a log writes for `events`, run on a fresh log over a temporary file.
+    fn lines_of(events: impl FnOnce(&mut Log)) -> (Vec<String>, Counts) {
+        let path = std::env::temp_dir().join(format!(
+            "heaplab-log-test-{}-{:?}.trace",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        let c_path = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+        let fd = sys::open(&c_path, sys::Create::Truncate).unwrap();
+        let mut log = Log::new();
+        log.start(fd, sys::pid()).unwrap();
+        events(&mut log);
+        let counts = log.finish().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let lines = text
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| l.split(" thread=").next().unwrap().to_string())
+            .collect();
+        (lines, counts)
+    }
+
+    #[test]
+    fn an_allocation_on_a_live_address_frees_the_old_block_first() {
+        let (lines, counts) = lines_of(|log| {
+            log.alloc(0x1000, 32, 16);
+            log.alloc(0x1000, 48, 16);
+        });
+        assert_eq!(lines, ["a 1 32", "f 1", "a 2 48"]);
+        assert_eq!((counts.missed_frees, counts.frees), (1, 1));
+    }
+
+    #[test]
+    fn a_realloc_onto_a_live_address_frees_the_old_block_first() {
+        let (lines, counts) = lines_of(|log| {
+            log.alloc(0x1000, 32, 16);
+            log.alloc(0x2000, 32, 16);
+            let e = log.take(0x2000).unwrap();
+            log.realloc(e, 0x1000, 64);
+            log.free(0x1000);
+        });
+        assert_eq!(lines, ["a 1 32", "a 2 32", "f 1", "r 2 64", "f 2"]);
+        assert_eq!(
+            (counts.missed_frees, counts.frees, counts.reallocs),
+            (1, 2, 1)
+        );
+        assert_eq!(counts.live_bytes, 0);
+    }
+
+    #[test]
+    fn a_block_put_back_onto_a_live_address_frees_the_other_first() {
+        let (lines, counts) = lines_of(|log| {
+            log.alloc(0x3000, 32, 16);
+            let e = log.take(0x3000).unwrap();
+            log.alloc(0x3000, 16, 16);
+            log.restore(e);
+            log.free(0x3000);
+        });
+        assert_eq!(lines, ["a 1 32", "a 2 16", "f 2", "f 1"]);
+        assert_eq!((counts.missed_frees, counts.frees), (1, 2));
+        assert_eq!(counts.live_bytes, 0);
     }
 }
