@@ -5,20 +5,17 @@
 //! `baseline` child process, whose heap RSS (anonymous RSS minus that before the first event) is
 //! compared with the model's resident bytes, at the peak and after the last event.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 use heaplab_core::config::{PolicyConfig, RunConfig, WorkloadConfig};
-use heaplab_core::params::{human_bytes, Params};
+use heaplab_core::params::human_bytes;
 use heaplab_core::trace::ImportOptions;
-use heaplab_core::workload;
 use heaplab_native::RealAllocator;
 use serde::Serialize;
-use serde_json::Value;
 
-use crate::real::run_child;
+use crate::real::{builtin_workload, run_child};
 use crate::run::{is_trace_arg, run_one};
 use crate::CliError;
 
@@ -103,12 +100,6 @@ pub fn fidelity(args: FidelityArgs) -> Result<(), CliError> {
             .filter(|(_, a)| wanted.contains(a))
             .collect()
     };
-    if !(args.scale > 0.0 && args.scale <= 10.0) {
-        return Err(CliError::input(format!(
-            "--scale: {} is not in (0, 10]",
-            args.scale
-        )));
-    }
     let workloads = workloads(&args)?;
     let exe = std::env::current_exe()
         .map_err(|e| CliError::failed(format!("cannot find the heaplab binary to re-run: {e}")))?;
@@ -183,18 +174,9 @@ fn workload_name(w: &WorkloadConfig) -> String {
 
 /// The workloads to compare, resolved: named ones, or the default list plus every trace.
 fn workloads(args: &FidelityArgs) -> Result<Vec<WorkloadConfig>, CliError> {
-    let builtin = |id: &str| -> Result<WorkloadConfig, CliError> {
-        let spec = workload::find(id).map_err(|e| CliError::input(e.to_string()))?;
-        let mut given = BTreeMap::new();
-        given.insert("scale".to_string(), Value::from(args.scale));
-        let params = Params::resolve(spec.params, &given, "workload.params")
-            .map_err(|e| CliError::input(e.to_string()))?;
-        Ok(WorkloadConfig {
-            id: id.to_string(),
-            params: params.to_json_map(),
-            path: None,
-        })
-    };
+    // The scale goes through the workload's own range check, as `--scale` to `run` does.
+    let scale = [format!("scale={}", args.scale)];
+    let builtin = |id: &str| builtin_workload(id, &scale, "--scale");
     if !args.workload.is_empty() {
         return args
             .workload

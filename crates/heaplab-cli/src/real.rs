@@ -207,16 +207,26 @@ fn baseline_workload(args: &BaselineArgs) -> Result<WorkloadConfig, CliError> {
         }
         return Ok(WorkloadConfig::trace(name.clone()));
     }
+    let wset = workload_sets(&args.wset, &args.seed, &args.scale);
+    builtin_workload(name, &wset, "--wset")
+}
+
+/// The built-in workload `name` with `KEY=VALUE` settings (`flag` names where they came
+/// from in errors), resolved and checked as `heaplab run` checks it.
+pub(crate) fn builtin_workload(
+    name: &str,
+    sets: &[String],
+    flag: &str,
+) -> Result<WorkloadConfig, CliError> {
     let spec = workload::find(name).map_err(|e| CliError::input(e.to_string()))?;
     let mut given = BTreeMap::new();
-    let wset = workload_sets(&args.wset, &args.seed, &args.scale);
-    apply_sets(&mut given, &wset, spec.params, "--wset")?;
+    apply_sets(&mut given, sets, spec.params, flag)?;
     let params = heaplab_core::params::Params::resolve(spec.params, &given, "workload.params")
         .map_err(|e| CliError::input(e.to_string()))?;
     spec.check(&params)
         .map_err(|e| CliError::input(e.to_string()))?;
     Ok(WorkloadConfig {
-        id: name.clone(),
+        id: name.to_string(),
         params: params.to_json_map(),
         path: None,
     })

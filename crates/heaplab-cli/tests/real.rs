@@ -334,4 +334,10 @@ fn fidelity_reports_other_presets_without_a_target() {
         "system, mimalloc, jemalloc",
     );
     fails_with(&["fidelity", "-w", "nope"], 2, "nope");
+    // The scale is checked against the workload's own range, as `run` checks it.
+    fails_with(
+        &["fidelity", "-w", "churn", "--scale", "0"],
+        2,
+        "--scale scale: 0 is outside the allowed range 0.0001..=10",
+    );
 }
