@@ -37,6 +37,8 @@ pub struct LiveTable {
     ahead: FxHashMap<BlockId, Block>,
     /// No key of `ahead` is below this; `BlockId::MAX` when it may be empty.
     ahead_min: BlockId,
+    /// The arenas of window blocks allocated in one, by id (see [`Slot`]).
+    arenas: FxHashMap<BlockId, ArenaId>,
 }
 
 impl Default for LiveTable {
@@ -48,6 +50,7 @@ impl Default for LiveTable {
             behind: FxHashMap::default(),
             ahead: FxHashMap::default(),
             ahead_min: BlockId::MAX,
+            arenas: FxHashMap::default(),
         }
     }
 }
@@ -88,16 +91,54 @@ impl LiveTable {
     #[inline(always)]
     pub fn get(&self, id: BlockId) -> Option<Block> {
         match self.index(id) {
-            Some(i) => self.window[i].get(),
+            Some(i) => self.block_at(id, self.window[i]),
             None => self.side(id).get(&id).copied(),
         }
+    }
+
+    /// The block in window slot `slot`, which holds id `id`.
+    #[inline(always)]
+    fn block_at(&self, id: BlockId, slot: Slot) -> Option<Block> {
+        if !slot.is_full() {
+            return None;
+        }
+        let arena = if slot.in_arena() {
+            self.arenas.get(&id).copied()
+        } else {
+            None
+        };
+        Some(Block {
+            addr: slot.addr,
+            size: slot.size(),
+            arena,
+        })
+    }
+
+    /// Puts `block` in window slot `i`, which holds id `id`; whether the slot was empty.
+    #[inline(always)]
+    fn put(&mut self, id: BlockId, i: usize, block: Block) -> bool {
+        let was_empty = !self.window[i].is_full();
+        if !was_empty && self.window[i].in_arena() {
+            self.arenas.remove(&id);
+        }
+        self.window[i] = self.slot_for(id, block);
+        was_empty
+    }
+
+    /// The slot for `block` with id `id`, its arena noted aside.
+    #[inline(always)]
+    fn slot_for(&mut self, id: BlockId, block: Block) -> Slot {
+        if let Some(a) = block.arena {
+            self.arenas.insert(id, a);
+        }
+        Slot::full(block)
     }
 
     /// Starts bringing the slot of `id` into the cache, for a lookup a few events later.
     #[inline(always)]
     pub fn prefetch(&self, id: BlockId) {
         if let Some(i) = self.index(id) {
-            crate::prefetch::prefetch_whole(&self.window[i]);
+            crate::prefetch::prefetch(&self.window[i]);
         }
     }
 
@@ -111,14 +152,15 @@ impl LiveTable {
     #[inline(always)]
     pub fn insert(&mut self, id: BlockId, block: Block) {
         if let Some(i) = self.index(id) {
-            if self.window[i].replace(block) {
+            if self.put(id, i, block) {
                 self.in_window += 1;
             }
         } else if id == self.end() && id < self.ahead_min && self.reaches(id) {
             // The most common case: the id right after the newest one, one push. The
             // window must still reach it, or it would stretch past twice its blocks, and
             // nothing may wait ahead at that id, or the id would be in two places.
-            self.window.push(Slot::full(block));
+            let slot = self.slot_for(id, block);
+            self.window.push(slot);
             self.in_window += 1;
         } else {
             self.insert_past(id, block);
@@ -133,7 +175,8 @@ impl LiveTable {
             // A new id a little past the newest one.
             let len = (id - self.base) as usize;
             self.window.resize(len);
-            self.window.push(Slot::full(block));
+            let slot = self.slot_for(id, block);
+            self.window.push(slot);
             self.in_window += 1;
         } else {
             self.insert_slow(id, block);
@@ -147,6 +190,7 @@ impl LiveTable {
             // An empty table can start its window anywhere; start it here.
             self.base = id;
             self.window.clear();
+            self.arenas.clear();
             self.ahead_min = BlockId::MAX;
         }
         if id < self.base {
@@ -159,7 +203,7 @@ impl LiveTable {
         if id >= self.base && self.reaches(id) {
             self.grow_to(id + 1);
             let i = (id - self.base) as usize;
-            if self.window[i].replace(block) {
+            if self.put(id, i, block) {
                 self.in_window += 1;
             }
         } else {
@@ -175,18 +219,19 @@ impl LiveTable {
         if end <= self.ahead_min {
             return;
         }
-        let base = self.base;
-        let mut taken = 0;
-        let window = &mut self.window;
+        let mut taken = Vec::new();
         self.ahead.retain(|&id, b| {
             if (old_end..end).contains(&id) {
-                window[(id - base) as usize] = Slot::full(*b);
-                taken += 1;
+                taken.push((id, *b));
                 false
             } else {
                 true
             }
         });
+        for &(id, b) in &taken {
+            self.put(id, (id - self.base) as usize, b);
+        }
+        let taken = taken.len();
         self.in_window += taken;
         self.ahead_min = self.ahead.keys().copied().min().unwrap_or(BlockId::MAX);
     }
@@ -197,9 +242,11 @@ impl LiveTable {
     fn slide_for(&mut self, id: BlockId) {
         self.trim_front();
         while !self.window.is_empty() && !self.reaches(id) {
-            if let Some(b) = self.window.pop_front().and_then(Slot::get) {
+            let id = self.base;
+            if let Some(b) = self.window.pop_front().and_then(|slot| self.block_at(id, slot)) {
                 self.in_window -= 1;
-                self.behind.insert(self.base, b);
+                self.arenas.remove(&id);
+                self.behind.insert(id, b);
             }
             self.base += 1;
         }
@@ -219,9 +266,13 @@ impl LiveTable {
                 if !slot.is_full() {
                     return None;
                 }
-                self.window[i].size = EMPTY;
+                self.window[i] = Slot::EMPTY;
                 self.in_window -= 1;
-                slot.get()
+                let block = self.block_at(id, slot);
+                if slot.in_arena() {
+                    self.arenas.remove(&id);
+                }
+                block
             }
             None => self.remove_outside(id),
         }
@@ -252,45 +303,53 @@ impl LiveTable {
         self.window
             .iter()
             .enumerate()
-            .filter_map(move |(i, b)| b.get().map(|b| (base + i as u64, b)))
+            .filter_map(move |(i, &slot)| {
+                let id = base + i as u64;
+                self.block_at(id, slot).map(|b| (id, b))
+            })
             .chain(self.behind.iter().map(|(&id, &b)| (id, b)))
             .chain(self.ahead.iter().map(|(&id, &b)| (id, b)))
     }
 }
 
-/// A window slot: a block, or nothing when `size` is `EMPTY`. `Option<Block>` kept its tag
-/// in the arena field's spare values, so emptying a slot wrote four bytes that the next
-/// read took back in a 16-byte move, and a block taken out was rebuilt from halves: store-
-/// forwarding stalls on every alloc and free, which `perf annotate` put at a third of the
-/// simulator's time on `churn`. The arena is copied whole, never taken apart.
+/// A window slot: a block's address and size, or nothing when `size` is `EMPTY`.
+///
+/// Sixteen bytes and aligned to them, so a slot never straddles two cache lines: the
+/// look-ahead fetches one line per freed block, and four slots share a line. A block's
+/// arena, which few workloads use, is kept aside in `LiveTable::arenas`, and the top bit
+/// of `size` says it is there. `Option<Block>` in the slot had also kept its tag in the
+/// arena field's spare values, so emptying a slot wrote four bytes that the next read
+/// took back in a wider move, a store-forwarding stall on every alloc and free.
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(16))]
 struct Slot {
     addr: u64,
     size: u64,
-    arena: Option<ArenaId>,
 }
 
 /// No block is this large: policies refuse requests above `MAX_REQUEST` before the
 /// simulator records a block.
 const EMPTY: u64 = u64::MAX;
 
+/// Set in a slot's `size` when the block's arena is in `LiveTable::arenas`.
+const IN_ARENA: u64 = 1 << 63;
+
 impl Slot {
     const EMPTY: Slot = Slot {
         addr: 0,
         size: EMPTY,
-        arena: None,
     };
 
     #[inline(always)]
     fn full(b: Block) -> Slot {
         debug_assert!(
-            b.size != EMPTY,
-            "a block of {EMPTY} bytes cannot be recorded"
+            b.size < IN_ARENA,
+            "a block of {} bytes cannot be recorded",
+            b.size
         );
         Slot {
             addr: b.addr,
-            size: b.size,
-            arena: b.arena,
+            size: b.size | if b.arena.is_some() { IN_ARENA } else { 0 },
         }
     }
 
@@ -300,20 +359,13 @@ impl Slot {
     }
 
     #[inline(always)]
-    fn get(self) -> Option<Block> {
-        self.is_full().then_some(Block {
-            addr: self.addr,
-            size: self.size,
-            arena: self.arena,
-        })
+    fn in_arena(&self) -> bool {
+        self.size & IN_ARENA != 0
     }
 
-    /// Puts `b` in the slot; whether the slot was empty.
     #[inline(always)]
-    fn replace(&mut self, b: Block) -> bool {
-        let was_empty = !self.is_full();
-        *self = Slot::full(b);
-        was_empty
+    fn size(&self) -> u64 {
+        self.size & !IN_ARENA
     }
 }
 
@@ -421,11 +473,12 @@ mod tests {
     use proptest::prelude::*;
     use std::collections::HashMap;
 
+    /// Block `n`; two in three are in an arena, whose id is kept aside.
     fn block(n: u64) -> Block {
         Block {
             addr: n * 16,
             size: n,
-            arena: None,
+            arena: (!n.is_multiple_of(3)).then_some((n % 7) as ArenaId),
         }
     }
 
@@ -455,6 +508,9 @@ mod tests {
                     Op::Remove(id) => prop_assert_eq!(t.remove(id), model.remove(&id)),
                 }
                 prop_assert_eq!(t.len(), model.len());
+                // Arena ids kept aside belong to window blocks, and are all there is.
+                let flagged = t.window.iter().filter(|s| s.is_full() && s.in_arena()).count();
+                prop_assert_eq!(t.arenas.len(), flagged);
             }
             for (id, b) in &model {
                 prop_assert_eq!(t.get(*id), Some(*b));

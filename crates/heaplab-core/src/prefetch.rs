@@ -12,9 +12,9 @@ pub(crate) fn prefetch<T>(value: &T) {
     prefetch_byte((value as *const T).cast::<u8>());
 }
 
-/// [`prefetch`] for every cache line of a value, which may straddle lines: a 24-byte
-/// live-table slot crosses a line one time in four, and then the read after a one-line hint
-/// still waited for memory.
+/// [`prefetch`] for every cache line of a value that may span several (a size-class span
+/// record is three lines): a one-line hint for it left the reads of the other lines
+/// waiting for memory.
 #[inline(always)]
 pub(crate) fn prefetch_whole<T>(value: &T) {
     let first = (value as *const T).cast::<u8>();
