@@ -243,7 +243,11 @@ impl LiveTable {
         self.trim_front();
         while !self.window.is_empty() && !self.reaches(id) {
             let id = self.base;
-            if let Some(b) = self.window.pop_front().and_then(|slot| self.block_at(id, slot)) {
+            if let Some(b) = self
+                .window
+                .pop_front()
+                .and_then(|slot| self.block_at(id, slot))
+            {
                 self.in_window -= 1;
                 self.arenas.remove(&id);
                 self.behind.insert(id, b);

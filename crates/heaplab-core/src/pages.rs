@@ -411,7 +411,7 @@ impl<P: PageProvider> Pages<P> {
     /// Starts bringing the state of the page holding `addr` into the cache, for a write a
     /// few events later (a free that links the block into a list).
     #[inline]
-    pub(crate) fn prefetch(&self, addr: Addr) {
+    pub fn prefetch(&self, addr: Addr) {
         self.dir.prefetch(addr >> self.shift);
     }
 

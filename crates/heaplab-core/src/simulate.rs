@@ -241,11 +241,7 @@ impl<P: PageProvider> Books<P> {
                     if let Some(block) =
                         freed(events.get(i + ahead)).and_then(|id| self.live.get(id))
                     {
-                        if stage == 1 {
-                            // Most policies write a link into the block they free.
-                            self.mem.prefetch(block.addr);
-                        }
-                        policy.prefetch_free(&block, stage as u32);
+                        policy.prefetch_free(&self.mem, &block, stage as u32);
                     }
                 }
             }

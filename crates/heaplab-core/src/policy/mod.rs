@@ -97,8 +97,10 @@ pub trait Policy {
     /// to its span, the span to its bitmap) fetches the first link at stage 0 and reads it,
     /// arrived by then, at stage 1 to fetch the next. A hint changes no state and may be
     /// wrong (the block may be freed and reused before then); the default does nothing.
+    /// [`Pages::prefetch`] fetches the state of the block's page, for a free that writes
+    /// a link into the block.
     #[inline(always)]
-    fn prefetch_free(&self, _block: &Block, _stage: u32) {}
+    fn prefetch_free<P: PageProvider>(&self, _mem: &Pages<P>, _block: &Block, _stage: u32) {}
 
     /// Resizes a block, moving it if needed. On error the old block is still live.
     /// The default allocates, copies and frees, as `realloc` does when it cannot grow in
@@ -260,8 +262,8 @@ impl Policy for AnyPolicy {
     }
 
     #[inline(always)]
-    fn prefetch_free(&self, block: &Block, stage: u32) {
-        dispatch!(self, p => p.prefetch_free(block, stage))
+    fn prefetch_free<P: PageProvider>(&self, mem: &Pages<P>, block: &Block, stage: u32) {
+        dispatch!(self, p => p.prefetch_free(mem, block, stage))
     }
 
     fn realloc<P: PageProvider>(

@@ -1337,11 +1337,11 @@ impl Policy for SizeClass {
     }
 
     /// A free reads the span's record, then the word of its in-use bitmap and the end of
-    /// its free list. With a million live blocks each is a miss, and the second two are
-    /// found through the first: so the record is fetched at stage 0 and, read at stage 1,
-    /// tells where the other two are.
+    /// its free list, and writes a link into the block. With a million live blocks each is
+    /// a miss, and the bitmap and list are found through the record: so the record is
+    /// fetched at stage 0 and, read at stage 1, tells where the other two are.
     #[inline(always)]
-    fn prefetch_free(&self, block: &Block, stage: u32) {
+    fn prefetch_free<P: PageProvider>(&self, mem: &Pages<P>, block: &Block, stage: u32) {
         let Some(id) = self.span_of_quietly(block.addr) else {
             return;
         };
@@ -1362,6 +1362,7 @@ impl Policy for SizeClass {
         if let Some(last) = span.free.last() {
             prefetch(last);
         }
+        mem.prefetch(block.addr);
     }
 
     fn realloc<P: PageProvider>(
