@@ -232,7 +232,7 @@ impl<P: PageProvider> Books<P> {
             }
             // With few live blocks the policy's records stay in the cache and its hints
             // would only cost instructions; the count is looked at now and then.
-            if i % 256 == 0 {
+            if Q::HINTS_FREE && i % 256 == 0 {
                 deep = self.live.len() >= self.hint_from_live;
             }
             if deep {

@@ -102,6 +102,10 @@ pub trait Policy {
     #[inline(always)]
     fn prefetch_free<P: PageProvider>(&self, _mem: &Pages<P>, _block: &Block, _stage: u32) {}
 
+    /// Whether [`Policy::prefetch_free`] does anything: when it does not, the simulator
+    /// does not look up the blocks to pass it.
+    const HINTS_FREE: bool = false;
+
     /// Resizes a block, moving it if needed. On error the old block is still live.
     /// The default allocates, copies and frees, as `realloc` does when it cannot grow in
     /// place.
@@ -265,6 +269,8 @@ impl Policy for AnyPolicy {
     fn prefetch_free<P: PageProvider>(&self, mem: &Pages<P>, block: &Block, stage: u32) {
         dispatch!(self, p => p.prefetch_free(mem, block, stage))
     }
+
+    const HINTS_FREE: bool = true;
 
     fn realloc<P: PageProvider>(
         &mut self,

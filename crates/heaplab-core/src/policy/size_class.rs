@@ -1340,6 +1340,8 @@ impl Policy for SizeClass {
     /// its free list, and writes a link into the block. With a million live blocks each is
     /// a miss, and the bitmap and list are found through the record: so the record is
     /// fetched at stage 0 and, read at stage 1, tells where the other two are.
+    const HINTS_FREE: bool = true;
+
     #[inline(always)]
     fn prefetch_free<P: PageProvider>(&self, mem: &Pages<P>, block: &Block, stage: u32) {
         let Some(id) = self.span_of_quietly(block.addr) else {
