@@ -966,9 +966,11 @@ function showScenario(id) {
 /** Loads one of a scenario's workloads and all its configurations into the editor. */
 function openScenarioInEditor(id, workloadIndex = 0) {
   const spec = scenarioById(id);
+  const workload = spec?.workloads[workloadIndex] ?? spec?.workloads[0];
+  if (!workload) return [`there is no scenario ${JSON.stringify(id)} with a workload to open`];
   const state = {
     v: STATE_VERSION,
-    workload: structuredClone(spec.workloads[workloadIndex]),
+    workload: structuredClone(workload),
     provider: defaultState().provider,
     policies: spec.configs.slice(0, MAX_POLICIES).map((config) => structuredClone(config.policy)),
   };
