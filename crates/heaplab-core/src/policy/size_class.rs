@@ -30,6 +30,11 @@ use crate::params::{ParamError, ParamKind, ParamSpec, Params};
 use crate::prefetch::{prefetch, prefetch_whole};
 use crate::provider::{Addr, PageProvider};
 
+/// The largest `segment_size`. [`Span::index_of`] is exact only while an offset times a
+/// block size, both inside one segment, is at most 2^64.
+const MAX_SEGMENT: u64 = 1 << 30;
+const _: () = assert!((MAX_SEGMENT as u128) * (MAX_SEGMENT as u128) <= 1u128 << 64);
+
 const PARAMS: &[ParamSpec] = &[
     ParamSpec {
         name: "granularity",
@@ -66,7 +71,7 @@ const PARAMS: &[ParamSpec] = &[
         name: "segment_size",
         kind: ParamKind::Bytes {
             min: 64 << 10,
-            max: 1 << 30,
+            max: MAX_SEGMENT,
             pow2: true,
         },
         default: "4MiB",
@@ -323,7 +328,8 @@ impl Span {
     /// `0 <= e < d`, the product `n * m / 2^64` exceeds `n / d` by `n * e / (d * 2^64)`,
     /// less than `1 / d` whenever `n * d <= 2^64`, so its floor is exactly `n / d` (the
     /// fraction of `n / d` is at most `(d - 1) / d`). Offsets and blocks are both below a
-    /// segment, at most 2^30 bytes, so `n * d < 2^60`.
+    /// segment, at most `MAX_SEGMENT` bytes, so `n * d <= 2^64` (checked where
+    /// `MAX_SEGMENT` is defined).
     #[inline]
     fn index_of(&self, offset: u64) -> (u32, bool) {
         let index = ((u128::from(offset) * u128::from(self.recip)) >> 64) as u64;
