@@ -35,6 +35,9 @@ use crate::provider::{Addr, PageProvider};
 const MAX_SEGMENT: u64 = 1 << 30;
 const _: () = assert!((MAX_SEGMENT as u128) * (MAX_SEGMENT as u128) <= 1u128 << 64);
 
+/// No segment has this key (an address shifted right by at least 16 bits).
+const NO_SEG: u64 = u64::MAX;
+
 const PARAMS: &[ParamSpec] = &[
     ParamSpec {
         name: "granularity",
@@ -437,7 +440,9 @@ pub struct SizeClass {
     segments: Vec<Option<Segment>>,
     seg_index: FxHashMap<u64, u32>,
     /// The segment `span_of` found last, by key; cleared when a segment goes away.
-    last_seg: Cell<Option<(u64, u32)>>,
+    /// `(NO_SEG, _)` when there is none: a plain pair compares in one step, where an
+    /// `Option` tested its tag first.
+    last_seg: Cell<(u64, u32)>,
     generations: u64,
     spans: Vec<Span>,
     free_span_ids: Vec<u32>,
@@ -547,7 +552,7 @@ impl SizeClass {
             small_limit,
             segments: Vec::new(),
             seg_index: FxHashMap::default(),
-            last_seg: Cell::new(None),
+            last_seg: Cell::new((NO_SEG, 0)),
             generations: 0,
             spans: Vec::new(),
             free_span_ids: Vec::new(),
@@ -975,7 +980,7 @@ impl SizeClass {
             let (base, size) = (seg.base, u64::from(self.slots_per_seg) << self.page_shift);
             mem.release(base, size)?;
             self.seg_index.remove(&(base >> self.seg_shift));
-            self.last_seg.set(None);
+            self.last_seg.set((NO_SEG, 0));
             self.segments[si as usize] = None;
         }
         Ok(())
@@ -989,10 +994,10 @@ impl SizeClass {
         // Frees cluster in the segment of the free before, so the last segment found is
         // tried before the hash map.
         let si = match self.last_seg.get() {
-            Some((k, si)) if k == key => si,
+            (k, si) if k == key => si,
             _ => {
                 let si = *self.seg_index.get(&key)?;
-                self.last_seg.set(Some((key, si)));
+                self.last_seg.set((key, si));
                 si
             }
         };
