@@ -70,6 +70,14 @@ impl IndexSet {
         }
     }
 
+    /// Asks for the cache line holding `i`'s bit, if the set has one.
+    #[inline(always)]
+    pub(super) fn prefetch(&self, i: usize) {
+        if let Some(w) = self.leaves.get(i / 64) {
+            crate::prefetch::prefetch(w);
+        }
+    }
+
     /// The lowest member.
     #[inline]
     pub(super) fn first(&self) -> Option<usize> {

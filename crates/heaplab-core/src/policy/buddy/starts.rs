@@ -52,6 +52,14 @@ impl Starts {
             .is_some_and(|w| w & (1 << (i % 64)) != 0)
     }
 
+    /// Asks for the cache line holding bit `i`, if there is one.
+    #[inline(always)]
+    pub(super) fn prefetch(&self, i: usize) {
+        if let Some(w) = self.words.get(i / 64) {
+            crate::prefetch::prefetch(w);
+        }
+    }
+
     #[inline]
     pub(super) fn set(&mut self, i: usize) {
         self.words[i / 64] |= 1 << (i % 64);
