@@ -84,10 +84,18 @@ impl IndexSet {
         (self.len > 0).then_some(self.lowest)
     }
 
-    /// Adds `i`, which must be below the capacity and not a member.
+    /// Adds `i`, which must not be a member. The capacity grows to hold it: blocks are
+    /// handed out lowest first, so the free blocks of a heap stay in the low part of the
+    /// index space, and a bitmap as large as the arenas cost zeroing it on every new heap.
     #[inline]
     pub(super) fn insert(&mut self, i: usize) {
-        let word = &mut self.leaves[i / 64];
+        let word = match self.leaves.get_mut(i / 64) {
+            Some(word) => word,
+            None => {
+                self.grow((i + 1).next_power_of_two().max(4096));
+                &mut self.leaves[i / 64]
+            }
+        };
         let was = *word;
         let bit = 1 << (i % 64);
         debug_assert!(was & bit == 0, "{i} is a member already");
@@ -109,8 +117,39 @@ impl IndexSet {
         self.lowest = self.lowest.min(i);
     }
 
+    /// Removes the lowest member, which must exist, and says whether the set is empty now.
+    #[inline(always)]
+    pub(super) fn take_first(&mut self) -> bool {
+        let i = self.lowest;
+        self.leaves[i / 64] &= !(1 << (i % 64));
+        self.len -= 1;
+        if self.len == 0 {
+            // It was alone, so no summary holds it.
+            self.lowest = usize::MAX;
+            return true;
+        }
+        self.remove_summarized(i);
+        false
+    }
+
+    /// Removes `i`, which must be a member, and says whether the set is empty now.
+    #[inline(always)]
+    pub(super) fn remove_member(&mut self, i: usize) -> bool {
+        let word = &mut self.leaves[i / 64];
+        debug_assert!(*word & 1 << (i % 64) != 0, "{i} is not a member");
+        *word &= !(1 << (i % 64));
+        self.len -= 1;
+        if self.len == 0 {
+            // It was alone, so no summary holds it.
+            self.lowest = usize::MAX;
+            return true;
+        }
+        self.remove_summarized(i);
+        false
+    }
+
     /// Removes `i`, and says whether it was a member.
-    #[inline]
+    #[cfg(test)]
     pub(super) fn remove(&mut self, i: usize) -> bool {
         let Some(word) = self.leaves.get_mut(i / 64) else {
             return false;
@@ -130,9 +169,9 @@ impl IndexSet {
         true
     }
 
-    /// [`IndexSet::remove`] once two members or more were summarized.
-    #[cold]
-    #[inline(never)]
+    /// [`IndexSet::remove`] once two members or more were summarized: not rare, since a
+    /// heap that splits and merges small blocks keeps several free in each order.
+    #[inline]
     fn remove_summarized(&mut self, i: usize) {
         if self.leaves[i / 64] == 0 {
             self.unsummarize(i);
