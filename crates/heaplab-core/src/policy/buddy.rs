@@ -652,20 +652,22 @@ impl Policy for Buddy {
     ) -> Result<Addr, AllocError> {
         check_align(align)?;
         check_size(size)?;
-        let need = self.need(size, align);
+        // As `need`, with the offset kept for the payload.
+        let offset = self.offset(align);
+        let need = (offset + size).max(align).max(self.min_block);
         if need > self.arena_size {
             return self.alloc_mapped(mem, size, align);
         }
         let k = self.order_for(need);
         let block = self.take_block(mem, k)?;
-        let payload = block + self.offset(align);
+        let payload = block + offset;
         // Nothing to record: the block starts where it was split off, and it is no longer
         // on a free list, which is what makes it live.
         self.live_blocks += 1;
         if self.header > 0 {
             self.payloads.insert(payload);
+            mem.touch(payload - self.header, self.header)?;
         }
-        mem.touch(payload - self.header, self.header)?;
         Ok(payload)
     }
 
