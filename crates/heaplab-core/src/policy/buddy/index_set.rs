@@ -121,14 +121,16 @@ impl IndexSet {
     #[inline(always)]
     pub(super) fn take_first(&mut self) -> bool {
         let i = self.lowest;
-        self.leaves[i / 64] &= !(1 << (i % 64));
+        let word = &mut self.leaves[i / 64];
+        let rest = *word & !(1 << (i % 64));
+        *word = rest;
         self.len -= 1;
         if self.len == 0 {
             // It was alone, so no summary holds it.
             self.lowest = usize::MAX;
             return true;
         }
-        self.remove_summarized(i);
+        self.remove_summarized(i, rest);
         false
     }
 
@@ -137,14 +139,15 @@ impl IndexSet {
     pub(super) fn remove_member(&mut self, i: usize) -> bool {
         let word = &mut self.leaves[i / 64];
         debug_assert!(*word & 1 << (i % 64) != 0, "{i} is not a member");
-        *word &= !(1 << (i % 64));
+        let rest = *word & !(1 << (i % 64));
+        *word = rest;
         self.len -= 1;
         if self.len == 0 {
             // It was alone, so no summary holds it.
             self.lowest = usize::MAX;
             return true;
         }
-        self.remove_summarized(i);
+        self.remove_summarized(i, rest);
         false
     }
 
@@ -159,34 +162,41 @@ impl IndexSet {
             return false;
         }
         *word &= !bit;
+        let rest = *word;
         self.len -= 1;
         if self.len == 0 {
             // It was alone, so no summary holds it.
             self.lowest = usize::MAX;
             return true;
         }
-        self.remove_summarized(i);
+        self.remove_summarized(i, rest);
         true
     }
 
-    /// [`IndexSet::remove`] once two members or more were summarized: not rare, since a
-    /// heap that splits and merges small blocks keeps several free in each order.
-    #[inline]
-    fn remove_summarized(&mut self, i: usize) {
-        if self.leaves[i / 64] == 0 {
+    /// [`IndexSet::remove`] once two members or more were summarized, with `rest` the
+    /// word that held `i` as it is now: not rare, since a heap that splits and merges small
+    /// blocks keeps several free in each order, so inline, with the rarer steps apart.
+    #[inline(always)]
+    fn remove_summarized(&mut self, i: usize, rest: u64) {
+        if rest == 0 {
             self.unsummarize(i);
         }
         if i == self.lowest {
             self.lowest = self.successor(i);
         }
         if self.len == 1 {
-            // One member left: its path through the summary is the only one, so clearing
-            // every word on it empties the summary.
-            let mut at = self.lowest / 64;
-            for l in 1..self.levels {
-                self.summary[self.level_start[l] + at / 64] = 0;
-                at /= 64;
-            }
+            self.clear_summary();
+        }
+    }
+
+    /// Empties the summary when one member is left: its path through the summary is the
+    /// only one, so clearing every word on it clears them all.
+    #[inline(never)]
+    fn clear_summary(&mut self) {
+        let mut at = self.lowest / 64;
+        for l in 1..self.levels {
+            self.summary[self.level_start[l] + at / 64] = 0;
+            at /= 64;
         }
     }
 
@@ -205,6 +215,7 @@ impl IndexSet {
     }
 
     /// Clears the summary bits of the level-0 word of `i`, which turned empty.
+    #[inline(never)]
     fn unsummarize(&mut self, i: usize) {
         let mut at = i / 64;
         for l in 1..self.levels {
@@ -220,6 +231,7 @@ impl IndexSet {
     /// The lowest member above `i`, which was the lowest: allocation takes the lowest block
     /// each time, and the next one is most often in the same word or one the level above
     /// finds, so the search climbs from `i` rather than descending from the top.
+    #[inline(never)]
     fn successor(&self, i: usize) -> usize {
         // Shifted in two steps so that bit 63 shifts out.
         let above = self.leaves[i / 64] >> (i % 64) >> 1;
