@@ -900,6 +900,20 @@ impl Policy for Buddy {
                 "free and live blocks cover {covered} bytes of {arenas} in arenas"
             ));
         }
+        // Every page recorded held must be committed and resident, or a link write would
+        // skip the page map where it must not.
+        for s in self.held.iter() {
+            let slot = s >> self.max_order;
+            if slot >= self.arenas.len() {
+                return Err(format!("a page is recorded held beyond the arenas, at {s}"));
+            }
+            let page = self.address(slot, s, 0);
+            if !mem.is_committed(page, 1) || !mem.is_resident(page) {
+                return Err(format!(
+                    "page {page:#x} is recorded held but is not committed and resident"
+                ));
+            }
+        }
         for (&payload, &(base, len)) in &self.mapped {
             if !mem.is_committed(base, len) || payload < base || payload >= base + len {
                 return Err(format!(
@@ -1046,6 +1060,25 @@ mod tests {
         b.free(&mut mem, block(huge, 300_000), 0).unwrap();
         assert!(b.mapped.is_empty());
         assert_eq!(mem.stats().committed_pages.current, 0);
+    }
+
+    #[test]
+    fn pages_recorded_held_are_committed_and_resident() {
+        let mut mem = os(4096);
+        let mut b = buddy(&[("min_block", 16.into()), ("max_order", 12.into())], 4096);
+        let a = b.alloc(&mut mem, 16, 16, None, 0).unwrap();
+        let c = b.alloc(&mut mem, 16, 16, None, 0).unwrap();
+        // Freeing writes a link into a committed page, which is then resident; the two
+        // blocks merge back into the arena's block, whose link goes in the same page.
+        b.free(&mut mem, block(a, 16), 0).unwrap();
+        b.free(&mut mem, block(c, 16), 0).unwrap();
+        assert!(b.held.contains(b.start_index(a).unwrap()));
+        b.check_invariants(&mem).unwrap();
+        // A page decommitted behind the heap's back, with no live block in it, is caught by
+        // the scan of the pages recorded held.
+        mem.decommit(a & !4095, 4096).unwrap();
+        let e = b.check_invariants(&mem).unwrap_err();
+        assert!(e.contains("recorded held"), "{e}");
     }
 
     #[test]

@@ -58,6 +58,16 @@ impl HeldPages {
         self.words.resize(words.next_power_of_two(), 0);
     }
 
+    /// The first smallest block of every page recorded, lowest first: for the invariant
+    /// scan.
+    pub(super) fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.words.iter().enumerate().flat_map(move |(i, &w)| {
+            (0..64)
+                .filter(move |b| w & (1 << b) != 0)
+                .map(move |b| (i * 64 + b) << self.shift)
+        })
+    }
+
     /// Forgets every page: the pages' numbers changed.
     #[cold]
     pub(super) fn clear(&mut self) {
