@@ -26,11 +26,13 @@
 //! live. Only with a header is a set of payloads kept, since the payload's place in its
 //! block then depends on the alignment asked for.
 
+mod held_pages;
 mod index_set;
 mod starts;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use self::held_pages::HeldPages;
 use self::index_set::IndexSet;
 use self::starts::Starts;
 use super::free_list::default_realloc;
@@ -131,7 +133,9 @@ pub struct Buddy {
     /// which keeps the used part of an arena compact. A bitmap answers "is the buddy free"
     /// with one word and finds the lowest free block in a word per summary level, where a
     /// B-tree per order cost a search and node rebalancing on every split and merge.
-    free: Vec<IndexSet>,
+    /// Indexed by order masked to five bits, which needs no bounds check; the orders above
+    /// `max_order` stay empty.
+    free: Box<[IndexSet; 32]>,
     /// Bit `k` is set when order `k` has a free block, so a request finds the smallest
     /// order that can serve it with one count of trailing zeros.
     nonempty: u64,
@@ -147,6 +151,9 @@ pub struct Buddy {
     /// Where every block, live or free, starts: with the free sets, the record of the
     /// live blocks (see `starts.rs`).
     starts: Starts,
+    /// Pages known committed and resident, which need no page-map lookup (see
+    /// `held_pages.rs`).
+    held: HeldPages,
     /// How many blocks are live.
     live_blocks: u64,
     /// With a header, the payload of each live block: the start bitmap finds the block
@@ -185,11 +192,21 @@ impl Buddy {
                 u64::MAX
             },
             page: page_size,
-            free: vec![IndexSet::default(); max_order as usize + 1],
+            free: Box::new(std::array::from_fn(|_| IndexSet::default())),
             nonempty: 0,
             arenas: Vec::new(),
             fresh_from: Vec::new(),
             starts: Starts::new(max_order),
+            // Kept unless pages are decommitted, and unless a page is smaller than a block or
+            // larger than an arena, where page and block numbers do not line up.
+            held: HeldPages::new(
+                page_size
+                    .trailing_zeros()
+                    .saturating_sub(min_block.trailing_zeros()),
+                !params.bool("decommit_merged")
+                    && page_size >= min_block
+                    && page_size <= arena_size,
+            ),
             live_blocks: 0,
             payloads: FxHashSet::default(),
             mapped: FxHashMap::default(),
@@ -245,18 +262,21 @@ impl Buddy {
             return self.split_block(mem, k);
         }
         // A free block of the order asked for, the usual case once the heap has churned.
-        let index = self.free[k as usize]
+        let index = self.free[k as usize & 31]
             .first()
             .expect("the order has a free block");
         let start = index << k;
         let slot = start >> self.max_order;
         let block = self.address(slot, start, 0);
-        self.commit_block(mem, slot, block, self.size_of(k))?;
-        self.remove_free(index, k);
+        self.commit_block(mem, slot, start, block, self.size_of(k))?;
+        if self.free[k as usize & 31].take_first() {
+            self.nonempty &= !(1 << k);
+        }
         Ok(block)
     }
 
-    /// [`Buddy::take_block`] when order `k` has no free block: a larger one is split.
+    /// [`Buddy::take_block`] when order `k` has no free block: a larger one is split. Kept
+    /// apart so that the usual case stays small enough to inline.
     #[inline(never)]
     fn split_block<P: PageProvider>(
         &mut self,
@@ -270,7 +290,7 @@ impl Buddy {
             }
             above => k + above.trailing_zeros(),
         };
-        let index = self.free[from as usize]
+        let index = self.free[from as usize & 31]
             .first()
             .expect("the order found has a free block");
         let start = index << from;
@@ -278,8 +298,10 @@ impl Buddy {
         let block = self.address(slot, start, 0);
         // Commit first: the block keeps the address of the block it is split from, so a
         // refusal leaves the free lists as they were.
-        self.commit_block(mem, slot, block, self.size_of(k))?;
-        self.remove_free(index, from);
+        self.commit_block(mem, slot, start, block, self.size_of(k))?;
+        if self.free[from as usize & 31].take_first() {
+            self.nonempty &= !(1 << from);
+        }
         // The upper halves, largest first, go to the free lists, each a new block; those
         // in the arena's untouched part get no link written.
         let fresh = self.fresh_from[slot];
@@ -288,7 +310,7 @@ impl Buddy {
             self.starts.set(half);
             self.list_free(half, j);
             if at < fresh {
-                self.write_link(mem, at, self.size_of(j))?;
+                self.write_link(mem, half, at, self.size_of(j))?;
             }
         }
         Ok(block)
@@ -353,7 +375,7 @@ impl Buddy {
         let key = addr - 1;
         let start = self.starts.start_of(self.start_index(key)?);
         let order = self.starts.order_at(start);
-        let (free, buddy_free) = self.free[order as usize].pair(start >> order);
+        let (free, buddy_free) = self.free[order as usize & 31].pair(start >> order);
         let block = self.arena_of(key) + (((start & self.arena_mask) as u64) << self.min_shift);
         (!free).then_some(Live {
             start,
@@ -373,7 +395,7 @@ impl Buddy {
         let order = self.starts.order_if_start(start)?;
         // The block and its buddy share a word of the free set: one read says whether the
         // block is live and whether freeing it merges.
-        let (free, buddy_free) = self.free[order as usize].pair(start >> order);
+        let (free, buddy_free) = self.free[order as usize & 31].pair(start >> order);
         (!free).then_some(Live {
             start,
             block: addr,
@@ -383,29 +405,22 @@ impl Buddy {
         })
     }
 
-    /// Takes the block with the given index off the free list of order `k`, if it is there.
-    #[inline]
-    fn remove_free(&mut self, index: usize, k: u32) -> bool {
-        let set = &mut self.free[k as usize];
-        if !set.remove(index) {
-            return false;
-        }
-        if set.is_empty() {
-            self.nonempty &= !(1 << k);
-        }
-        true
-    }
-
-    /// Commits the pages of the block at `block` in arena `slot` that are not committed.
+    /// Commits the pages of the block at `block` (index `start` of order 0) in arena `slot`
+    /// that are not committed.
     #[inline(always)]
     fn commit_block<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
         slot: usize,
+        start: usize,
         block: Addr,
         bytes: u64,
     ) -> Result<(), ProviderError> {
-        // Once the heap has grown, nearly every block handed out lies in pages still held.
+        // Once the heap has grown, nearly every block handed out lies in pages still held:
+        // a block of a page or less lies in one page, which may be known held.
+        if bytes <= self.page && self.held.contains(start) {
+            return Ok(());
+        }
         if mem.is_committed(block, bytes) {
             return Ok(());
         }
@@ -430,11 +445,8 @@ impl Buddy {
         };
         self.fresh_from.insert(slot, fresh);
         if slot == self.arenas.len() {
+            // The free sets and the start bitmap grow as blocks are marked in them.
             self.arenas.push(base);
-            for (k, set) in self.free.iter_mut().enumerate() {
-                set.grow(self.arenas.len() << (self.max_order as usize - k));
-            }
-            self.starts.grow(self.arenas.len() << self.max_order);
         } else {
             // The provider reused a gap below an arena we hold: every later arena's blocks
             // change index, so the free sets and starts are built again (rare: arenas are
@@ -446,15 +458,14 @@ impl Buddy {
                 .map(|i| self.address(i >> self.max_order, i, 0))
                 .collect();
             self.arenas.insert(slot, base);
-            for (k, set) in self.free.iter_mut().enumerate() {
+            for set in self.free.iter_mut() {
                 *set = IndexSet::default();
-                set.grow(self.arenas.len() << (self.max_order as usize - k));
             }
             self.starts.clear_all();
-            self.starts.grow(self.arenas.len() << self.max_order);
+            self.held.clear();
             for (a, k) in blocks {
                 let index = self.index(self.slot_of(a), a, k);
-                self.free[k as usize].insert(index);
+                self.free[k as usize & 31].insert(index);
             }
             for a in starts {
                 let i = self.index(self.slot_of(a), a, 0);
@@ -462,7 +473,7 @@ impl Buddy {
             }
         }
         let index = self.index(slot, base, self.max_order);
-        self.free[self.max_order as usize].insert(index);
+        self.free[self.max_order as usize & 31].insert(index);
         self.starts.set(index << self.max_order);
         self.nonempty |= 1 << self.max_order;
         Ok(())
@@ -479,29 +490,41 @@ impl Buddy {
         k: u32,
     ) -> Result<(), AllocError> {
         self.list_free(start, k);
-        self.write_link(mem, block, self.size_of(k))
+        self.write_link(mem, start, block, self.size_of(k))
     }
 
     /// Puts the block of order `k` starting at index `start` on its free list.
     #[inline(always)]
     fn list_free(&mut self, start: usize, k: u32) {
-        self.free[k as usize].insert(start >> k);
+        self.free[k as usize & 31].insert(start >> k);
         self.nonempty |= 1 << k;
     }
 
-    /// Writes the free-list link of a free block of `size` bytes, or gives back its pages.
+    /// Writes the free-list link of a free block of `size` bytes at `block` (index `start`
+    /// of order 0), or gives back its pages.
     #[inline(always)]
     fn write_link<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
+        start: usize,
         block: Addr,
         size: u64,
     ) -> Result<(), AllocError> {
         if size >= self.decommit_from {
             return self.give_back(mem, block, size);
         }
+        let bytes = LINK.min(size);
+        if self.held.contains(start) {
+            // A page committed and resident: `touch_if_committed` would only hand the write
+            // to the provider, so it is handed over without the page-map lookup.
+            mem.provider_mut().write(block, bytes);
+            return Ok(());
+        }
         // The link goes where the pages are still held; otherwise it is kept out of band.
-        mem.touch_if_committed(block, LINK.min(size))?;
+        if mem.touch_if_committed(block, bytes)? {
+            // The write made the page resident if it was not.
+            self.held.insert(start);
+        }
         Ok(())
     }
 
@@ -545,12 +568,15 @@ impl Buddy {
             buddy_free: mut merge,
         } = live;
         while merge {
-            self.remove_free((start >> k) ^ 1, k);
+            // The buddy is free: the test that led here says so.
+            if self.free[k as usize & 31].remove_member((start >> k) ^ 1) {
+                self.nonempty &= !(1 << k);
+            }
             self.starts.clear(start | 1 << k);
             start &= !(1 << k);
             block &= !self.size_of(k);
             k += 1;
-            merge = k < self.max_order && self.free[k as usize].contains((start >> k) ^ 1);
+            merge = k < self.max_order && self.free[k as usize & 31].contains((start >> k) ^ 1);
         }
         self.put_free(mem, start, block, k)
     }
@@ -610,7 +636,7 @@ impl Buddy {
 
     /// Whether the block of order `k` at `block`, in one of the arenas, is free.
     fn is_free(&self, block: Addr, k: u32) -> bool {
-        self.free[k as usize].contains(self.index(self.slot_of(block), block, k))
+        self.free[k as usize & 31].contains(self.index(self.slot_of(block), block, k))
     }
 }
 
@@ -626,20 +652,22 @@ impl Policy for Buddy {
     ) -> Result<Addr, AllocError> {
         check_align(align)?;
         check_size(size)?;
-        let need = self.need(size, align);
+        // As `need`, with the offset kept for the payload.
+        let offset = self.offset(align);
+        let need = (offset + size).max(align).max(self.min_block);
         if need > self.arena_size {
             return self.alloc_mapped(mem, size, align);
         }
         let k = self.order_for(need);
         let block = self.take_block(mem, k)?;
-        let payload = block + self.offset(align);
+        let payload = block + offset;
         // Nothing to record: the block starts where it was split off, and it is no longer
         // on a free list, which is what makes it live.
         self.live_blocks += 1;
         if self.header > 0 {
             self.payloads.insert(payload);
+            mem.touch(payload - self.header, self.header)?;
         }
-        mem.touch(payload - self.header, self.header)?;
         Ok(payload)
     }
 
@@ -662,6 +690,24 @@ impl Policy for Buddy {
             }
         }
         self.free_slow(mem, block)
+    }
+
+    /// Fetches the words the free of `block` reads: its bit in the start bitmap, and its
+    /// bit and its buddy's in the free set of its order. The order is read from the start
+    /// bitmap at the free, too late to fetch ahead, so it is guessed from the size, which
+    /// gives it unless an alignment above the size was asked for; a wrong guess only
+    /// fetches a line for nothing.
+    #[inline(always)]
+    fn prefetch_free(&self, block: &Block) {
+        let Some(start) = self.start_index(block.addr) else {
+            return;
+        };
+        self.starts.prefetch(start);
+        let need = self.need(block.size, 1);
+        if need <= self.arena_size {
+            let k = self.order_for(need);
+            self.free[k as usize & 31].prefetch(start >> k);
+        }
     }
 
     fn realloc<P: PageProvider>(
@@ -709,7 +755,7 @@ impl Policy for Buddy {
         let heads = if self.arenas.is_empty() {
             0
         } else {
-            16 * self.free.len() as u64
+            16 * (u64::from(self.max_order) + 1)
         };
         per_block * self.live_blocks + 16 * self.mapped.len() as u64 + heads
     }
@@ -789,7 +835,7 @@ impl Policy for Buddy {
                     self.starts.order_at(i)
                 ));
             }
-            if self.free[k as usize].contains(i >> k) {
+            if self.free[k as usize & 31].contains(i >> k) {
                 continue;
             }
             live += 1;
@@ -853,6 +899,20 @@ impl Policy for Buddy {
             return Err(format!(
                 "free and live blocks cover {covered} bytes of {arenas} in arenas"
             ));
+        }
+        // Every page recorded held must be committed and resident, or a link write would
+        // skip the page map where it must not.
+        for s in self.held.iter() {
+            let slot = s >> self.max_order;
+            if slot >= self.arenas.len() {
+                return Err(format!("a page is recorded held beyond the arenas, at {s}"));
+            }
+            let page = self.address(slot, s, 0);
+            if !mem.is_committed(page, 1) || !mem.is_resident(page) {
+                return Err(format!(
+                    "page {page:#x} is recorded held but is not committed and resident"
+                ));
+            }
         }
         for (&payload, &(base, len)) in &self.mapped {
             if !mem.is_committed(base, len) || payload < base || payload >= base + len {
@@ -1000,6 +1060,25 @@ mod tests {
         b.free(&mut mem, block(huge, 300_000), 0).unwrap();
         assert!(b.mapped.is_empty());
         assert_eq!(mem.stats().committed_pages.current, 0);
+    }
+
+    #[test]
+    fn pages_recorded_held_are_committed_and_resident() {
+        let mut mem = os(4096);
+        let mut b = buddy(&[("min_block", 16.into()), ("max_order", 12.into())], 4096);
+        let a = b.alloc(&mut mem, 16, 16, None, 0).unwrap();
+        let c = b.alloc(&mut mem, 16, 16, None, 0).unwrap();
+        // Freeing writes a link into a committed page, which is then resident; the two
+        // blocks merge back into the arena's block, whose link goes in the same page.
+        b.free(&mut mem, block(a, 16), 0).unwrap();
+        b.free(&mut mem, block(c, 16), 0).unwrap();
+        assert!(b.held.contains(b.start_index(a).unwrap()));
+        b.check_invariants(&mem).unwrap();
+        // A page decommitted behind the heap's back, with no live block in it, is caught by
+        // the scan of the pages recorded held.
+        mem.decommit(a & !4095, 4096).unwrap();
+        let e = b.check_invariants(&mem).unwrap_err();
+        assert!(e.contains("recorded held"), "{e}");
     }
 
     #[test]

@@ -70,16 +70,32 @@ impl IndexSet {
         }
     }
 
+    /// Asks for the cache line holding `i`'s bit, if the set has one.
+    #[inline(always)]
+    pub(super) fn prefetch(&self, i: usize) {
+        if let Some(w) = self.leaves.get(i / 64) {
+            crate::prefetch::prefetch(w);
+        }
+    }
+
     /// The lowest member.
     #[inline]
     pub(super) fn first(&self) -> Option<usize> {
         (self.len > 0).then_some(self.lowest)
     }
 
-    /// Adds `i`, which must be below the capacity and not a member.
+    /// Adds `i`, which must not be a member. The capacity grows to hold it: blocks are
+    /// handed out lowest first, so the free blocks of a heap stay in the low part of the
+    /// index space, and a bitmap as large as the arenas cost zeroing it on every new heap.
     #[inline]
     pub(super) fn insert(&mut self, i: usize) {
-        let word = &mut self.leaves[i / 64];
+        let word = match self.leaves.get_mut(i / 64) {
+            Some(word) => word,
+            None => {
+                self.grow((i + 1).next_power_of_two().max(4096));
+                &mut self.leaves[i / 64]
+            }
+        };
         let was = *word;
         let bit = 1 << (i % 64);
         debug_assert!(was & bit == 0, "{i} is a member already");
@@ -101,8 +117,42 @@ impl IndexSet {
         self.lowest = self.lowest.min(i);
     }
 
+    /// Removes the lowest member, which must exist, and says whether the set is empty now.
+    #[inline(always)]
+    pub(super) fn take_first(&mut self) -> bool {
+        let i = self.lowest;
+        let word = &mut self.leaves[i / 64];
+        let rest = *word & !(1 << (i % 64));
+        *word = rest;
+        self.len -= 1;
+        if self.len == 0 {
+            // It was alone, so no summary holds it.
+            self.lowest = usize::MAX;
+            return true;
+        }
+        self.remove_summarized(i, rest);
+        false
+    }
+
+    /// Removes `i`, which must be a member, and says whether the set is empty now.
+    #[inline(always)]
+    pub(super) fn remove_member(&mut self, i: usize) -> bool {
+        let word = &mut self.leaves[i / 64];
+        debug_assert!(*word & 1 << (i % 64) != 0, "{i} is not a member");
+        let rest = *word & !(1 << (i % 64));
+        *word = rest;
+        self.len -= 1;
+        if self.len == 0 {
+            // It was alone, so no summary holds it.
+            self.lowest = usize::MAX;
+            return true;
+        }
+        self.remove_summarized(i, rest);
+        false
+    }
+
     /// Removes `i`, and says whether it was a member.
-    #[inline]
+    #[cfg(test)]
     pub(super) fn remove(&mut self, i: usize) -> bool {
         let Some(word) = self.leaves.get_mut(i / 64) else {
             return false;
@@ -112,34 +162,41 @@ impl IndexSet {
             return false;
         }
         *word &= !bit;
+        let rest = *word;
         self.len -= 1;
         if self.len == 0 {
             // It was alone, so no summary holds it.
             self.lowest = usize::MAX;
             return true;
         }
-        self.remove_summarized(i);
+        self.remove_summarized(i, rest);
         true
     }
 
-    /// [`IndexSet::remove`] once two members or more were summarized.
-    #[cold]
-    #[inline(never)]
-    fn remove_summarized(&mut self, i: usize) {
-        if self.leaves[i / 64] == 0 {
+    /// [`IndexSet::remove`] once two members or more were summarized, with `rest` the
+    /// word that held `i` as it is now: not rare, since a heap that splits and merges small
+    /// blocks keeps several free in each order, so inline, with the rarer steps apart.
+    #[inline(always)]
+    fn remove_summarized(&mut self, i: usize, rest: u64) {
+        if rest == 0 {
             self.unsummarize(i);
         }
         if i == self.lowest {
             self.lowest = self.successor(i);
         }
         if self.len == 1 {
-            // One member left: its path through the summary is the only one, so clearing
-            // every word on it empties the summary.
-            let mut at = self.lowest / 64;
-            for l in 1..self.levels {
-                self.summary[self.level_start[l] + at / 64] = 0;
-                at /= 64;
-            }
+            self.clear_summary();
+        }
+    }
+
+    /// Empties the summary when one member is left: its path through the summary is the
+    /// only one, so clearing every word on it clears them all.
+    #[inline(never)]
+    fn clear_summary(&mut self) {
+        let mut at = self.lowest / 64;
+        for l in 1..self.levels {
+            self.summary[self.level_start[l] + at / 64] = 0;
+            at /= 64;
         }
     }
 
@@ -158,6 +215,7 @@ impl IndexSet {
     }
 
     /// Clears the summary bits of the level-0 word of `i`, which turned empty.
+    #[inline(never)]
     fn unsummarize(&mut self, i: usize) {
         let mut at = i / 64;
         for l in 1..self.levels {
@@ -173,6 +231,7 @@ impl IndexSet {
     /// The lowest member above `i`, which was the lowest: allocation takes the lowest block
     /// each time, and the next one is most often in the same word or one the level above
     /// finds, so the search climbs from `i` rather than descending from the top.
+    #[inline(never)]
     fn successor(&self, i: usize) -> usize {
         // Shifted in two steps so that bit 63 shifts out.
         let above = self.leaves[i / 64] >> (i % 64) >> 1;

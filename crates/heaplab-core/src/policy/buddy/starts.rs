@@ -39,6 +39,14 @@ impl Starts {
         }
     }
 
+    /// [`Starts::set`] past the end: grows to hold `i`, at least doubling, and sets it.
+    #[cold]
+    #[inline(never)]
+    fn grow_to_set(&mut self, i: usize) {
+        self.grow((i + 1).max(self.words.len() * 128).max(4096));
+        self.words[i / 64] |= 1 << (i % 64);
+    }
+
     /// Clears every bit, keeping the capacity.
     #[cold]
     pub(super) fn clear_all(&mut self) {
@@ -52,9 +60,23 @@ impl Starts {
             .is_some_and(|w| w & (1 << (i % 64)) != 0)
     }
 
+    /// Asks for the cache line holding bit `i`, if there is one.
+    #[inline(always)]
+    pub(super) fn prefetch(&self, i: usize) {
+        if let Some(w) = self.words.get(i / 64) {
+            crate::prefetch::prefetch(w);
+        }
+    }
+
+    /// Marks a start at `i`, growing the bitmap to hold it: the bits above the highest
+    /// start are clear, so they need no memory, and a bitmap as large as the arenas cost
+    /// zeroing it on every new heap.
     #[inline]
     pub(super) fn set(&mut self, i: usize) {
-        self.words[i / 64] |= 1 << (i % 64);
+        match self.words.get_mut(i / 64) {
+            Some(word) => *word |= 1 << (i % 64),
+            None => self.grow_to_set(i),
+        }
     }
 
     #[inline]
@@ -114,7 +136,8 @@ impl Starts {
     /// it. Used when a header puts the payload past the block's first byte.
     pub(super) fn start_of(&self, i: usize) -> usize {
         let bit = i % 64;
-        let below = self.words[i / 64] << (63 - bit);
+        // A large block may reach past the bitmap's end: the bits there are clear.
+        let below = self.words.get(i / 64).copied().unwrap_or(0) << (63 - bit);
         if below != 0 {
             return i - below.leading_zeros() as usize;
         }
