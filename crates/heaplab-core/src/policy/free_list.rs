@@ -13,6 +13,7 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap;
 
+mod addr_map;
 mod chunks;
 mod fit_tree;
 mod size_bins;
@@ -893,6 +894,11 @@ impl Policy for FreeList {
             }
         }
         self.release_chunk(mem, h)
+    }
+
+    #[inline(always)]
+    fn prefetch_free(&self, block: &Block) {
+        self.chunks.prefetch(block.addr.wrapping_sub(self.header));
     }
 
     fn realloc<P: PageProvider>(

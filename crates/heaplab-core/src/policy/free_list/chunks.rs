@@ -1,5 +1,6 @@
 //! The heap's chunk headers, kept out of band: a slab of records that name their
-//! neighbours by index, and one hash map from a chunk's address to its record.
+//! neighbours by index, and one hash map from a chunk's address to its record
+//! ([`AddrMap`]).
 //!
 //! The map is asked once per free (the program names a payload, not a record) and written
 //! when a chunk is created or merged away; everything else (both neighbours when a chunk is
@@ -8,8 +9,7 @@
 
 use std::ops::{Index, IndexMut};
 
-use rustc_hash::FxHashMap;
-
+use super::addr_map::AddrMap;
 use crate::provider::Addr;
 
 /// No chunk: the lower neighbour of a segment's first chunk, the upper one of the chunk
@@ -46,7 +46,7 @@ pub(super) struct ChunkTable {
     slots: Vec<Chunk>,
     /// Records of chunks merged away, reused before the slab grows.
     spare: Vec<u32>,
-    by_addr: FxHashMap<Addr, u32>,
+    by_addr: AddrMap,
 }
 
 impl ChunkTable {
@@ -58,7 +58,18 @@ impl ChunkTable {
     /// The record of the chunk that starts at `addr`.
     #[inline]
     pub(super) fn find(&self, addr: Addr) -> Option<u32> {
-        self.by_addr.get(&addr).copied()
+        self.by_addr.get(addr)
+    }
+
+    /// Asks for the record of the chunk at `addr`, which a free reads first. The map's
+    /// slot is read here, a few events before the free: the processor goes on with the
+    /// events in between while it waits, where the free itself would wait for the slot
+    /// and then for the record. (Fetching only the slot was no faster at 1 M chunks.)
+    #[inline(always)]
+    pub(super) fn prefetch(&self, addr: Addr) {
+        if let Some(h) = self.find(addr) {
+            crate::prefetch::prefetch(&self.slots[h as usize]);
+        }
     }
 
     /// Adds a chunk (its address not yet in the table) and returns its record.
@@ -85,7 +96,7 @@ impl ChunkTable {
     #[inline]
     pub(super) fn drop_chunk(&mut self, h: u32) {
         let slot = &mut self.slots[h as usize];
-        self.by_addr.remove(&slot.addr);
+        self.by_addr.remove(slot.addr);
         slot.stamp = 0;
         self.spare.push(h);
     }
@@ -98,7 +109,7 @@ impl ChunkTable {
     /// Checks that the map and the slab agree: every mapped address names a record of
     /// that address, and every other record is spare.
     pub(super) fn check(&self) -> Result<(), String> {
-        for (&addr, &h) in &self.by_addr {
+        for (addr, h) in self.by_addr.iter() {
             if self.slots.get(h as usize).map(|c| c.addr) != Some(addr) {
                 return Err(format!(
                     "chunk {addr:#x} maps to record {h} of another chunk"
