@@ -13,6 +13,7 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap;
 
+mod addr_heap;
 mod addr_map;
 mod chunks;
 mod fit_tree;
