@@ -431,9 +431,8 @@ impl FreeList {
     fn insert_free(&mut self, h: u32) {
         self.stamp += 1;
         let stamp = self.stamp;
-        let chunk = &mut self.chunks[h];
-        chunk.stamp = stamp;
-        let (addr, size) = (chunk.addr, chunk.size);
+        self.chunks.set_stamp(h, stamp);
+        let Chunk { addr, size, .. } = self.chunks[h];
         match self.fit {
             Fit::Best | Fit::Bins => {
                 let chunks = &self.chunks;
@@ -455,7 +454,7 @@ impl FreeList {
                 self.by_addr.remove(chunk.addr);
             }
         }
-        self.chunks[h].stamp = 0;
+        self.chunks.set_stamp(h, 0);
     }
 
     #[inline]
@@ -491,7 +490,7 @@ impl FreeList {
                 self.chunks.find(a).expect("a free chunk is in the table")
             }
         };
-        self.chunks[h].stamp = 0;
+        self.chunks.set_stamp(h, 0);
         self.rover = self.chunks[h].addr;
         Some(h)
     }
@@ -658,7 +657,7 @@ impl FreeList {
         let mut start = chunk.addr;
         let mut size = chunk.size;
         let below = chunk.prev;
-        if below != NIL && self.chunks[below].is_free() {
+        if below != NIL && self.chunks.is_free(below) {
             // The lower neighbour absorbs this chunk and takes its place between the
             // neighbours.
             self.remove_free(below);
@@ -693,8 +692,8 @@ impl FreeList {
             }
             return self.trim(mem, seg);
         }
-        let next = self.chunks[above];
-        if next.is_free() {
+        if self.chunks.is_free(above) {
+            let next = self.chunks[above];
             self.remove_free(above);
             self.chunks.drop_chunk(above);
             size += next.size;
