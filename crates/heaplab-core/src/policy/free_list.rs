@@ -9,6 +9,7 @@
 //! glibc behaviour of scenarios S1 and S4. Requests of at least `mmap_threshold` bytes get
 //! their own mapping, as glibc's `mmap()`ed chunks do.
 
+use std::cell::Cell;
 use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap;
@@ -280,6 +281,18 @@ pub struct FreeList {
     /// the heap, shared by every thread, as one glibc arena's.
     fastbins: Vec<Vec<u32>>,
     fast_chunks: usize,
+    /// The chunks of the last [`HINT_LAG`] blocks `prefetch_free` was told of. Not part
+    /// of the heap's state: no result depends on it, only which lines are in the cache.
+    hints: Cell<Hints>,
+}
+
+/// How many hints later `prefetch_free` fetches a chunk's record after its map slot.
+const HINT_LAG: usize = 2;
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Hints {
+    chunks: [Addr; HINT_LAG],
+    next: usize,
 }
 
 impl FreeList {
@@ -335,6 +348,7 @@ impl FreeList {
             fast_max_chunk: 0,
             fastbins: Vec::new(),
             fast_chunks: 0,
+            hints: Cell::default(),
         };
         if params.u64("fastbin_max") > 0 {
             heap.fast_max_chunk = heap.chunk_size(params.u64("fastbin_max"));
@@ -896,9 +910,18 @@ impl Policy for FreeList {
         self.release_chunk(mem, h)
     }
 
+    /// Two steps, so that neither waits: the map's slot for the chunk named now, and the
+    /// record of the chunk named [`HINT_LAG`] hints ago, whose slot has arrived by now.
     #[inline(always)]
     fn prefetch_free(&self, block: &Block) {
-        self.chunks.prefetch(block.addr.wrapping_sub(self.header));
+        let c = block.addr.wrapping_sub(self.header);
+        self.chunks.prefetch_slot(c);
+        let mut hints = self.hints.get();
+        let older = hints.chunks[hints.next];
+        hints.chunks[hints.next] = c;
+        hints.next = (hints.next + 1) % HINT_LAG;
+        self.hints.set(hints);
+        self.chunks.prefetch_record(older);
     }
 
     fn realloc<P: PageProvider>(

@@ -66,6 +66,12 @@ impl AddrMap {
         self.slots.len() - 1
     }
 
+    /// Asks for the cache line where the probe for `key` starts.
+    #[inline(always)]
+    pub(super) fn prefetch(&self, key: Addr) {
+        crate::prefetch::prefetch(&self.slots[self.home(key)]);
+    }
+
     #[inline]
     pub(super) fn get(&self, key: Addr) -> Option<u32> {
         let mask = self.mask();
