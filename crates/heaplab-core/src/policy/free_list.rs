@@ -9,10 +9,13 @@
 //! glibc behaviour of scenarios S1 and S4. Requests of at least `mmap_threshold` bytes get
 //! their own mapping, as glibc's `mmap()`ed chunks do.
 
+use std::cell::Cell;
 use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap;
 
+mod addr_heap;
+mod addr_map;
 mod chunks;
 mod fit_tree;
 mod size_bins;
@@ -278,6 +281,18 @@ pub struct FreeList {
     /// the heap, shared by every thread, as one glibc arena's.
     fastbins: Vec<Vec<u32>>,
     fast_chunks: usize,
+    /// The chunks of the last [`HINT_LAG`] blocks `prefetch_free` was told of. Not part
+    /// of the heap's state: no result depends on it, only which lines are in the cache.
+    hints: Cell<Hints>,
+}
+
+/// How many hints later `prefetch_free` fetches a chunk's record after its map slot.
+const HINT_LAG: usize = 2;
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Hints {
+    chunks: [Addr; HINT_LAG],
+    next: usize,
 }
 
 impl FreeList {
@@ -333,6 +348,7 @@ impl FreeList {
             fast_max_chunk: 0,
             fastbins: Vec::new(),
             fast_chunks: 0,
+            hints: Cell::default(),
         };
         if params.u64("fastbin_max") > 0 {
             heap.fast_max_chunk = heap.chunk_size(params.u64("fastbin_max"));
@@ -429,9 +445,8 @@ impl FreeList {
     fn insert_free(&mut self, h: u32) {
         self.stamp += 1;
         let stamp = self.stamp;
-        let chunk = &mut self.chunks[h];
-        chunk.stamp = stamp;
-        let (addr, size) = (chunk.addr, chunk.size);
+        self.chunks.set_stamp(h, stamp);
+        let Chunk { addr, size, .. } = self.chunks[h];
         match self.fit {
             Fit::Best | Fit::Bins => {
                 let chunks = &self.chunks;
@@ -453,7 +468,7 @@ impl FreeList {
                 self.by_addr.remove(chunk.addr);
             }
         }
-        self.chunks[h].stamp = 0;
+        self.chunks.set_stamp(h, 0);
     }
 
     #[inline]
@@ -489,7 +504,7 @@ impl FreeList {
                 self.chunks.find(a).expect("a free chunk is in the table")
             }
         };
-        self.chunks[h].stamp = 0;
+        self.chunks.set_stamp(h, 0);
         self.rover = self.chunks[h].addr;
         Some(h)
     }
@@ -656,7 +671,7 @@ impl FreeList {
         let mut start = chunk.addr;
         let mut size = chunk.size;
         let below = chunk.prev;
-        if below != NIL && self.chunks[below].is_free() {
+        if below != NIL && self.chunks.is_free(below) {
             // The lower neighbour absorbs this chunk and takes its place between the
             // neighbours.
             self.remove_free(below);
@@ -691,8 +706,8 @@ impl FreeList {
             }
             return self.trim(mem, seg);
         }
-        let next = self.chunks[above];
-        if next.is_free() {
+        if self.chunks.is_free(above) {
+            let next = self.chunks[above];
             self.remove_free(above);
             self.chunks.drop_chunk(above);
             size += next.size;
@@ -893,6 +908,20 @@ impl Policy for FreeList {
             }
         }
         self.release_chunk(mem, h)
+    }
+
+    /// Two steps, so that neither waits: the map's slot for the chunk named now, and the
+    /// record of the chunk named [`HINT_LAG`] hints ago, whose slot has arrived by now.
+    #[inline(always)]
+    fn prefetch_free(&self, block: &Block) {
+        let c = block.addr.wrapping_sub(self.header);
+        self.chunks.prefetch_slot(c);
+        let mut hints = self.hints.get();
+        let older = hints.chunks[hints.next];
+        hints.chunks[hints.next] = c;
+        hints.next = (hints.next + 1) % HINT_LAG;
+        self.hints.set(hints);
+        self.chunks.prefetch_record(older);
     }
 
     fn realloc<P: PageProvider>(

@@ -13,11 +13,11 @@
 //! a small factor of the free chunks. Larger sizes, rarer and more varied, share one
 //! `BTreeMap` keyed by size, tie-break and address, as all sizes once did.
 
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 use rustc_hash::FxHashSet;
 
+use super::addr_heap::{AddrHeap, Entry};
 use crate::provider::Addr;
 
 /// Exact-size bins: chunk sizes below this many alignment units.
@@ -35,8 +35,8 @@ pub(super) enum Tie {
 
 #[derive(Debug, Default)]
 struct Bin {
-    /// Under `Tie::Address`: (address, stamp, chunk), smallest address on top.
-    heap: BinaryHeap<Reverse<(Addr, u64, u32)>>,
+    /// Under `Tie::Address`: smallest address on top.
+    heap: AddrHeap,
     /// Under `Tie::Age`: (stamp, chunk), oldest in front.
     queue: VecDeque<(u64, u32)>,
     /// Entries whose chunk still has their stamp.
@@ -122,11 +122,15 @@ impl SizeBins {
         let bin = &mut self.small[i];
         if bin.entries() >= 2 * bin.live as usize + 16 {
             // More stale entries than live ones: drop them, keeping the order.
-            bin.heap.retain(|&Reverse((_, s, h))| live(h, s));
+            bin.heap.retain(|e| live(e.chunk, e.stamp));
             bin.queue.retain(|&(s, h)| live(h, s));
         }
         match tie {
-            Tie::Address => bin.heap.push(Reverse((addr, stamp, h))),
+            Tie::Address => bin.heap.push(Entry {
+                addr,
+                stamp,
+                chunk: h,
+            }),
             Tie::Age => bin.queue.push_back((stamp, h)),
         }
         bin.live += 1;
@@ -195,7 +199,7 @@ impl SizeBins {
             let h = loop {
                 // A bin with a live entry holds it, so the loop ends before the bin does.
                 let (s, h) = match self.tie {
-                    Tie::Address => bin.heap.pop().map(|Reverse((_, s, h))| (s, h)),
+                    Tie::Address => bin.heap.pop().map(|e| (e.stamp, e.chunk)),
                     Tie::Age => bin.queue.pop_front(),
                 }
                 .expect("a bin with a live entry");
@@ -226,11 +230,11 @@ impl SizeBins {
         let mut named = FxHashSet::default();
         for (i, bin) in self.small.iter().enumerate() {
             let entries: Vec<(u64, u32)> = match self.tie {
-                Tie::Address => bin.heap.iter().map(|&Reverse((_, s, h))| (s, h)).collect(),
+                Tie::Address => bin.heap.iter().map(|e| (e.stamp, e.chunk)).collect(),
                 Tie::Age => bin.queue.iter().copied().collect(),
             };
             if self.tie == Tie::Address && !bin.queue.is_empty()
-                || self.tie == Tie::Age && !bin.heap.is_empty()
+                || self.tie == Tie::Age && bin.heap.len() > 0
             {
                 return Err(format!("small bin {i} holds entries of the other order"));
             }
