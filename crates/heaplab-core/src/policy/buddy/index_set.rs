@@ -120,18 +120,7 @@ impl IndexSet {
     /// Removes the lowest member, which must exist, and says whether the set is empty now.
     #[inline(always)]
     pub(super) fn take_first(&mut self) -> bool {
-        let i = self.lowest;
-        let word = &mut self.leaves[i / 64];
-        let rest = *word & !(1 << (i % 64));
-        *word = rest;
-        self.len -= 1;
-        if self.len == 0 {
-            // It was alone, so no summary holds it.
-            self.lowest = usize::MAX;
-            return true;
-        }
-        self.remove_summarized(i, rest);
-        false
+        self.remove_member(self.lowest)
     }
 
     /// Removes `i`, which must be a member, and says whether the set is empty now.
@@ -154,23 +143,14 @@ impl IndexSet {
     /// Removes `i`, and says whether it was a member.
     #[cfg(test)]
     pub(super) fn remove(&mut self, i: usize) -> bool {
-        let Some(word) = self.leaves.get_mut(i / 64) else {
-            return false;
-        };
-        let bit = 1 << (i % 64);
-        if *word & bit == 0 {
-            return false;
+        let member = self
+            .leaves
+            .get(i / 64)
+            .is_some_and(|word| word & 1 << (i % 64) != 0);
+        if member {
+            self.remove_member(i);
         }
-        *word &= !bit;
-        let rest = *word;
-        self.len -= 1;
-        if self.len == 0 {
-            // It was alone, so no summary holds it.
-            self.lowest = usize::MAX;
-            return true;
-        }
-        self.remove_summarized(i, rest);
-        true
+        member
     }
 
     /// [`IndexSet::remove`] once two members or more were summarized, with `rest` the
