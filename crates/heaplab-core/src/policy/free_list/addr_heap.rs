@@ -37,9 +37,15 @@ impl AddrHeap {
 
     #[inline]
     pub(super) fn push(&mut self, entry: Entry) {
-        // Sift up through a hole: parents move down until one is not above the new entry.
-        let mut pos = self.entries.len();
+        let pos = self.entries.len();
         self.entries.push(entry);
+        self.sift_up(pos, entry);
+    }
+
+    /// Puts `entry` in the hole at `pos` or above it: parents move down into the hole
+    /// until one is not above the entry.
+    #[inline(always)]
+    fn sift_up(&mut self, mut pos: usize, entry: Entry) {
         while pos > 0 {
             let parent = (pos - 1) / 2;
             let p = self.entries[parent];
@@ -78,16 +84,7 @@ impl AddrHeap {
             self.entries[pos] = self.entries[child];
             pos = child;
         }
-        while pos > 0 {
-            let parent = (pos - 1) / 2;
-            let p = self.entries[parent];
-            if p.addr <= last.addr {
-                break;
-            }
-            self.entries[pos] = p;
-            pos = parent;
-        }
-        self.entries[pos] = last;
+        self.sift_up(pos, last);
         Some(top)
     }
 
