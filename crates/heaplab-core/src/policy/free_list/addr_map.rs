@@ -74,6 +74,11 @@ impl AddrMap {
 
     #[inline]
     pub(super) fn get(&self, key: Addr) -> Option<u32> {
+        // `EMPTY` is an address too (a free of `header - 1` asks for it), and would match
+        // the first empty slot.
+        if key == EMPTY {
+            return None;
+        }
         let mask = self.mask();
         let mut i = self.home(key);
         loop {
@@ -115,6 +120,10 @@ impl AddrMap {
     /// Removes `key`; returns what it mapped to.
     #[inline]
     pub(super) fn remove(&mut self, key: Addr) -> Option<u32> {
+        // As in `get`: `EMPTY` must not match an empty slot.
+        if key == EMPTY {
+            return None;
+        }
         let mask = self.mask();
         let mut hole = self.home(key);
         loop {
@@ -175,6 +184,17 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use rustc_hash::FxHashMap;
+
+    /// The empty-slot marker is an address too (a free of `header - 1` asks for it); it
+    /// is never found, even in a map with empty slots to match it.
+    #[test]
+    fn the_empty_marker_is_never_a_key() {
+        let mut map = AddrMap::default();
+        assert_eq!(map.get(EMPTY), None);
+        map.insert(0x1008, 3);
+        assert_eq!((map.get(EMPTY), map.remove(EMPTY)), (None, None));
+        assert_eq!(map.get(0x1008), Some(3));
+    }
 
     proptest! {
         #[test]
