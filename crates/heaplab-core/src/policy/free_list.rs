@@ -375,9 +375,18 @@ impl FreeList {
     }
 
     /// Frees every chunk in the fast bins into the heap, coalescing it with its free
-    /// neighbours and the top: glibc's `malloc_consolidate`.
-    #[cold]
+    /// neighbours and the top: glibc's `malloc_consolidate`. Most heaps have no fast
+    /// bins, so the test is inline and the work out of line.
+    #[inline]
     fn consolidate<P: PageProvider>(&mut self, mem: &mut Pages<P>) -> Result<(), AllocError> {
+        if self.fast_chunks == 0 {
+            return Ok(());
+        }
+        self.consolidate_bins(mem)
+    }
+
+    #[cold]
+    fn consolidate_bins<P: PageProvider>(&mut self, mem: &mut Pages<P>) -> Result<(), AllocError> {
         if self.fast_chunks == 0 {
             return Ok(());
         }
@@ -686,8 +695,7 @@ impl FreeList {
             if self.header > 0 && start + self.header <= s.committed_end {
                 mem.touch(start, self.header)?;
             }
-            // The fast bins are asked first: most heaps have none, and the call is cold.
-            if self.fast_chunks > 0 && s.committed_end - start >= FASTBIN_CONSOLIDATION_THRESHOLD {
+            if s.committed_end - start >= FASTBIN_CONSOLIDATION_THRESHOLD {
                 self.consolidate(mem)?;
             }
             return self.trim(mem, seg);

@@ -90,12 +90,9 @@ impl AddrHeap {
 
     /// Keeps the entries `keep` says yes to, in heap order.
     pub(super) fn retain(&mut self, keep: impl FnMut(&Entry) -> bool) {
+        // Sorted by address is a valid min-heap, rebuilt in place.
         self.entries.retain(keep);
-        let entries = std::mem::take(&mut self.entries);
-        self.entries.reserve(entries.len());
-        for e in entries {
-            self.push(e);
-        }
+        self.entries.sort_unstable_by_key(|e| e.addr);
     }
 }
 

@@ -2,10 +2,11 @@
 //! neighbours by index, and one hash map from a chunk's address to its record
 //! ([`AddrMap`]).
 //!
-//! The map is asked once per free (the program names a payload, not a record) and written
-//! when a chunk is created or merged away; everything else (both neighbours when a chunk is
-//! freed, the remainder after a split, the free structures' entries) follows indices, which
-//! are array loads instead of hash probes.
+//! The map is asked once per free (the program names a payload, not a record), once per
+//! allocation under first and next fit (whose tree holds addresses), and written when a
+//! chunk is created or merged away; everything else (both neighbours when a chunk is
+//! freed, the remainder after a split, best fit's entries) follows indices, which are
+//! array loads instead of hash probes.
 
 use std::ops::{Index, IndexMut};
 
@@ -18,8 +19,9 @@ pub(super) const NIL: u32 = u32::MAX;
 
 /// One chunk's header. `prev` and `next` are the records of the chunks just below and just
 /// above it: the boundary tags that make coalescing O(1). Aligned to its 32 bytes so that a
-/// record never straddles two cache lines: a free reads its own record, then its upper
-/// neighbour's, and with a heap of 100,000 blocks each line is a cache miss.
+/// record never straddles two cache lines: a free reads its own record, and a neighbour's
+/// only when the bitmap of free records says it merges with it; with a heap of 100,000
+/// blocks each line is a cache miss.
 #[derive(Clone, Copy, Debug)]
 #[repr(align(32))]
 pub(super) struct Chunk {
