@@ -2,7 +2,7 @@
 //! sets targets for, from criterion's own estimates (the median time per iteration and the
 //! events each iteration applies), so BENCHMARKS.md can quote them as they are.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
@@ -22,11 +22,7 @@ pub fn run(root: &Path, extra: &[String]) -> Result<()> {
     if extra != ["--table"] {
         run_bench(root, extra)?;
     }
-    // Criterion writes its estimates under the target directory, which the environment may
-    // move; a relative one is taken from the root, where the bench ran.
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map_or_else(|| root.join("target"), |dir| root.join(PathBuf::from(dir)));
-    print_table(&target.join("criterion"));
+    print_table(&crate::target_dir(root).join("criterion"));
     Ok(())
 }
 

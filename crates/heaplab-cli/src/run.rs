@@ -158,8 +158,6 @@ fn configs_from_flags(args: &RunArgs) -> Result<Vec<RunConfig>, CliError> {
     Ok(configs)
 }
 
-/// Whether a `--workload` that is not an existing file was meant as one, so that a
-/// missing trace is reported as a missing file rather than an unknown workload.
 /// Whether a `--workload`/`-w` argument names a trace file rather than a built-in
 /// workload: a file that exists, or a name with a trace's extension (so that a missing
 /// trace is reported as a missing file, not as an unknown workload). `run`, `baseline`

@@ -113,6 +113,8 @@ struct Books<P: PageProvider> {
     frees: u64,
     reallocs: u64,
     touch: TouchMode,
+    /// While recording, `live` is in bytes and `committed` and `resident` in pages, which
+    /// `finish` multiplies once by the page size.
     series: SeriesRecorder,
     phase: Option<String>,
     phases: Vec<PhaseMark>,

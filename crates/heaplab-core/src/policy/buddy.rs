@@ -697,9 +697,11 @@ impl Policy for Buddy {
     /// Fetches the words the free of `block` reads: its bit in the start bitmap, and its
     /// bit and its buddy's in the free set of its order. The order is read from the start
     /// bitmap at the free, too late to fetch ahead, so it is guessed from the size, which
-    /// gives it unless an alignment above the size was asked for; a wrong guess only
-    /// fetches a line for nothing. Both words are found from the address alone, so they
-    /// are asked for at the first hint, sixteen events ahead.
+    /// gives it unless an alignment above the size was asked for, or a header that is not
+    /// a multiple of the alignment made the block larger; a wrong guess only fetches a
+    /// line for nothing. Both words are found from the address alone, so they are asked
+    /// for at the first hint, sixteen events ahead. With a header, the free first asks the
+    /// set of payload addresses, which is not fetched ahead.
     #[inline(always)]
     fn prefetch_free<P: PageProvider>(&self, _mem: &Pages<P>, block: &Block, stage: u32) {
         if stage != 0 {

@@ -4,7 +4,7 @@
 /// holds smallest blocks.
 const MAX_LEVELS: usize = 8;
 
-/// A set of indices `0..capacity`, lowest first: a bitmap with summary levels above it.
+/// A set of indices, lowest first, growing as they are inserted: a bitmap with summary levels above it.
 /// Bit `i` of level `l + 1` says whether word `i` of level `l` has any bit set, and the top
 /// level is one word, so the lowest member is found by reading one word per level, and an
 /// insert or removal touches more than one level only when a word turns empty or non-empty.
@@ -153,7 +153,7 @@ impl IndexSet {
         member
     }
 
-    /// [`IndexSet::remove`] once two members or more were summarized, with `rest` the
+    /// [`IndexSet::remove_member`] once two members or more were summarized, with `rest` the
     /// word that held `i` as it is now: not rare, since a heap that splits and merges small
     /// blocks keeps several free in each order, so inline, with the rarer steps apart.
     #[inline(always)]
