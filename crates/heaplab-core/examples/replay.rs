@@ -2,6 +2,9 @@
 //! `cargo run --release -p heaplab-core --example replay -- churn 0.1 size-class 5`
 //! under `perf stat` or `valgrind --tool=callgrind` gives instruction counts that do not
 //! depend on what else the machine is doing.
+//!
+//! Events are applied one at a time with `apply_ref`, as a streamed run applies them; with
+//! `BATCH=1` in the environment, with `apply_all` and its look-ahead, as the bench does.
 
 use std::time::Instant;
 
@@ -32,11 +35,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     })
     .map_err(|()| "generator failed")?;
 
+    let batch = std::env::var_os("BATCH").is_some();
     let start = Instant::now();
     for _ in 0..rounds {
         let mut sim = Simulation::new(&config, sim_provider(&config))?;
-        for e in &events {
-            sim.apply_ref(e)?;
+        if batch {
+            sim.apply_all(&events)?;
+        } else {
+            for e in &events {
+                sim.apply_ref(e)?;
+            }
         }
         std::hint::black_box(sim.finish());
     }
