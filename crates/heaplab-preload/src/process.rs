@@ -76,8 +76,8 @@ extern "C" fn init(argc: c_int, argv: *const *const c_char, envp: *const *const 
         return;
     }
     if root.is_none() {
-        let mut digits = [0u8; 10];
-        let pid = decimal(&mut digits, sys::pid());
+        let mut digits = itoa::Buffer::new();
+        let pid = digits.format(sys::pid()).as_bytes();
         let mut value = [0u8; 11];
         value[..pid.len()].copy_from_slice(pid);
         if let Ok(value) = CStr::from_bytes_with_nul(&value[..=pid.len()]) {
@@ -159,18 +159,8 @@ fn report_open_error(path: &CStr, errno: i32) -> Option<Fd> {
 /// `/dir/prog` too), NUL-terminated in `buf`.
 fn pid_path<'a>(buf: &'a mut [u8], base: &[u8], pid: u32) -> Option<&'a CStr> {
     let stem = base.strip_suffix(b".trace").unwrap_or(base);
-    let mut digits = [0u8; 10];
-    let mut i = digits.len();
-    let mut n = pid;
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    let parts: [&[u8]; 5] = [stem, b".", &digits[i..], b".trace", b"\0"];
+    let mut digits = itoa::Buffer::new();
+    let parts: [&[u8]; 5] = [stem, b".", digits.format(pid).as_bytes(), b".trace", b"\0"];
     let mut len = 0;
     for p in parts {
         buf.get_mut(len..len + p.len())?.copy_from_slice(p);
@@ -181,13 +171,12 @@ fn pid_path<'a>(buf: &'a mut [u8], base: &[u8], pid: u32) -> Option<&'a CStr> {
 
 /// The header: who recorded this, which process, forked from whom, running what.
 fn header(h: &mut Header<'_>, forked_from: Option<u32>) {
-    let mut pid = [0u8; 10];
-    let mut ppid = [0u8; 10];
-    let pid = decimal(&mut pid, sys::pid());
+    let (mut pid, mut ppid) = (itoa::Buffer::new(), itoa::Buffer::new());
+    let pid = pid.format(sys::pid()).as_bytes();
     match forked_from {
         None => h.comment(&[b"heaplab trace: recorded by heaplab-preload, pid ", pid]),
         Some(p) => {
-            let p = decimal(&mut ppid, p);
+            let p = ppid.format(p).as_bytes();
             h.comment(&[
                 b"heaplab trace: recorded by heaplab-preload, pid ",
                 pid,
@@ -218,18 +207,6 @@ fn header(h: &mut Header<'_>, forked_from: Option<u32>) {
         n += 2;
     }
     h.comment(&parts[..n]);
-}
-
-fn decimal(buf: &mut [u8; 10], mut n: u32) -> &[u8] {
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            return &buf[i..];
-        }
-    }
 }
 
 /// The value of `name` in `envp`: the array glibc hands constructors, read without

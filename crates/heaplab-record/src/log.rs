@@ -317,8 +317,7 @@ impl Log {
 
     #[inline]
     fn number(&mut self, n: u64) {
-        let (digits, from) = decimal(n);
-        self.word(&digits[from..]);
+        self.word(itoa::Buffer::new().format(n).as_bytes());
     }
 
     #[inline]
@@ -378,8 +377,7 @@ impl Log {
             self.bytes(b" ");
             self.bytes(name.as_bytes());
             self.bytes(b"=");
-            let (digits, from) = decimal(value);
-            self.bytes(&digits[from..]);
+            self.bytes(itoa::Buffer::new().format(value).as_bytes());
         }
         self.end_line();
     }
@@ -391,21 +389,6 @@ impl Log {
         const MSG: &[u8] =
             b"heaplab-record: out of memory for the address table; recording stopped\n";
         sys::write_all(2, MSG);
-    }
-}
-
-/// `n` in decimal: the digits are `buf[from..]`.
-#[inline]
-fn decimal(mut n: u64) -> ([u8; 20], usize) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            return (buf, i);
-        }
     }
 }
 
