@@ -198,19 +198,7 @@ fn workloads(args: &FidelityArgs) -> Result<Vec<WorkloadConfig>, CliError> {
     if let Ok(dir) = std::fs::read_dir(&args.traces) {
         let mut files: Vec<PathBuf> = dir
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| {
-                let name = p.to_string_lossy();
-                [
-                    ".trace",
-                    ".trace.gz",
-                    ".rep",
-                    ".rep.gz",
-                    ".mtrace",
-                    ".mtrace.gz",
-                ]
-                .iter()
-                .any(|ext| name.ends_with(ext))
-            })
+            .filter(|p| heaplab_core::trace::has_trace_extension(&p.to_string_lossy()))
             .collect();
         files.sort();
         out.extend(

@@ -166,10 +166,9 @@ pub(crate) fn is_trace_arg(name: &str) -> bool {
     looks_like_trace(name) || Path::new(name).is_file()
 }
 
+/// A trace's extension, or any gzip'd file: the reader sniffs the format of what it holds.
 fn looks_like_trace(name: &str) -> bool {
-    [".gz", ".trace", ".rep", ".mtrace"]
-        .iter()
-        .any(|ext| name.ends_with(ext))
+    name.ends_with(".gz") || heaplab_core::trace::has_trace_extension(name)
 }
 
 fn policy_unknown(id: &str) -> String {

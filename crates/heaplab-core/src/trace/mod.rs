@@ -231,6 +231,16 @@ fn name_without_gz(name: &str) -> &str {
     name.strip_suffix(".gz").unwrap_or(name)
 }
 
+/// The extensions of the trace formats read here, each also gzip'd.
+pub const EXTENSIONS: &[&str] = &[".trace", ".rep", ".mtrace"];
+
+/// Whether a file name ends in a trace format's extension, gzip'd or not: how a folder of
+/// traces is told from the other files in it.
+pub fn has_trace_extension(name: &str) -> bool {
+    let base = name_without_gz(name);
+    EXTENSIONS.iter().any(|ext| base.ends_with(ext))
+}
+
 /// Reads a trace strictly, sending each event to `sink`; returns the number of lines.
 /// The same as [`import`] without options, for callers that want only the events.
 pub fn read<R: Read, E: fmt::Display>(

@@ -422,3 +422,25 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn trace_extensions_are_told_from_other_files_gzipped_or_not() {
+    for name in [
+        "a.trace",
+        "dir/b.rep",
+        "c.mtrace.gz",
+        "d.trace.gz",
+        "e.rep.gz",
+    ] {
+        assert!(has_trace_extension(name), "{name}");
+    }
+    for name in [
+        "notes.txt",
+        "config.json.gz",
+        "README.md",
+        "trace",
+        "a.trace.txt",
+    ] {
+        assert!(!has_trace_extension(name), "{name}");
+    }
+}
