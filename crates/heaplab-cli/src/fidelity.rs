@@ -39,6 +39,10 @@ const WORKLOADS: [&str; 8] = [
     "balloon",
 ];
 
+/// The scale of the built-in workloads unless `--scale` is given: small enough that every
+/// allocator runs each in a few seconds.
+const DEFAULT_SCALE: f64 = 0.05;
+
 /// How close `glibc-like` must come to glibc: a fraction of the real figure.
 const GLIBC_PEAK_TARGET: f64 = 0.15;
 const GLIBC_END_TARGET: f64 = 0.25;
@@ -52,10 +56,10 @@ pub struct FidelityArgs {
     /// single-threaded MallocBench ports and every trace in --traces.
     #[arg(long, short)]
     pub workload: Vec<String>,
-    /// Scale of the built-in workloads.
-    #[arg(long, default_value_t = 0.05)]
-    pub scale: f64,
-    /// A folder of recorded traces (.trace, .rep, mtrace, gzip'd or not) to add to the
+    /// Scale of the built-in workloads [default: 0.05].
+    #[arg(long)]
+    pub scale: Option<f64>,
+    /// A folder of recorded traces (.trace, .rep, .mtrace, gzip'd or not) to add to the
     /// default workloads.
     #[arg(long, default_value = "workloads/traces")]
     pub traces: PathBuf,
@@ -175,9 +179,18 @@ fn workload_name(w: &WorkloadConfig) -> String {
 /// The workloads to compare, resolved: named ones, or the default list plus every trace.
 fn workloads(args: &FidelityArgs) -> Result<Vec<WorkloadConfig>, CliError> {
     // The scale goes through the workload's own range check, as `--scale` to `run` does.
-    let scale = [format!("scale={}", args.scale)];
+    let scale = [format!("scale={}", args.scale.unwrap_or(DEFAULT_SCALE))];
     let builtin = |id: &str| builtin_workload(id, &scale, "--scale");
     if !args.workload.is_empty() {
+        // Traces are replayed as recorded, so a scale given with nothing else to scale
+        // would be dropped without a word.
+        if args.scale.is_some() && args.workload.iter().all(|w| is_trace_arg(w)) {
+            return Err(CliError::input(
+                "--scale sets the size of built-in workloads, and every --workload here \
+                 is a trace file, replayed as recorded"
+                    .to_string(),
+            ));
+        }
         return args
             .workload
             .iter()

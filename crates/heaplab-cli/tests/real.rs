@@ -340,4 +340,14 @@ fn fidelity_reports_other_presets_without_a_target() {
         2,
         "--scale scale: 0 is outside the allowed range 0.0001..=10",
     );
+    // A scale with only traces to replay would have nothing to scale.
+    let trace = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../workloads/traces/cc1.trace.gz"
+    );
+    fails_with(
+        &["fidelity", "-w", trace, "--scale", "0.5"],
+        2,
+        "every --workload here is a trace file",
+    );
 }
