@@ -237,14 +237,23 @@ impl<P: PageProvider> Pages<P> {
             return Ok(());
         }
         let (first, last) = self.page_span(addr, bytes);
-        // Nearly every write lands in one page that is already resident, and then no state
-        // and no counter changes: only the provider sees the write.
-        if last - first == 1 && self.state(first) & (COMMITTED | RESIDENT) == (COMMITTED | RESIDENT)
-        {
-            self.provider.write(addr, bytes);
+        if self.write_if_held(addr, bytes, first, last) {
             return Ok(());
         }
         self.touch_pages(addr, bytes, first, last)
+    }
+
+    /// The fast path of a write of pages `first..last`: nearly every write lands in one
+    /// page that is already committed and resident, and then no state and no counter
+    /// changes, only the provider sees the write. Whether it was that case.
+    #[inline(always)]
+    fn write_if_held(&mut self, addr: Addr, bytes: u64, first: u64, last: u64) -> bool {
+        let held = last - first == 1
+            && self.state(first) & (COMMITTED | RESIDENT) == (COMMITTED | RESIDENT);
+        if held && bytes > 0 {
+            self.provider.write(addr, bytes);
+        }
+        held
     }
 
     /// [`Pages::touch`] for writes that span pages or reach a page not yet resident.
@@ -294,11 +303,7 @@ impl<P: PageProvider> Pages<P> {
     #[inline]
     pub fn touch_if_committed(&mut self, addr: Addr, bytes: u64) -> Result<bool, ProviderError> {
         let (first, last) = self.page_span(addr, bytes.max(1));
-        if last - first == 1 && self.state(first) & (COMMITTED | RESIDENT) == (COMMITTED | RESIDENT)
-        {
-            if bytes > 0 {
-                self.provider.write(addr, bytes);
-            }
+        if self.write_if_held(addr, bytes, first, last) {
             return Ok(true);
         }
         self.touch_if_committed_slow(addr, bytes)
