@@ -434,6 +434,15 @@ impl Buddy {
     #[cold]
     #[inline(never)]
     fn new_arena<P: PageProvider>(&mut self, mem: &mut Pages<P>) -> Result<(), AllocError> {
+        let arenas = self.arenas.len() as u64 + 1;
+        if !indices_fit(arenas, self.max_order, usize::BITS) {
+            return Err(AllocError::Invalid(format!(
+                "buddy: {arenas} arenas of 2^{} smallest blocks need more than this build's \
+                 {}-bit block indices (the browser's are 32-bit); lower max_order",
+                self.max_order,
+                usize::BITS
+            )));
+        }
         let base = mem.reserve(self.arena_size, self.arena_size)?;
         let slot = self.arenas.partition_point(|&a| a < base);
         // A provider that cannot release hands back memory it kept, whose pages may still
@@ -935,6 +944,14 @@ impl Policy for Buddy {
 
 /// The error for a free of an address that is not a live payload.
 #[cold]
+/// Whether the indices of the smallest blocks of `arenas` arenas of `1 << max_order` blocks
+/// each fit in a `bits`-bit `usize`: an index puts the arena's position above the block's
+/// number in it, so a 32-bit target (wasm32) runs out of index bits after four arenas of
+/// 2^30 blocks, long before the simulated address space ends.
+fn indices_fit(arenas: u64, max_order: u32, bits: u32) -> bool {
+    (u128::from(arenas) << max_order) <= 1u128 << bits
+}
+
 fn not_live(addr: Addr) -> AllocError {
     AllocError::Invalid(format!(
         "free of {addr:#x}, which this heap never handed out or already freed"
@@ -973,6 +990,15 @@ mod tests {
         let mut v: Vec<(u64, u32)> = b.free_blocks().map(|(a, k)| (a - base, k)).collect();
         v.sort_unstable();
         v
+    }
+
+    #[test]
+    fn block_indices_fit_the_target_or_the_arena_is_refused() {
+        // wasm32: four arenas of 2^30 smallest blocks use every index bit, a fifth is one
+        // too many; 64-bit targets never get there.
+        assert!(indices_fit(4, 30, 32));
+        assert!(!indices_fit(5, 30, 32));
+        assert!(indices_fit(1 << 34, 30, 64));
     }
 
     #[test]
