@@ -31,6 +31,7 @@ pub mod run;
 pub mod scenario;
 pub mod series;
 pub mod simulate;
+mod small_map;
 pub mod stats;
 pub mod trace;
 pub mod workload;

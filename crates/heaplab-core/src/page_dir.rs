@@ -5,12 +5,12 @@
 //! lookup lands in the same chunk as the one before (a chunk covers 16 MiB of 4 KiB pages),
 //! so the last chunk found is remembered, and the index is asked only when that misses.
 //! Simulated addresses are small numbers, so their chunk numbers index a vector; the chunks
-//! of a real mapping, high in the address space, are found through a hash map, as
-//! `ThreadMap` does for thread ids.
+//! of a real mapping, high in the address space, are found through a hash map
+//! ([`SmallMap`]).
 
 use std::cell::Cell;
 
-use rustc_hash::FxHashMap;
+use crate::small_map::SmallMap;
 
 pub(crate) const CHUNK_SHIFT: u32 = 12;
 pub(crate) const CHUNK_PAGES: usize = 1 << CHUNK_SHIFT;
@@ -19,11 +19,9 @@ type Chunk = Box<[u8; CHUNK_PAGES]>;
 
 #[derive(Debug)]
 pub(crate) struct PageDir {
-    /// Chunk number to its place in `chunks`, for numbers below `DENSE_KEYS` (`NO_PLACE`
-    /// where there is none). Chunks are never dropped, so places stay valid.
-    dense: Vec<u32>,
-    /// The same for chunk numbers of `DENSE_KEYS` and above.
-    sparse: FxHashMap<u64, u32>,
+    /// Chunk number to its place in `chunks`. Chunks are never dropped, so places stay
+    /// valid.
+    places: SmallMap<u64, u32, DENSE_KEYS>,
     chunks: Vec<Chunk>,
     /// The chunk number and place of the last lookup that found a chunk; `NO_KEY` before
     /// the first. A plain pair rather than an `Option`: one compare on the hot path.
@@ -34,17 +32,13 @@ pub(crate) struct PageDir {
 const NO_KEY: u64 = u64::MAX;
 
 /// Chunk numbers below this are indexed by a vector: addresses up to 1 TiB with 4 KiB
-/// pages, which covers every simulated address (they start at 4 GiB) in at most 256 KiB.
-const DENSE_KEYS: u64 = 1 << 16;
-
-/// A `dense` entry with no chunk.
-const NO_PLACE: u32 = u32::MAX;
+/// pages, which covers every simulated address (they start at 4 GiB) in at most 512 KiB.
+const DENSE_KEYS: usize = 1 << 16;
 
 impl Default for PageDir {
     fn default() -> PageDir {
         PageDir {
-            dense: Vec::new(),
-            sparse: FxHashMap::default(),
+            places: SmallMap::default(),
             chunks: Vec::new(),
             last: Cell::new((NO_KEY, 0)),
         }
@@ -64,12 +58,7 @@ impl PageDir {
     /// The place in `chunks` of chunk number `key`, if it has one.
     #[inline]
     fn place(&self, key: u64) -> Option<u32> {
-        if key < DENSE_KEYS {
-            let at = *self.dense.get(key as usize)?;
-            (at != NO_PLACE).then_some(at)
-        } else {
-            self.sparse.get(&key).copied()
-        }
+        self.places.get(key).copied()
     }
 
     #[cold]
@@ -118,15 +107,7 @@ impl PageDir {
     fn create(&mut self, key: u64) -> usize {
         let at = self.chunks.len();
         self.chunks.push(Box::new([0; CHUNK_PAGES]));
-        if key < DENSE_KEYS {
-            let k = key as usize;
-            if self.dense.len() <= k {
-                self.dense.resize(k + 1, NO_PLACE);
-            }
-            self.dense[k] = at as u32;
-        } else {
-            self.sparse.insert(key, at as u32);
-        }
+        self.places.insert(key, at as u32);
         self.last.set((key, at as u32));
         at
     }
@@ -146,7 +127,7 @@ mod tests {
     fn dense_and_sparse_chunks_keep_their_pages() {
         let mut dir = PageDir::default();
         let low = 5 << CHUNK_SHIFT;
-        let high = (DENSE_KEYS + 3) << CHUNK_SHIFT;
+        let high = (DENSE_KEYS as u64 + 3) << CHUNK_SHIFT;
         *dir.entry(low + 1) = 1;
         *dir.entry(high + 1) = 2;
         *dir.entry(low + 2) = 3;
@@ -160,7 +141,9 @@ mod tests {
             (0, 0, 0)
         );
         assert_eq!(dir.get((7 << CHUNK_SHIFT) + 1), 0);
-        assert!(dir.get_mut((DENSE_KEYS + 4) << CHUNK_SHIFT).is_none());
+        assert!(dir
+            .get_mut((DENSE_KEYS as u64 + 4) << CHUNK_SHIFT)
+            .is_none());
         assert_eq!(dir.chunks().count(), 2);
     }
 }

@@ -22,12 +22,12 @@ use chunks::{Chunk, ChunkTable, NIL};
 use fit_tree::FitTree;
 use size_bins::{SizeBins, Tie};
 
-use super::thread_map::ThreadMap;
 use super::{check_align, check_size, AllocError, Block, FamilySpec, Policy};
 use crate::event::ArenaId;
 use crate::pages::Pages;
 use crate::params::{ParamError, ParamKind, ParamSpec, Params};
 use crate::provider::{Addr, PageProvider};
+use crate::small_map::ThreadMap;
 
 const PARAMS: &[ParamSpec] = &[
     ParamSpec {

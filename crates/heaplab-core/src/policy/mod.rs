@@ -11,7 +11,6 @@ pub mod bump;
 pub mod free_list;
 pub mod pool;
 pub mod size_class;
-mod thread_map;
 
 use std::fmt;
 

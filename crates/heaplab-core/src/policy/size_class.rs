@@ -22,13 +22,13 @@ use std::collections::{BTreeMap, VecDeque};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::thread_map::ThreadMap;
 use super::{check_align, check_size, AllocError, Block, FamilySpec, Policy};
 use crate::event::ArenaId;
 use crate::pages::Pages;
 use crate::params::{ParamError, ParamKind, ParamSpec, Params};
 use crate::prefetch::{prefetch, prefetch_whole};
 use crate::provider::{Addr, PageProvider};
+use crate::small_map::ThreadMap;
 
 /// The largest `segment_size`. [`Span::index_of`] is exact only while an offset times a
 /// block size, both inside one segment, is at most 2^64.
