@@ -22,13 +22,24 @@ pub(super) fn churn<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E>
 /// `medium`: objects of max(1 KiB, rand % 8 KiB) until 1 GiB (scaled) is live, then all
 /// freed in allocation order.
 pub(super) fn medium<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
+    fill_then_free(params, sink, 1024, 8192)
+}
+
+/// Objects of max(`min`, rand % `below`) bytes until 1 GiB (scaled) is live, then all
+/// freed in allocation order: `medium` and `big`.
+fn fill_then_free<E>(
+    params: &Params,
+    sink: &mut Sink<'_, E>,
+    min: u64,
+    below: u64,
+) -> Result<(), E> {
     let total = scaled(params, (1u64 << 30) as f64);
     let mut rng = rng(params);
     let mut allocated = 0;
     let mut n: BlockId = 0;
     sink(Event::Phase("allocate".into()))?;
     while allocated < total {
-        let size = rng.random_range(0..8192u64).max(1024);
+        let size = rng.random_range(0..below).max(min);
         sink(Event::alloc(n, size))?;
         allocated += size;
         n += 1;
@@ -239,22 +250,7 @@ pub(super) fn fragment_iterate<E>(params: &Params, sink: &mut Sink<'_, E>) -> Re
 
 /// `big`: as `medium`, with objects of 8 to 128 KiB.
 pub(super) fn big<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
-    let total = scaled(params, (1u64 << 30) as f64);
-    let mut rng = rng(params);
-    let mut allocated = 0;
-    let mut n: BlockId = 0;
-    sink(Event::Phase("allocate".into()))?;
-    while allocated < total {
-        let size = rng.random_range(0..128 * 1024u64).max(8 * 1024);
-        sink(Event::alloc(n, size))?;
-        allocated += size;
-        n += 1;
-    }
-    sink(Event::Phase("free".into()))?;
-    for id in 0..n {
-        sink(Event::free(id))?;
-    }
-    Ok(())
+    fill_then_free(params, sink, 8 * 1024, 128 * 1024)
 }
 
 /// `message_one` and `message_many`: a producer (thread 0) builds messages of an 8 KiB
