@@ -302,13 +302,27 @@ impl Buddy {
         if self.free[from as usize & 31].take_first() {
             self.nonempty &= !(1 << from);
         }
-        // The upper halves, largest first, go to the free lists, each a new block; those
-        // in the arena's untouched part get no link written.
+        // The upper halves go to the free lists, each a new block. `from` is the lowest
+        // order at or above `k` with a free block, so each half is alone on its list, and
+        // the orders' bits are set with one mask.
+        self.starts.set_halves(start, k, from);
+        for j in k..from {
+            self.free[j as usize & 31].insert_alone((start >> j) | 1);
+        }
+        self.nonempty |= (1 << from) - (1 << k);
+        // A block split within one page known held has every link in that page, which
+        // needs no page lookup; otherwise each half is asked about, largest first, and
+        // those in the arena's untouched part get no link written.
+        if self.size_of(from) <= self.page && self.held.contains(start) {
+            for j in (k..from).rev() {
+                mem.provider_mut()
+                    .write(block + self.size_of(j), LINK.min(self.size_of(j)));
+            }
+            return Ok(block);
+        }
         let fresh = self.fresh_from[slot];
         for j in (k..from).rev() {
             let (half, at) = (start + (1 << j), block + self.size_of(j));
-            self.starts.set(half);
-            self.list_free(half, j);
             if at < fresh {
                 self.write_link(mem, half, at, self.size_of(j))?;
             }
