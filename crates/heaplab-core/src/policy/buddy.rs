@@ -569,20 +569,19 @@ impl Buddy {
     /// order; the upper half of each pair merged no longer starts a block. Arenas are
     /// aligned to their size, so the lower half's address is the block's with one bit
     /// cleared, as its index is.
+    ///
+    /// The buddy of the block of order `k` at `block` (index `start`) must be free: the
+    /// caller's test says so, so the first merge needs no test. The block comes in three
+    /// registers, where a `Live` passed by reference was stored and read back.
     #[inline(never)]
     fn release_block<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
-        live: Live,
+        mut start: usize,
+        mut block: Addr,
+        mut k: u32,
     ) -> Result<(), AllocError> {
-        let Live {
-            mut start,
-            mut block,
-            order: mut k,
-            buddy_free: mut merge,
-        } = live;
-        while merge {
-            // The buddy is free: the test that led here says so.
+        loop {
             if self.free[k as usize & 31].remove_member((start >> k) ^ 1) {
                 self.nonempty &= !(1 << k);
             }
@@ -590,9 +589,10 @@ impl Buddy {
             start &= !(1 << k);
             block &= !self.size_of(k);
             k += 1;
-            merge = k < self.max_order && self.free[k as usize & 31].contains((start >> k) ^ 1);
+            if k >= self.max_order || !self.free[k as usize & 31].contains((start >> k) ^ 1) {
+                return self.put_free(mem, start, block, k);
+            }
         }
-        self.put_free(mem, start, block, k)
     }
 
     /// [`Policy::free`] for every case: a block mapped on its own, a header, a block
@@ -616,7 +616,10 @@ impl Buddy {
         };
         self.live_blocks -= 1;
         self.payloads.remove(&block.addr);
-        self.release_block(mem, live)
+        if live.buddy_free {
+            return self.release_block(mem, live.start, live.block, live.order);
+        }
+        self.put_free(mem, live.start, live.block, live.order)
     }
 
     #[cold]
@@ -698,7 +701,7 @@ impl Policy for Buddy {
             if let Some(live) = self.live_block_at(block.addr) {
                 self.live_blocks -= 1;
                 if live.buddy_free {
-                    return self.release_block(mem, live);
+                    return self.release_block(mem, live.start, live.block, live.order);
                 }
                 return self.put_free(mem, live.start, live.block, live.order);
             }
