@@ -688,7 +688,7 @@ impl Policy for Buddy {
         Ok(payload)
     }
 
-    #[inline]
+    #[inline(always)]
     fn free<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
