@@ -423,8 +423,14 @@ mod tests {
             x ^= x << 17;
             let i = (x % capacity as u64) as usize;
             if (x >> 40) % 64 < keep {
+                // Into an empty set, as a split lists a half, the insert needs no summary.
+                let was_empty = model.is_empty();
                 if model.insert(i) {
-                    set.insert(i);
+                    if was_empty {
+                        set.insert_alone(i);
+                    } else {
+                        set.insert(i);
+                    }
                 }
             } else {
                 // Half the removals take a member (the lowest or one above `i`), half `i`.

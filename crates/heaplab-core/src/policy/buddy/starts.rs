@@ -94,7 +94,7 @@ impl Starts {
     /// Marks the starts of the upper halves split off the block of order `from` at `i`, down
     /// to order `k`: `i + 2^j` for each `j` from `k` up to `from`. The block starts at `i`,
     /// so its word is there; the halves of fewer than 64 smallest blocks lie in that word
-    /// and are set with one mask, where a loop mispredicted its exit on each split.
+    /// and are set with one mask rather than one bit at a time.
     #[inline(always)]
     pub(super) fn set_halves(&mut self, i: usize, k: u32, from: u32) {
         let in_word = from.min(6);
@@ -221,6 +221,28 @@ mod tests {
             }
         }
         assert!(s.iter().eq(starts.iter().copied()));
+    }
+
+    #[test]
+    fn halves_set_at_once_are_those_set_one_at_a_time() {
+        for from in 0..=9u32 {
+            for k in 0..=from {
+                // A block of order `from` at a multiple of its size, in an arena of 2^12.
+                let i = 3 << from;
+                let mut at_once = Starts::new(12);
+                at_once.grow(1 << 12);
+                at_once.set(i);
+                let mut one_by_one = at_once.clone();
+                at_once.set_halves(i, k, from);
+                for j in k..from {
+                    one_by_one.set(i + (1 << j));
+                }
+                assert!(
+                    at_once.iter().eq(one_by_one.iter()),
+                    "split from order {from} down to {k}"
+                );
+            }
+        }
     }
 
     #[test]
