@@ -302,13 +302,27 @@ impl Buddy {
         if self.free[from as usize & 31].take_first() {
             self.nonempty &= !(1 << from);
         }
-        // The upper halves, largest first, go to the free lists, each a new block; those
-        // in the arena's untouched part get no link written.
+        // The upper halves go to the free lists, each a new block. `from` is the lowest
+        // order at or above `k` with a free block, so each half is alone on its list, and
+        // the orders' bits are set with one mask.
+        self.starts.set_halves(start, k, from);
+        for j in k..from {
+            self.free[j as usize & 31].insert_alone((start >> j) | 1);
+        }
+        self.nonempty |= (1 << from) - (1 << k);
+        // A block split within one page known held has every link in that page, which
+        // needs no page lookup; otherwise each half is asked about, largest first, and
+        // those in the arena's untouched part get no link written.
+        if self.size_of(from) <= self.page && self.held.contains(start) {
+            for j in (k..from).rev() {
+                mem.provider_mut()
+                    .write(block + self.size_of(j), LINK.min(self.size_of(j)));
+            }
+            return Ok(block);
+        }
         let fresh = self.fresh_from[slot];
         for j in (k..from).rev() {
             let (half, at) = (start + (1 << j), block + self.size_of(j));
-            self.starts.set(half);
-            self.list_free(half, j);
             if at < fresh {
                 self.write_link(mem, half, at, self.size_of(j))?;
             }
@@ -564,20 +578,19 @@ impl Buddy {
     /// order; the upper half of each pair merged no longer starts a block. Arenas are
     /// aligned to their size, so the lower half's address is the block's with one bit
     /// cleared, as its index is.
+    ///
+    /// The buddy of the block of order `k` at `block` (index `start`) must be free: the
+    /// caller's test says so, so the first merge needs no test. The block comes in three
+    /// registers, where a `Live` passed by reference was stored and read back.
     #[inline(never)]
     fn release_block<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
-        live: Live,
+        mut start: usize,
+        mut block: Addr,
+        mut k: u32,
     ) -> Result<(), AllocError> {
-        let Live {
-            mut start,
-            mut block,
-            order: mut k,
-            buddy_free: mut merge,
-        } = live;
-        while merge {
-            // The buddy is free: the test that led here says so.
+        loop {
             if self.free[k as usize & 31].remove_member((start >> k) ^ 1) {
                 self.nonempty &= !(1 << k);
             }
@@ -585,9 +598,10 @@ impl Buddy {
             start &= !(1 << k);
             block &= !self.size_of(k);
             k += 1;
-            merge = k < self.max_order && self.free[k as usize & 31].contains((start >> k) ^ 1);
+            if k >= self.max_order || !self.free[k as usize & 31].contains((start >> k) ^ 1) {
+                return self.put_free(mem, start, block, k);
+            }
         }
-        self.put_free(mem, start, block, k)
     }
 
     /// [`Policy::free`] for every case: a block mapped on its own, a header, a block
@@ -611,7 +625,10 @@ impl Buddy {
         };
         self.live_blocks -= 1;
         self.payloads.remove(&block.addr);
-        self.release_block(mem, live)
+        if live.buddy_free {
+            return self.release_block(mem, live.start, live.block, live.order);
+        }
+        self.put_free(mem, live.start, live.block, live.order)
     }
 
     #[cold]
@@ -680,7 +697,7 @@ impl Policy for Buddy {
         Ok(payload)
     }
 
-    #[inline]
+    #[inline(always)]
     fn free<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
@@ -693,7 +710,7 @@ impl Policy for Buddy {
             if let Some(live) = self.live_block_at(block.addr) {
                 self.live_blocks -= 1;
                 if live.buddy_free {
-                    return self.release_block(mem, live);
+                    return self.release_block(mem, live.start, live.block, live.order);
                 }
                 return self.put_free(mem, live.start, live.block, live.order);
             }

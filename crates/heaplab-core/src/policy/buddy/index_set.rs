@@ -117,6 +117,20 @@ impl IndexSet {
         self.lowest = self.lowest.min(i);
     }
 
+    /// Adds `i` to the set, which must be empty: a split puts each upper half on the list of
+    /// an order that had no free block, so the word is written and no summary level is.
+    #[inline(always)]
+    pub(super) fn insert_alone(&mut self, i: usize) {
+        debug_assert!(self.len == 0, "the set holds {} members", self.len);
+        if i / 64 >= self.leaves.len() {
+            self.grow((i + 1).next_power_of_two().max(4096));
+        }
+        // An empty set's words are all zero, since every removal clears its bit.
+        self.leaves[i / 64] = 1 << (i % 64);
+        self.len = 1;
+        self.lowest = i;
+    }
+
     /// Removes the lowest member, which must exist, and says whether the set is empty now.
     #[inline(always)]
     pub(super) fn take_first(&mut self) -> bool {
@@ -409,8 +423,14 @@ mod tests {
             x ^= x << 17;
             let i = (x % capacity as u64) as usize;
             if (x >> 40) % 64 < keep {
+                // Into an empty set, as a split lists a half, the insert needs no summary.
+                let was_empty = model.is_empty();
                 if model.insert(i) {
-                    set.insert(i);
+                    if was_empty {
+                        set.insert_alone(i);
+                    } else {
+                        set.insert(i);
+                    }
                 }
             } else {
                 // Half the removals take a member (the lowest or one above `i`), half `i`.

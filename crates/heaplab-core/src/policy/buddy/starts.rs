@@ -10,6 +10,18 @@
 
 use super::index_set::copy_nonzero;
 
+/// `HALVES[n]` has bit `2^j` set for each `j` below `n`: the starts of the upper halves
+/// split off a block at bit 0 down to order 0, as far as they fit in a word.
+const HALVES: [u64; 7] = {
+    let mut halves = [0u64; 7];
+    let mut n = 1;
+    while n < 7 {
+        halves[n] = halves[n - 1] | 1 << (1 << (n - 1));
+        n += 1;
+    }
+    halves
+};
+
 /// Bit `i` (an arena's position above the smallest block's number in it, as the indices of
 /// order 0) is set when a block starts at smallest block `i`.
 #[derive(Clone, Debug)]
@@ -76,6 +88,23 @@ impl Starts {
         match self.words.get_mut(i / 64) {
             Some(word) => *word |= 1 << (i % 64),
             None => self.grow_to_set(i),
+        }
+    }
+
+    /// Marks the starts of the upper halves split off the block of order `from` at `i`, down
+    /// to order `k`: `i + 2^j` for each `j` from `k` up to `from`. The block starts at `i`,
+    /// so its word is there; the halves of fewer than 64 smallest blocks lie in that word
+    /// and are set with one mask rather than one bit at a time.
+    #[inline(always)]
+    pub(super) fn set_halves(&mut self, i: usize, k: u32, from: u32) {
+        let in_word = from.min(6);
+        if k < in_word {
+            // `i` is aligned to `2^from`, so `i % 64 + 2^j` stays below 64.
+            let mask = (HALVES[in_word as usize] & !HALVES[k as usize]) << (i % 64);
+            self.words[i / 64] |= mask;
+        }
+        for j in k.max(6)..from {
+            self.set(i + (1 << j));
         }
     }
 
@@ -192,6 +221,28 @@ mod tests {
             }
         }
         assert!(s.iter().eq(starts.iter().copied()));
+    }
+
+    #[test]
+    fn halves_set_at_once_are_those_set_one_at_a_time() {
+        for from in 0..=9u32 {
+            for k in 0..=from {
+                // A block of order `from` at a multiple of its size, in an arena of 2^12.
+                let i = 3 << from;
+                let mut at_once = Starts::new(12);
+                at_once.grow(1 << 12);
+                at_once.set(i);
+                let mut one_by_one = at_once.clone();
+                at_once.set_halves(i, k, from);
+                for j in k..from {
+                    one_by_one.set(i + (1 << j));
+                }
+                assert!(
+                    at_once.iter().eq(one_by_one.iter()),
+                    "split from order {from} down to {k}"
+                );
+            }
+        }
     }
 
     #[test]
