@@ -518,7 +518,9 @@ impl FreeList {
                 self.split(mem, h, csize)?;
             }
             self.live_chunks += 1;
-            mem.touch(c, self.header)?;
+            // The front of a free chunk stays resident (see `check_invariants`), and the
+            // header lies inside it.
+            mem.write_resident(c, self.header);
             return Ok(c);
         }
         self.alloc_from_top(mem, csize)
@@ -715,9 +717,15 @@ impl FreeList {
         }
         self.chunks[cur].size = size;
         self.insert_free(cur);
-        // Header and links at the front, the boundary tag at the back.
+        // Header and links at the front, the boundary tag at the back. Most chunks are
+        // smaller than a page, and a tag in the page just touched needs no second lookup.
         mem.touch(start, (self.header + 16).min(size))?;
-        mem.touch(start + size - 8, 8)?;
+        let tag = start + size - 8;
+        if (tag ^ start) < mem.page_size() {
+            mem.write_resident(tag, 8);
+        } else {
+            mem.touch(tag, 8)?;
+        }
         if size >= FASTBIN_CONSOLIDATION_THRESHOLD {
             self.consolidate(mem)?;
         }
@@ -1066,6 +1074,17 @@ impl Policy for FreeList {
                     && mem.is_committed(a + c.size - 8, 8);
                 if !ends_ok || (needs_all && !mem.is_committed(a, c.size)) {
                     return Err(format!("chunk {a:#x}+{} is not committed", c.size));
+                }
+                // An allocation writes the header of the free chunk it takes without
+                // asking the page map: the pages of a free chunk's front are resident, as
+                // its free touched them and a purge keeps them.
+                let front = (self.header + 16).min(c.size);
+                let front_resident = (a..a + front)
+                    .step_by(mem.page_size() as usize)
+                    .chain([a + front - 1])
+                    .all(|p| mem.is_resident(p));
+                if c.is_free() && !front_resident {
+                    return Err(format!("free chunk {a:#x} has a front page not resident"));
                 }
                 if c.is_free() {
                     free += 1;
