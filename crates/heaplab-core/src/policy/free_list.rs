@@ -397,7 +397,7 @@ impl FreeList {
         // merged, so their records still say where they are.
         chunks.sort_unstable_by_key(|&h| self.chunks[h].addr);
         for h in chunks {
-            self.release_chunk(mem, h)?;
+            self.release_chunk(mem, h, true)?;
         }
         Ok(())
     }
@@ -651,11 +651,13 @@ impl FreeList {
     }
 
     /// Frees chunk `h` (in use): merges it and gives the top back if it grew past the trim
-    /// threshold.
+    /// threshold. `header_written` says whether the chunk's header was written while it
+    /// was in use: every chunk handed out has had it, a tail that `realloc` cuts off has not.
     fn release_chunk<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
         h: u32,
+        header_written: bool,
     ) -> Result<(), AllocError> {
         let chunk = self.chunks[h];
         self.live_chunks -= 1;
@@ -717,11 +719,22 @@ impl FreeList {
         }
         self.chunks[cur].size = size;
         self.insert_free(cur);
-        // Header and links at the front, the boundary tag at the back. Most chunks are
-        // smaller than a page, and a tag in the page just touched needs no second lookup.
-        mem.touch(start, (self.header + 16).min(size))?;
+        // Header and links at the front, the boundary tag at the back. The front is
+        // nearly always known resident, so the page map need not be asked: a free chunk's
+        // is, and this one's if it absorbed the free chunk below; otherwise the first page
+        // of a chunk whose header was written is, and the front mostly lies in that page
+        // (see `check_invariants` for both). Most chunks are smaller than a page, and then
+        // the tag lies in the front's page too.
+        let front = (self.header + 16).min(size);
+        let page = mem.page_size();
+        let in_first_page = (start ^ (start + front - 1)) < page;
+        if cur != h || header_written && self.header > 0 && in_first_page {
+            mem.write_resident(start, front);
+        } else {
+            mem.touch(start, front)?;
+        }
         let tag = start + size - 8;
-        if (tag ^ start) < mem.page_size() {
+        if (tag ^ start) < page {
             mem.write_resident(tag, 8);
         } else {
             mem.touch(tag, 8)?;
@@ -909,7 +922,7 @@ impl Policy for FreeList {
                 return Ok(());
             }
         }
-        self.release_chunk(mem, h)
+        self.release_chunk(mem, h, true)
     }
 
     const HINTS_FREE: bool = true;
@@ -969,7 +982,7 @@ impl Policy for FreeList {
                     self.segments[seg].last = r;
                 }
                 self.live_chunks += 1;
-                self.release_chunk(mem, r)?;
+                self.release_chunk(mem, r, false)?;
             }
             return Ok(block.addr);
         }
@@ -1085,6 +1098,12 @@ impl Policy for FreeList {
                     .all(|p| mem.is_resident(p));
                 if c.is_free() && !front_resident {
                     return Err(format!("free chunk {a:#x} has a front page not resident"));
+                }
+                // A free writes the front of a chunk in use without asking the page map
+                // when it lies in the chunk's first page, which the header's write made
+                // resident and which no purge or trim reaches while the chunk is in use.
+                if !c.is_free() && self.header > 0 && !mem.is_resident(a) {
+                    return Err(format!("chunk {a:#x} in use has its first page not resident"));
                 }
                 if c.is_free() {
                     free += 1;
