@@ -875,6 +875,7 @@ impl FreeList {
 }
 
 impl Policy for FreeList {
+    #[inline]
     fn alloc<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
@@ -904,6 +905,7 @@ impl Policy for FreeList {
         self.alloc_over_aligned(mem, size, align)
     }
 
+    #[inline]
     fn free<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
