@@ -256,6 +256,26 @@ impl<P: PageProvider> Pages<P> {
         held
     }
 
+    /// [`Pages::touch`] for a write the caller knows lands in committed, resident pages:
+    /// it touched them a moment ago, or an invariant of its own keeps them so. Such a
+    /// touch changes no state and no counter, so only the provider sees the write and the
+    /// page map is not asked. Debug builds check the claim.
+    #[inline(always)]
+    pub fn write_resident(&mut self, addr: Addr, bytes: u64) {
+        if bytes == 0 {
+            return;
+        }
+        debug_assert!(
+            {
+                let (first, last) = self.page_span(addr, bytes);
+                (first..last)
+                    .all(|p| self.state(p) & (COMMITTED | RESIDENT) == (COMMITTED | RESIDENT))
+            },
+            "write_resident({addr:#x}, {bytes}) reaches a page that is not resident"
+        );
+        self.provider.write(addr, bytes);
+    }
+
     /// [`Pages::touch`] for writes that span pages or reach a page not yet resident.
     #[cold]
     #[inline(never)]

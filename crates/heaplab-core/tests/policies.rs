@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use heaplab_core::config::{ProviderKind, RunConfig};
+use heaplab_core::config::{ProviderKind, RunConfig, TouchMode};
 use heaplab_core::event::{ArenaId, BlockId, Event};
 use heaplab_core::policy::AllocError;
 use heaplab_core::run::run;
@@ -196,6 +196,32 @@ fn configs() -> Vec<RunConfig> {
                 out.push(c);
             }
         }
+    }
+    // A program that writes nothing of its blocks leaves the allocator's own writes as the
+    // only ones, so an allocator that skips the page map for writes it knows land in
+    // resident pages is checked where that knowledge is least obvious.
+    let untouched: &[&[(&str, Value)]] = &[
+        &[
+            ("release_free_pages", Value::from("delay")),
+            ("release_delay", Value::from(3)),
+        ],
+        &[
+            ("header_size", Value::from(0)),
+            ("release_free_pages", Value::from("immediate")),
+        ],
+        &[
+            ("tcache_count", Value::from(2)),
+            ("fastbin_max", Value::from(64)),
+            ("header_size", Value::from(24)),
+        ],
+    ];
+    for params in untouched {
+        let mut c = RunConfig::new("churn", "free-list");
+        for (k, v) in params.iter() {
+            c.policy.params.insert(k.to_string(), v.clone());
+        }
+        c.touch = TouchMode::None;
+        out.push(c);
     }
     out
 }

@@ -397,7 +397,7 @@ impl FreeList {
         // merged, so their records still say where they are.
         chunks.sort_unstable_by_key(|&h| self.chunks[h].addr);
         for h in chunks {
-            self.release_chunk(mem, h)?;
+            self.release_chunk(mem, h, true)?;
         }
         Ok(())
     }
@@ -436,7 +436,8 @@ impl FreeList {
     }
 
     /// Makes chunk `h` free: gives it the next stamp and puts it in the free structures.
-    #[inline]
+    // Always inlined, as its callers (a free, a split) are short and hot.
+    #[inline(always)]
     fn insert_free(&mut self, h: u32) {
         self.stamp += 1;
         let stamp = self.stamp;
@@ -518,7 +519,9 @@ impl FreeList {
                 self.split(mem, h, csize)?;
             }
             self.live_chunks += 1;
-            mem.touch(c, self.header)?;
+            // The front of a free chunk stays resident (see `check_invariants`), and the
+            // header lies inside it.
+            mem.write_resident(c, self.header);
             return Ok(c);
         }
         self.alloc_from_top(mem, csize)
@@ -648,12 +651,38 @@ impl FreeList {
         Ok(payload)
     }
 
+    /// An over-aligned request takes a chunk with room to slide the payload forward; the
+    /// slack stays inside the chunk (dlmalloc would split it off, which we leave out).
+    /// Rare, and out of line so that the common path has the only inlined copy of
+    /// `alloc_chunk`.
+    #[cold]
+    #[inline(never)]
+    fn alloc_over_aligned<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        size: u64,
+        align: u64,
+    ) -> Result<Addr, AllocError> {
+        let c = self.alloc_chunk(mem, self.chunk_size(size + align))?;
+        let payload = (c + self.header).next_multiple_of(align);
+        if payload != c + self.header {
+            self.shifted.insert(payload, c);
+        }
+        Ok(payload)
+    }
+
     /// Frees chunk `h` (in use): merges it and gives the top back if it grew past the trim
-    /// threshold.
+    /// threshold. `header_written` says whether the chunk's header was written while it
+    /// was in use: every chunk handed out has had it, a tail that `realloc` cuts off has not.
+    // Always inlined: every free runs it, and a call's register saves and stack frame were
+    // about a tenth of its instructions in the steady-state bench. The other callers
+    // (consolidation, realloc) are rare and have copies of their own.
+    #[inline(always)]
     fn release_chunk<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
         h: u32,
+        header_written: bool,
     ) -> Result<(), AllocError> {
         let chunk = self.chunks[h];
         self.live_chunks -= 1;
@@ -715,9 +744,26 @@ impl FreeList {
         }
         self.chunks[cur].size = size;
         self.insert_free(cur);
-        // Header and links at the front, the boundary tag at the back.
-        mem.touch(start, (self.header + 16).min(size))?;
-        mem.touch(start + size - 8, 8)?;
+        // Header and links at the front, the boundary tag at the back. The front is
+        // nearly always known resident, so the page map need not be asked: a free chunk's
+        // is, and this one's if it absorbed the free chunk below; otherwise the first page
+        // of a chunk whose header was written is, and the front mostly lies in that page
+        // (see `check_invariants` for both). Most chunks are smaller than a page, and then
+        // the tag lies in the front's page too.
+        let front = (self.header + 16).min(size);
+        let page = mem.page_size();
+        let in_first_page = (start ^ (start + front - 1)) < page;
+        if cur != h || header_written && self.header > 0 && in_first_page {
+            mem.write_resident(start, front);
+        } else {
+            mem.touch(start, front)?;
+        }
+        let tag = start + size - 8;
+        if (tag ^ start) < page {
+            mem.write_resident(tag, 8);
+        } else {
+            mem.touch(tag, 8)?;
+        }
         if size >= FASTBIN_CONSOLIDATION_THRESHOLD {
             self.consolidate(mem)?;
         }
@@ -784,7 +830,8 @@ impl FreeList {
     }
 
     /// The record of a live payload's chunk.
-    #[inline]
+    // Always inlined into the free, of which it is the first step.
+    #[inline(always)]
     fn chunk_of(&self, payload: Addr) -> Result<u32, AllocError> {
         // Over-aligned blocks are rare, and an empty map needs no probe.
         let shifted = if self.shifted.is_empty() {
@@ -828,6 +875,7 @@ impl FreeList {
 }
 
 impl Policy for FreeList {
+    #[inline]
     fn alloc<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
@@ -854,16 +902,10 @@ impl Policy for FreeList {
             }
             return Ok(self.alloc_chunk(mem, csize)? + self.header);
         }
-        // An over-aligned request takes a chunk with room to slide the payload forward; the
-        // slack stays inside the chunk (dlmalloc would split it off, which we leave out).
-        let c = self.alloc_chunk(mem, self.chunk_size(size + align))?;
-        let payload = (c + self.header).next_multiple_of(align);
-        if payload != c + self.header {
-            self.shifted.insert(payload, c);
-        }
-        Ok(payload)
+        self.alloc_over_aligned(mem, size, align)
     }
 
+    #[inline]
     fn free<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
@@ -901,7 +943,7 @@ impl Policy for FreeList {
                 return Ok(());
             }
         }
-        self.release_chunk(mem, h)
+        self.release_chunk(mem, h, true)
     }
 
     const HINTS_FREE: bool = true;
@@ -961,7 +1003,7 @@ impl Policy for FreeList {
                     self.segments[seg].last = r;
                 }
                 self.live_chunks += 1;
-                self.release_chunk(mem, r)?;
+                self.release_chunk(mem, r, false)?;
             }
             return Ok(block.addr);
         }
@@ -1066,6 +1108,25 @@ impl Policy for FreeList {
                     && mem.is_committed(a + c.size - 8, 8);
                 if !ends_ok || (needs_all && !mem.is_committed(a, c.size)) {
                     return Err(format!("chunk {a:#x}+{} is not committed", c.size));
+                }
+                // An allocation writes the header of the free chunk it takes without
+                // asking the page map: the pages of a free chunk's front are resident, as
+                // its free touched them and a purge keeps them.
+                let front = (self.header + 16).min(c.size);
+                let front_resident = (a..a + front)
+                    .step_by(mem.page_size() as usize)
+                    .chain([a + front - 1])
+                    .all(|p| mem.is_resident(p));
+                if c.is_free() && !front_resident {
+                    return Err(format!("free chunk {a:#x} has a front page not resident"));
+                }
+                // A free writes the front of a chunk in use without asking the page map
+                // when it lies in the chunk's first page, which the header's write made
+                // resident and which no purge or trim reaches while the chunk is in use.
+                if !c.is_free() && self.header > 0 && !mem.is_resident(a) {
+                    return Err(format!(
+                        "chunk {a:#x} in use has its first page not resident"
+                    ));
                 }
                 if c.is_free() {
                     free += 1;

@@ -52,6 +52,15 @@ impl Bin {
         self.heap.clear();
         self.queue.clear();
     }
+
+    /// Drops the stale entries, keeping the order: done when they outnumber the live ones,
+    /// which is rare.
+    #[cold]
+    #[inline(never)]
+    fn compact(&mut self, live: impl Fn(u32, u64) -> bool) {
+        self.heap.retain(|e| live(e.chunk, e.stamp));
+        self.queue.retain(|&(s, h)| live(h, s));
+    }
 }
 
 /// The free chunks of a best-fit or bins heap.
@@ -104,7 +113,8 @@ impl SizeBins {
 
     /// Adds free chunk `h` at `addr` of `size` bytes whose record now carries `stamp`
     /// (larger than every stamp before it). `live(h, stamp)` says whether an entry is live.
-    #[inline]
+    // Always inlined: every free runs it, and its common path is a few instructions.
+    #[inline(always)]
     pub(super) fn insert(
         &mut self,
         h: u32,
@@ -121,9 +131,7 @@ impl SizeBins {
         let tie = self.tie;
         let bin = &mut self.small[i];
         if bin.entries() >= 2 * bin.live as usize + 16 {
-            // More stale entries than live ones: drop them, keeping the order.
-            bin.heap.retain(|e| live(e.chunk, e.stamp));
-            bin.queue.retain(|&(s, h)| live(h, s));
+            bin.compact(live);
         }
         match tie {
             Tie::Address => bin.heap.push(Entry {
