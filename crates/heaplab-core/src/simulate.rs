@@ -92,6 +92,10 @@ const PREFETCH_AHEAD: usize = 8;
 /// this, a policy's records of them fit in the CPU's caches.
 const HINT_FROM_LIVE: usize = 1 << 16;
 
+/// The live blocks from which [`Simulation::apply_all`] fetches live-table slots ahead:
+/// below this, the table (16 bytes a block) fits in a core's second-level cache.
+const FETCH_SLOTS_FROM: usize = 1 << 15;
+
 /// A policy running over a provider.
 #[derive(Debug)]
 pub struct Simulation<P: PageProvider> {
@@ -227,15 +231,20 @@ impl<P: PageProvider> Books<P> {
             Some(Event::Free { id, .. } | Event::Realloc { id, .. }) => Some(*id),
             _ => None,
         };
-        let mut deep = false;
+        let (mut far, mut deep) = (false, false);
         for (i, e) in events.iter().enumerate() {
-            if let Some(id) = freed(events.get(i + 3 * PREFETCH_AHEAD)) {
-                self.live.prefetch(id);
+            // With few live blocks the live table and the policy's records stay in the
+            // cache, and fetching ahead would only cost instructions; the count is looked
+            // at now and then.
+            if i % 256 == 0 {
+                let live = self.live.len();
+                far = live >= FETCH_SLOTS_FROM;
+                deep = Q::HINTS_FREE && live >= self.hint_from_live;
             }
-            // With few live blocks the policy's records stay in the cache and its hints
-            // would only cost instructions; the count is looked at now and then.
-            if Q::HINTS_FREE && i % 256 == 0 {
-                deep = self.live.len() >= self.hint_from_live;
+            if far {
+                if let Some(id) = freed(events.get(i + 3 * PREFETCH_AHEAD)) {
+                    self.live.prefetch(id);
+                }
             }
             if deep {
                 for stage in 0..2 {
