@@ -315,8 +315,7 @@ impl Buddy {
         // those in the arena's untouched part get no link written.
         if self.size_of(from) <= self.page && self.held.contains(start) {
             for j in (k..from).rev() {
-                mem.provider_mut()
-                    .write(block + self.size_of(j), LINK.min(self.size_of(j)));
+                mem.write_resident(block + self.size_of(j), LINK.min(self.size_of(j)));
             }
             return Ok(block);
         }
@@ -539,8 +538,9 @@ impl Buddy {
         let bytes = LINK.min(size);
         if self.held.contains(start) {
             // A page committed and resident: `touch_if_committed` would only hand the write
-            // to the provider, so it is handed over without the page-map lookup.
-            mem.provider_mut().write(block, bytes);
+            // to the provider, so it is handed over without the page-map lookup (which
+            // debug builds make, to check the record).
+            mem.write_resident(block, bytes);
             return Ok(());
         }
         // The link goes where the pages are still held; otherwise it is kept out of band.
