@@ -6,7 +6,9 @@
 //! It replaces a hash map from payload to (block, order), which cost a hash insert on every
 //! allocation and a removal on every free, each a cache miss once the heap holds a million
 //! blocks. The bitmap costs one bit per smallest block (512 KiB for a 64 MiB arena of
-//! 16-byte blocks), a split sets the bit of the upper half, a merge clears it.
+//! 16-byte blocks), a split sets the bit of the upper half, a merge clears it. With a
+//! header, `buddy.rs` keeps a set of payloads besides (where a payload lies in its block
+//! depends on the alignment asked for), and pays that insert and removal again.
 
 use super::index_set::copy_nonzero;
 
