@@ -133,8 +133,7 @@ pub struct Buddy {
     /// which keeps the used part of an arena compact. A bitmap answers "is the buddy free"
     /// with one word and finds the lowest free block in a word per summary level, where a
     /// B-tree per order cost a search and node rebalancing on every split and merge.
-    /// Indexed by order masked to five bits, which needs no bounds check; the orders above
-    /// `max_order` stay empty.
+    /// Read through `free_set` and `free_set_mut`, which mask the order.
     free: Box<[IndexSet; 32]>,
     /// Bit `k` is set when order `k` has a free block, so a request finds the smallest
     /// order that can serve it with one count of trailing zeros.
@@ -245,6 +244,18 @@ impl Buddy {
         block ^ self.size_of(k)
     }
 
+    /// The free blocks of order `k`. The order is masked to five bits, which the compiler
+    /// knows is in bounds, so no index is checked; orders above `max_order` stay empty.
+    #[inline(always)]
+    fn free_set(&self, k: u32) -> &IndexSet {
+        &self.free[k as usize & 31]
+    }
+
+    #[inline(always)]
+    fn free_set_mut(&mut self, k: u32) -> &mut IndexSet {
+        &mut self.free[k as usize & 31]
+    }
+
     fn arena_of(&self, addr: Addr) -> Addr {
         addr & !(self.arena_size - 1)
     }
@@ -262,14 +273,15 @@ impl Buddy {
             return self.split_block(mem, k);
         }
         // A free block of the order asked for, the usual case once the heap has churned.
-        let index = self.free[k as usize & 31]
+        let index = self
+            .free_set(k)
             .first()
             .expect("the order has a free block");
         let start = index << k;
         let slot = start >> self.max_order;
         let block = self.address(slot, start, 0);
         self.commit_block(mem, slot, start, block, self.size_of(k))?;
-        if self.free[k as usize & 31].take_first() {
+        if self.free_set_mut(k).take_first() {
             self.nonempty &= !(1 << k);
         }
         Ok(block)
@@ -290,7 +302,8 @@ impl Buddy {
             }
             above => k + above.trailing_zeros(),
         };
-        let index = self.free[from as usize & 31]
+        let index = self
+            .free_set(from)
             .first()
             .expect("the order found has a free block");
         let start = index << from;
@@ -299,7 +312,7 @@ impl Buddy {
         // Commit first: the block keeps the address of the block it is split from, so a
         // refusal leaves the free lists as they were.
         self.commit_block(mem, slot, start, block, self.size_of(k))?;
-        if self.free[from as usize & 31].take_first() {
+        if self.free_set_mut(from).take_first() {
             self.nonempty &= !(1 << from);
         }
         // The upper halves go to the free lists, each a new block. `from` is the lowest
@@ -307,7 +320,7 @@ impl Buddy {
         // the orders' bits are set with one mask.
         self.starts.set_halves(start, k, from);
         for j in k..from {
-            self.free[j as usize & 31].insert_alone((start >> j) | 1);
+            self.free_set_mut(j).insert_alone((start >> j) | 1);
         }
         self.nonempty |= (1 << from) - (1 << k);
         // A block split within one page known held has every link in that page, which
@@ -393,7 +406,7 @@ impl Buddy {
         let key = addr - 1;
         let start = self.starts.start_of(self.start_index(key)?);
         let order = self.starts.order_at(start);
-        let (free, buddy_free) = self.free[order as usize & 31].pair(start >> order);
+        let (free, buddy_free) = self.free_set(order).pair(start >> order);
         let block = self.arena_of(key) + (((start & self.arena_mask) as u64) << self.min_shift);
         (!free).then_some(Live {
             start,
@@ -413,7 +426,7 @@ impl Buddy {
         let order = self.starts.order_if_start(start)?;
         // The block and its buddy share a word of the free set: one read says whether the
         // block is live and whether freeing it merges.
-        let (free, buddy_free) = self.free[order as usize & 31].pair(start >> order);
+        let (free, buddy_free) = self.free_set(order).pair(start >> order);
         (!free).then_some(Live {
             start,
             block: addr,
@@ -492,7 +505,7 @@ impl Buddy {
             self.held.clear();
             for (a, k) in blocks {
                 let index = self.index(self.slot_of(a), a, k);
-                self.free[k as usize & 31].insert(index);
+                self.free_set_mut(k).insert(index);
             }
             for a in starts {
                 let i = self.index(self.slot_of(a), a, 0);
@@ -500,7 +513,7 @@ impl Buddy {
             }
         }
         let index = self.index(slot, base, self.max_order);
-        self.free[self.max_order as usize & 31].insert(index);
+        self.free_set_mut(self.max_order).insert(index);
         self.starts.set(index << self.max_order);
         self.nonempty |= 1 << self.max_order;
         Ok(())
@@ -523,7 +536,7 @@ impl Buddy {
     /// Puts the block of order `k` starting at index `start` on its free list.
     #[inline(always)]
     fn list_free(&mut self, start: usize, k: u32) {
-        self.free[k as usize & 31].insert(start >> k);
+        self.free_set_mut(k).insert(start >> k);
         self.nonempty |= 1 << k;
     }
 
@@ -596,14 +609,14 @@ impl Buddy {
         mut k: u32,
     ) -> Result<(), AllocError> {
         loop {
-            if self.free[k as usize & 31].remove_member((start >> k) ^ 1) {
+            if self.free_set_mut(k).remove_member((start >> k) ^ 1) {
                 self.nonempty &= !(1 << k);
             }
             self.starts.clear(start | 1 << k);
             start &= !(1 << k);
             block &= !self.size_of(k);
             k += 1;
-            if k >= self.max_order || !self.free[k as usize & 31].contains((start >> k) ^ 1) {
+            if k >= self.max_order || !self.free_set(k).contains((start >> k) ^ 1) {
                 return self.put_free(mem, start, block, k);
             }
         }
@@ -675,7 +688,8 @@ impl Buddy {
 
     /// Whether the block of order `k` at `block`, in one of the arenas, is free.
     fn is_free(&self, block: Addr, k: u32) -> bool {
-        self.free[k as usize & 31].contains(self.index(self.slot_of(block), block, k))
+        self.free_set(k)
+            .contains(self.index(self.slot_of(block), block, k))
     }
 }
 
@@ -753,7 +767,7 @@ impl Policy for Buddy {
         let need = self.need(block.size, 1);
         if need <= self.arena_size {
             let k = self.order_for(need);
-            self.free[k as usize & 31].prefetch(start >> k);
+            self.free_set(k).prefetch(start >> k);
         }
     }
 
@@ -882,7 +896,7 @@ impl Policy for Buddy {
                     self.starts.order_at(i)
                 ));
             }
-            if self.free[k as usize & 31].contains(i >> k) {
+            if self.free_set(k).contains(i >> k) {
                 continue;
             }
             live += 1;
