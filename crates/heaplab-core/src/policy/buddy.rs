@@ -26,6 +26,7 @@
 //! live. Only with a header is a set of payloads kept, since the payload's place in its
 //! block then depends on the alignment asked for.
 
+mod grow_bits;
 mod held_pages;
 mod index_set;
 mod starts;

@@ -9,10 +9,12 @@
 //! map". Pages are numbered as the smallest blocks are, shifted: an arena's position above
 //! the page's number in it.
 
+use super::grow_bits::GrowBits;
+
 /// Pages known committed and resident, by number.
 #[derive(Clone, Debug, Default)]
 pub(super) struct HeldPages {
-    words: Vec<u64>,
+    pages: GrowBits,
     /// A smallest block's index shifted right by this is its page's number.
     shift: u32,
     /// Whether pages are recorded at all.
@@ -23,7 +25,7 @@ impl HeldPages {
     /// A record for pages of `1 << (shift + min_shift)` bytes, if `on`.
     pub(super) fn new(shift: u32, on: bool) -> HeldPages {
         HeldPages {
-            words: Vec::new(),
+            pages: GrowBits::default(),
             shift,
             on,
         }
@@ -33,44 +35,26 @@ impl HeldPages {
     /// the record is empty and nothing is known.
     #[inline(always)]
     pub(super) fn contains(&self, s: usize) -> bool {
-        let p = s >> self.shift;
-        self.words
-            .get(p / 64)
-            .is_some_and(|w| w & (1 << (p % 64)) != 0)
+        self.pages.contains(s >> self.shift)
     }
 
     /// Records that the page holding smallest block `s` is committed and resident.
     #[inline(always)]
     pub(super) fn insert(&mut self, s: usize) {
-        if !self.on {
-            return;
+        if self.on {
+            self.pages.set(s >> self.shift);
         }
-        let p = s >> self.shift;
-        if p / 64 >= self.words.len() {
-            self.grow(p / 64 + 1);
-        }
-        self.words[p / 64] |= 1 << (p % 64);
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn grow(&mut self, words: usize) {
-        self.words.resize(words.next_power_of_two(), 0);
     }
 
     /// The first smallest block of every page recorded, lowest first: for the invariant
     /// scan.
     pub(super) fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.words.iter().enumerate().flat_map(move |(i, &w)| {
-            (0..64)
-                .filter(move |b| w & (1 << b) != 0)
-                .map(move |b| (i * 64 + b) << self.shift)
-        })
+        self.pages.iter().map(move |p| p << self.shift)
     }
 
     /// Forgets every page: the pages' numbers changed.
     #[cold]
     pub(super) fn clear(&mut self) {
-        self.words = Vec::new();
+        self.pages = GrowBits::default();
     }
 }

@@ -10,7 +10,7 @@
 //! header, `buddy.rs` keeps a set of payloads besides (where a payload lies in its block
 //! depends on the alignment asked for), and pays that insert and removal again.
 
-use super::index_set::copy_nonzero;
+use super::grow_bits::GrowBits;
 
 /// `HALVES[n]` has bit `2^j` set for each `j` below `n`: the starts of the upper halves
 /// split off a block at bit 0 down to order 0, as far as they fit in a word.
@@ -28,7 +28,7 @@ const HALVES: [u64; 7] = {
 /// order 0) is set when a block starts at smallest block `i`.
 #[derive(Clone, Debug)]
 pub(super) struct Starts {
-    words: Vec<u64>,
+    bits: GrowBits,
     /// Smallest blocks per arena, as a power of two (the heap's `max_order`).
     arena_shift: u32,
 }
@@ -36,61 +36,37 @@ pub(super) struct Starts {
 impl Starts {
     pub(super) fn new(arena_shift: u32) -> Starts {
         Starts {
-            words: Vec::new(),
+            bits: GrowBits::default(),
             arena_shift,
         }
     }
 
-    /// Raises the capacity to at least `bits`; the new bits are clear. The words come zeroed
-    /// from the allocator, so the pages of a large bitmap are touched only as blocks split.
-    #[cold]
+    /// Raises the capacity to at least `bits`; the new bits are clear.
+    #[cfg(test)]
     pub(super) fn grow(&mut self, bits: usize) {
-        let len = bits.div_ceil(64);
-        if len > self.words.len() {
-            let mut words = vec![0u64; len];
-            copy_nonzero(&self.words, &mut words);
-            self.words = words;
-        }
-    }
-
-    /// [`Starts::set`] past the end: grows to hold `i`, at least doubling, and sets it.
-    #[cold]
-    #[inline(never)]
-    fn grow_to_set(&mut self, i: usize) {
-        self.grow((i + 1).max(self.words.len() * 128).max(4096));
-        self.words[i / 64] |= 1 << (i % 64);
+        self.bits.grow(bits);
     }
 
     /// Clears every bit, keeping the capacity.
-    #[cold]
     pub(super) fn clear_all(&mut self) {
-        self.words.iter_mut().for_each(|w| *w = 0);
+        self.bits.clear_all();
     }
 
     #[inline]
     pub(super) fn contains(&self, i: usize) -> bool {
-        self.words
-            .get(i / 64)
-            .is_some_and(|w| w & (1 << (i % 64)) != 0)
+        self.bits.contains(i)
     }
 
     /// Asks for the cache line holding bit `i`, if there is one.
     #[inline(always)]
     pub(super) fn prefetch(&self, i: usize) {
-        if let Some(w) = self.words.get(i / 64) {
-            crate::prefetch::prefetch(w);
-        }
+        self.bits.prefetch(i);
     }
 
-    /// Marks a start at `i`, growing the bitmap to hold it: the bits above the highest
-    /// start are clear, so they need no memory, and a bitmap as large as the arenas cost
-    /// zeroing it on every new heap.
+    /// Marks a start at `i`, growing the bitmap to hold it.
     #[inline]
     pub(super) fn set(&mut self, i: usize) {
-        match self.words.get_mut(i / 64) {
-            Some(word) => *word |= 1 << (i % 64),
-            None => self.grow_to_set(i),
-        }
+        self.bits.set(i);
     }
 
     /// Marks the starts of the upper halves split off the block of order `from` at `i`, down
@@ -103,7 +79,7 @@ impl Starts {
         if k < in_word {
             // `i` is aligned to `2^from`, so `i % 64 + 2^j` stays below 64.
             let mask = (HALVES[in_word as usize] & !HALVES[k as usize]) << (i % 64);
-            self.words[i / 64] |= mask;
+            self.bits.set_in_word(i, mask);
         }
         for j in k.max(6)..from {
             self.set(i + (1 << j));
@@ -112,20 +88,20 @@ impl Starts {
 
     #[inline]
     pub(super) fn clear(&mut self, i: usize) {
-        self.words[i / 64] &= !(1 << (i % 64));
+        self.bits.clear(i);
     }
 
     /// The order of the block starting at `i`, which must be a start: the distance to the
     /// next start or to the arena's end, whichever is nearer.
     #[inline]
     pub(super) fn order_at(&self, i: usize) -> u32 {
-        self.order_in(i, self.words[i / 64])
+        self.order_in(i, self.bits.word(i))
     }
 
     /// The order of the block starting at `i`, if a block starts there.
     #[inline]
     pub(super) fn order_if_start(&self, i: usize) -> Option<u32> {
-        let word = *self.words.get(i / 64)?;
+        let word = self.bits.word(i);
         (word & (1 << (i % 64)) != 0).then(|| self.order_in(i, word))
     }
 
@@ -168,7 +144,7 @@ impl Starts {
     pub(super) fn start_of(&self, i: usize) -> usize {
         let bit = i % 64;
         // A large block may reach past the bitmap's end: the bits there are clear.
-        let below = self.words.get(i / 64).copied().unwrap_or(0) << (63 - bit);
+        let below = self.bits.word(i) << (63 - bit);
         if below != 0 {
             return i - below.leading_zeros() as usize;
         }
@@ -187,7 +163,7 @@ impl Starts {
 
     /// Every start, lowest first.
     pub(super) fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        super::index_set::bits(&self.words)
+        self.bits.iter()
     }
 }
 
