@@ -651,6 +651,16 @@ impl Buddy {
         let Some(live) = live else {
             return Err(not_live(block.addr));
         };
+        self.release(mem, live)
+    }
+
+    /// Frees the live block `live`: merged if its buddy is free, else put on its list.
+    #[inline(always)]
+    fn release<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        live: Live,
+    ) -> Result<(), AllocError> {
         self.live_blocks -= 1;
         if live.buddy_free {
             return self.release_block(mem, live.start, live.block, live.order);
@@ -736,11 +746,7 @@ impl Policy for Buddy {
         // block whose buddy is in use, so that nothing merges.
         if self.header == 0 && self.mapped.is_empty() {
             if let Some(live) = self.live_block_at(block.addr) {
-                self.live_blocks -= 1;
-                if live.buddy_free {
-                    return self.release_block(mem, live.start, live.block, live.order);
-                }
-                return self.put_free(mem, live.start, live.block, live.order);
+                return self.release(mem, live);
             }
         }
         self.free_slow(mem, block)
