@@ -260,10 +260,14 @@ function paramField(param, value) {
   hint.className = 'hint';
   if (param.kind === 'bytes') {
     const note = param.power_of_two ? ' · power of 2' : '';
+    // The size in units while the value fits; otherwise why the run will refuse it, so
+    // that a negative or misshapen size never reads as a size.
     const update = () => {
-      const bytes = Number(input.value);
-      const size = input.value.trim() !== '' && Number.isFinite(bytes) ? `= ${formatBytes(bytes)}` : '';
-      hint.textContent = size + note;
+      const text = input.value.trim();
+      const problem = text === '' ? null : numberProblem(param, text);
+      hint.classList.toggle('refused', problem != null);
+      if (problem) hint.textContent = `not allowed: ${problem.replace(/, got .*$/, '')}`;
+      else hint.textContent = (text === '' ? '' : `= ${formatBytes(Number(text))}`) + note;
     };
     update();
     input.addEventListener('input', update);
@@ -335,6 +339,28 @@ function carriedOver(params, values) {
   return kept;
 }
 
+/**
+ * What is wrong with `text` as a value of the numeric parameter `param`, or null when it
+ * fits: the run refuses it with this reason, and a bytes field's hint says so as it is typed.
+ */
+function numberProblem(param, text) {
+  const value = Number(text);
+  if (!Number.isFinite(value)) return `is not a number: "${text}"`;
+  if (param.kind !== 'float') {
+    if (!Number.isInteger(value)) return `must be a whole number, got ${text}`;
+    // Larger integers would silently round on their way through JSON to Rust.
+    if (!Number.isSafeInteger(value)) return `is too large to pass exactly, got ${text}`;
+  }
+  const show = (bound) => (param.kind === 'bytes' ? `${bound} (${formatBytes(bound)})` : String(bound));
+  if (param.min != null && value < param.min) return `must be at least ${show(param.min)}, got ${text}`;
+  if (param.max != null && value > param.max) return `must be at most ${show(param.max)}, got ${text}`;
+  // Sizes that must be powers of two are ones the policy divides or masks by.
+  if (param.power_of_two && !(value > 0 && Number.isInteger(Math.log2(value)))) {
+    return `must be a power of two, got ${text}`;
+  }
+  return null;
+}
+
 function readParam(param, input, where) {
   const label = `${where} › ${param.name}`;
   if (param.kind === 'bool') return input.checked;
@@ -353,29 +379,9 @@ function readParam(param, input, where) {
     const why = input.validity?.badInput ? 'is not a number' : 'needs a value';
     throw new FieldError(`${label} ${why}`, input);
   }
-  const value = Number(text);
-  if (!Number.isFinite(value)) throw new FieldError(`${label} is not a number: "${text}"`, input);
-  if (param.kind !== 'float') {
-    if (!Number.isInteger(value)) {
-      throw new FieldError(`${label} must be a whole number, got ${text}`, input);
-    }
-    // Larger integers would silently round on their way through JSON to Rust.
-    if (!Number.isSafeInteger(value)) {
-      throw new FieldError(`${label} is too large to pass exactly, got ${text}`, input);
-    }
-  }
-  const show = (bound) => (param.kind === 'bytes' ? `${bound} (${formatBytes(bound)})` : String(bound));
-  if (param.min != null && value < param.min) {
-    throw new FieldError(`${label} must be at least ${show(param.min)}, got ${text}`, input);
-  }
-  if (param.max != null && value > param.max) {
-    throw new FieldError(`${label} must be at most ${show(param.max)}, got ${text}`, input);
-  }
-  // Sizes that must be powers of two are ones the policy divides or masks by.
-  if (param.power_of_two && !(value > 0 && Number.isInteger(Math.log2(value)))) {
-    throw new FieldError(`${label} must be a power of two, got ${text}`, input);
-  }
-  return value;
+  const problem = numberProblem(param, text);
+  if (problem) throw new FieldError(`${label} ${problem}`, input);
+  return Number(text);
 }
 
 function readParams(container, params, where) {

@@ -255,6 +255,9 @@ describe('heaplab page', () => {
 
     // Refused by the form itself, before anything reaches the worker.
     await pageSize.fill('-4096');
+    // The hint under the field says the value is refused, and reads no size into it.
+    const hint = page.locator('.policy label:has([data-param="page_size"]) .hint');
+    assert.match(await hint.textContent(), /^not allowed: must be at least 4096 \(4 KiB\)$/);
     assert.equal(await clickRun(page), 'error');
     assert.ok(await page.isVisible('#error'), 'the error message is not visible');
     assert.match(await errorText(page), /page_size/);
@@ -269,6 +272,7 @@ describe('heaplab page', () => {
     // Each value is fine on its own, but the core refuses an allocator page smaller
     // than the OS page: this error comes back from the wasm module through the worker.
     await pageSize.fill('4096');
+    assert.match(await hint.textContent(), /^= 4 KiB/);
     await page.selectOption('#page-size', '65536');
     assert.equal(await clickRun(page), 'error');
     assert.ok(await page.isVisible('#error'), 'the error message is not visible');
