@@ -630,11 +630,11 @@ impl Buddy {
     fn free_slow<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
-        block: Block,
+        addr: Addr,
     ) -> Result<(), AllocError> {
         // Most heaps hold no block mapped on its own, and an empty map needs no probe.
         if !self.mapped.is_empty() {
-            if let Some((base, len)) = self.mapped.remove(&block.addr) {
+            if let Some((base, len)) = self.mapped.remove(&addr) {
                 mem.release(base, len)?;
                 return Ok(());
             }
@@ -642,14 +642,14 @@ impl Buddy {
         // With a header, taking the payload out of its set is the test that it was live:
         // one lookup, where asking first and removing after took two.
         let live = if self.header == 0 {
-            self.live_block_at(block.addr)
-        } else if self.payloads.remove(&block.addr) {
-            self.payload_block(block.addr)
+            self.live_block_at(addr)
+        } else if self.payloads.remove(&addr) {
+            self.payload_block(addr)
         } else {
             None
         };
         let Some(live) = live else {
-            return Err(not_live(block.addr));
+            return Err(not_live(addr));
         };
         self.release(mem, live)
     }
@@ -749,7 +749,7 @@ impl Policy for Buddy {
                 return self.release(mem, live);
             }
         }
-        self.free_slow(mem, block)
+        self.free_slow(mem, block.addr)
     }
 
     const HINTS_FREE: bool = true;
