@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
 use crate::config::{ProviderKind, RunConfig, TouchMode};
@@ -110,7 +110,7 @@ pub struct Simulation<P: PageProvider> {
 struct Books<P: PageProvider> {
     mem: Pages<P>,
     live: LiveTable,
-    arenas: FxHashMap<ArenaId, Vec<BlockId>>,
+    arenas: FxHashMap<ArenaId, ArenaIds>,
     live_bytes: Gauge,
     events: u64,
     allocs: u64,
@@ -124,6 +124,31 @@ struct Books<P: PageProvider> {
     phases: Vec<PhaseMark>,
     /// See [`Simulation::hint_policy_from`].
     hint_from_live: usize,
+}
+
+/// The ids of the blocks allocated in one arena since it was created or reset, for the
+/// reset or drop that frees those still live there. Blocks of an arena may also be freed
+/// one by one, which leaves their ids behind (and an id may come back, in this arena or
+/// another); so once at least half the ids are of blocks freed since, an allocation first
+/// drops every id no longer live in the arena. The list then stays within about twice the
+/// blocks the arena holds live, and each scan of n ids is paid for by the n / 2 frees
+/// before it.
+#[derive(Debug, Default)]
+struct ArenaIds {
+    ids: Vec<BlockId>,
+    /// Blocks freed one by one since the last scan: the ids in `ids` that are dead.
+    freed: usize,
+}
+
+impl ArenaIds {
+    #[cold]
+    #[inline(never)]
+    fn drop_dead(&mut self, live: &LiveTable, a: ArenaId) {
+        let mut seen = FxHashSet::default();
+        self.ids
+            .retain(|&id| live.get(id).is_some_and(|b| b.arena == Some(a)) && seen.insert(id));
+        self.freed = 0;
+    }
 }
 
 /// The simulated provider a resolved config asks for.
@@ -333,7 +358,7 @@ impl<P: PageProvider> Books<P> {
                 self.write(addr, size).map_err(|e| e.to_string())?;
                 self.live.insert(id, Block { addr, size, arena });
                 if let Some(a) = arena {
-                    self.arenas.get_mut(&a).expect("checked above").push(id);
+                    self.note_in_arena(a, id);
                 }
                 self.live_bytes.add(size);
                 self.allocs += 1;
@@ -349,6 +374,9 @@ impl<P: PageProvider> Books<P> {
                 policy.free(&mut self.mem, block, thread).map_err(err)?;
                 self.live_bytes.sub(block.size);
                 self.frees += 1;
+                if let Some(a) = block.arena {
+                    self.freed_in_arena(a);
+                }
             }
             Event::Realloc { id, size, thread } => {
                 let Some(block) = self.live.get(id) else {
@@ -379,7 +407,7 @@ impl<P: PageProvider> Books<P> {
                 if self.arenas.contains_key(&a) {
                     return Err(format!("arena {a} already exists"));
                 }
-                self.arenas.insert(a, Vec::new());
+                self.arenas.insert(a, ArenaIds::default());
                 policy.arena_create(a);
             }
             Event::ArenaReset(a) | Event::ArenaDrop(a) => {
@@ -388,7 +416,7 @@ impl<P: PageProvider> Books<P> {
                     .arenas
                     .remove(&a)
                     .ok_or_else(|| format!("reset or drop of arena {a}, which does not exist"))?;
-                for id in ids {
+                for id in ids.ids {
                     // Ids freed or reused since are skipped: only blocks still in this arena die.
                     let Some(block) = self.live.get(id) else {
                         continue;
@@ -406,12 +434,32 @@ impl<P: PageProvider> Books<P> {
                 if drop {
                     policy.arena_drop(&mut self.mem, a).map_err(err)?;
                 } else {
-                    self.arenas.insert(a, Vec::new());
+                    self.arenas.insert(a, ArenaIds::default());
                     policy.arena_reset(&mut self.mem, a).map_err(err)?;
                 }
             }
         }
         Ok(())
+    }
+
+    /// Notes that block `id` was allocated in arena `a`, which must exist, for the arena's
+    /// reset or drop.
+    #[inline]
+    fn note_in_arena(&mut self, a: ArenaId, id: BlockId) {
+        let list = self.arenas.get_mut(&a).expect("the arena exists");
+        if list.freed >= 32 && list.freed * 2 >= list.ids.len() {
+            list.drop_dead(&self.live, a);
+        }
+        list.ids.push(id);
+    }
+
+    /// Counts a block of arena `a` freed on its own, whose id its arena's list still holds.
+    #[cold]
+    #[inline(never)]
+    fn freed_in_arena(&mut self, a: ArenaId) {
+        if let Some(list) = self.arenas.get_mut(&a) {
+            list.freed += 1;
+        }
     }
 
     fn close_phase(&mut self, end_event: u64) {
@@ -520,5 +568,59 @@ impl<P: PageProvider> Books<P> {
             *v *= page;
         }
         (summary, series)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Event;
+
+    fn sim(family: &str) -> Simulation<SimProvider> {
+        let config = RunConfig::new("churn", family).resolve().unwrap();
+        Simulation::new(&config, sim_provider(&config)).unwrap()
+    }
+
+    fn in_arena(id: BlockId, a: ArenaId) -> Event {
+        Event::Alloc {
+            id,
+            size: 24,
+            align: DEFAULT_ALIGN,
+            arena: Some(a),
+            thread: 0,
+        }
+    }
+
+    /// Blocks freed one by one in an arena that is never reset, with new ids and with one
+    /// id used again and again, leave the arena's list of ids bounded by its live blocks,
+    /// and a reset afterwards still frees exactly the blocks live in it.
+    #[test]
+    fn an_arena_freed_block_by_block_keeps_a_bounded_list_of_ids() {
+        for family in ["bump", "size-class", "free-list"] {
+            let mut s = sim(family);
+            s.apply(Event::ArenaCreate(7)).unwrap();
+            // Ten blocks stay live throughout; the rest are freed at once.
+            for id in 0..10 {
+                s.apply(in_arena(id, 7)).unwrap();
+            }
+            for id in 10..100_000 {
+                s.apply(in_arena(id, 7)).unwrap();
+                s.apply(Event::free(id)).unwrap();
+            }
+            for _ in 0..100_000 {
+                s.apply(in_arena(200_000, 7)).unwrap();
+                s.apply(Event::free(200_000)).unwrap();
+            }
+            let held = s.books.arenas[&7].ids.len();
+            assert!(
+                held <= 128,
+                "{family}: the arena lists {held} ids for 10 live blocks"
+            );
+            s.apply(in_arena(200_001, 7)).unwrap();
+            s.apply(Event::ArenaReset(7)).unwrap();
+            assert_eq!(s.live().count(), 0, "{family}: the reset left blocks live");
+            assert_eq!(s.live_bytes(), 0);
+            s.check_invariants().unwrap();
+        }
     }
 }
