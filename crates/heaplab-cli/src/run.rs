@@ -115,8 +115,20 @@ fn configs_from_flags(args: &RunArgs) -> Result<Vec<RunConfig>, CliError> {
     let mut configs = Vec::new();
     for p in &args.policy {
         let mut policy = policy_arg(p)?;
-        let family =
-            policy::family(&policy.family).ok_or_else(|| CliError::input(policy_unknown(p)))?;
+        // What a policy file says is named with the file it came from.
+        let file = is_policy_file(p).then_some(p);
+        let family = policy::family(&policy.family).ok_or_else(|| {
+            CliError::input(match file {
+                Some(file) => {
+                    let id = match (&policy.preset, policy.family.is_empty()) {
+                        (Some(preset), true) => preset.as_str(),
+                        _ => policy.family.as_str(),
+                    };
+                    format!("{file}: {}", policy_unknown(id))
+                }
+                None => policy_unknown(p),
+            })
+        })?;
         apply_sets(&mut policy.params, &args.set, family.params, "--set")?;
         let mut config = RunConfig::new("", "");
         config.workload = workload.clone();
@@ -150,12 +162,18 @@ fn configs_from_flags(args: &RunArgs) -> Result<Vec<RunConfig>, CliError> {
         if let Some(points) = args.points {
             config.series_points = points;
         }
-        config
-            .resolve()
-            .map_err(|e| CliError::input(e.to_string()))?;
+        config.resolve().map_err(|e| match file {
+            Some(file) if e.field.starts_with("policy") => CliError::input(format!("{file}: {e}")),
+            _ => CliError::input(e.to_string()),
+        })?;
         configs.push(config);
     }
     Ok(configs)
+}
+
+/// Whether a `--policy` argument names a JSON file rather than a family or preset.
+fn is_policy_file(arg: &str) -> bool {
+    arg.ends_with(".json") || Path::new(arg).is_file()
 }
 
 /// Whether a `--workload`/`-w` argument names a trace file rather than a built-in
@@ -200,7 +218,7 @@ fn policy_arg(arg: &str) -> Result<PolicyConfig, CliError> {
         )?;
         return Ok(policy);
     }
-    if !(arg.ends_with(".json") || Path::new(arg).is_file()) {
+    if !is_policy_file(arg) {
         return Ok(PolicyConfig::named(arg));
     }
     let text = std::fs::read_to_string(arg).map_err(|e| CliError::input(format!("{arg}: {e}")))?;

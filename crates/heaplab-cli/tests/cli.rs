@@ -315,6 +315,55 @@ fn presets_run_like_families_and_take_overrides() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("presets: glibc-like"));
 }
 
+/// A policy file's mistakes are reported with the file's name, and a `--set` given with it
+/// still overrides what it says.
+#[test]
+fn a_policy_file_names_itself_in_its_errors() {
+    let bad = |name: &str, text: &str, says: &str| {
+        let path = tmp(name);
+        std::fs::write(&path, text).unwrap();
+        let path = path.to_str().unwrap().to_string();
+        let out = heaplab(&["run", "-w", "churn", "--scale", "0.001", "-p", &path]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(&format!("{path}: {says}")), "{stderr}");
+        path
+    };
+    bad(
+        "order-x.json",
+        r#"{"family": "buddy", "params": {"max_order": "x"}}"#,
+        "policy.params.max_order: \"x\" is not a whole number",
+    );
+    bad(
+        "family.json",
+        r#"{"family": "nosuch"}"#,
+        "unknown policy \"nosuch\"",
+    );
+    bad(
+        "preset.json",
+        r#"{"preset": "nosuch"}"#,
+        "unknown policy \"nosuch\"",
+    );
+    let path = bad(
+        "order-40.json",
+        r#"{"preset": "buddy", "params": {"max_order": 40}}"#,
+        "policy.params.max_order: 40 is outside the allowed range 1..=30",
+    );
+    let v = json_of(&heaplab(&[
+        "run",
+        "-w",
+        "churn",
+        "--scale",
+        "0.001",
+        "-p",
+        &path,
+        "--set",
+        "max_order=20",
+        "--json",
+    ]));
+    assert_eq!(v[0]["config"]["policy"]["params"]["max_order"], 20);
+}
+
 #[test]
 fn a_policy_can_carry_its_own_settings() {
     let v = json_of(&heaplab(&[
