@@ -36,6 +36,7 @@ impl CliError {
 }
 
 fn main() -> ExitCode {
+    die_quietly_on_closed_pipe();
     let args = cli::Cli::parse();
     let result = match args.command {
         cli::Command::Run(a) => run::run(a),
@@ -56,5 +57,17 @@ fn main() -> ExitCode {
             eprintln!("error: {}", e.message);
             ExitCode::from(e.code)
         }
+    }
+}
+
+/// Restores the default action of SIGPIPE, which Rust programs start with ignored: then a
+/// write to a pipe whose reader has gone (`heaplab policies | head`) ends the process
+/// quietly, as it ends `cat` or `ls`, instead of failing in `println!` with a panic.
+fn die_quietly_on_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to its default, before any thread starts;
+    // no handler of ours is involved.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

@@ -652,3 +652,31 @@ fn lenient_applies_to_a_trace_named_in_a_config_file() {
     ]));
     assert_eq!(v[0]["skipped"], serde_json::json!({"double_free": 1}));
 }
+
+/// A reader that goes away before the output is written (`heaplab policies | head -0`)
+/// ends the listing quietly, as it ends `ls`, not with a panic about a broken pipe.
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_ends_the_output_without_a_panic() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    for args in [&["policies"][..], &["workloads", "--json"], &["scenarios"]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_heaplab"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The read end closes before the child has started, so its first write fails.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.is_empty(), "{args:?}: {stderr}");
+        // Killed by SIGPIPE (13), or done before the pipe closed.
+        assert!(
+            out.status.signal() == Some(13) || out.status.success(),
+            "{args:?}: {:?}",
+            out.status
+        );
+    }
+}
