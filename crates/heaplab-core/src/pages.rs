@@ -58,6 +58,13 @@ impl<P: PageProvider> Pages<P> {
         self.caps.page_size
     }
 
+    /// Whether the bytes at `a` and `b` lie in one page: pages are aligned powers of two,
+    /// so the addresses differ only below the page bits.
+    #[inline]
+    pub fn same_page(&self, a: Addr, b: Addr) -> bool {
+        (a ^ b) < self.caps.page_size
+    }
+
     /// Rounds `bytes` up to whole pages.
     #[inline]
     pub fn round_up(&self, bytes: u64) -> u64 {

@@ -751,15 +751,14 @@ impl FreeList {
         // (see `check_invariants` for both). Most chunks are smaller than a page, and then
         // the tag lies in the front's page too.
         let front = (self.header + 16).min(size);
-        let page = mem.page_size();
-        let in_first_page = (start ^ (start + front - 1)) < page;
+        let in_first_page = mem.same_page(start, start + front - 1);
         if cur != h || header_written && self.header > 0 && in_first_page {
             mem.write_resident(start, front);
         } else {
             mem.touch(start, front)?;
         }
         let tag = start + size - 8;
-        if (tag ^ start) < page {
+        if mem.same_page(tag, start) {
             mem.write_resident(tag, 8);
         } else {
             mem.touch(tag, 8)?;
