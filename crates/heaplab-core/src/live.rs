@@ -61,6 +61,12 @@ impl LiveTable {
         self.in_window + self.behind.len() + self.ahead.len()
     }
 
+    /// At least as many as the live blocks allocated in an arena: those in the window have
+    /// their arena noted aside, and those outside it are counted whatever their arena.
+    pub fn in_arenas_at_most(&self) -> usize {
+        self.arenas.len() + self.behind.len() + self.ahead.len()
+    }
+
     /// The widest the window may be when it holds `n` blocks.
     fn max_span(n: usize) -> u64 {
         2 * n as u64 + MIN_SPAN

@@ -110,7 +110,9 @@ pub struct Simulation<P: PageProvider> {
 struct Books<P: PageProvider> {
     mem: Pages<P>,
     live: LiveTable,
-    arenas: FxHashMap<ArenaId, ArenaIds>,
+    /// The ids allocated in each arena since it was created or reset, for the reset or
+    /// drop that frees those still live there (see [`Books::note_in_arena`]).
+    arenas: FxHashMap<ArenaId, Vec<BlockId>>,
     live_bytes: Gauge,
     events: u64,
     allocs: u64,
@@ -126,29 +128,12 @@ struct Books<P: PageProvider> {
     hint_from_live: usize,
 }
 
-/// The ids of the blocks allocated in one arena since it was created or reset, for the
-/// reset or drop that frees those still live there. Blocks of an arena may also be freed
-/// one by one, which leaves their ids behind (and an id may come back, in this arena or
-/// another); so once at least half the ids are of blocks freed since, an allocation first
-/// drops every id no longer live in the arena. The list then stays within about twice the
-/// blocks the arena holds live, and each scan of n ids is paid for by the n / 2 frees
-/// before it.
-#[derive(Debug, Default)]
-struct ArenaIds {
-    ids: Vec<BlockId>,
-    /// Blocks freed one by one since the last scan: the ids in `ids` that are dead.
-    freed: usize,
-}
-
-impl ArenaIds {
-    #[cold]
-    #[inline(never)]
-    fn drop_dead(&mut self, live: &LiveTable, a: ArenaId) {
-        let mut seen = FxHashSet::default();
-        self.ids
-            .retain(|&id| live.get(id).is_some_and(|b| b.arena == Some(a)) && seen.insert(id));
-        self.freed = 0;
-    }
+/// Keeps the ids in `ids` of blocks live in arena `a`, each once.
+#[cold]
+#[inline(never)]
+fn drop_dead_ids(ids: &mut Vec<BlockId>, live: &LiveTable, a: ArenaId) {
+    let mut seen = FxHashSet::default();
+    ids.retain(|&id| live.get(id).is_some_and(|b| b.arena == Some(a)) && seen.insert(id));
 }
 
 /// The simulated provider a resolved config asks for.
@@ -374,9 +359,6 @@ impl<P: PageProvider> Books<P> {
                 policy.free(&mut self.mem, block, thread).map_err(err)?;
                 self.live_bytes.sub(block.size);
                 self.frees += 1;
-                if let Some(a) = block.arena {
-                    self.freed_in_arena(a);
-                }
             }
             Event::Realloc { id, size, thread } => {
                 let Some(block) = self.live.get(id) else {
@@ -407,7 +389,7 @@ impl<P: PageProvider> Books<P> {
                 if self.arenas.contains_key(&a) {
                     return Err(format!("arena {a} already exists"));
                 }
-                self.arenas.insert(a, ArenaIds::default());
+                self.arenas.insert(a, Vec::new());
                 policy.arena_create(a);
             }
             Event::ArenaReset(a) | Event::ArenaDrop(a) => {
@@ -416,7 +398,7 @@ impl<P: PageProvider> Books<P> {
                     .arenas
                     .remove(&a)
                     .ok_or_else(|| format!("reset or drop of arena {a}, which does not exist"))?;
-                for id in ids.ids {
+                for id in ids {
                     // Ids freed or reused since are skipped: only blocks still in this arena die.
                     let Some(block) = self.live.get(id) else {
                         continue;
@@ -434,7 +416,7 @@ impl<P: PageProvider> Books<P> {
                 if drop {
                     policy.arena_drop(&mut self.mem, a).map_err(err)?;
                 } else {
-                    self.arenas.insert(a, ArenaIds::default());
+                    self.arenas.insert(a, Vec::new());
                     policy.arena_reset(&mut self.mem, a).map_err(err)?;
                 }
             }
@@ -443,23 +425,22 @@ impl<P: PageProvider> Books<P> {
     }
 
     /// Notes that block `id` was allocated in arena `a`, which must exist, for the arena's
-    /// reset or drop.
+    /// reset or drop. Blocks of an arena may also be freed one by one, which leaves their
+    /// ids in the list (and an id may come back, in this arena or another). So when the
+    /// list is full and is at least twice as long as the blocks live in any arena, it drops
+    /// the ids no longer live in this one before it grows: it stays within a few times the
+    /// live blocks, each scan of n ids comes after n / 2 allocations at least, and the
+    /// free path has nothing to count.
     #[inline]
     fn note_in_arena(&mut self, a: ArenaId, id: BlockId) {
-        let list = self.arenas.get_mut(&a).expect("the arena exists");
-        if list.freed >= 32 && list.freed * 2 >= list.ids.len() {
-            list.drop_dead(&self.live, a);
+        let ids = self.arenas.get_mut(&a).expect("the arena exists");
+        if ids.len() == ids.capacity()
+            && ids.len() >= 64
+            && 2 * self.live.in_arenas_at_most() <= ids.len()
+        {
+            drop_dead_ids(ids, &self.live, a);
         }
-        list.ids.push(id);
-    }
-
-    /// Counts a block of arena `a` freed on its own, whose id its arena's list still holds.
-    #[cold]
-    #[inline(never)]
-    fn freed_in_arena(&mut self, a: ArenaId) {
-        if let Some(list) = self.arenas.get_mut(&a) {
-            list.freed += 1;
-        }
+        ids.push(id);
     }
 
     fn close_phase(&mut self, end_event: u64) {
@@ -611,7 +592,7 @@ mod tests {
                 s.apply(in_arena(200_000, 7)).unwrap();
                 s.apply(Event::free(200_000)).unwrap();
             }
-            let held = s.books.arenas[&7].ids.len();
+            let held = s.books.arenas[&7].len();
             assert!(
                 held <= 128,
                 "{family}: the arena lists {held} ids for 10 live blocks"
