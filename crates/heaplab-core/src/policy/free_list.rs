@@ -535,19 +535,29 @@ impl FreeList {
         h: u32,
         csize: u64,
     ) -> Result<(), AllocError> {
-        let Chunk {
-            addr: c,
-            size,
-            next,
-            ..
-        } = self.chunks[h];
+        let Chunk { addr: c, size, .. } = self.chunks[h];
         let rest = c + csize;
         let rest_size = size - csize;
         self.ready(mem, rest, (self.header + 16).min(rest_size))?;
-        self.chunks[h].size = csize;
+        let r = self.cut_tail(h, csize);
+        self.insert_free(r);
+        // The remainder's header and free-list links are written into the heap.
+        mem.touch(rest, (self.header + 16).min(rest_size))?;
+        Ok(())
+    }
+
+    /// Shrinks chunk `h` to `keep` bytes and makes the rest a chunk of its own, linked
+    /// after it in address order (and its segment's last if `h` was); returns the new
+    /// chunk, which the caller lists as free or releases.
+    #[inline(always)]
+    fn cut_tail(&mut self, h: u32, keep: u64) -> u32 {
+        let Chunk {
+            addr, size, next, ..
+        } = self.chunks[h];
+        self.chunks[h].size = keep;
         let r = self.chunks.add(Chunk {
-            addr: rest,
-            size: rest_size,
+            addr: addr + keep,
+            size: size - keep,
             stamp: 0,
             prev: h,
             next,
@@ -556,13 +566,28 @@ impl FreeList {
         if next != NIL {
             self.chunks[next].prev = r;
         } else {
-            let seg = self.segment_of(c);
+            let seg = self.segment_of(addr);
             self.segments[seg].last = r;
         }
-        self.insert_free(r);
-        // The remainder's header and free-list links are written into the heap.
-        mem.touch(rest, (self.header + 16).min(rest_size))?;
-        Ok(())
+        r
+    }
+
+    /// Takes the free chunk `above`, the neighbour above chunk `cur` (at `start`), out of
+    /// the bins and the records and links `cur` to what lies above it; returns the bytes
+    /// `above` had, which the caller adds to `cur`'s size.
+    #[inline(always)]
+    fn absorb_next(&mut self, cur: u32, above: u32, start: Addr) -> u64 {
+        let next = self.chunks[above];
+        self.remove_free(above);
+        self.chunks.drop_chunk(above);
+        self.chunks[cur].next = next.next;
+        if next.next != NIL {
+            self.chunks[next.next].prev = cur;
+        } else {
+            let seg = self.segment_of(start);
+            self.segments[seg].last = cur;
+        }
+        next.size
     }
 
     fn alloc_from_top<P: PageProvider>(
@@ -730,17 +755,7 @@ impl FreeList {
             return self.trim(mem, seg);
         }
         if self.chunks.is_free(above) {
-            let next = self.chunks[above];
-            self.remove_free(above);
-            self.chunks.drop_chunk(above);
-            size += next.size;
-            self.chunks[cur].next = next.next;
-            if next.next != NIL {
-                self.chunks[next.next].prev = cur;
-            } else {
-                let seg = self.segment_of(start);
-                self.segments[seg].last = cur;
-            }
+            size += self.absorb_next(cur, above, start);
         }
         self.chunks[cur].size = size;
         self.insert_free(cur);
@@ -986,21 +1001,7 @@ impl Policy for FreeList {
         if need <= chunk.size {
             if chunk.size - need >= self.min_chunk {
                 // Shrink in place: the tail becomes a chunk of its own and is freed.
-                self.chunks[h].size = need;
-                let r = self.chunks.add(Chunk {
-                    addr: c + need,
-                    size: chunk.size - need,
-                    stamp: 0,
-                    prev: h,
-                    next: chunk.next,
-                });
-                self.chunks[h].next = r;
-                if chunk.next != NIL {
-                    self.chunks[chunk.next].prev = r;
-                } else {
-                    let seg = self.segment_of(c);
-                    self.segments[seg].last = r;
-                }
+                let r = self.cut_tail(h, need);
                 self.live_chunks += 1;
                 self.release_chunk(mem, r, false)?;
             }
@@ -1030,15 +1031,7 @@ impl Policy for FreeList {
             if next.is_free() && chunk.size + next.size >= need {
                 // Absorb the free neighbour, then give back what is left over.
                 self.ready(mem, end, need - chunk.size)?;
-                self.remove_free(above);
-                self.chunks.drop_chunk(above);
-                self.chunks[h].size = chunk.size + next.size;
-                self.chunks[h].next = next.next;
-                if next.next != NIL {
-                    self.chunks[next.next].prev = h;
-                } else {
-                    self.segments[seg].last = h;
-                }
+                self.chunks[h].size = chunk.size + self.absorb_next(h, above, c);
                 if chunk.size + next.size - need >= self.min_chunk {
                     self.split(mem, h, need)?;
                 }
