@@ -242,6 +242,11 @@ impl<P: PageProvider> Books<P> {
             _ => None,
         };
         let (mut far, mut deep) = (false, false);
+        // The blocks the first hint found, by event number modulo the step: the second
+        // hint, a step later, takes its block from here rather than from the live table.
+        // A block reallocated in between is hinted where it was, which costs a wasted
+        // fetch and changes no result.
+        let mut hinted: [Option<Block>; PREFETCH_AHEAD] = [None; PREFETCH_AHEAD];
         for (i, e) in events.iter().enumerate() {
             // With few live blocks the live table and the policy's records stay in the
             // cache, and fetching ahead would only cost instructions; the count is looked
@@ -249,7 +254,11 @@ impl<P: PageProvider> Books<P> {
             if i % 256 == 0 {
                 let live = self.live.len();
                 far = live >= FETCH_SLOTS_FROM;
+                let was_deep = deep;
                 deep = Q::HINTS_FREE && live >= self.hint_from_live;
+                if deep && !was_deep {
+                    hinted = [None; PREFETCH_AHEAD];
+                }
             }
             if far {
                 if let Some(id) = freed(events.get(i + 3 * PREFETCH_AHEAD)) {
@@ -257,13 +266,13 @@ impl<P: PageProvider> Books<P> {
                 }
             }
             if deep {
-                for stage in 0..2 {
-                    let ahead = (2 - stage) * PREFETCH_AHEAD;
-                    if let Some(block) =
-                        freed(events.get(i + ahead)).and_then(|id| self.live.get(id))
-                    {
-                        policy.prefetch_free(&self.mem, &block, stage as u32);
-                    }
+                let slot = &mut hinted[i % PREFETCH_AHEAD];
+                if let Some(block) = slot {
+                    policy.prefetch_free(&self.mem, block, 1);
+                }
+                *slot = freed(events.get(i + 2 * PREFETCH_AHEAD)).and_then(|id| self.live.get(id));
+                if let Some(block) = slot {
+                    policy.prefetch_free(&self.mem, block, 0);
                 }
             }
             self.apply(policy, e)?;
