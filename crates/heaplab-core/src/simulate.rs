@@ -571,16 +571,6 @@ mod tests {
         Simulation::new(&config, sim_provider(&config)).unwrap()
     }
 
-    fn in_arena(id: BlockId, a: ArenaId) -> Event {
-        Event::Alloc {
-            id,
-            size: 24,
-            align: DEFAULT_ALIGN,
-            arena: Some(a),
-            thread: 0,
-        }
-    }
-
     /// Blocks freed one by one in an arena that is never reset, with new ids and with one
     /// id used again and again, leave the arena's list of ids bounded by its live blocks,
     /// and a reset afterwards still frees exactly the blocks live in it.
@@ -591,14 +581,14 @@ mod tests {
             s.apply(Event::ArenaCreate(7)).unwrap();
             // Ten blocks stay live throughout; the rest are freed at once.
             for id in 0..10 {
-                s.apply(in_arena(id, 7)).unwrap();
+                s.apply(Event::alloc_in(7, id, 24)).unwrap();
             }
             for id in 10..100_000 {
-                s.apply(in_arena(id, 7)).unwrap();
+                s.apply(Event::alloc_in(7, id, 24)).unwrap();
                 s.apply(Event::free(id)).unwrap();
             }
             for _ in 0..100_000 {
-                s.apply(in_arena(200_000, 7)).unwrap();
+                s.apply(Event::alloc_in(7, 200_000, 24)).unwrap();
                 s.apply(Event::free(200_000)).unwrap();
             }
             let held = s.books.arenas[&7].len();
@@ -606,7 +596,7 @@ mod tests {
                 held <= 128,
                 "{family}: the arena lists {held} ids for 10 live blocks"
             );
-            s.apply(in_arena(200_001, 7)).unwrap();
+            s.apply(Event::alloc_in(7, 200_001, 24)).unwrap();
             s.apply(Event::ArenaReset(7)).unwrap();
             assert_eq!(s.live().count(), 0, "{family}: the reset left blocks live");
             assert_eq!(s.live_bytes(), 0);
