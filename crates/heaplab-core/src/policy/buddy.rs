@@ -389,15 +389,18 @@ impl Buddy {
     /// on its order's free list is live.
     #[inline]
     fn live_block(&self, addr: Addr) -> Option<Live> {
-        // With a header the payload lies past the block's start, up to its end, so the byte
-        // before it is in the block; without one the payload is the block's start.
+        self.live_block_if(addr, self.header > 0 && self.payloads.contains(&addr))
+    }
+
+    /// [`Buddy::live_block`] given, with a header, whether `addr` is in the set of live
+    /// payloads: asked, or taken out of it by a free.
+    #[inline]
+    fn live_block_if(&self, addr: Addr, live_payload: bool) -> Option<Live> {
+        // Without a header the payload is the block's start.
         if self.header == 0 {
             return self.live_block_at(addr);
         }
-        if !self.payloads.contains(&addr) {
-            return None;
-        }
-        self.payload_block(addr)
+        live_payload.then(|| self.payload_block(addr)).flatten()
     }
 
     /// The block holding `addr`, a live payload with a header, if it is not free.
@@ -641,14 +644,8 @@ impl Buddy {
         }
         // With a header, taking the payload out of its set is the test that it was live:
         // one lookup, where asking first and removing after took two.
-        let live = if self.header == 0 {
-            self.live_block_at(addr)
-        } else if self.payloads.remove(&addr) {
-            self.payload_block(addr)
-        } else {
-            None
-        };
-        let Some(live) = live else {
+        let live_payload = self.header > 0 && self.payloads.remove(&addr);
+        let Some(live) = self.live_block_if(addr, live_payload) else {
             return Err(not_live(addr));
         };
         self.release(mem, live)
