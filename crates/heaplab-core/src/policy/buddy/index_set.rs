@@ -92,7 +92,7 @@ impl IndexSet {
         let word = match self.leaves.get_mut(i / 64) {
             Some(word) => word,
             None => {
-                self.grow((i + 1).next_power_of_two().max(4096));
+                self.grow_to_hold(i);
                 &mut self.leaves[i / 64]
             }
         };
@@ -123,7 +123,7 @@ impl IndexSet {
     pub(super) fn insert_alone(&mut self, i: usize) {
         debug_assert!(self.len == 0, "the set holds {} members", self.len);
         if i / 64 >= self.leaves.len() {
-            self.grow((i + 1).next_power_of_two().max(4096));
+            self.grow_to_hold(i);
         }
         // An empty set's words are all zero, since every removal clears its bit.
         self.leaves[i / 64] = 1 << (i % 64);
@@ -257,6 +257,14 @@ impl IndexSet {
             i = i * 64 + self.summary[self.level_start[l] + i].trailing_zeros() as usize;
         }
         i * 64 + self.leaves[i].trailing_zeros() as usize
+    }
+
+    /// Grows the capacity past `i`, to a power of two of at least 4,096 indices, so that
+    /// growing by one block at a time costs a copy only now and then.
+    #[cold]
+    #[inline(never)]
+    fn grow_to_hold(&mut self, i: usize) {
+        self.grow((i + 1).next_power_of_two().max(4096));
     }
 
     /// Raises the capacity to at least `bits`; the new indices are not members. New words
