@@ -266,7 +266,7 @@ function paramField(param, value) {
       const text = input.value.trim();
       const problem = text === '' ? null : numberProblem(param, text);
       hint.classList.toggle('refused', problem != null);
-      if (problem) hint.textContent = `not allowed: ${problem.replace(/, got .*$/, '')}`;
+      if (problem) hint.textContent = `not allowed: ${problem}`;
       else hint.textContent = (text === '' ? '' : `= ${formatBytes(Number(text))}`) + note;
     };
     update();
@@ -341,22 +341,23 @@ function carriedOver(params, values) {
 
 /**
  * What is wrong with `text` as a value of the numeric parameter `param`, or null when it
- * fits: the run refuses it with this reason, and a bytes field's hint says so as it is typed.
+ * fits: the run refuses it for this reason (naming the value), and a bytes field's hint
+ * gives the reason as it is typed.
  */
 function numberProblem(param, text) {
   const value = Number(text);
-  if (!Number.isFinite(value)) return `is not a number: "${text}"`;
+  if (!Number.isFinite(value)) return 'is not a number';
   if (param.kind !== 'float') {
-    if (!Number.isInteger(value)) return `must be a whole number, got ${text}`;
+    if (!Number.isInteger(value)) return 'must be a whole number';
     // Larger integers would silently round on their way through JSON to Rust.
-    if (!Number.isSafeInteger(value)) return `is too large to pass exactly, got ${text}`;
+    if (!Number.isSafeInteger(value)) return 'is too large to pass exactly';
   }
   const show = (bound) => (param.kind === 'bytes' ? `${bound} (${formatBytes(bound)})` : String(bound));
-  if (param.min != null && value < param.min) return `must be at least ${show(param.min)}, got ${text}`;
-  if (param.max != null && value > param.max) return `must be at most ${show(param.max)}, got ${text}`;
+  if (param.min != null && value < param.min) return `must be at least ${show(param.min)}`;
+  if (param.max != null && value > param.max) return `must be at most ${show(param.max)}`;
   // Sizes that must be powers of two are ones the policy divides or masks by.
   if (param.power_of_two && !(value > 0 && Number.isInteger(Math.log2(value)))) {
-    return `must be a power of two, got ${text}`;
+    return 'must be a power of two';
   }
   return null;
 }
@@ -380,7 +381,10 @@ function readParam(param, input, where) {
     throw new FieldError(`${label} ${why}`, input);
   }
   const problem = numberProblem(param, text);
-  if (problem) throw new FieldError(`${label} ${problem}`, input);
+  if (problem) {
+    const given = Number.isFinite(Number(text)) ? `, got ${text}` : `: "${text}"`;
+    throw new FieldError(`${label} ${problem}${given}`, input);
+  }
   return Number(text);
 }
 
