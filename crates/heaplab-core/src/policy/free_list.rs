@@ -590,6 +590,28 @@ impl FreeList {
         next.size
     }
 
+    /// Makes `from..to` of segment `seg`'s top usable for a chunk that takes it: the part
+    /// already committed is readied, and the rest is committed with `top_pad` to spare,
+    /// as sbrk grows glibc's heap. The caller moves the segment's top. Inlined: a heap
+    /// that frees into its top takes every allocation from there.
+    #[inline(always)]
+    fn extend_into_top<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        seg: usize,
+        from: Addr,
+        to: Addr,
+    ) -> Result<(), AllocError> {
+        let s = self.segments[seg];
+        self.ready(mem, from, to.min(s.committed_end).saturating_sub(from))?;
+        if to > s.committed_end {
+            let want = (to + self.top_pad).next_multiple_of(self.page).min(s.end);
+            mem.commit(s.committed_end, want - s.committed_end)?;
+            self.segments[seg].committed_end = want;
+        }
+        Ok(())
+    }
+
     fn alloc_from_top<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
@@ -607,14 +629,7 @@ impl FreeList {
         let seg = self.segments[i];
         let c = seg.top;
         let new_top = c + csize;
-        self.ready(mem, c, new_top.min(seg.committed_end).saturating_sub(c))?;
-        if new_top > seg.committed_end {
-            let want = (new_top + self.top_pad)
-                .next_multiple_of(self.page)
-                .min(seg.end);
-            mem.commit(seg.committed_end, want - seg.committed_end)?;
-            self.segments[i].committed_end = want;
-        }
+        self.extend_into_top(mem, i, c, new_top)?;
         let h = self.chunks.add(Chunk {
             addr: c,
             size: csize,
@@ -1013,14 +1028,7 @@ impl Policy for FreeList {
         if end == s.top && c + need <= s.end {
             // Grow into the top chunk.
             let new_top = c + need;
-            self.ready(mem, end, new_top.min(s.committed_end).saturating_sub(end))?;
-            if new_top > s.committed_end {
-                let want = (new_top + self.top_pad)
-                    .next_multiple_of(self.page)
-                    .min(s.end);
-                mem.commit(s.committed_end, want - s.committed_end)?;
-                self.segments[seg].committed_end = want;
-            }
+            self.extend_into_top(mem, seg, end, new_top)?;
             self.chunks[h].size = need;
             self.segments[seg].top = new_top;
             return Ok(block.addr);
