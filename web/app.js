@@ -258,6 +258,9 @@ function paramField(param, value) {
 
   const hint = document.createElement('span');
   hint.className = 'hint';
+  // Where 0 stands for something else (a size worked out from other knobs, or "off"),
+  // the hint says what, rather than "0 B".
+  const zero = (text) => param.zero_means && text !== '' && Number(text) === 0;
   if (param.kind === 'bytes') {
     const note = param.power_of_two ? ' · power of 2' : '';
     // The size in units while the value fits; otherwise why the run will refuse it, so
@@ -267,13 +270,19 @@ function paramField(param, value) {
       const problem = text === '' ? null : numberProblem(param, text);
       hint.classList.toggle('refused', problem != null);
       if (problem) hint.textContent = `not allowed: ${problem}`;
+      else if (zero(text)) hint.textContent = `= ${param.zero_means}`;
       else hint.textContent = (text === '' ? '' : `= ${formatBytes(Number(text))}`) + note;
     };
     update();
     input.addEventListener('input', update);
     field.append(hint);
-  } else if (param.unit) {
-    hint.textContent = param.unit;
+  } else if (param.unit || param.zero_means) {
+    const update = () => {
+      const text = input.value.trim();
+      hint.textContent = zero(text) ? `= ${param.zero_means}` : param.unit;
+    };
+    update();
+    input.addEventListener('input', update);
     field.append(hint);
   }
   if (param.doc) {

@@ -273,6 +273,15 @@ describe('heaplab page', () => {
     // than the OS page: this error comes back from the wasm module through the worker.
     await pageSize.fill('4096');
     assert.match(await hint.textContent(), /^= 4 KiB/);
+
+    // Where 0 stands for a size worked out from other knobs, the hint says so, not "0 B".
+    const commit = page.locator('.policy [data-param="commit_granularity"]');
+    const commitHint = page.locator('.policy label:has([data-param="commit_granularity"]) .hint');
+    assert.equal(await commitHint.textContent(), '= one page');
+    await commit.fill('65536');
+    assert.equal(await commitHint.textContent(), '= 64 KiB');
+    await commit.fill('0');
+    assert.equal(await commitHint.textContent(), '= one page');
     await page.selectOption('#page-size', '65536');
     assert.equal(await clickRun(page), 'error');
     assert.ok(await page.isVisible('#error'), 'the error message is not visible');

@@ -160,10 +160,15 @@ fn print_params(params: &Value) {
             ),
             _ => format!("{} ..= {}", p["min"], p["max"]),
         };
+        let mut default = p["default"].to_string().trim_matches('"').to_string();
+        // A default of 0 that stands for something else says what.
+        if let (Some(means), Some(0)) = (p["zero_means"].as_str(), p["default"].as_u64()) {
+            default = format!("0 ({means})");
+        }
         println!(
             "    {:<22} default {:<10} [{range}]\n        {}",
             p["name"].as_str().unwrap_or(""),
-            p["default"].to_string().trim_matches('"'),
+            default,
             p["doc"].as_str().unwrap_or("")
         );
     }

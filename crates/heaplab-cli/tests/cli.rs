@@ -241,7 +241,14 @@ fn listings_come_from_the_registry() {
         .iter()
         .any(|w| w["id"] == "tree_churn"));
     let out = heaplab(&["policies"]);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("slab_size"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("slab_size"));
+    // A default of 0 that stands for a size worked out elsewhere says which.
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("commit_granularity"))
+        .unwrap();
+    assert!(line.contains("default 0 (one page)"), "{line}");
 }
 
 #[test]

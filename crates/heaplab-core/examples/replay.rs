@@ -5,6 +5,8 @@
 //!
 //! Events are applied one at a time with `apply_ref`, as a streamed run applies them; with
 //! `BATCH=1` in the environment, with `apply_all` and its look-ahead, as the bench does.
+//! `HINT_FROM=n` passes free hints on to the policy from `n` live blocks instead of the
+//! simulator's default (see `Simulation::hint_policy_from`), to time what they are worth.
 
 use std::time::Instant;
 
@@ -39,6 +41,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let start = Instant::now();
     for _ in 0..rounds {
         let mut sim = Simulation::new(&config, sim_provider(&config))?;
+        if let Some(h) = std::env::var_os("HINT_FROM") {
+            sim.hint_policy_from(h.to_str().unwrap().parse()?);
+        }
         if batch {
             sim.apply_all(&events)?;
         } else {

@@ -70,6 +70,7 @@ pub fn families() -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::params::ParamKind;
 
     #[test]
     fn every_default_is_valid_and_listed() {
@@ -81,5 +82,45 @@ mod tests {
             }
         }
         assert_eq!(c["workloads"].as_array().unwrap().len(), WORKLOADS.len());
+    }
+
+    /// A meaning for 0 is only shown where 0 is allowed, and a knob whose doc gives 0 a
+    /// meaning says so in `zero_means` too, so the editor never shows "0 B" for it.
+    #[test]
+    fn zero_has_a_meaning_where_the_doc_gives_it_one() {
+        let mut meanings = 0;
+        for family in FAMILIES {
+            for p in family.params {
+                let doc_says = p.doc.contains("0 means")
+                    || p.doc.contains("0 turns")
+                    || p.doc.contains("0 keeps");
+                assert_eq!(
+                    !p.zero_means.is_empty(),
+                    doc_says,
+                    "{}.{}",
+                    family.id,
+                    p.name
+                );
+                if !p.zero_means.is_empty() {
+                    meanings += 1;
+                    let zero_allowed = match p.kind {
+                        ParamKind::Int { min, .. } => min == 0,
+                        ParamKind::Bytes { min, .. } => min == 0,
+                        _ => false,
+                    };
+                    assert!(zero_allowed, "{}.{} refuses 0", family.id, p.name);
+                }
+            }
+        }
+        assert_eq!(meanings, 8);
+        let json = families();
+        let commit = json
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|f| f["params"].as_array().unwrap())
+            .find(|p| p["name"] == "commit_granularity")
+            .unwrap();
+        assert_eq!(commit["zero_means"], "one page");
     }
 }

@@ -42,6 +42,10 @@ pub struct ParamSpec {
     pub default: &'static str,
     pub unit: &'static str,
     pub doc: &'static str,
+    /// What 0 stands for when it is not a plain amount: a size worked out from other
+    /// knobs ("one page") or a feature turned off ("off"). Empty when 0 is just 0. The
+    /// editor shows it where it would otherwise show "0 B", which would mislead.
+    pub zero_means: &'static str,
 }
 
 /// A checked parameter value.
@@ -206,6 +210,9 @@ impl Serialize for ParamSpec {
         }
         m.serialize_entry("unit", self.unit)?;
         m.serialize_entry("doc", self.doc)?;
+        if !self.zero_means.is_empty() {
+            m.serialize_entry("zero_means", self.zero_means)?;
+        }
         m.end()
     }
 }
@@ -340,6 +347,7 @@ mod tests {
             default: "4KiB",
             unit: "bytes",
             doc: "",
+            zero_means: "",
         },
         ParamSpec {
             name: "fit",
@@ -347,6 +355,7 @@ mod tests {
             default: "best",
             unit: "",
             doc: "",
+            zero_means: "",
         },
     ];
 

@@ -55,6 +55,7 @@ const PARAMS: &[ParamSpec] = &[
         unit: "bytes",
         doc: "Size of the smallest block, order 0. Malloc-style buddy heaps use a few words \
               (16 bytes here); the Linux page allocator's smallest block is a 4 KiB page.",
+        zero_means: "",
     },
     ParamSpec {
         name: "max_order",
@@ -64,6 +65,7 @@ const PARAMS: &[ParamSpec] = &[
         doc: "The largest block is `min_block << max_order` bytes, and arenas of that size are \
               reserved from the provider; the default gives 64 MiB arenas of 16-byte blocks \
               (Linux: orders up to 10, so 4 MiB of 4 KiB pages).",
+        zero_means: "",
     },
     ParamSpec {
         name: "header_size",
@@ -77,6 +79,7 @@ const PARAMS: &[ParamSpec] = &[
         doc: "In-band bytes before each payload, where Knuth's buddy system keeps a block's \
               tag and order; 0 keeps them out of band, as Linux keeps a free page's order in \
               its struct page.",
+        zero_means: "no header",
     },
     ParamSpec {
         name: "decommit_merged",
@@ -86,6 +89,7 @@ const PARAMS: &[ParamSpec] = &[
         doc: "Decommit the pages of every free block of a page or more once it forms by \
               freeing and merging, as allocators that purge with madvise do; off, freed \
               memory stays committed until it is reused, as in a classic buddy heap.",
+        zero_means: "",
     },
 ];
 

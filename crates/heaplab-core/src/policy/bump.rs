@@ -27,6 +27,7 @@ const PARAMS: &[ParamSpec] = &[
         default: "4KiB",
         unit: "bytes",
         doc: "Size of an arena's first slab (LLVM BumpPtrAllocator: 4 KiB).",
+        zero_means: "",
     },
     ParamSpec {
         name: "growth",
@@ -35,6 +36,7 @@ const PARAMS: &[ParamSpec] = &[
         unit: "",
         doc:
             "Whether slabs grow: doubling every `growth_every` slabs (LLVM), or all the same size.",
+        zero_means: "",
     },
     ParamSpec {
         name: "growth_every",
@@ -45,6 +47,7 @@ const PARAMS: &[ParamSpec] = &[
         default: "128",
         unit: "slabs",
         doc: "Slabs of one size before the size doubles (LLVM: 128).",
+        zero_means: "",
     },
     ParamSpec {
         name: "custom_threshold",
@@ -57,6 +60,7 @@ const PARAMS: &[ParamSpec] = &[
         unit: "bytes",
         doc: "Allocations larger than this (with alignment padding) get a slab of their own \
               (LLVM: the slab size).",
+        zero_means: "",
     },
     ParamSpec {
         name: "backing",
@@ -65,6 +69,7 @@ const PARAMS: &[ParamSpec] = &[
         unit: "",
         doc: "Where slabs come from: the general heap (malloc) or the page provider directly \
               (mmap/munmap).",
+        zero_means: "",
     },
     ParamSpec {
         name: "unscoped",
@@ -73,6 +78,7 @@ const PARAMS: &[ParamSpec] = &[
         unit: "",
         doc: "Where allocations outside any arena go: a global arena that is never reset, \
               or the general heap.",
+        zero_means: "",
     },
 ];
 

@@ -39,6 +39,7 @@ const PARAMS: &[ParamSpec] = &[
               among equals); glibc-style bins, exact-size small bins and size-sorted large \
               bins that hand out the oldest of equal chunks first; the lowest-addressed \
               that fits; or the first that fits after the previous one (a roving pointer).",
+        zero_means: "",
     },
     ParamSpec {
         name: "coalesce",
@@ -46,6 +47,7 @@ const PARAMS: &[ParamSpec] = &[
         default: "true",
         unit: "",
         doc: "Merge a freed chunk with free neighbours and with the top of the heap.",
+        zero_means: "",
     },
     ParamSpec {
         name: "header_size",
@@ -57,6 +59,7 @@ const PARAMS: &[ParamSpec] = &[
         default: "8",
         unit: "bytes",
         doc: "In-band bytes before each payload (dlmalloc: 8 on 64-bit, as prev_size overlaps).",
+        zero_means: "",
     },
     ParamSpec {
         name: "alignment",
@@ -68,6 +71,7 @@ const PARAMS: &[ParamSpec] = &[
         default: "16",
         unit: "bytes",
         doc: "Chunk granularity and payload alignment.",
+        zero_means: "",
     },
     ParamSpec {
         name: "trim_threshold",
@@ -80,6 +84,7 @@ const PARAMS: &[ParamSpec] = &[
         unit: "bytes",
         doc: "When the committed free space at the top exceeds this, it is decommitted \
               (glibc M_TRIM_THRESHOLD).",
+        zero_means: "",
     },
     ParamSpec {
         name: "top_pad",
@@ -92,6 +97,7 @@ const PARAMS: &[ParamSpec] = &[
         unit: "bytes",
         doc: "Extra bytes committed whenever the heap grows, and kept when it is trimmed \
               (glibc M_TOP_PAD).",
+        zero_means: "",
     },
     ParamSpec {
         name: "mmap_threshold",
@@ -104,6 +110,7 @@ const PARAMS: &[ParamSpec] = &[
         unit: "bytes",
         doc: "Requests of at least this size get their own mapping, returned on free; \
               0 turns this off (glibc M_MMAP_THRESHOLD).",
+        zero_means: "off",
     },
     ParamSpec {
         name: "segment_size",
@@ -115,6 +122,7 @@ const PARAMS: &[ParamSpec] = &[
         default: "64MiB",
         unit: "bytes",
         doc: "Address space reserved for the heap at a time; a full heap reserves another.",
+        zero_means: "",
     },
     ParamSpec {
         name: "dynamic_mmap_threshold",
@@ -123,6 +131,7 @@ const PARAMS: &[ParamSpec] = &[
         unit: "",
         doc: "Raise the mmap threshold to the size of each mapped block freed (up to 32 MiB) and \
               the trim threshold to twice that, as glibc does since 2.7.",
+        zero_means: "",
     },
     ParamSpec {
         name: "release_free_pages",
@@ -132,6 +141,7 @@ const PARAMS: &[ParamSpec] = &[
         doc: "Whether whole pages inside free chunks go back to the OS (madvise-style): never \
               (dlmalloc, glibc without malloc_trim), at once, or after `release_delay` events if \
               the chunk is still free (jemalloc's decay, roughly).",
+        zero_means: "",
     },
     ParamSpec {
         name: "release_delay",
@@ -142,6 +152,7 @@ const PARAMS: &[ParamSpec] = &[
         default: "10000",
         unit: "events",
         doc: "How long a free chunk keeps its pages under `release_free_pages = delay`.",
+        zero_means: "",
     },
     ParamSpec {
         name: "tcache_count",
@@ -152,6 +163,7 @@ const PARAMS: &[ParamSpec] = &[
               use, and hands out first to its next request of that size: glibc's tcache \
               (7 since 2.26). Such chunks sit in the heap like live blocks, so one near the \
               top keeps the heap from shrinking. 0 turns the cache off.",
+        zero_means: "off",
     },
     ParamSpec {
         name: "tcache_max",
@@ -164,6 +176,7 @@ const PARAMS: &[ParamSpec] = &[
         unit: "bytes",
         doc: "Largest request whose chunk goes to the thread cache (glibc: 1032 bytes, the \
               size of its 64th bin).",
+        zero_means: "",
     },
     ParamSpec {
         name: "fastbin_max",
@@ -180,6 +193,7 @@ const PARAMS: &[ParamSpec] = &[
               fast bin into the heap (glibc's fastbins, M_MXFAST = 128 on 64-bit). Memory \
               freed in small blocks alone never reaches the top, so the heap keeps its peak. \
               0 turns fast bins off.",
+        zero_means: "off",
     },
 ];
 

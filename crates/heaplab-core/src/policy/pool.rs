@@ -39,6 +39,7 @@ const PARAMS: &[ParamSpec] = &[
               alignment is at most the block's (its largest power-of-two divisor, up to 16). \
               Pike's block allocator serves string headers and short strings from 32-byte \
               blocks on 64-bit builds.",
+        zero_means: "",
     },
     ParamSpec {
         name: "blocks_per_chunk",
@@ -47,6 +48,7 @@ const PARAMS: &[ParamSpec] = &[
         unit: "blocks",
         doc: "Blocks in each chunk the pool takes from the heap. Pike's block allocator takes \
               pages of many blocks from malloc; 128 blocks of 32 bytes fill a 4 KiB page.",
+        zero_means: "",
     },
     ParamSpec {
         name: "free_empty_chunks",
@@ -55,6 +57,7 @@ const PARAMS: &[ParamSpec] = &[
         unit: "",
         doc: "Give a chunk back to the heap as soon as all its blocks are free, as Pike frees \
               an empty page; off, chunks stay in the pool for later requests.",
+        zero_means: "",
     },
 ];
 

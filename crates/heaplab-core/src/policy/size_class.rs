@@ -49,6 +49,7 @@ const PARAMS: &[ParamSpec] = &[
         default: "16",
         unit: "bytes",
         doc: "Smallest class and step between small classes; 16 keeps x86-64 `new` alignment.",
+        zero_means: "",
     },
     ParamSpec {
         name: "classes_per_doubling",
@@ -57,6 +58,7 @@ const PARAMS: &[ParamSpec] = &[
         unit: "classes",
         doc: "Size classes between one power of two and the next, above 8 granules \
               (4 wastes at most 25% to rounding; 1 is power-of-two classes).",
+        zero_means: "",
     },
     ParamSpec {
         name: "page_size",
@@ -69,6 +71,7 @@ const PARAMS: &[ParamSpec] = &[
         unit: "bytes",
         doc: "The allocator's page: the slot a span of one size class is made of \
               (mimalloc: 64 KiB).",
+        zero_means: "",
     },
     ParamSpec {
         name: "segment_size",
@@ -80,6 +83,7 @@ const PARAMS: &[ParamSpec] = &[
         default: "4MiB",
         unit: "bytes",
         doc: "Aligned address-space unit pages are cut from (mimalloc: 4 MiB).",
+        zero_means: "",
     },
     ParamSpec {
         name: "large_threshold",
@@ -92,6 +96,7 @@ const PARAMS: &[ParamSpec] = &[
         unit: "bytes",
         doc: "Requests above this get a mapping of their own, returned on free, unless \
               `share_small_large` carves them from segments.",
+        zero_means: "",
     },
     ParamSpec {
         name: "large_free",
@@ -103,6 +108,7 @@ const PARAMS: &[ParamSpec] = &[
               the same size or smaller reuse, and released only after `decommit_delay` \
               events (old bmalloc's large free list and its scavenger; snmalloc's and \
               rpmalloc's caches of large chunks and spans).",
+        zero_means: "",
     },
     ParamSpec {
         name: "empty_pages",
@@ -114,6 +120,7 @@ const PARAMS: &[ParamSpec] = &[
               (mimalloc's purge delay), or parked committed in its heap's span cache of \
               `cache_size` bytes, whose oldest spans are decommitted when it overflows \
               (rpmalloc's span caches).",
+        zero_means: "",
     },
     ParamSpec {
         name: "decommit_delay",
@@ -124,6 +131,7 @@ const PARAMS: &[ParamSpec] = &[
         default: "10000",
         unit: "events",
         doc: "How long an empty span keeps its memory under `empty_pages = delay`.",
+        zero_means: "",
     },
     ParamSpec {
         name: "cache_size",
@@ -137,6 +145,7 @@ const PARAMS: &[ParamSpec] = &[
         doc: "Under `empty_pages = cache`, how many bytes of empty spans each heap keeps \
               committed for reuse by a span of the same slot count, as rpmalloc's per-thread \
               span caches do; 0 means one segment's worth.",
+        zero_means: "one segment's worth",
     },
     ParamSpec {
         name: "commit_granularity",
@@ -152,6 +161,7 @@ const PARAMS: &[ParamSpec] = &[
               Larger units commit more at once and call the OS less, like rpmalloc's spans; \
               `segment_size` commits a whole segment at its first use, as snmalloc commits \
               its chunks.",
+        zero_means: "one page",
     },
     ParamSpec {
         name: "decommit_granularity",
@@ -166,6 +176,7 @@ const PARAMS: &[ParamSpec] = &[
               of two from the commit unit to `segment_size`; 0 means the commit unit. \
               mimalloc purges single pages; snmalloc gives memory back only in large \
               chunks, which costs fewer calls and keeps more committed.",
+        zero_means: "the commit unit",
     },
     ParamSpec {
         name: "heaps",
@@ -177,6 +188,7 @@ const PARAMS: &[ParamSpec] = &[
               list and returns to the span when the owner next allocates in that class, as \
               mimalloc collects `xthread_free`) or all threads share one set of spans. A \
               single-threaded program behaves the same either way.",
+        zero_means: "",
     },
     ParamSpec {
         name: "thread_cache",
@@ -191,6 +203,7 @@ const PARAMS: &[ParamSpec] = &[
               blocks go back to their spans, like tcmalloc's and rpmalloc's thread caches; \
               cached blocks still count as in use, so their spans cannot empty. 0 turns \
               the cache off (mimalloc has none).",
+        zero_means: "off",
     },
     ParamSpec {
         name: "share_small_large",
@@ -202,6 +215,7 @@ const PARAMS: &[ParamSpec] = &[
               all free is decommitted and released at once rather than waiting in small-page \
               lists, as bmalloc does since it made small and large objects share memory. \
               Larger requests keep mappings of their own.",
+        zero_means: "",
     },
 ];
 

@@ -99,6 +99,7 @@ const SEED: ParamSpec = ParamSpec {
     default: "1",
     unit: "",
     doc: "Seed of the random choices; the same seed gives the same events.",
+    zero_means: "",
 };
 
 const fn scale(default: &'static str) -> ParamSpec {
@@ -119,6 +120,7 @@ const fn scale_of(default: &'static str, doc: &'static str) -> ParamSpec {
         default,
         unit: "x",
         doc,
+        zero_means: "",
     }
 }
 
@@ -289,6 +291,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
                 default: "5",
                 unit: "",
                 doc: "Compilations in the process's life.",
+                zero_means: "",
             },
             ParamSpec {
                 name: "long_lived_every",
@@ -300,6 +303,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
                 unit: "allocations",
                 doc:
                     "One small block that outlives the compilation per this many arena allocations.",
+                zero_means: "",
             },
         ],
         kind: Kind::Jit,
@@ -322,6 +326,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
                 default: "16",
                 unit: "threads",
                 doc: "Linker threads (LLD used 36 to 72).",
+                zero_means: "",
             },
         ],
         kind: Kind::Linker,
@@ -344,6 +349,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
                 unit: "",
                 doc: "How pointer vectors grow: double, one slot per push, or double while \
                       loading and shrink to the exact size when the element is done.",
+                zero_means: "",
             },
         ],
         kind: Kind::Browser,
@@ -368,6 +374,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
                 default: "32",
                 unit: "bytes",
                 doc: "Bytes of string header before the characters.",
+                zero_means: "",
             },
             ParamSpec {
                 name: "short_fraction",
@@ -375,6 +382,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
                 default: "0.9",
                 unit: "",
                 doc: "Share of strings of at most 32 characters.",
+                zero_means: "",
             },
             ParamSpec {
                 name: "long_max",
@@ -386,6 +394,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
                 default: "256",
                 unit: "characters",
                 doc: "Longest of the longer strings (33 characters up to this).",
+                zero_means: "",
             },
         ],
         kind: Kind::ShortStrings,
@@ -403,6 +412,7 @@ const PARAMETRIC: &[ParamSpec] = &[
         doc: "How request sizes are drawn: all `mean_size`; uniform in min..max; a power law \
               (Pareto, exponent `alpha`) from `min_size`; log-normal around `mean_size` with \
               spread `sigma`; or the weights in `histogram`.",
+        zero_means: "",
     },
     ParamSpec {
         name: "min_size",
@@ -414,6 +424,7 @@ const PARAMETRIC: &[ParamSpec] = &[
         default: "16",
         unit: "bytes",
         doc: "Smallest request (uniform, power-law and log-normal are clamped to it).",
+        zero_means: "",
     },
     ParamSpec {
         name: "max_size",
@@ -425,6 +436,7 @@ const PARAMETRIC: &[ParamSpec] = &[
         default: "4KiB",
         unit: "bytes",
         doc: "Largest request.",
+        zero_means: "",
     },
     ParamSpec {
         name: "mean_size",
@@ -436,6 +448,7 @@ const PARAMETRIC: &[ParamSpec] = &[
         default: "64",
         unit: "bytes",
         doc: "The fixed size, or the median of the log-normal distribution.",
+        zero_means: "",
     },
     ParamSpec {
         name: "sigma",
@@ -446,6 +459,7 @@ const PARAMETRIC: &[ParamSpec] = &[
         default: "1",
         unit: "",
         doc: "Spread of the log-normal distribution (of the logarithm of the size).",
+        zero_means: "",
     },
     ParamSpec {
         name: "alpha",
@@ -456,6 +470,7 @@ const PARAMETRIC: &[ParamSpec] = &[
         default: "1.5",
         unit: "",
         doc: "Exponent of the power law: smaller means more large requests.",
+        zero_means: "",
     },
     ParamSpec {
         name: "histogram",
@@ -463,6 +478,7 @@ const PARAMETRIC: &[ParamSpec] = &[
         default: "16:50,64:30,1KiB:20",
         unit: "size:weight,…",
         doc: "Sizes and their relative weights, for `sizes = histogram`.",
+        zero_means: "",
     },
     ParamSpec {
         name: "lifetime",
@@ -471,6 +487,7 @@ const PARAMETRIC: &[ParamSpec] = &[
         unit: "",
         doc: "Which live block is freed when live memory is above the shape: the newest, the \
               oldest, any, or the one whose exponentially distributed lifetime ends first.",
+        zero_means: "",
     },
     ParamSpec {
         name: "mean_lifetime",
@@ -481,6 +498,7 @@ const PARAMETRIC: &[ParamSpec] = &[
         default: "1000",
         unit: "steps",
         doc: "Mean lifetime under `lifetime = exponential`.",
+        zero_means: "",
     },
     ParamSpec {
         name: "shape",
@@ -489,6 +507,7 @@ const PARAMETRIC: &[ParamSpec] = &[
         unit: "",
         doc: "Live memory over the run: rising to the end, rising then held, rising then \
               falling back, or `cycles` rises each followed by a drop.",
+        zero_means: "",
     },
     ParamSpec {
         name: "peak_live",
@@ -500,6 +519,7 @@ const PARAMETRIC: &[ParamSpec] = &[
         default: "16MiB",
         unit: "bytes",
         doc: "Live bytes at the top of the shape.",
+        zero_means: "",
     },
     ParamSpec {
         name: "cycles",
@@ -507,6 +527,7 @@ const PARAMETRIC: &[ParamSpec] = &[
         default: "4",
         unit: "",
         doc: "Teeth of the sawtooth.",
+        zero_means: "",
     },
     ParamSpec {
         name: "threads",
@@ -514,6 +535,7 @@ const PARAMETRIC: &[ParamSpec] = &[
         default: "1",
         unit: "threads",
         doc: "Program threads allocating; each block is allocated by a random one.",
+        zero_means: "",
     },
     ParamSpec {
         name: "remote_free",
@@ -521,6 +543,7 @@ const PARAMETRIC: &[ParamSpec] = &[
         default: "0",
         unit: "",
         doc: "Chance that a block is freed by a random thread rather than its own.",
+        zero_means: "",
     },
 ];
 
