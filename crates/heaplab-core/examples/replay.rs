@@ -41,8 +41,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let start = Instant::now();
     for _ in 0..rounds {
         let mut sim = Simulation::new(&config, sim_provider(&config))?;
-        if let Some(h) = std::env::var_os("HINT_FROM") {
-            sim.hint_policy_from(h.to_str().unwrap().parse()?);
+        if let Ok(h) = std::env::var("HINT_FROM") {
+            sim.hint_policy_from(h.parse().map_err(|e| format!("HINT_FROM={h}: {e}"))?);
         }
         if batch {
             sim.apply_all(&events)?;
