@@ -139,7 +139,7 @@ pub struct Buddy {
     /// with one word and finds the lowest free block in a word per summary level, where a
     /// B-tree per order cost a search and node rebalancing on every split and merge.
     /// Read through `free_set` and `free_set_mut`, which mask the order.
-    free: Box<[IndexSet; 32]>,
+    free: [IndexSet; 32],
     /// Bit `k` is set when order `k` has a free block, so a request finds the smallest
     /// order that can serve it with one count of trailing zeros.
     nonempty: u64,
@@ -196,7 +196,7 @@ impl Buddy {
                 u64::MAX
             },
             page: page_size,
-            free: Box::new(std::array::from_fn(|_| IndexSet::default())),
+            free: std::array::from_fn(|_| IndexSet::default()),
             nonempty: 0,
             arenas: Vec::new(),
             fresh_from: Vec::new(),

@@ -17,30 +17,96 @@ const MAX_LEVELS: usize = 8;
 pub(super) struct IndexSet {
     /// Level 0: the members.
     leaves: Vec<u64>,
-    /// The summary levels above it, one after the other, in one allocation.
+    /// The summary levels above it, one after the other, in one allocation; where each
+    /// starts follows from the number of words in `leaves` (see [`Level`]). Empty when
+    /// `leaves` is one word.
     summary: Vec<u64>,
-    /// Where each level from 1 on starts in `summary`; the last level is one word.
-    level_start: [usize; MAX_LEVELS],
-    levels: usize,
     len: usize,
     /// The lowest member, when there is one.
     lowest: usize,
 }
+
+// Eight words: the sets of a heap's orders lie a power of two apart, so finding one takes
+// a shift, not a multiplication.
+const _: () = assert!(std::mem::size_of::<IndexSet>() == 8 * std::mem::size_of::<usize>());
 
 impl Default for IndexSet {
     fn default() -> IndexSet {
         IndexSet {
             leaves: vec![0],
             summary: Vec::new(),
-            level_start: [0; MAX_LEVELS],
-            levels: 1,
             len: 0,
             lowest: usize::MAX,
         }
     }
 }
 
+/// One summary level: where it starts in `summary` and how many words it has. Each level
+/// has a 64th of the words of the level below, rounded up, and the top one is a single
+/// word, so the layout follows from the number of leaf words and is not kept in the set:
+/// a set takes eight words, and the sets of a buddy heap's orders are found by a shift.
+/// The searches that run on allocations and frees step up from level 1 one level at a time.
+#[derive(Clone, Copy, Debug)]
+struct Level {
+    start: usize,
+    words: usize,
+}
+
+impl Level {
+    /// Level 1, above `leaf_words` words of level 0 (there is one when `leaf_words > 1`).
+    #[inline(always)]
+    fn first(leaf_words: usize) -> Level {
+        Level {
+            start: 0,
+            words: leaf_words.div_ceil(64),
+        }
+    }
+
+    /// The level above this one, if this one is not the top.
+    #[inline(always)]
+    fn up(self) -> Option<Level> {
+        (self.words > 1).then(|| Level {
+            start: self.start + self.words,
+            words: self.words.div_ceil(64),
+        })
+    }
+}
+
+/// Every summary level of a set at once, for growing it and for the invariant scan.
+#[derive(Clone, Copy, Debug)]
+struct Levels {
+    /// Where level `l` (from 1) starts in `summary`.
+    start: [usize; MAX_LEVELS],
+    /// Levels in all, counting level 0.
+    count: usize,
+    /// Words in all the summary levels.
+    words: usize,
+}
+
+impl Levels {
+    fn of(leaf_words: usize) -> Levels {
+        let mut all = Levels {
+            start: [0; MAX_LEVELS],
+            count: 1,
+            words: 0,
+        };
+        let mut level = (leaf_words > 1).then(|| Level::first(leaf_words));
+        while let Some(l) = level {
+            assert!(all.count < MAX_LEVELS, "an index set of {leaf_words} words");
+            all.start[all.count] = l.start;
+            all.count += 1;
+            all.words = l.start + l.words;
+            level = l.up();
+        }
+        all
+    }
+}
+
 impl IndexSet {
+    fn levels(&self) -> Levels {
+        Levels::of(self.leaves.len())
+    }
+
     #[inline]
     pub(super) fn is_empty(&self) -> bool {
         self.len == 0
@@ -87,7 +153,7 @@ impl IndexSet {
     /// Adds `i`, which must not be a member. The capacity grows to hold it: blocks are
     /// handed out lowest first, so the free blocks of a heap stay in the low part of the
     /// index space, and a bitmap as large as the arenas cost zeroing it on every new heap.
-    #[inline]
+    #[inline(always)]
     pub(super) fn insert(&mut self, i: usize) {
         let word = match self.leaves.get_mut(i / 64) {
             Some(word) => word,
@@ -110,10 +176,10 @@ impl IndexSet {
             // The summary starts now, with the member that was alone.
             self.summarize(self.lowest);
         }
-        if was == 0 {
-            // Otherwise the levels above already know this word has members.
-            self.summarize(i);
-        }
+        // The level above learns that this word has members, whether or not it knew: a
+        // bit set again costs less than the branch on `was`, which the CPU guesses wrong
+        // about as often as a split or a merge changes a word's state.
+        self.mark_word(i);
         self.lowest = self.lowest.min(i);
     }
 
@@ -172,9 +238,7 @@ impl IndexSet {
     /// blocks keeps several free in each order, so inline, with the rarer steps apart.
     #[inline(always)]
     fn remove_summarized(&mut self, i: usize, rest: u64) {
-        if rest == 0 {
-            self.unsummarize(i);
-        }
+        self.unmark_word_if(i, rest == 0);
         if i == self.lowest {
             self.lowest = self.successor(i);
         }
@@ -188,37 +252,89 @@ impl IndexSet {
     #[inline(never)]
     fn clear_summary(&mut self) {
         let mut at = self.lowest / 64;
-        for l in 1..self.levels {
-            self.summary[self.level_start[l] + at / 64] = 0;
+        let mut level = (!self.summary.is_empty()).then(|| Level::first(self.leaves.len()));
+        while let Some(l) = level {
+            self.summary[l.start + at / 64] = 0;
             at /= 64;
+            level = l.up();
         }
     }
 
     /// Marks in the summary levels that the level-0 word of `i` has members.
+    #[inline(never)]
     fn summarize(&mut self, i: usize) {
-        let mut at = i / 64;
-        for l in 1..self.levels {
-            let word = &mut self.summary[self.level_start[l] + at / 64];
+        if !self.summary.is_empty() {
+            self.summarize_from(Level::first(self.leaves.len()), i / 64);
+        }
+    }
+
+    /// Sets the bit of the level-0 word of `i` in level 1, and in the levels above when the
+    /// word of level 1 had no bit set. The first step has no branch on whether the bit was
+    /// set already; the climb is rare, since a word of level 1 covers 4,096 indices.
+    #[inline(always)]
+    fn mark_word(&mut self, i: usize) {
+        if self.summary.is_empty() {
+            return;
+        }
+        let at = i / 64;
+        let word = &mut self.summary[at / 64];
+        let was = *word;
+        *word = was | 1 << (at % 64);
+        if was == 0 {
+            if let Some(two) = Level::first(self.leaves.len()).up() {
+                self.summarize_from(two, at / 64);
+            }
+        }
+    }
+
+    /// Clears the bit of the level-0 word of `i` in level 1 when `empty` (the word turned
+    /// empty), and in the levels above when the word of level 1 turns empty too. As
+    /// [`IndexSet::mark_word`], the first step has no branch on `empty`.
+    #[inline(always)]
+    fn unmark_word_if(&mut self, i: usize, empty: bool) {
+        if self.summary.is_empty() {
+            return;
+        }
+        let at = i / 64;
+        let word = &mut self.summary[at / 64];
+        let now = *word & !(u64::from(empty) << (at % 64));
+        *word = now;
+        if now == 0 {
+            if let Some(two) = Level::first(self.leaves.len()).up() {
+                self.unsummarize_from(two, at / 64);
+            }
+        }
+    }
+
+    /// Marks in `level` and up that word `at` of the level below has members.
+    #[inline(never)]
+    fn summarize_from(&mut self, level: Level, mut at: usize) {
+        let mut level = Some(level);
+        while let Some(l) = level {
+            let word = &mut self.summary[l.start + at / 64];
             let was = *word;
             *word |= 1 << (at % 64);
             if was != 0 {
                 break;
             }
             at /= 64;
+            level = l.up();
         }
     }
 
-    /// Clears the summary bits of the level-0 word of `i`, which turned empty.
+    /// Clears in `level` and up the bit of word `at` of the level below, which turned
+    /// empty.
     #[inline(never)]
-    fn unsummarize(&mut self, i: usize) {
-        let mut at = i / 64;
-        for l in 1..self.levels {
-            let word = &mut self.summary[self.level_start[l] + at / 64];
+    fn unsummarize_from(&mut self, level: Level, mut at: usize) {
+        let mut level = Some(level);
+        while let Some(l) = level {
+            let word = &mut self.summary[l.start + at / 64];
             *word &= !(1 << (at % 64));
             if *word != 0 {
                 break;
             }
             at /= 64;
+            level = l.up();
         }
     }
 
@@ -232,18 +348,25 @@ impl IndexSet {
         if above != 0 {
             return i + 1 + above.trailing_zeros() as usize;
         }
+        // Where each level passed on the way up starts, for the way down.
+        let mut starts = [0; MAX_LEVELS];
         let mut at = i / 64;
-        for l in 1..self.levels {
-            let above = self.summary[self.level_start[l] + at / 64] >> (at % 64) >> 1;
+        let mut level = (!self.summary.is_empty()).then(|| Level::first(self.leaves.len()));
+        let mut passed = 0;
+        while let Some(l) = level {
+            let above = self.summary[l.start + at / 64] >> (at % 64) >> 1;
             if above != 0 {
                 // Down again, the lowest member of the first marked word on each level.
                 let mut at = at + 1 + above.trailing_zeros() as usize;
-                for l in (1..l).rev() {
-                    at = at * 64 + self.summary[self.level_start[l] + at].trailing_zeros() as usize;
+                for &start in starts[..passed].iter().rev() {
+                    at = at * 64 + self.summary[start + at].trailing_zeros() as usize;
                 }
                 return at * 64 + self.leaves[at].trailing_zeros() as usize;
             }
+            starts[passed] = l.start;
+            passed += 1;
             at /= 64;
+            level = l.up();
         }
         unreachable!("a set of {} members has one above its lowest", self.len)
     }
@@ -252,9 +375,10 @@ impl IndexSet {
     /// members or more, or one whose summary has not been cleared yet.
     #[cfg(test)]
     fn walk(&self) -> usize {
+        let lv = self.levels();
         let mut i = 0;
-        for l in (1..self.levels).rev() {
-            i = i * 64 + self.summary[self.level_start[l] + i].trailing_zeros() as usize;
+        for l in (1..lv.count).rev() {
+            i = i * 64 + self.summary[lv.start[l] + i].trailing_zeros() as usize;
         }
         i * 64 + self.leaves[i].trailing_zeros() as usize
     }
@@ -276,23 +400,13 @@ impl IndexSet {
         if leaf_words <= self.leaves.len() {
             return;
         }
-        let mut level_start = [0; MAX_LEVELS];
-        let mut levels = 1;
-        let mut total = 0;
-        let mut len = leaf_words;
-        while len > 1 {
-            assert!(levels < MAX_LEVELS, "an index set of {bits} bits");
-            len = len.div_ceil(64);
-            level_start[levels] = total;
-            total += len;
-            levels += 1;
-        }
+        let (old, new) = (self.levels(), Levels::of(leaf_words));
         let mut leaves = vec![0u64; leaf_words];
         copy_nonzero(&self.leaves, &mut leaves);
-        let mut summary = vec![0u64; total];
-        for l in 1..levels {
-            let at = level_start[l];
-            if l < self.levels {
+        let mut summary = vec![0u64; new.words];
+        for l in 1..new.count {
+            let at = new.start[l];
+            if l < old.count {
                 copy_nonzero(self.level(l), &mut summary[at..]);
             } else if self.len >= 2 {
                 // A new level above the old top: its bits come from the level below.
@@ -300,7 +414,7 @@ impl IndexSet {
                 let below: &[u64] = if l == 1 {
                     &leaves
                 } else {
-                    &lower[level_start[l - 1]..]
+                    &lower[new.start[l - 1]..]
                 };
                 for (j, _) in below.iter().enumerate().filter(|(_, &w)| w != 0) {
                     upper[j / 64] |= 1 << (j % 64);
@@ -309,27 +423,27 @@ impl IndexSet {
         }
         self.leaves = leaves;
         self.summary = summary;
-        self.level_start = level_start;
-        self.levels = levels;
     }
 
     /// Summary level `l` (from 1).
     fn level(&self, l: usize) -> &[u64] {
-        let end = if l + 1 < self.levels {
-            self.level_start[l + 1]
+        let lv = self.levels();
+        let end = if l + 1 < lv.count {
+            lv.start[l + 1]
         } else {
             self.summary.len()
         };
-        &self.summary[self.level_start[l]..end]
+        &self.summary[lv.start[l]..end]
     }
 
     /// The members in increasing order, skipping empty words through the level above.
     pub(super) fn iter(&self) -> impl Iterator<Item = usize> + '_ {
         let leaves = &self.leaves;
-        let words: Box<dyn Iterator<Item = usize> + '_> = match (self.len, self.levels) {
+        let words: Box<dyn Iterator<Item = usize> + '_> = match (self.len, self.summary.is_empty())
+        {
             (0, _) => Box::new(std::iter::empty()),
             (1, _) => Box::new(std::iter::once(self.lowest / 64)),
-            (_, 1) => Box::new(0..leaves.len()),
+            (_, true) => Box::new(0..leaves.len()),
             _ => Box::new(bits(self.level(1))),
         };
         words.flat_map(move |w| bits(&leaves[w..=w]).map(move |b| w * 64 + b))
@@ -358,7 +472,8 @@ impl IndexSet {
                 self.lowest
             ));
         }
-        if self.levels > 1 {
+        let lv = self.levels();
+        if lv.count > 1 {
             // Level 1 may mark only words of level 0 with members (those it fails to mark
             // were missed by the count above).
             if let Some(j) = bits(self.level(1)).find(|&j| self.len < 2 || self.leaves[j] == 0) {
@@ -367,7 +482,7 @@ impl IndexSet {
                 ));
             }
         }
-        for l in 2..self.levels {
+        for l in 2..lv.count {
             let (below, level) = (self.level(l - 1), self.level(l));
             for (j, &w) in below.iter().enumerate() {
                 let marked = level[j / 64] & (1 << (j % 64)) != 0;
