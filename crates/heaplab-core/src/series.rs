@@ -40,12 +40,13 @@ pub struct SeriesRecorder {
     capacity: usize,
     width: u64,
     points: Vec<(u64, Sample)>,
-    /// The bucket being filled: the maximum of its `in_pending` samples so far, the last of
-    /// which was taken after event `pending_t`. Kept as plain fields rather than an
-    /// `Option` because this runs after every event.
+    /// The bucket being filled: the maximum of its samples so far, and how many more it
+    /// takes before it is full. Kept as plain fields rather than an `Option` because this
+    /// runs after every event; the count goes down, so that the test for a full bucket
+    /// reads no other field, and the event number is kept only when a bucket closes (the
+    /// last one, closed by [`SeriesRecorder::finish`], ends at the run's last event).
     pending: Sample,
-    pending_t: u64,
-    in_pending: u64,
+    left: u64,
 }
 
 impl SeriesRecorder {
@@ -56,8 +57,7 @@ impl SeriesRecorder {
             width: 1,
             points: Vec::new(),
             pending: Sample::default(),
-            pending_t: 0,
-            in_pending: 0,
+            left: 1,
         }
     }
 
@@ -66,37 +66,40 @@ impl SeriesRecorder {
     pub fn record(&mut self, t: u64, s: Sample) {
         // Gauges are never negative, so the empty bucket's zeros are a neutral start.
         self.pending = self.pending.max(s);
-        self.pending_t = t;
-        self.in_pending += 1;
-        if self.in_pending == self.width {
-            self.flush();
+        self.left -= 1;
+        if self.left == 0 {
+            self.flush(t);
         }
     }
 
+    /// Closes the full bucket, whose last sample was taken after event `t`.
     #[cold]
     #[inline(never)]
-    fn flush(&mut self) {
-        self.points.push((self.pending_t, self.pending));
+    fn flush(&mut self, t: u64) {
+        self.points.push((t, self.pending));
         self.pending = Sample::default();
-        self.in_pending = 0;
         if self.points.len() == self.capacity {
-            self.points = self
-                .points
-                .chunks(2)
-                .map(|pair| match pair {
-                    [(_, a), (t, b)] => (*t, a.max(*b)),
-                    [p] => *p,
-                    _ => unreachable!("chunks(2) yields one or two"),
-                })
-                .collect();
+            // Neighbours merge in place: point `i` takes pair `2i` and `2i + 1`, which lie
+            // at or after it, so no point is read after it was overwritten.
+            let n = self.points.len();
+            for i in 0..n / 2 {
+                let ((_, a), (t, b)) = (self.points[2 * i], self.points[2 * i + 1]);
+                self.points[i] = (t, a.max(b));
+            }
+            if n % 2 == 1 {
+                self.points[n / 2] = self.points[n - 1];
+            }
+            self.points.truncate(n.div_ceil(2));
             self.width *= 2;
         }
+        self.left = self.width;
     }
 
-    /// The series so far, including a partly filled last bucket.
-    pub fn finish(mut self) -> Series {
-        if self.in_pending > 0 {
-            self.points.push((self.pending_t, self.pending));
+    /// The series so far, including a partly filled last bucket, whose last sample was
+    /// taken after event `last`.
+    pub fn finish(mut self, last: u64) -> Series {
+        if self.left < self.width {
+            self.points.push((last, self.pending));
         }
         let mut out = Series::default();
         for (t, s) in self.points {
@@ -121,11 +124,33 @@ mod tests {
             for (i, &v) in values.iter().enumerate() {
                 r.record(i as u64 + 1, Sample { live: v, committed: v / 2, resident: v / 3 });
             }
-            let s = r.finish();
+            let s = r.finish(values.len() as u64);
             prop_assert!(s.t.len() <= cap);
             prop_assert_eq!(s.live.iter().max(), values.iter().max());
             prop_assert_eq!(*s.t.last().unwrap(), values.len() as u64);
             prop_assert!(s.t.windows(2).all(|w| w[0] < w[1]));
+        }
+
+        /// With an even capacity every merge pairs whole buckets, so point `i` is the
+        /// maximum over events `i * w + 1 ..= (i + 1) * w` for the final width `w`: the
+        /// recorder gives what a second pass over all the samples would.
+        #[test]
+        fn points_are_the_maxima_of_aligned_buckets(values in prop::collection::vec(0u64..1_000, 1..3000), half in 1usize..32) {
+            let cap = 2 * half;
+            let mut r = SeriesRecorder::new(cap);
+            for (i, &v) in values.iter().enumerate() {
+                r.record(i as u64 + 1, Sample { live: v, committed: v % 7, resident: v % 5 });
+            }
+            let s = r.finish(values.len() as u64);
+            let w = values.len().div_ceil(s.t.len()).next_power_of_two();
+            let chunks: Vec<&[u64]> = values.chunks(w).collect();
+            prop_assert_eq!(s.t.len(), chunks.len());
+            for (i, chunk) in chunks.iter().enumerate() {
+                prop_assert_eq!(s.t[i], (i * w + chunk.len()) as u64);
+                prop_assert_eq!(s.live[i], *chunk.iter().max().unwrap());
+                prop_assert_eq!(s.committed[i], chunk.iter().map(|v| v % 7).max().unwrap());
+                prop_assert_eq!(s.resident[i], chunk.iter().map(|v| v % 5).max().unwrap());
+            }
         }
     }
 }

@@ -549,7 +549,7 @@ impl<P: PageProvider> Books<P> {
             phases: self.phases,
             counters,
         };
-        let mut series = self.series.finish();
+        let mut series = self.series.finish(self.events);
         for v in series
             .committed
             .iter_mut()
