@@ -145,32 +145,53 @@ fn print_json(v: &Value) -> Result<(), CliError> {
 }
 
 fn print_params(params: &Value) {
-    for p in params.as_array().into_iter().flatten() {
-        let range = match (p["kind"].as_str(), &p["choices"]) {
-            (Some("choice"), Value::Array(c)) => c
-                .iter()
-                .filter_map(Value::as_str)
-                .collect::<Vec<_>>()
-                .join(" | "),
-            (Some("bool"), _) => "true | false".into(),
-            (Some("bytes"), _) => format!(
-                "{} ..= {}",
-                human_bytes(p["min"].as_u64().unwrap_or(0)),
-                human_bytes(p["max"].as_u64().unwrap_or(0))
-            ),
-            _ => format!("{} ..= {}", p["min"], p["max"]),
-        };
-        let mut default = p["default"].to_string().trim_matches('"').to_string();
-        // A default of 0 that stands for something else says what.
-        if let (Some(means), Some(0)) = (p["zero_means"].as_str(), p["default"].as_u64()) {
-            default = format!("0 ({means})");
-        }
+    let rows: Vec<(String, String, &Value)> = params
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|p| (default_text(p), range_text(p), p))
+        .collect();
+    // The default column is as wide as the family's widest default, so that a default
+    // with its meaning ("0 (one segment's worth)") does not push its range out of line.
+    let width = rows
+        .iter()
+        .map(|(d, _, _)| d.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(10);
+    for (default, range, p) in rows {
         println!(
-            "    {:<22} default {:<10} [{range}]\n        {}",
+            "    {:<22} default {default:<width$} [{range}]\n        {}",
             p["name"].as_str().unwrap_or(""),
-            default,
             p["doc"].as_str().unwrap_or("")
         );
+    }
+}
+
+/// A parameter's default as the listing shows it: a 0 that stands for something else says
+/// what.
+fn default_text(p: &Value) -> String {
+    if let (Some(means), Some(0)) = (p["zero_means"].as_str(), p["default"].as_u64()) {
+        return format!("0 ({means})");
+    }
+    p["default"].to_string().trim_matches('"').to_string()
+}
+
+/// A parameter's allowed values: its choices, or its range (in bytes where it is a size).
+fn range_text(p: &Value) -> String {
+    match (p["kind"].as_str(), &p["choices"]) {
+        (Some("choice"), Value::Array(c)) => c
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join(" | "),
+        (Some("bool"), _) => "true | false".into(),
+        (Some("bytes"), _) => format!(
+            "{} ..= {}",
+            human_bytes(p["min"].as_u64().unwrap_or(0)),
+            human_bytes(p["max"].as_u64().unwrap_or(0))
+        ),
+        _ => format!("{} ..= {}", p["min"], p["max"]),
     }
 }
 

@@ -249,6 +249,15 @@ fn listings_come_from_the_registry() {
         .find(|l| l.trim_start().starts_with("commit_granularity"))
         .unwrap();
     assert!(line.contains("default 0 (one page)"), "{line}");
+    // Within a family the ranges start in one column, however long a default reads.
+    for family in text.split("\n\n") {
+        let columns: Vec<usize> = family
+            .lines()
+            .filter(|l| l.starts_with("    ") && !l.starts_with("     ") && l.contains(" default "))
+            .map(|l| l.find(" [").unwrap())
+            .collect();
+        assert!(columns.windows(2).all(|w| w[0] == w[1]), "{family}");
+    }
 }
 
 #[test]
