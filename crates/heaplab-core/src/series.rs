@@ -142,6 +142,7 @@ mod tests {
                 r.record(i as u64 + 1, Sample { live: v, committed: v % 7, resident: v % 5 });
             }
             let s = r.finish(values.len() as u64);
+            prop_assert!(s.t.len() <= cap);
             let w = values.len().div_ceil(s.t.len()).next_power_of_two();
             let chunks: Vec<&[u64]> = values.chunks(w).collect();
             prop_assert_eq!(s.t.len(), chunks.len());
