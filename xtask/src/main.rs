@@ -21,9 +21,10 @@ commands:
   build-wasm          build heaplab-wasm and run wasm-bindgen into web/pkg
   serve [--port N]    build-wasm, then serve web/ on http://127.0.0.1:N (default 8000)
   test                the whole gate: fmt, clippy, tests, wasm build, browser test
-  bench [ARGS]        the simulator's criterion bench, then a table of events/s per family
-                      and the 1M/10K live-block ratios (ARGS go to criterion; `--table`
-                      alone prints the last run's table)
+  bench [ARGS]        the simulator's criterion bench, then tables of events/s per family
+                      and the 1M/10K live-block ratios, from criterion's median and from
+                      the fastest sample (ARGS go to criterion; `--table` alone prints the
+                      last run's tables)
 ";
 
 fn main() -> ExitCode {
