@@ -53,13 +53,14 @@ struct Level {
 }
 
 impl Level {
-    /// Level 1, above `leaf_words` words of level 0 (there is one when `leaf_words > 1`).
+    /// Level 1, above `leaf_words` words of level 0: there is one when level 0 has more
+    /// than one word, and then `summary` is not empty.
     #[inline(always)]
-    fn first(leaf_words: usize) -> Level {
-        Level {
+    fn first(leaf_words: usize) -> Option<Level> {
+        (leaf_words > 1).then(|| Level {
             start: 0,
             words: leaf_words.div_ceil(64),
-        }
+        })
     }
 
     /// The level above this one, if this one is not the top.
@@ -90,7 +91,7 @@ impl Levels {
             count: 1,
             words: 0,
         };
-        let mut level = (leaf_words > 1).then(|| Level::first(leaf_words));
+        let mut level = Level::first(leaf_words);
         while let Some(l) = level {
             assert!(all.count < MAX_LEVELS, "an index set of {leaf_words} words");
             all.start[all.count] = l.start;
@@ -252,7 +253,7 @@ impl IndexSet {
     #[inline(never)]
     fn clear_summary(&mut self) {
         let mut at = self.lowest / 64;
-        let mut level = (!self.summary.is_empty()).then(|| Level::first(self.leaves.len()));
+        let mut level = Level::first(self.leaves.len());
         while let Some(l) = level {
             self.summary[l.start + at / 64] = 0;
             at /= 64;
@@ -263,8 +264,8 @@ impl IndexSet {
     /// Marks in the summary levels that the level-0 word of `i` has members.
     #[inline(never)]
     fn summarize(&mut self, i: usize) {
-        if !self.summary.is_empty() {
-            self.summarize_from(Level::first(self.leaves.len()), i / 64);
+        if let Some(one) = Level::first(self.leaves.len()) {
+            self.summarize_from(one, i / 64);
         }
     }
 
@@ -281,7 +282,7 @@ impl IndexSet {
         let was = *word;
         *word = was | 1 << (at % 64);
         if was == 0 {
-            if let Some(two) = Level::first(self.leaves.len()).up() {
+            if let Some(two) = Level::first(self.leaves.len()).and_then(Level::up) {
                 self.summarize_from(two, at / 64);
             }
         }
@@ -300,7 +301,7 @@ impl IndexSet {
         let now = *word & !(u64::from(empty) << (at % 64));
         *word = now;
         if now == 0 {
-            if let Some(two) = Level::first(self.leaves.len()).up() {
+            if let Some(two) = Level::first(self.leaves.len()).and_then(Level::up) {
                 self.unsummarize_from(two, at / 64);
             }
         }
@@ -351,7 +352,7 @@ impl IndexSet {
         // Where each level passed on the way up starts, for the way down.
         let mut starts = [0; MAX_LEVELS];
         let mut at = i / 64;
-        let mut level = (!self.summary.is_empty()).then(|| Level::first(self.leaves.len()));
+        let mut level = Level::first(self.leaves.len());
         let mut passed = 0;
         while let Some(l) = level {
             let above = self.summary[l.start + at / 64] >> (at % 64) >> 1;
