@@ -80,20 +80,15 @@ fn print_rates(dir: &Path, rate: fn(&Path) -> Option<f64>) {
 /// Events per second of one benchmark: its elements per iteration over criterion's median
 /// time per iteration. `None` when the benchmark has not run (it was filtered out).
 fn rate(bench: &Path) -> Option<f64> {
-    let meta = std::fs::read_to_string(bench.join("new/benchmark.json")).ok()?;
     let estimates = std::fs::read_to_string(bench.join("new/estimates.json")).ok()?;
-    let elements = number_after(&meta, "\"Elements\":")?;
     let median = &estimates[estimates.find("\"median\":")?..];
-    let nanos = number_after(median, "\"point_estimate\":")?;
-    Some(elements / (nanos * 1e-9))
+    per_second_at(bench, number_after(median, "\"point_estimate\":")?)
 }
 
 /// Events per second of one benchmark's fastest sample: its elements per iteration over
 /// the least time per iteration among criterion's samples (`new/sample.json`).
 fn fastest(bench: &Path) -> Option<f64> {
-    let meta = std::fs::read_to_string(bench.join("new/benchmark.json")).ok()?;
     let samples = std::fs::read_to_string(bench.join("new/sample.json")).ok()?;
-    let elements = number_after(&meta, "\"Elements\":")?;
     let iters = numbers_after(&samples, "\"iters\":")?;
     let times = numbers_after(&samples, "\"times\":")?;
     let nanos = times
@@ -101,7 +96,14 @@ fn fastest(bench: &Path) -> Option<f64> {
         .zip(&iters)
         .map(|(t, i)| t / i)
         .min_by(f64::total_cmp)?;
-    Some(elements / (nanos * 1e-9))
+    per_second_at(bench, nanos)
+}
+
+/// Events per second of one benchmark at `nanos` per iteration: the events an iteration
+/// applies (`new/benchmark.json`) over that time.
+fn per_second_at(bench: &Path, nanos: f64) -> Option<f64> {
+    let meta = std::fs::read_to_string(bench.join("new/benchmark.json")).ok()?;
+    Some(number_after(&meta, "\"Elements\":")? / (nanos * 1e-9))
 }
 
 /// The numbers of the array right after the first `key` in `json`.
