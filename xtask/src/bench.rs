@@ -29,14 +29,34 @@ pub fn run(root: &Path, extra: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// glibc's malloc told to keep what the bench frees: the heap's top is never trimmed and
+/// large blocks come from the heap rather than mappings of their own (1 GiB thresholds).
+///
+/// Every iteration builds a fresh simulation and drops it. With glibc's defaults, whether
+/// the next one's tables land on pages still mapped or on pages the kernel must zero again
+/// depends on where the benchmarks before it left the heap, so the same code read up to
+/// twice as slow in one sitting as in another: free-list best fit on `tree_churn` took
+/// 0.9–1.4 million page faults a run and read 5.9–6.1 M events/s, against 19,000 faults and
+/// 9.3–9.6 M/s with these settings. The browser's wasm memory never shrinks either.
+/// `GLIBC_TUNABLES` set in the environment, even empty, is left as it is.
+const KEEP_FREED_MEMORY: &str =
+    "glibc.malloc.trim_threshold=1073741824:glibc.malloc.mmap_threshold=1073741824";
+
 fn run_bench(root: &Path, extra: &[String]) -> Result<()> {
-    let status = Command::new(env!("CARGO"))
+    let mut bench = Command::new(env!("CARGO"));
+    bench
         .current_dir(root)
         .args(["bench", "-p", "heaplab-core", "--bench", "simulate", "--"])
         .arg("--noplot")
-        .args(extra)
-        .status()
-        .context("running cargo bench")?;
+        .args(extra);
+    match std::env::var_os("GLIBC_TUNABLES") {
+        Some(set) => eprintln!("xtask bench: GLIBC_TUNABLES={set:?}, as set"),
+        None => {
+            eprintln!("xtask bench: GLIBC_TUNABLES={KEEP_FREED_MEMORY}");
+            bench.env("GLIBC_TUNABLES", KEEP_FREED_MEMORY);
+        }
+    }
+    let status = bench.status().context("running cargo bench")?;
     if !status.success() {
         bail!("cargo bench failed: {status}");
     }
