@@ -13,9 +13,11 @@ use clap::Args;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 use heaplab_core::config::{RunConfig, WorkloadConfig};
 use heaplab_core::params::human_bytes;
+use heaplab_core::trace::ImportOptions;
 use heaplab_core::workload;
 use heaplab_native::{
-    decode, replay, BaselineReport, RealAllocator, RealOptions, RealReport, ReplayError,
+    decode, decode_with, replay, BaselineReport, RealAllocator, RealOptions, RealReport,
+    ReplayError,
 };
 use serde_json::Value;
 
@@ -77,6 +79,9 @@ pub fn run_real(args: &RunArgs, configs: &[RunConfig]) -> Result<(), CliError> {
         repeat,
         ..RealOptions::default()
     };
+    let options = ImportOptions {
+        lenient: args.lenient,
+    };
     let mut reports = Vec::new();
     let mut decoded: Option<(WorkloadConfig, Vec<heaplab_core::event::Event>)> = None;
     for config in configs {
@@ -86,7 +91,12 @@ pub fn run_real(args: &RunArgs, configs: &[RunConfig]) -> Result<(), CliError> {
         heaplab_native::replay::check_config(&config).map_err(replay_error)?;
         // Configs from flags share one workload: decode it once.
         if decoded.as_ref().is_none_or(|(w, _)| *w != config.workload) {
-            let events = decode(&config.workload).map_err(replay_error)?;
+            let (events, skipped) =
+                decode_with(&config.workload, &options).map_err(replay_error)?;
+            // As `run` without `--real` does, on stderr: a warning about the input.
+            if let Some(skipped) = &skipped {
+                crate::report::print_skipped(skipped);
+            }
             decoded = Some((config.workload.clone(), events));
         }
         let events = &decoded.as_ref().expect("decoded above").1;

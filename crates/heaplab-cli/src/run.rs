@@ -22,6 +22,11 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         Some(path) => configs_from_file(path)?,
         None => configs_from_flags(&args)?,
     };
+    if args.lenient && !configs.iter().any(|c| c.workload.id == "trace") {
+        // Not an error: the flag asks for nothing that cannot be done. But a user who
+        // meant it for a trace should learn that none was read.
+        eprintln!("heaplab: --lenient applies to trace files, and no run here reads one");
+    }
     if args.real {
         return crate::real::run_real(&args, &configs);
     }

@@ -506,6 +506,26 @@ fn lenient_skips_bad_events_and_counts_them() {
     );
 }
 
+#[test]
+fn lenient_without_a_trace_says_it_changes_nothing() {
+    let out = heaplab(&[
+        "run",
+        "-w",
+        "churn",
+        "--scale",
+        "0.001",
+        "-p",
+        "bump",
+        "--lenient",
+    ]);
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "heaplab: --lenient applies to trace files, and no run here reads one"
+    );
+    // With a trace there is no such warning: the lenient test above sees stderr whole.
+}
+
 /// Ten million events (one million without `CI`), gzip'd on disk, through the binary:
 /// its peak resident memory must stay far below what the decoded events would take
 /// (~40 bytes each), which it can only do by streaming.

@@ -351,3 +351,52 @@ fn fidelity_reports_other_presets_without_a_target() {
         "every --workload here is a trace file",
     );
 }
+
+#[test]
+fn lenient_real_runs_skip_bad_events_as_simulated_runs_do() {
+    let path =
+        std::env::temp_dir().join(format!("heaplab-real-lenient-{}.trace", std::process::id()));
+    std::fs::write(&path, "a 1 16\nf 1\nf 1\nq 7\na 2 32\nf 2\n").unwrap();
+    let trace = path.to_str().unwrap();
+    fails_with(
+        &["run", "--real", "--repeat", "1", "-w", trace, "-p", "bump"],
+        2,
+        ".trace:3: double free of id 1 (freed at line 2)",
+    );
+    let out = heaplab(&[
+        "run",
+        "--real",
+        "--repeat",
+        "1",
+        "-w",
+        trace,
+        "-p",
+        "bump",
+        "--lenient",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "lenient: skipped 2 bad lines or events: 1 unknown_op, 1 double_free"
+    );
+    let real = json_of(&out);
+    let simulated = json_of(&heaplab(&[
+        "run",
+        "-w",
+        trace,
+        "-p",
+        "bump",
+        "--lenient",
+        "--json",
+    ]));
+    for field in ["events", "allocs", "frees", "peak_live_bytes"] {
+        assert_eq!(real[0][field], simulated[0][field], "{field}");
+    }
+    assert_eq!(real[0]["allocs"], 2);
+    let _ = std::fs::remove_file(&path);
+}

@@ -18,7 +18,7 @@ pub mod replay;
 
 pub use baseline::{BaselineReport, RealAllocator};
 pub use provider::MmapProvider;
-pub use replay::{decode, replay, RealFigures, RealOptions, RealReport, ReplayError};
+pub use replay::{decode, decode_with, replay, RealFigures, RealOptions, RealReport, ReplayError};
 
 /// The median of timings: the middle one, or the mean of the middle two.
 pub(crate) fn median(runs: &[f64]) -> f64 {

@@ -19,6 +19,7 @@ use heaplab_core::provider::ProviderError;
 use heaplab_core::run::RunOutput;
 use heaplab_core::series::Series;
 use heaplab_core::simulate::{sim_provider, Report, SimError, Simulation, Summary};
+use heaplab_core::trace::{ImportOptions, Skipped};
 use heaplab_core::{trace, workload};
 use serde::Serialize;
 
@@ -66,16 +67,28 @@ impl From<SimError> for ReplayError {
 /// parameters checked and defaults filled in), or a trace file read whole (an error names
 /// `file:line`).
 pub fn decode(workload: &WorkloadConfig) -> Result<Vec<Event>, ReplayError> {
+    decode_with(workload, &ImportOptions::default()).map(|(events, _)| events)
+}
+
+/// [`decode`] with a trace's import options: a lenient import skips bad lines and events
+/// instead of stopping at the first, and what it skipped comes back, by kind.
+pub fn decode_with(
+    workload: &WorkloadConfig,
+    options: &ImportOptions,
+) -> Result<(Vec<Event>, Option<Skipped>), ReplayError> {
     let mut events = Vec::new();
     let mut push = |e| {
         events.push(e);
         Ok::<(), Infallible>(())
     };
+    let mut skipped = None;
     if workload.id == "trace" {
         let path = workload.path.clone().unwrap_or_default();
         let file = File::open(&path).map_err(|e| ReplayError::Input(format!("{path}: {e}")))?;
-        // Any format `heaplab run` takes, gzip'd or not; a bad line stops the replay.
-        trace::read(file, &path, &mut push).map_err(|e| ReplayError::Input(e.to_string()))?;
+        // Any format `heaplab run` takes, gzip'd or not.
+        let imported = trace::import(file, &path, options, &mut push)
+            .map_err(|e| ReplayError::Input(e.to_string()))?;
+        skipped = imported.skipped;
     } else {
         let spec = workload::find(&workload.id)?;
         let params = Params::resolve(spec.params, &workload.params, "workload.params")?;
@@ -83,7 +96,7 @@ pub fn decode(workload: &WorkloadConfig) -> Result<Vec<Event>, ReplayError> {
         spec.generate(&params, &mut push)
             .map_err(|e| -> ReplayError { match e {} })?;
     }
-    Ok(events)
+    Ok((events, skipped))
 }
 
 /// What the real run measured, beside the simulator's summary.
