@@ -27,8 +27,10 @@ pub fn run(root: &Path) -> Result<()> {
         root,
     )?;
     // The wasm crate's browser-only code sits behind `cfg(target_arch = "wasm32")`,
-    // which the native clippy run above never sees.
+    // which the native clippy run above never sees. On a new machine the target is not
+    // installed yet; the web build below would add it, but this step comes first.
     step("clippy on heaplab-wasm for wasm32");
+    tools::ensure_wasm_target(root)?;
     run_cmd(
         cargo().args([
             "clippy",

@@ -41,7 +41,7 @@ pub fn build_wasm(root: &Path) -> Result<()> {
     )
 }
 
-fn ensure_wasm_target(root: &Path) -> Result<()> {
+pub fn ensure_wasm_target(root: &Path) -> Result<()> {
     let installed = probe(Command::new("rustup").args(["target", "list", "--installed"]))
         .context("could not list installed targets with `rustup target list --installed`")?;
     if installed.lines().any(|line| line.trim() == WASM_TARGET) {
