@@ -22,7 +22,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         Some(path) => configs_from_file(path)?,
         None => configs_from_flags(&args)?,
     };
-    if args.lenient && !configs.iter().any(|c| c.workload.id == "trace") {
+    if args.lenient && !configs.iter().any(|c| c.workload.is_trace()) {
         // Not an error: the flag asks for nothing that cannot be done. But a user who
         // meant it for a trace should learn that none was read.
         eprintln!("heaplab: --lenient applies to trace files, and no run here reads one");
@@ -59,7 +59,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
 
 /// Runs one config: a built-in workload, or a trace file streamed from disk.
 pub(crate) fn run_one(config: &RunConfig, options: &ImportOptions) -> Result<RunOutput, CliError> {
-    let result = if config.workload.id == "trace" {
+    let result = if config.workload.is_trace() {
         let path = config.workload.path.clone().unwrap_or_default();
         let file = File::open(&path).map_err(|e| CliError::input(format!("{path}: {e}")))?;
         run_trace(config, file, options)
@@ -109,8 +109,7 @@ fn configs_from_flags(args: &RunArgs) -> Result<Vec<RunConfig>, CliError> {
             path: None,
         }
     };
-    if workload.id == "trace"
-        && (!args.wset.is_empty() || args.seed.is_some() || args.scale.is_some())
+    if workload.is_trace() && (!args.wset.is_empty() || args.seed.is_some() || args.scale.is_some())
     {
         return Err(CliError::input(
             "a trace file takes no --wset, --seed or --scale",

@@ -55,6 +55,11 @@ impl WorkloadConfig {
             path: Some(path.into()),
         }
     }
+
+    /// Whether this is a trace file's workload rather than a built-in generator.
+    pub fn is_trace(&self) -> bool {
+        self.id == "trace"
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -202,7 +207,7 @@ impl RunConfig {
         let params = Params::resolve(family.params, &given, "policy.params")?;
         out.policy.family = family.id.into();
         out.policy.params = params.to_json_map();
-        if self.workload.id == "trace" {
+        if self.workload.is_trace() {
             if self.workload.path.is_none() {
                 return Err(ParamError {
                     field: "workload.path".into(),

@@ -96,7 +96,7 @@ pub fn run_trace<R: Read>(
     input: R,
     options: &ImportOptions,
 ) -> Result<RunOutput, RunError> {
-    if config.workload.id != "trace" {
+    if !config.workload.is_trace() {
         return Err(RunError::Config(ParamError {
             field: "workload.id".into(),
             message: format!("{:?} is not a trace workload", config.workload.id),

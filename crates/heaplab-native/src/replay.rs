@@ -81,21 +81,21 @@ pub fn decode_with(
         events.push(e);
         Ok::<(), Infallible>(())
     };
-    let mut skipped = None;
-    if workload.id == "trace" {
+    let skipped = if workload.is_trace() {
         let path = workload.path.clone().unwrap_or_default();
         let file = File::open(&path).map_err(|e| ReplayError::Input(format!("{path}: {e}")))?;
         // Any format `heaplab run` takes, gzip'd or not.
-        let imported = trace::import(file, &path, options, &mut push)
-            .map_err(|e| ReplayError::Input(e.to_string()))?;
-        skipped = imported.skipped;
+        trace::import(file, &path, options, &mut push)
+            .map_err(|e| ReplayError::Input(e.to_string()))?
+            .skipped
     } else {
         let spec = workload::find(&workload.id)?;
         let params = Params::resolve(spec.params, &workload.params, "workload.params")?;
         spec.check(&params)?;
         spec.generate(&params, &mut push)
             .map_err(|e| -> ReplayError { match e {} })?;
-    }
+        None
+    };
     Ok((events, skipped))
 }
 
