@@ -18,7 +18,9 @@
 pub mod catalog;
 pub mod config;
 pub mod event;
+pub mod link;
 mod live;
+pub mod metrics;
 mod page_dir;
 pub mod pages;
 pub mod params;

@@ -316,20 +316,7 @@ pub fn parse_bytes(text: &str) -> Result<i64, String> {
 
 /// Formats a byte count the way people read it: `64 KiB`, `1.5 MiB`.
 pub fn human_bytes(b: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = b as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u < UNITS.len() - 1 {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{b} B")
-    } else if v.fract() == 0.0 {
-        format!("{v} {}", UNITS[u])
-    } else {
-        format!("{v:.1} {}", UNITS[u])
-    }
+    crate::metrics::format_bytes(b)
 }
 
 #[cfg(test)]

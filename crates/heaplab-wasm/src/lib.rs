@@ -1,13 +1,18 @@
 //! Browser bindings for heaplab. Bindings only: every `#[wasm_bindgen]` in the workspace is
 //! here, and everything they call lives in `heaplab-core` or in [`chart`].
 //!
-//! Values cross the boundary as JSON text so that the browser receives exactly the objects
-//! `heaplab run --json` prints, serialised by the same serde code.
+//! Configurations and reports cross the boundary as plain JavaScript objects made by
+//! serde (serde-wasm-bindgen), so the page receives the same fields, in the same order,
+//! that `heaplab run --json` prints; memory over time crosses as `Float64Array`s
+//! ([`convert`]). Permalinks ([`links`]), the metrics list, the byte formatter and the
+//! parameter parser ([`format`]) are the core's, so the page re-implements none of them.
 
 pub mod chart;
+mod convert;
+mod format;
+mod links;
 
 use heaplab_core::config::RunConfig;
-use heaplab_core::run::{JsonReport, RunOutput};
 use heaplab_core::series::Series;
 use heaplab_core::trace::ImportOptions;
 use plotters::prelude::IntoDrawingArea;
@@ -16,51 +21,42 @@ use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlCanvasElement;
 
+use convert::{from_js, output_js, series_js, to_js};
+
 #[wasm_bindgen(start)]
 pub fn start() {
     // A bug should reach the console with its message, not as "unreachable executed".
     console_error_panic_hook::set_once();
 }
 
-/// The catalog of workloads, policy families (with every parameter), page sizes and
-/// providers, as JSON.
+/// The catalog of workloads, policy families (with every parameter), presets, page sizes
+/// and providers.
 #[wasm_bindgen]
-pub fn catalog() -> String {
-    heaplab_core::catalog::catalog().to_string()
+pub fn catalog() -> Result<JsValue, JsError> {
+    to_js(&heaplab_core::catalog::catalog())
 }
 
-/// Runs one config (JSON) over the simulated provider and returns
-/// `{"report": ..., "series": ...}` as JSON. Bad configs and refused events throw an Error
-/// whose message names the field or the event.
+/// Runs one config over the simulated provider and returns `{report, series}`: the report
+/// as `heaplab run --json` prints it, the series as typed arrays. Bad configs and refused
+/// events throw an Error whose message names the field or the event.
 #[wasm_bindgen]
-pub fn run(config_json: &str) -> Result<String, JsError> {
-    let config = RunConfig::from_json(config_json).map_err(|e| JsError::new(&e.to_string()))?;
+pub fn run(config: JsValue) -> Result<JsValue, JsError> {
+    let config: RunConfig = from_js(config, "config")?;
     let out = heaplab_core::run::run(&config).map_err(|e| JsError::new(&e.to_string()))?;
-    output_json(&out)
+    output_js(&out)
 }
 
-/// Runs one config (JSON) whose workload is a trace (`{"id": "trace", "path": NAME}`)
-/// over the bytes of that trace file: any format `heaplab run` reads, gzip'd or not,
-/// through the same core importer. `lenient` skips bad lines and events and counts them
-/// in the report's `skipped`. A bad trace throws an Error whose message is
-/// `NAME:line: what is wrong`.
+/// The same run as [`run`], answered as JSON text: `{"report": ..., "series": ...}`. For a
+/// download of the raw result, and for measuring what the objects and typed arrays save.
 #[wasm_bindgen]
-pub fn run_trace(config_json: &str, bytes: &[u8], lenient: bool) -> Result<String, JsError> {
-    let config = RunConfig::from_json(config_json).map_err(|e| JsError::new(&e.to_string()))?;
-    let options = ImportOptions { lenient };
-    let out = heaplab_core::run::run_trace(&config, bytes, &options)
-        .map_err(|e| JsError::new(&e.to_string()))?;
-    output_json(&out)
-}
-
-/// `{"report": ..., "series": ...}`, the report exactly as `heaplab run --json` prints it.
-fn output_json(out: &RunOutput) -> Result<String, JsError> {
-    // A struct, not `json!`, so the report's keys keep the order the CLI prints them in.
+pub fn run_json(config: JsValue) -> Result<String, JsError> {
     #[derive(Serialize)]
     struct Output<'a> {
-        report: JsonReport<'a>,
+        report: heaplab_core::run::JsonReport<'a>,
         series: &'a Series,
     }
+    let config: RunConfig = from_js(config, "config")?;
+    let out = heaplab_core::run::run(&config).map_err(|e| JsError::new(&e.to_string()))?;
     serde_json::to_string(&Output {
         report: out.json(),
         series: &out.series,
@@ -68,42 +64,56 @@ fn output_json(out: &RunOutput) -> Result<String, JsError> {
     .map_err(|e| JsError::new(&e.to_string()))
 }
 
-/// The seed scenarios as JSON: each with its question, workloads, configurations and the
-/// finding people saw.
+/// Runs one config whose workload is a trace (`{"id": "trace", "path": NAME}`) over the
+/// bytes of that trace file: any format `heaplab run` reads, gzip'd or not, through the
+/// same core importer. `lenient` skips bad lines and events and counts them in the
+/// report's `skipped`. A bad trace throws an Error whose message is
+/// `NAME:line: what is wrong`.
 #[wasm_bindgen]
-pub fn scenarios() -> Result<String, JsError> {
-    let all = heaplab_core::scenario::scenarios().map_err(|e| JsError::new(&e))?;
-    serde_json::to_string(&all).map_err(|e| JsError::new(&e.to_string()))
+pub fn run_trace(config: JsValue, bytes: &[u8], lenient: bool) -> Result<JsValue, JsError> {
+    let config: RunConfig = from_js(config, "config")?;
+    let options = ImportOptions { lenient };
+    let out = heaplab_core::run::run_trace(&config, bytes, &options)
+        .map_err(|e| JsError::new(&e.to_string()))?;
+    output_js(&out)
 }
 
-/// Runs one seed scenario and returns `{"output": ..., "series": [...]}` as JSON: `output`
-/// is what `heaplab scenario <id> --json` prints, `series` each run's memory over time.
+/// The seed scenarios: each with its question, workloads, configurations and the finding
+/// people saw.
 #[wasm_bindgen]
-pub fn run_scenario(id: &str) -> Result<String, JsError> {
+pub fn scenarios() -> Result<JsValue, JsError> {
+    let all = heaplab_core::scenario::scenarios().map_err(|e| JsError::new(&e))?;
+    to_js(&all)
+}
+
+/// Runs one seed scenario and returns `{output, series: [...]}`: `output` is what
+/// `heaplab scenario <id> --json` prints, `series` each run's memory over time.
+#[wasm_bindgen]
+pub fn run_scenario(id: &str) -> Result<JsValue, JsError> {
     let spec = heaplab_core::scenario::find(id).map_err(|e| JsError::new(&e))?;
     let (output, series) = heaplab_core::scenario::run_scenario_with_series(&spec)
         .map_err(|e| JsError::new(&e.to_string()))?;
-    // A struct, not `json!`, so the reports' keys keep the order the CLI prints them in.
-    #[derive(Serialize)]
-    struct Output<'a> {
-        output: &'a heaplab_core::scenario::ScenarioOutput,
-        series: &'a [Series],
+    let list = js_sys::Array::new();
+    for s in &series {
+        list.push(&series_js(s)?);
     }
-    serde_json::to_string(&Output {
-        output: &output,
-        series: &series,
-    })
-    .map_err(|e| JsError::new(&e.to_string()))
+    let object = js_sys::Object::new();
+    let set = |key: &str, value: &JsValue| {
+        js_sys::Reflect::set(&object, &JsValue::from_str(key), value)
+            .map(|_| ())
+            .map_err(|_| JsError::new("could not build the result object"))
+    };
+    set("output", &to_js(&output)?)?;
+    set("series", &list.into())?;
+    Ok(object.into())
 }
 
-/// Resolves a config (JSON): fills in every default and checks every field, without
-/// running it.
+/// Resolves a config: fills in every default and checks every field, without running it.
 #[wasm_bindgen]
-pub fn resolve(config_json: &str) -> Result<String, JsError> {
-    let config = RunConfig::from_json(config_json)
-        .and_then(|c| c.resolve())
-        .map_err(|e| JsError::new(&e.to_string()))?;
-    serde_json::to_string(&config).map_err(|e| JsError::new(&e.to_string()))
+pub fn resolve(config: JsValue) -> Result<JsValue, JsError> {
+    let config: RunConfig = from_js(config, "config")?;
+    let config = config.resolve().map_err(|e| JsError::new(&e.to_string()))?;
+    to_js(&config)
 }
 
 #[derive(Deserialize)]

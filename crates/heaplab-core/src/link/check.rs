@@ -1,0 +1,151 @@
+//! What a link may ask for. A decoded state passes here before anyone runs it, so a link
+//! cut short, edited by hand or made to hurt (a page size of 3, a zoom to 10^12 events,
+//! fifty configurations) is refused with a message naming the field.
+
+use super::{LinkError, LinkState, LinkWorkload};
+use crate::config::PAGE_SIZES;
+use crate::params::ParamError;
+
+/// The most configurations a link compares: the page shows four side by side.
+pub const MAX_CONFIGS: usize = 4;
+
+/// The furthest event a view may point at. Ten billion is beyond any run a page or the
+/// CLI finishes, and far below where event numbers stop being exact in JavaScript.
+pub const MAX_EVENTS: u64 = 10_000_000_000;
+
+/// The largest trace a link carries in itself: links travel through chat and mail, which
+/// cut long ones.
+pub const MAX_EMBEDDED_BYTES: usize = 64 * 1024;
+
+/// The most values a sweep runs.
+pub const MAX_SWEEP_VALUES: usize = 64;
+
+/// Checks `state`: sizes and counts first, then every configuration as a run would
+/// resolve it.
+pub(super) fn check(state: &LinkState) -> Result<(), LinkError> {
+    if let Some(id) = &state.scenario {
+        // A scenario link opens the scenario; the rest of the state is not run.
+        return crate::scenario::find(id)
+            .map(|_| ())
+            .map_err(LinkError::new);
+    }
+    let n = state.configs.len();
+    if n == 0 || n > MAX_CONFIGS {
+        return Err(LinkError::new(format!(
+            "{n} configurations; a link holds 1 to {MAX_CONFIGS}"
+        )));
+    }
+    let page = state.provider.page_size;
+    if !PAGE_SIZES.contains(&page) {
+        return Err(LinkError::new(format!(
+            "page_size {page} is not {}",
+            page_sizes_text()
+        )));
+    }
+    match &state.workload {
+        LinkWorkload::Embedded { name, text } if text.len() > MAX_EMBEDDED_BYTES => {
+            return Err(LinkError::new(format!(
+                "the embedded trace {name} has {} bytes; a link carries at most {MAX_EMBEDDED_BYTES}",
+                text.len()
+            )));
+        }
+        LinkWorkload::Trace(t) => {
+            if let Some(h) = &t.sha256 {
+                if h.len() != 64 || !h.bytes().all(|b| b.is_ascii_hexdigit()) {
+                    return Err(LinkError::new(format!(
+                        "trace {}: sha256 {:?} is not 64 hex digits",
+                        t.name,
+                        super::codec::clip(h)
+                    )));
+                }
+            }
+        }
+        _ => {}
+    }
+    let view = &state.view;
+    if let Some([from, to]) = view.zoom {
+        if from >= to {
+            return Err(LinkError::new(format!(
+                "view.zoom: the window {from}..{to} is empty; its first event must come before its last"
+            )));
+        }
+        if to > MAX_EVENTS {
+            return Err(LinkError::new(format!(
+                "view.zoom: event {to} is past the last a link may name ({MAX_EVENTS})"
+            )));
+        }
+    }
+    if let Some(event) = view.teach {
+        if event > MAX_EVENTS {
+            return Err(LinkError::new(format!(
+                "view.teach: event {event} is past the last a link may name ({MAX_EVENTS})"
+            )));
+        }
+    }
+    if view.baseline >= n {
+        return Err(LinkError::new(format!(
+            "view.baseline: configuration {} does not exist; the link has {n}",
+            view.baseline + 1
+        )));
+    }
+    if let Some(sweep) = &view.sweep {
+        check_sweep(state, sweep)?;
+    }
+    state.run_configs(2).map(|_| ())
+}
+
+fn check_sweep(state: &LinkState, sweep: &super::SweepView) -> Result<(), LinkError> {
+    let n = state.configs.len();
+    if sweep.config >= n {
+        return Err(LinkError::new(format!(
+            "view.sweep.config: configuration {} does not exist; the link has {n}",
+            sweep.config + 1
+        )));
+    }
+    if sweep.values.is_empty() || sweep.values.len() > MAX_SWEEP_VALUES {
+        return Err(LinkError::new(format!(
+            "view.sweep.values: {} values; a sweep runs 1 to {MAX_SWEEP_VALUES}",
+            sweep.values.len()
+        )));
+    }
+    if crate::metrics::find(&sweep.metric).is_none() {
+        return Err(LinkError::new(format!(
+            "view.sweep.metric: there is no metric {:?}; valid ones are: {}",
+            sweep.metric,
+            crate::metrics::keys().join(", ")
+        )));
+    }
+    // Each value must be one the parameter takes: the swept configuration with the value
+    // set resolves, or the link names what it refuses.
+    for (k, value) in sweep.values.iter().enumerate() {
+        state
+            .with_sweep_value(sweep, value)
+            .run_configs(2)
+            .map_err(|e| {
+                LinkError::new(format!(
+                    "view.sweep.values[{k}]: {}",
+                    e.message.trim_start_matches("link: ")
+                ))
+            })?;
+    }
+    Ok(())
+}
+
+/// "4096, 16384 or 65536".
+fn page_sizes_text() -> String {
+    let sizes: Vec<String> = PAGE_SIZES.iter().map(u64::to_string).collect();
+    match sizes.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => sizes.join(""),
+    }
+}
+
+/// A configuration's error as a link reports it: `configuration 2: slab_size: ...`.
+pub(super) fn config_error(index: usize, e: &ParamError) -> LinkError {
+    let field = e.field.strip_prefix("policy.params.").unwrap_or(&e.field);
+    LinkError::new(format!(
+        "configuration {}: {field}: {}",
+        index + 1,
+        e.message
+    ))
+}

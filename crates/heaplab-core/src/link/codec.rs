@@ -1,0 +1,136 @@
+//! The text of a link: `2.` then the state as JSON, deflated, in base64url; reading any
+//! version's text back into a checked [`LinkState`].
+
+use std::io::{Read, Write};
+
+use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
+use base64::engine::DecodePaddingMode;
+use base64::{alphabet, Engine};
+use flate2::read::DeflateDecoder;
+use flate2::write::DeflateEncoder;
+use flate2::Compression;
+use sha2::{Digest, Sha256};
+
+use super::{check, v1, LinkError, LinkState, TraceRef, VERSION};
+
+/// The most bytes a payload may inflate to: far more than any real state (a few hundred
+/// bytes, or an embedded trace), and a bound on what a hostile link can make us allocate.
+pub const MAX_PAYLOAD_BYTES: usize = 256 * 1024;
+
+/// base64url without padding, as URLs carry it; padding is accepted when present, since
+/// some tools add it back.
+const BASE64: GeneralPurpose = GeneralPurpose::new(
+    &alphabet::URL_SAFE,
+    GeneralPurposeConfig::new()
+        .with_encode_padding(false)
+        .with_decode_padding_mode(DecodePaddingMode::Indifferent),
+);
+
+/// The fragment for `state`, without the `#`: `2.<base64url of deflated JSON>`.
+pub fn encode(state: &LinkState) -> String {
+    // Serialising plain data to JSON cannot fail: every map key is a string.
+    let json = serde_json::to_vec(state).unwrap_or_default();
+    let mut deflate = DeflateEncoder::new(Vec::new(), Compression::best());
+    // Writing to a Vec cannot fail either.
+    let _ = deflate.write_all(&json);
+    let packed = deflate.finish().unwrap_or_default();
+    format!("{VERSION}.{}", BASE64.encode(packed))
+}
+
+/// The page's address for `state` under `base` (`http://127.0.0.1:8000/`).
+pub fn url(base: &str, state: &LinkState) -> String {
+    let base = base.split('#').next().unwrap_or(base);
+    format!("{base}#{}", encode(state))
+}
+
+/// Reads a link — a whole URL, a `#fragment` or the fragment alone — of any version, and
+/// checks it. A link with no fragment is the page with its defaults.
+pub fn decode(link: &str) -> Result<LinkState, LinkError> {
+    let link = link.trim();
+    let fragment = match link.split_once('#') {
+        Some((_, f)) => f,
+        // A bare address opens the page as it starts.
+        None if link.contains("://") => "",
+        None => link,
+    };
+    let state = if fragment.is_empty() {
+        LinkState::default()
+    } else if let Some(json) = fragment.strip_prefix("c=") {
+        v1::config(json)?
+    } else if let Some(id) = fragment.strip_prefix("s=") {
+        v1::scenario(id)?
+    } else {
+        versioned(fragment)?
+    };
+    check::check(&state)?;
+    Ok(state)
+}
+
+/// A `<version>.<payload>` fragment.
+fn versioned(fragment: &str) -> Result<LinkState, LinkError> {
+    let Some((version, payload)) = fragment.split_once('.') else {
+        return Err(LinkError::new(format!(
+            "{:?} is not a heaplab link: it should start with #{VERSION}., #c= or #s=",
+            clip(fragment)
+        )));
+    };
+    match version {
+        "2" => v2(payload),
+        v if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => {
+            Err(LinkError::new(format!(
+            "version {v} is newer than this heaplab knows (it reads versions 1 and {VERSION}); \
+             open the link in a newer heaplab"
+        )))
+        }
+        _ => Err(LinkError::new(format!(
+            "{:?} is not a heaplab link: it should start with #{VERSION}., #c= or #s=",
+            clip(fragment)
+        ))),
+    }
+}
+
+fn v2(payload: &str) -> Result<LinkState, LinkError> {
+    let packed = BASE64
+        .decode(payload.trim_end_matches('=').as_bytes())
+        .map_err(|e| {
+            LinkError::new(format!(
+                "the payload is not base64url ({e}); was the link cut short or changed?"
+            ))
+        })?;
+    let mut json = Vec::new();
+    DeflateDecoder::new(&packed[..])
+        .take(MAX_PAYLOAD_BYTES as u64 + 1)
+        .read_to_end(&mut json)
+        .map_err(|e| {
+            LinkError::new(format!(
+                "the payload does not inflate ({e}); was the link cut short?"
+            ))
+        })?;
+    if json.len() > MAX_PAYLOAD_BYTES {
+        return Err(LinkError::new(format!(
+            "the payload inflates to more than {} bytes",
+            MAX_PAYLOAD_BYTES
+        )));
+    }
+    serde_json::from_slice(&json)
+        .map_err(|e| LinkError::new(format!("the state does not read: {e}")))
+}
+
+/// The first characters of a long string, for a message.
+pub(super) fn clip(text: &str) -> String {
+    const MAX: usize = 40;
+    match text.char_indices().nth(MAX) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_string(),
+    }
+}
+
+/// What a link says of a trace file: its name, size and SHA-256.
+pub fn trace_ref(name: &str, bytes: &[u8]) -> TraceRef {
+    let hash = Sha256::digest(bytes);
+    TraceRef {
+        name: super::file_name(name).into(),
+        bytes: Some(bytes.len() as u64),
+        sha256: Some(hash.iter().map(|b| format!("{b:02x}")).collect()),
+    }
+}

@@ -1,0 +1,355 @@
+//! Permalinks: what the page shows, as a small versioned value that the page and the CLI
+//! both encode and decode, so a link made by either opens the same run in the other.
+//!
+//! A link's fragment is `#2.<payload>`: the version, a dot, then [`LinkState`] as JSON,
+//! deflated and written in base64url. Links of earlier versions keep opening forever:
+//! `#c=<json>` (version 1, the page's first links) and `#s=<scenario>` are migrated in
+//! [`v1`]. Every field has a default, so a link that leaves fields out still opens, and
+//! [`check`] refuses values no run could use with a message naming the field.
+
+mod check;
+mod codec;
+mod v1;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::config::{PolicyConfig, ProviderConfig, RunConfig, TouchMode, WorkloadConfig};
+
+pub use check::{MAX_CONFIGS, MAX_EMBEDDED_BYTES, MAX_EVENTS, MAX_SWEEP_VALUES};
+pub use codec::{decode, encode, trace_ref, url, MAX_PAYLOAD_BYTES};
+
+/// The version [`encode`] writes.
+pub const VERSION: u32 = 2;
+
+/// A link that could not be read or asks for something no run can do. The message starts
+/// with `link:` and names the part that is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkError {
+    pub message: String,
+}
+
+impl LinkError {
+    pub(crate) fn new(message: impl Into<String>) -> LinkError {
+        LinkError {
+            message: format!("link: {}", message.into()),
+        }
+    }
+}
+
+impl std::fmt::Display for LinkError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for LinkError {}
+
+/// Everything a link holds: the workload, the configurations compared, the provider, and
+/// how the page shows the runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LinkState {
+    pub workload: LinkWorkload,
+    /// The policies compared, each a family or a preset with only the parameters that
+    /// differ from its defaults.
+    pub configs: Vec<PolicyConfig>,
+    pub provider: ProviderConfig,
+    #[serde(skip_serializing_if = "is_default")]
+    pub touch: TouchMode,
+    /// For a trace: skip bad lines and events instead of stopping at the first.
+    #[serde(skip_serializing_if = "is_default")]
+    pub lenient: bool,
+    #[serde(skip_serializing_if = "is_default")]
+    pub view: View,
+    /// A seed scenario to open and run instead of the editor's configurations.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<String>,
+}
+
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
+}
+
+impl Default for LinkState {
+    fn default() -> LinkState {
+        LinkState {
+            workload: LinkWorkload::default(),
+            configs: vec![PolicyConfig::named(default_family())],
+            provider: ProviderConfig::default(),
+            touch: TouchMode::default(),
+            lenient: false,
+            view: View::default(),
+            scenario: None,
+        }
+    }
+}
+
+/// The family the page offers first, which a link with no configuration runs.
+fn default_family() -> &'static str {
+    crate::policy::FAMILIES.first().map_or("bump", |f| f.id)
+}
+
+/// What the runs replay.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum LinkWorkload {
+    /// A built-in workload with the parameters that differ from its defaults.
+    Builtin {
+        id: String,
+        #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+        params: BTreeMap<String, Value>,
+    },
+    /// A trace file the link names but does not hold: whoever opens it loads the file,
+    /// and the size and hash say whether it is the same one.
+    Trace(TraceRef),
+    /// A small trace carried in the link itself, so the link alone reproduces the run.
+    Embedded { name: String, text: String },
+}
+
+impl Default for LinkWorkload {
+    fn default() -> LinkWorkload {
+        LinkWorkload::Builtin {
+            id: crate::workload::WORKLOADS
+                .first()
+                .map_or("churn", |w| w.id)
+                .into(),
+            params: BTreeMap::new(),
+        }
+    }
+}
+
+/// A trace file named by what identifies it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TraceRef {
+    /// The file's name, without its folder.
+    pub name: String,
+    /// Its size in bytes, when known (version 1 links name the file alone).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+    /// Its SHA-256, in lower-case hex, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+}
+
+impl TraceRef {
+    /// Whether a file of `bytes` with hash `sha256` is the one this names; what the
+    /// reference leaves out matches anything.
+    pub fn matches(&self, bytes: u64, sha256: &str) -> bool {
+        self.bytes.is_none_or(|b| b == bytes) && self.sha256.as_deref().is_none_or(|h| h == sha256)
+    }
+}
+
+/// Which chart the page shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Chart {
+    /// Memory over time.
+    #[default]
+    Memory,
+    /// Page operations over time.
+    PageOps,
+    /// Summary bars per metric.
+    Bars,
+    /// A sweep's curve.
+    Sweep,
+}
+
+/// How the page shows the runs: none of it changes a number.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct View {
+    #[serde(skip_serializing_if = "is_default")]
+    pub chart: Chart,
+    /// The window of events the chart is zoomed to, first and last.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zoom: Option<[u64; 2]>,
+    /// The configuration the others are compared with, by index.
+    #[serde(skip_serializing_if = "is_default")]
+    pub baseline: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<SweepView>,
+    /// The event a teaching view stands at.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub teach: Option<u64>,
+}
+
+/// One parameter of one configuration run at several values, and the metric plotted.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepView {
+    /// The configuration swept, by index.
+    #[serde(default)]
+    pub config: usize,
+    pub param: String,
+    pub values: Vec<Value>,
+    /// A metric's key (see [`crate::metrics::METRICS`]).
+    #[serde(default = "default_sweep_metric")]
+    pub metric: String,
+}
+
+fn default_sweep_metric() -> String {
+    "peak_resident_bytes".into()
+}
+
+impl LinkState {
+    /// The state that reproduces `configs`, which must share one workload and provider
+    /// (as the page's and `heaplab run`'s do). Parameters equal to their defaults are
+    /// left out, so the link stays short. A trace workload is named by its path's file
+    /// name alone; give [`LinkState::workload`] a [`trace_ref`] to add its size and hash.
+    pub fn from_configs(configs: &[RunConfig]) -> Result<LinkState, LinkError> {
+        let first = configs
+            .first()
+            .ok_or_else(|| LinkError::new("there is no configuration to link to"))?;
+        let workload = if first.workload.is_trace() {
+            let path = first.workload.path.clone().unwrap_or_default();
+            LinkWorkload::Trace(TraceRef {
+                name: file_name(&path).into(),
+                ..TraceRef::default()
+            })
+        } else {
+            LinkWorkload::Builtin {
+                id: first.workload.id.clone(),
+                params: changed_workload_params(&first.workload)?,
+            }
+        };
+        let mut out = Vec::with_capacity(configs.len());
+        for (i, c) in configs.iter().enumerate() {
+            let where_ = |e: crate::params::ParamError| {
+                LinkError::new(format!("configuration {}: {e}", i + 1))
+            };
+            out.push(minimal_policy(&c.policy).map_err(where_)?);
+        }
+        Ok(LinkState {
+            workload,
+            configs: out,
+            provider: first.provider,
+            touch: first.touch,
+            ..LinkState::default()
+        })
+    }
+
+    /// The run configs the link describes, one per configuration, each resolved (every
+    /// default filled in). A trace's config names its file by the link's name; the caller
+    /// supplies the bytes. `series_points` is the page's resolution of memory over time.
+    pub fn run_configs(&self, series_points: usize) -> Result<Vec<RunConfig>, LinkError> {
+        let workload = match &self.workload {
+            LinkWorkload::Builtin { id, params } => WorkloadConfig {
+                id: id.clone(),
+                params: params.clone(),
+                path: None,
+            },
+            LinkWorkload::Trace(t) => WorkloadConfig::trace(t.name.clone()),
+            LinkWorkload::Embedded { name, .. } => WorkloadConfig::trace(name.clone()),
+        };
+        self.configs
+            .iter()
+            .enumerate()
+            .map(|(i, policy)| {
+                let config = RunConfig {
+                    workload: workload.clone(),
+                    policy: policy.clone(),
+                    provider: self.provider,
+                    touch: self.touch,
+                    series_points,
+                };
+                config.resolve().map_err(|e| check::config_error(i, &e))
+            })
+            .collect()
+    }
+}
+
+impl LinkState {
+    /// The state with the sweep's parameter set to `value` in the swept configuration: a
+    /// policy parameter when its family has one of that name, else the workload's.
+    pub fn with_sweep_value(&self, sweep: &SweepView, value: &Value) -> LinkState {
+        let mut out = self.clone();
+        out.view = View::default();
+        let policy_has = out.configs.get(sweep.config).is_some_and(|c| {
+            let family = match c.preset.as_deref().and_then(crate::presets::preset) {
+                Some(p) => p.family,
+                None => c.family.as_str(),
+            };
+            crate::policy::family(family)
+                .is_some_and(|f| f.params.iter().any(|p| p.name == sweep.param))
+        });
+        match (&mut out.workload, out.configs.get_mut(sweep.config)) {
+            (_, Some(policy)) if policy_has => {
+                policy.params.insert(sweep.param.clone(), value.clone());
+            }
+            (LinkWorkload::Builtin { params, .. }, _) => {
+                params.insert(sweep.param.clone(), value.clone());
+            }
+            // A trace has no parameters: the value goes to the policy, which names it as
+            // unknown when the link is checked.
+            (_, Some(policy)) => {
+                policy.params.insert(sweep.param.clone(), value.clone());
+            }
+            (_, None) => {}
+        }
+        out
+    }
+}
+
+/// A path's last component, which is all of it a link keeps.
+fn file_name(path: &str) -> &str {
+    path.rsplit(['/', '\\']).next().unwrap_or(path)
+}
+
+/// The workload parameters that differ from the workload's defaults.
+fn changed_workload_params(
+    workload: &WorkloadConfig,
+) -> Result<BTreeMap<String, Value>, LinkError> {
+    let spec = crate::workload::find(&workload.id).map_err(|e| LinkError::new(e.to_string()))?;
+    let field = "workload.params";
+    let given = crate::params::Params::resolve(spec.params, &workload.params, field)
+        .map_err(|e| LinkError::new(e.to_string()))?
+        .to_json_map();
+    let defaults = crate::params::Params::resolve(spec.params, &BTreeMap::new(), field)
+        .map_err(|e| LinkError::new(e.to_string()))?
+        .to_json_map();
+    Ok(changed(given, &defaults))
+}
+
+/// A policy with only the parameters that differ from its preset's or family's values.
+fn minimal_policy(policy: &PolicyConfig) -> Result<PolicyConfig, crate::params::ParamError> {
+    let bare = PolicyConfig {
+        params: BTreeMap::new(),
+        ..policy.clone()
+    };
+    let base = RunConfig {
+        policy: bare.clone(),
+        ..RunConfig::new("churn", "bump")
+    }
+    .policy_params()?
+    .to_json_map();
+    let given = RunConfig {
+        policy: policy.clone(),
+        ..RunConfig::new("churn", "bump")
+    }
+    .policy_params()?
+    .to_json_map();
+    let mut out = bare;
+    // A preset names its family; the link need not say it twice.
+    if out.preset.is_some() {
+        out.family.clear();
+    }
+    out.params = changed(given, &base);
+    Ok(out)
+}
+
+fn changed(
+    given: BTreeMap<String, Value>,
+    base: &BTreeMap<String, Value>,
+) -> BTreeMap<String, Value> {
+    given
+        .into_iter()
+        .filter(|(k, v)| base.get(k) != Some(v))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,251 @@
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::config::ProviderKind;
+
+/// A version-1 link as the page wrote it before links were versioned by the core:
+/// `encodeURIComponent(JSON.stringify(state))` after `#c=`, every parameter written out.
+const V1_CHURN: &str = "http://127.0.0.1:8000/#c=%7B%22v%22%3A1%2C%22workload%22%3A%7B%22id%22%3A%22churn%22%2C%22params%22%3A%7B%22seed%22%3A1%2C%22scale%22%3A0.01%7D%7D%2C%22provider%22%3A%7B%22kind%22%3A%22sim%22%2C%22page_size%22%3A4096%7D%2C%22policies%22%3A%5B%7B%22family%22%3A%22size-class%22%2C%22params%22%3A%7B%7D%7D%2C%7B%22family%22%3A%22free-list%22%2C%22preset%22%3A%22glibc-like%22%2C%22params%22%3A%7B%22trim_threshold%22%3A1048576%7D%7D%5D%7D";
+
+/// A version-1 link to a trace file, lenient, over wasm linear memory.
+const V1_TRACE: &str = "#c=%7B%22v%22%3A1%2C%22workload%22%3A%7B%22id%22%3A%22trace%22%2C%22params%22%3A%7B%7D%2C%22path%22%3A%22prog.rep%22%7D%2C%22provider%22%3A%7B%22kind%22%3A%22wasm-linear%22%2C%22page_size%22%3A16384%7D%2C%22policies%22%3A%5B%7B%22family%22%3A%22buddy%22%2C%22params%22%3A%7B%7D%7D%5D%2C%22lenient%22%3Atrue%7D";
+
+fn params(pairs: &[(&str, Value)]) -> BTreeMap<String, Value> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect()
+}
+
+#[test]
+fn version_1_links_open_as_they_did() {
+    let state = decode(V1_CHURN).unwrap();
+    assert_eq!(
+        state.workload,
+        LinkWorkload::Builtin {
+            id: "churn".into(),
+            params: params(&[("seed", json!(1)), ("scale", json!(0.01))]),
+        }
+    );
+    assert_eq!(state.configs.len(), 2);
+    assert_eq!(state.configs[1].preset.as_deref(), Some("glibc-like"));
+    let configs = state.run_configs(2000).unwrap();
+    assert_eq!(configs[0].policy.family, "size-class");
+    assert_eq!(configs[1].policy.params["trim_threshold"], json!(1048576));
+    assert_eq!(configs[0].workload.params["scale"], json!(0.01));
+
+    let state = decode(V1_TRACE).unwrap();
+    assert_eq!(
+        state.workload,
+        LinkWorkload::Trace(TraceRef {
+            name: "prog.rep".into(),
+            bytes: None,
+            sha256: None
+        })
+    );
+    assert!(state.lenient);
+    assert_eq!(state.provider.kind, ProviderKind::WasmLinear);
+    assert_eq!(state.provider.page_size, 16384);
+}
+
+#[test]
+fn scenario_links_open_the_scenario() {
+    let state = decode("http://127.0.0.1:8000/#s=jit-arenas").unwrap();
+    assert_eq!(state.scenario.as_deref(), Some("jit-arenas"));
+    let e = decode("#s=no-such").unwrap_err();
+    assert!(e.message.starts_with("link: "), "{e}");
+    assert!(e.message.contains("jit-arenas"), "{e}");
+}
+
+#[test]
+fn a_state_survives_encoding_and_drops_its_defaults() {
+    let mut config = RunConfig::new("tree_churn", "glibc-like");
+    config.workload.params.insert("scale".into(), json!(0.02));
+    config.workload.params.insert("seed".into(), json!(1));
+    let mut other = config.clone();
+    other.policy = PolicyConfig::named("size-class");
+    other
+        .policy
+        .params
+        .insert("page_size".into(), json!("16KiB"));
+    let configs = [config.resolve().unwrap(), other.resolve().unwrap()];
+    let state = LinkState::from_configs(&configs).unwrap();
+    // Only what differs from the defaults travels.
+    assert_eq!(
+        state.workload,
+        LinkWorkload::Builtin {
+            id: "tree_churn".into(),
+            params: params(&[("scale", json!(0.02))]),
+        }
+    );
+    assert!(state.configs[0].params.is_empty());
+    assert_eq!(
+        state.configs[1].params,
+        params(&[("page_size", json!(16384))])
+    );
+
+    let text = encode(&state);
+    assert!(text.starts_with("2."), "{text}");
+    assert!(
+        text.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.'),
+        "{text}"
+    );
+    let back = decode(&url("http://127.0.0.1:8000/", &state)).unwrap();
+    assert_eq!(back, state);
+    // The decoded link runs exactly the configs it was made from.
+    assert_eq!(back.run_configs(2000).unwrap(), configs);
+}
+
+#[test]
+fn a_link_that_leaves_fields_out_still_opens() {
+    for json in [
+        "{}",
+        r#"{"configs":[{"preset":"buddy"}]}"#,
+        r#"{"view":{}}"#,
+    ] {
+        let state: LinkState = serde_json::from_str(json).unwrap();
+        check::check(&state).unwrap_or_else(|e| panic!("{json}: {e}"));
+    }
+    // No fragment at all is the page as it starts.
+    assert_eq!(
+        decode("http://127.0.0.1:8000/").unwrap(),
+        LinkState::default()
+    );
+}
+
+/// Encodes raw JSON as a version-2 link, as a hand-edited or hostile link would be.
+fn v2_link(json: &str) -> String {
+    let mut deflate = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut deflate, json.as_bytes()).unwrap();
+    use base64::Engine;
+    let payload =
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(deflate.finish().unwrap());
+    format!("#2.{payload}")
+}
+
+fn refused(link: &str) -> String {
+    let e = decode(link).expect_err(link);
+    assert!(e.message.starts_with("link: "), "{e}");
+    e.message
+}
+
+#[test]
+fn bad_links_say_what_is_wrong() {
+    let good = encode(&LinkState::default());
+    let cases: Vec<(String, &str)> = vec![
+        ("#9.abc".into(), "version 9 is newer"),
+        ("#hello".into(), "is not a heaplab link"),
+        ("#2.!!!not base64".into(), "not base64url"),
+        (format!("#{}", &good[..good.len() / 2]), "cut short"),
+        ("#c=%7Bnot json".into(), "not JSON"),
+        ("#c=%5B1%5D".into(), "not a JSON object"),
+        ("#c=%7B%22v%22%3A7%7D".into(), "its version 7"),
+        (
+            v2_link(r#"{"provider":{"kind":"sim","page_size":3}}"#),
+            "page_size 3 is not 4096, 16384 or 65536",
+        ),
+        (
+            v2_link(r#"{"view":{"zoom":[0,1000000000000]}}"#),
+            "view.zoom: event 1000000000000",
+        ),
+        (
+            v2_link(r#"{"view":{"zoom":[5,5]}}"#),
+            "view.zoom: the window 5..5 is empty",
+        ),
+        (v2_link(r#"{"view":{"baseline":3}}"#), "view.baseline"),
+        (
+            v2_link(&format!(
+                r#"{{"configs":[{}]}}"#,
+                vec![r#"{"family":"bump"}"#; 50].join(",")
+            )),
+            "50 configurations; a link holds 1 to 4",
+        ),
+        (
+            v2_link(
+                r#"{"configs":[{"family":"bump"},{"family":"size-class","params":{"page_size":3}}]}"#,
+            ),
+            "configuration 2: page_size:",
+        ),
+        (
+            v2_link(r#"{"configs":[{"family":"nope"}]}"#),
+            "configuration 1:",
+        ),
+        (v2_link(r#"{"workload":{"builtin":{"id":"nope"}}}"#), "nope"),
+        (v2_link(r#"{"bogus":1}"#), "unknown field `bogus`"),
+        (
+            v2_link(r#"{"workload":{"trace":{"name":"a.rep","sha256":"xyz"}}}"#),
+            "sha256",
+        ),
+        (
+            v2_link(r#"{"view":{"sweep":{"param":"slab_size","values":[4096],"metric":"speed"}}}"#),
+            "view.sweep.metric",
+        ),
+        (
+            v2_link(
+                r#"{"configs":[{"family":"bump"}],"view":{"sweep":{"param":"slab_size","values":[4096, -1]}}}"#,
+            ),
+            "view.sweep.values[1]",
+        ),
+    ];
+    for (link, wanted) in cases {
+        let message = refused(&link);
+        assert!(
+            message.contains(wanted),
+            "{link}: {message:?} lacks {wanted:?}"
+        );
+    }
+    // An embedded trace past the limit.
+    let big = "a 1 8\n".repeat(MAX_EMBEDDED_BYTES / 6 + 1);
+    let state = LinkState {
+        workload: LinkWorkload::Embedded {
+            name: "big.trace".into(),
+            text: big,
+        },
+        ..LinkState::default()
+    };
+    assert!(refused(&encode(&state)).contains("embedded trace big.trace"));
+}
+
+#[test]
+fn a_payload_that_inflates_without_end_is_refused() {
+    let json = format!(r#"{{"scenario":"{}"}}"#, "x".repeat(MAX_PAYLOAD_BYTES * 2));
+    assert!(refused(&v2_link(&json)).contains("inflates to more than"));
+}
+
+#[test]
+fn sweeps_set_policy_or_workload_parameters() {
+    let state: LinkState = serde_json::from_str(
+        r#"{"workload":{"builtin":{"id":"churn","params":{"scale":0.001}}},
+            "configs":[{"family":"bump"}],
+            "view":{"chart":"sweep","sweep":{"param":"slab_size","values":[4096,65536]}}}"#,
+    )
+    .unwrap();
+    check::check(&state).unwrap();
+    let sweep = state.view.sweep.clone().unwrap();
+    let at = state.with_sweep_value(&sweep, &json!(65536));
+    assert_eq!(at.configs[0].params["slab_size"], json!(65536));
+    let scale = SweepView {
+        param: "scale".into(),
+        ..sweep
+    };
+    let at = state.with_sweep_value(&scale, &json!(0.002));
+    let LinkWorkload::Builtin { params, .. } = &at.workload else {
+        panic!("the workload changed kind");
+    };
+    assert_eq!(params["scale"], json!(0.002));
+}
+
+#[test]
+fn a_trace_is_named_by_size_and_hash() {
+    let t = trace_ref("/tmp/dir/prog.trace", b"a 1 8\nf 1\n");
+    assert_eq!(t.name, "prog.trace");
+    assert_eq!(t.bytes, Some(10));
+    assert_eq!(t.sha256.as_deref().map(str::len), Some(64));
+    let sha = t.sha256.clone().unwrap();
+    assert!(t.matches(10, &sha));
+    assert!(!t.matches(11, &sha));
+    assert!(TraceRef::default().matches(11, "anything"));
+}

@@ -1,0 +1,49 @@
+//! Permalinks for the page, through the core's codec: the page keeps no state codec of
+//! its own, so a link it writes is one `heaplab run --link` reads, and the reverse.
+
+use heaplab_core::config::RunConfig;
+use heaplab_core::link::{self, LinkState};
+use wasm_bindgen::prelude::*;
+
+use crate::convert::{from_js, to_js};
+
+/// Reads a link (a URL, a `#fragment` or the fragment alone) of any version into the link
+/// state, checked; throws an Error whose message starts with `link:` and names what is
+/// wrong.
+#[wasm_bindgen]
+pub fn link_decode(text: &str) -> Result<JsValue, JsError> {
+    let state = link::decode(text).map_err(|e| JsError::new(&e.message))?;
+    to_js(&state)
+}
+
+/// The fragment for a link state, without the `#`.
+#[wasm_bindgen]
+pub fn link_encode(state: JsValue) -> Result<String, JsError> {
+    let state: LinkState = from_js(state, "link")?;
+    Ok(link::encode(&state))
+}
+
+/// The link state of run configs that share a workload and provider, with the parameters
+/// left at their defaults left out.
+#[wasm_bindgen]
+pub fn link_from_configs(configs: JsValue) -> Result<JsValue, JsError> {
+    let configs: Vec<RunConfig> = from_js(configs, "configs")?;
+    let state = LinkState::from_configs(&configs).map_err(|e| JsError::new(&e.message))?;
+    to_js(&state)
+}
+
+/// The resolved run configs a link state describes, one per configuration.
+#[wasm_bindgen]
+pub fn link_configs(state: JsValue, series_points: usize) -> Result<JsValue, JsError> {
+    let state: LinkState = from_js(state, "link")?;
+    let configs = state
+        .run_configs(series_points)
+        .map_err(|e| JsError::new(&e.message))?;
+    to_js(&configs)
+}
+
+/// What a link says of a trace file: `{name, bytes, sha256}`.
+#[wasm_bindgen]
+pub fn trace_ref(name: &str, bytes: &[u8]) -> Result<JsValue, JsError> {
+    to_js(&link::trace_ref(name, bytes))
+}
