@@ -1,6 +1,7 @@
-//! `cargo xtask bench`: runs the simulator's criterion bench and prints the figures issue 3
-//! sets targets for, from criterion's own estimates (the median time per iteration and the
-//! events each iteration applies), so BENCHMARKS.md can quote them as they are. A second
+//! `cargo xtask bench`: runs the simulator's criterion bench and prints the figures
+//! BENCHMARKS.md sets targets for, from criterion's own estimates (the median time per
+//! iteration and the events each iteration applies), so BENCHMARKS.md can quote them as
+//! they are. A second
 //! table gives each benchmark's fastest sample: what the machine adds to a sample is never
 //! negative, so it moves less between sittings than the median does, and shows whether a
 //! change to the code or the machine's state moved the median.

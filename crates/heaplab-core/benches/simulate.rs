@@ -88,7 +88,8 @@ fn time_churn(b: &mut criterion::Bencher<'_>, cfg: &RunConfig, fill: &[Event], c
     )
 }
 
-/// Best fit in a steady state of 100,000 live blocks: issue 3 asks for 10 M events/s.
+/// Best fit in a steady state of 100,000 live blocks: the target (BENCHMARKS.md) is 10 M
+/// events/s.
 fn best_fit(c: &mut Criterion) {
     let steps = 200_000;
     let (fill, churn) = steady_state(100_000, steps, 1);

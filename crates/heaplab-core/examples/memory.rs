@@ -3,7 +3,7 @@
 //! streamed one after the other into one simulation, never collected. Prints the events,
 //! the simulated heap's touched and peak resident bytes, and this process's peak resident
 //! memory (Linux's `VmHWM`), which must stay under 200 MB for 10 million events over 1 GiB
-//! (issue 3):
+//! (a target in BENCHMARKS.md):
 //!
 //! `cargo run --release -p heaplab-core --example memory -- size-class 5`
 

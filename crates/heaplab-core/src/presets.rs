@@ -246,9 +246,10 @@ pub const PRESETS: &[PresetSpec] = &[
         ],
         sources: "snmalloc 1: size classes with two mantissa bits (four per doubling), 16 MiB \
                   superslabs of 64 KiB slabs, message-passing remote frees; LLVM review D71786 \
-                  (shared/seeds/002) for its large, rare commits. The 4 MiB commit unit is not \
-                  snmalloc's own constant: the thread reports that snmalloc commits much larger \
-                  ranges than the others, not their size, and 4 MiB reproduces its ordering.",
+                  and rpmalloc's issue thread on peak commit for its large, rare commits. The \
+                  4 MiB commit unit is not snmalloc's own constant: the thread reports that \
+                  snmalloc commits much larger ranges than the others, not their size, and \
+                  4 MiB reproduces its ordering.",
         leaves_out: "its buddy-allocated backend ranges, slabs of varied sizes per class, and \
                      the remote-free batching.",
     },
@@ -274,7 +275,7 @@ pub const PRESETS: &[PresetSpec] = &[
             ("large_free", "delay"),
         ],
         sources: "bmalloc: chunkSize 1 MiB, smallPageSize 16 KiB, the scavenger's delayed \
-                  decommit; WebKit bug in shared/seeds/001 for the sharing change.",
+                  decommit; WebKit bug 172880 for the sharing change.",
         leaves_out: "per-thread caches (bmalloc's Cache), the large-object free list's \
                      splitting by exact size, and the physical page map. The scavenger is a \
                      delay counted in events, and memory at end is read as the last free \
@@ -337,9 +338,9 @@ pub const PRESETS: &[PresetSpec] = &[
             ("blocks_per_chunk", "64"),
             ("free_empty_chunks", "true"),
         ],
-        sources: "Pike mailing list, August 2014 (shared/seeds/004): short strings (up to the \
-                  length of the header) in the block allocator, other content in malloc; a \
-                  32-byte header plus up to 31 characters and the terminator fills 64 bytes.",
+        sources: "Pike mailing list, August 2014 (the string_alloc branch): short strings (up \
+                  to the length of the header) in the block allocator, other content in malloc; \
+                  a 32-byte header plus up to 31 characters and the terminator fills 64 bytes.",
         leaves_out: "Pike's separate header and content allocations for long strings, and \
                      strings kept in the data section.",
     },

@@ -18,7 +18,7 @@ use crate::simulate::Report;
 pub struct ScenarioSpec {
     pub id: String,
     pub title: String,
-    /// The thread in `shared/seeds/` the question came from.
+    /// Where the question came from.
     pub seed: String,
     pub question: String,
     /// Each configuration runs on each workload.
@@ -191,9 +191,9 @@ fn ratio(a: u64, b: u64) -> f64 {
     a as f64 / (b.max(1)) as f64
 }
 
-/// The claims of each scenario's finding. Thresholds are the qualitative findings of
-/// `shared/scenarios.md` made numeric; if one fails, the model or the workload is wrong,
-/// not the threshold.
+/// The claims of each scenario's finding. Thresholds are the qualitative findings told in
+/// `workloads/scenarios/README.md` made numeric; if one fails, the model or the workload is
+/// wrong, not the threshold.
 pub fn evaluate(id: &str, runs: &[ScenarioRun]) -> Vec<Check> {
     let r = |i: usize| &runs[i].report;
     match id {

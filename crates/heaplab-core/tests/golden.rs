@@ -3,8 +3,9 @@
 //! byte for byte with `tests/golden.json`.
 //!
 //! Speed work never changes a number, so an optimisation that alters this file is a bug.
-//! The file also holds the bound on the simulator's own memory (issue 3), which speed work
-//! must keep as well; it replays ten million events, so it runs only when `CI` is set.
+//! The file also holds the bound on the simulator's own memory (a target in BENCHMARKS.md),
+//! which speed work must keep as well; it replays ten million events, so it runs only when
+//! `CI` is set.
 //! When a change to a policy or a workload is meant to change results, run
 //! `UPDATE_GOLDEN=1 cargo test -p heaplab-core --test golden`, read the diff of the file it
 //! rewrites, and commit it with the change.

@@ -31,8 +31,8 @@ pub fn steady_state(live: u64, steps: u64, seed: u64) -> (Vec<Event>, Vec<Event>
 /// `rounds` runs of `parametric` (scale 10, `peak_live` 1 GiB, `mean_size` 1 KiB,
 /// `max_size` 16 KiB, seeds 1, 2, ...) one after the other, each round's block ids moved
 /// past the last round's so they stay unique: about 2.6 million events a round, with
-/// 1 GiB live at the top of each. The run behind issue 3's bound on the simulator's own
-/// memory (`examples/memory.rs` prints it, `tests/golden.rs` checks it).
+/// 1 GiB live at the top of each. The run behind the bound BENCHMARKS.md sets on the
+/// simulator's own memory (`examples/memory.rs` prints it, `tests/golden.rs` checks it).
 pub fn gibibyte_rounds<E>(rounds: u64, sink: &mut Sink<'_, E>) -> Result<(), E> {
     let spec = workload::find("parametric").expect("parametric is built in");
     let mut offset = 0;

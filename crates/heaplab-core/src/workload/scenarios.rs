@@ -1,4 +1,5 @@
-//! Workloads modelled on the programs behind the seed scenarios (`shared/scenarios.md`):
+//! Workloads modelled on the programs behind the seed scenarios
+//! (`workloads/scenarios/README.md`):
 //! a JIT compiler in a long-lived process (S1), a multi-threaded linker (S3), a web
 //! browser moving back and forward (S4) and an interpreter's short strings (S5).
 
