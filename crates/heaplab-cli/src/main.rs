@@ -1,6 +1,7 @@
 //! `heaplab`: run allocator policies over workloads and compare what they cost.
 
 mod cli;
+mod error;
 mod fidelity;
 mod real;
 mod record;
@@ -11,29 +12,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-/// An error for the user: the message to print and the exit code. Bad input (unknown
-/// names, bad values, broken files) exits with 2; a run that fails on good input with 1.
-#[derive(Debug)]
-pub struct CliError {
-    pub code: u8,
-    pub message: String,
-}
-
-impl CliError {
-    pub fn input(message: impl Into<String>) -> CliError {
-        CliError {
-            code: 2,
-            message: message.into(),
-        }
-    }
-
-    pub fn failed(message: impl Into<String>) -> CliError {
-        CliError {
-            code: 1,
-            message: message.into(),
-        }
-    }
-}
+pub use error::CliError;
 
 fn main() -> ExitCode {
     die_quietly_on_closed_pipe();

@@ -1,0 +1,25 @@
+//! The one error type of the CLI, `CliError`: a message for the user and the exit code.
+
+/// An error for the user: the message to print and the exit code. Bad input (unknown
+/// names, bad values, broken files) exits with 2; a run that fails on good input with 1.
+#[derive(Debug)]
+pub struct CliError {
+    pub code: u8,
+    pub message: String,
+}
+
+impl CliError {
+    pub fn input(message: impl Into<String>) -> CliError {
+        CliError {
+            code: 2,
+            message: message.into(),
+        }
+    }
+
+    pub fn failed(message: impl Into<String>) -> CliError {
+        CliError {
+            code: 1,
+            message: message.into(),
+        }
+    }
+}
