@@ -7,7 +7,6 @@
 
 use std::path::{Path, PathBuf};
 
-use clap::Args;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 use heaplab_core::config::{PolicyConfig, RunConfig, WorkloadConfig};
 use heaplab_core::params::human_bytes;
@@ -15,6 +14,7 @@ use heaplab_core::trace::ImportOptions;
 use heaplab_native::RealAllocator;
 use serde::Serialize;
 
+use crate::cli::FidelityArgs;
 use crate::real::{builtin_workload, run_child};
 use crate::run::{is_trace_arg, run_one};
 use crate::CliError;
@@ -46,27 +46,6 @@ const DEFAULT_SCALE: f64 = 0.05;
 /// How close `glibc-like` must come to glibc: a fraction of the real figure.
 const GLIBC_PEAK_TARGET: f64 = 0.15;
 const GLIBC_END_TARGET: f64 = 0.25;
-
-#[derive(Debug, Args)]
-pub struct FidelityArgs {
-    /// Only these real allocators (system, mimalloc, jemalloc) and their presets. Repeatable.
-    #[arg(long, short)]
-    pub allocator: Vec<String>,
-    /// Only these workloads: built-in ids or trace files. Repeatable; by default the
-    /// single-threaded MallocBench ports and every trace in --traces.
-    #[arg(long, short)]
-    pub workload: Vec<String>,
-    /// Scale of the built-in workloads [default: 0.05].
-    #[arg(long)]
-    pub scale: Option<f64>,
-    /// A folder of recorded traces (.trace, .rep, .mtrace, gzip'd or not) to add to the
-    /// default workloads.
-    #[arg(long, default_value = "workloads/traces")]
-    pub traces: PathBuf,
-    /// Print one JSON array with a row per workload and preset instead of a table.
-    #[arg(long)]
-    pub json: bool,
-}
 
 /// One preset against its allocator on one workload.
 #[derive(Debug, Serialize)]

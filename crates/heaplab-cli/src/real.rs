@@ -9,7 +9,6 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-use clap::Args;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 use heaplab_core::config::{RunConfig, WorkloadConfig};
 use heaplab_core::params::human_bytes;
@@ -21,46 +20,9 @@ use heaplab_native::{
 };
 use serde_json::Value;
 
-use crate::cli::RunArgs;
+use crate::cli::{BaselineArgs, ChildArgs, RunArgs};
 use crate::run::{apply_sets, is_trace_arg, workload_sets, write_json};
 use crate::CliError;
-
-#[derive(Debug, Args)]
-pub struct BaselineArgs {
-    /// A real allocator: system (glibc malloc), mimalloc or jemalloc. Repeat to compare.
-    #[arg(long, short, required = true)]
-    pub allocator: Vec<String>,
-    /// A built-in workload id (see `heaplab workloads`) or a .trace file.
-    #[arg(long, short)]
-    pub workload: String,
-    /// Set a workload parameter, for example `--wset scale=0.5`. Repeatable.
-    #[arg(long = "wset", value_name = "KEY=VALUE")]
-    pub wset: Vec<String>,
-    /// The workload's seed (same as --wset seed=N).
-    #[arg(long, allow_hyphen_values = true)]
-    pub seed: Option<String>,
-    /// The workload's scale (same as --wset scale=X).
-    #[arg(long, allow_hyphen_values = true)]
-    pub scale: Option<String>,
-    /// Timed runs per allocator; the median time per event is reported.
-    #[arg(long, default_value_t = 5)]
-    pub repeat: usize,
-    /// Print one JSON array with a report object per allocator instead of a table.
-    #[arg(long)]
-    pub json: bool,
-}
-
-/// What the parent passes to the child that runs one allocator.
-#[derive(Debug, Args)]
-pub struct ChildArgs {
-    #[arg(long)]
-    pub allocator: String,
-    /// The resolved workload config, as JSON.
-    #[arg(long)]
-    pub workload: String,
-    #[arg(long)]
-    pub repeat: usize,
-}
 
 fn replay_error(e: ReplayError) -> CliError {
     match e {

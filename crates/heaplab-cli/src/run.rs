@@ -13,14 +13,14 @@ use heaplab_core::trace::{self, ImportOptions};
 use heaplab_core::workload;
 use serde_json::Value;
 
-use crate::cli::{ConvertArgs, ExportArgs, RunArgs};
+use crate::cli::{ConvertArgs, ExportArgs, RunArgs, RunInputArgs};
 use crate::report;
 use crate::CliError;
 
 pub fn run(args: RunArgs) -> Result<(), CliError> {
-    let configs = match &args.config {
+    let configs = match &args.input.config {
         Some(path) => configs_from_file(path)?,
-        None => configs_from_flags(&args)?,
+        None => configs_from_flags(&args.input)?,
     };
     if args.lenient && !configs.iter().any(|c| c.workload.is_trace()) {
         // Not an error: the flag asks for nothing that cannot be done. But a user who
@@ -94,7 +94,7 @@ fn configs_from_file(path: &Path) -> Result<Vec<RunConfig>, CliError> {
     }
 }
 
-fn configs_from_flags(args: &RunArgs) -> Result<Vec<RunConfig>, CliError> {
+fn configs_from_flags(args: &RunInputArgs) -> Result<Vec<RunConfig>, CliError> {
     let name = args.workload.clone().unwrap_or_default();
     let mut workload = if is_trace_arg(&name) {
         WorkloadConfig::trace(name)
