@@ -1,5 +1,7 @@
 //! The one error type of the CLI, `CliError`: a message for the user and the exit code.
 
+use heaplab_core::run::RunError;
+
 /// An error for the user: the message to print and the exit code. Bad input (unknown
 /// names, bad values, broken files) exits with 2; a run that fails on good input with 1.
 #[derive(Debug)]
@@ -20,6 +22,17 @@ impl CliError {
         CliError {
             code: 1,
             message: message.into(),
+        }
+    }
+}
+
+/// A run's errors are the input's: a config that does not resolve, or a trace line or
+/// event that cannot be carried out.
+impl From<RunError> for CliError {
+    fn from(e: RunError) -> CliError {
+        match e {
+            RunError::Config(e) => CliError::input(e.to_string()),
+            RunError::Event(msg) => CliError::input(msg),
         }
     }
 }

@@ -15,8 +15,8 @@ use heaplab_native::RealAllocator;
 use serde::Serialize;
 
 use crate::cli::FidelityArgs;
-use crate::real::{builtin_workload, run_child};
-use crate::run::{is_trace_arg, run_one};
+use crate::input::{builtin_workload, is_trace_arg, run_one};
+use crate::real::run_child;
 use crate::CliError;
 
 /// The presets that model a real allocator, and the allocator each models.

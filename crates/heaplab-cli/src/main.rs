@@ -3,6 +3,7 @@
 mod cli;
 mod error;
 mod fidelity;
+mod input;
 mod real;
 mod record;
 mod report;

@@ -5,7 +5,6 @@
 //! `baseline-child` subcommand and the resolved workload as JSON — so that its resident
 //! set holds one allocator's heap and nothing left over from another.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
@@ -13,7 +12,6 @@ use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 use heaplab_core::config::{RunConfig, WorkloadConfig};
 use heaplab_core::params::human_bytes;
 use heaplab_core::trace::ImportOptions;
-use heaplab_core::workload;
 use heaplab_native::{
     decode, decode_with, replay, BaselineReport, RealAllocator, RealOptions, RealReport,
     ReplayError,
@@ -21,7 +19,8 @@ use heaplab_native::{
 use serde_json::Value;
 
 use crate::cli::{BaselineArgs, ChildArgs, RunArgs};
-use crate::run::{apply_sets, is_trace_arg, workload_sets, write_json};
+use crate::input::{builtin_workload, is_trace_arg, workload_sets};
+use crate::run::write_json;
 use crate::CliError;
 
 fn replay_error(e: ReplayError) -> CliError {
@@ -181,27 +180,6 @@ fn baseline_workload(args: &BaselineArgs) -> Result<WorkloadConfig, CliError> {
     }
     let wset = workload_sets(&args.wset, &args.seed, &args.scale);
     builtin_workload(name, &wset, "--wset")
-}
-
-/// The built-in workload `name` with `KEY=VALUE` settings (`flag` names where they came
-/// from in errors), resolved and checked as `heaplab run` checks it.
-pub(crate) fn builtin_workload(
-    name: &str,
-    sets: &[String],
-    flag: &str,
-) -> Result<WorkloadConfig, CliError> {
-    let spec = workload::find(name).map_err(|e| CliError::input(e.to_string()))?;
-    let mut given = BTreeMap::new();
-    apply_sets(&mut given, sets, spec.params, flag)?;
-    let params = heaplab_core::params::Params::resolve(spec.params, &given, "workload.params")
-        .map_err(|e| CliError::input(e.to_string()))?;
-    spec.check(&params)
-        .map_err(|e| CliError::input(e.to_string()))?;
-    Ok(WorkloadConfig {
-        id: name.to_string(),
-        params: params.to_json_map(),
-        path: None,
-    })
 }
 
 /// Runs one allocator on a workload (`spec`, the resolved workload as JSON) in a child

@@ -5,23 +5,18 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
-use heaplab_core::config::{PolicyConfig, ProviderKind, RunConfig, TouchMode, WorkloadConfig};
-use heaplab_core::params::ParamSpec;
-use heaplab_core::policy;
-use heaplab_core::run::{run_trace, RunError, RunOutput};
+use heaplab_core::run::RunOutput;
 use heaplab_core::trace::{self, ImportOptions};
 use heaplab_core::workload;
 use serde_json::Value;
 
-use crate::cli::{ConvertArgs, ExportArgs, RunArgs, RunInputArgs};
+use crate::cli::{ConvertArgs, ExportArgs, RunArgs};
+use crate::input::{self, apply_sets, workload_sets};
 use crate::report;
 use crate::CliError;
 
 pub fn run(args: RunArgs) -> Result<(), CliError> {
-    let configs = match &args.input.config {
-        Some(path) => configs_from_file(path)?,
-        None => configs_from_flags(&args.input)?,
-    };
+    let configs = input::configs(&args.input)?;
     if args.lenient && !configs.iter().any(|c| c.workload.is_trace()) {
         // Not an error: the flag asks for nothing that cannot be done. But a user who
         // meant it for a trace should learn that none was read.
@@ -35,7 +30,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
     };
     let mut outputs = Vec::new();
     for config in &configs {
-        outputs.push(run_one(config, &options)?);
+        outputs.push(input::run_one(config, &options)?);
     }
     if let Some(path) = &args.series {
         let series: Vec<Value> = outputs
@@ -57,234 +52,9 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Runs one config: a built-in workload, or a trace file streamed from disk.
-pub(crate) fn run_one(config: &RunConfig, options: &ImportOptions) -> Result<RunOutput, CliError> {
-    let result = if config.workload.is_trace() {
-        let path = config.workload.path.clone().unwrap_or_default();
-        let file = File::open(&path).map_err(|e| CliError::input(format!("{path}: {e}")))?;
-        run_trace(config, file, options)
-    } else {
-        heaplab_core::run::run(config)
-    };
-    result.map_err(|e| match e {
-        RunError::Config(e) => CliError::input(e.to_string()),
-        RunError::Event(msg) => CliError::input(msg),
-    })
-}
-
-fn configs_from_file(path: &Path) -> Result<Vec<RunConfig>, CliError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| CliError::input(format!("{}: {e}", path.display())))?;
-    let located = |e: String| CliError::input(format!("{}: {e}", path.display()));
-    let trimmed = text.trim_start();
-    if trimmed.starts_with('[') {
-        let values: Vec<Value> = serde_json::from_str(&text).map_err(|e| located(e.to_string()))?;
-        values
-            .iter()
-            .enumerate()
-            .map(|(i, v)| {
-                RunConfig::from_json(&v.to_string())
-                    .map_err(|e| located(format!("config [{i}]: {}", e.message)))
-            })
-            .collect()
-    } else {
-        Ok(vec![
-            RunConfig::from_json(&text).map_err(|e| located(e.to_string()))?
-        ])
-    }
-}
-
-fn configs_from_flags(args: &RunInputArgs) -> Result<Vec<RunConfig>, CliError> {
-    let name = args.workload.clone().unwrap_or_default();
-    let mut workload = if is_trace_arg(&name) {
-        WorkloadConfig::trace(name)
-    } else {
-        let spec = workload::find(&name).map_err(|e| CliError::input(e.to_string()))?;
-        let mut params = BTreeMap::new();
-        let wset = workload_sets(&args.wset, &args.seed, &args.scale);
-        apply_sets(&mut params, &wset, spec.params, "--wset")?;
-        WorkloadConfig {
-            id: name,
-            params,
-            path: None,
-        }
-    };
-    if workload.is_trace() && (!args.wset.is_empty() || args.seed.is_some() || args.scale.is_some())
-    {
-        return Err(CliError::input(
-            "a trace file takes no --wset, --seed or --scale",
-        ));
-    }
-    workload.params = std::mem::take(&mut workload.params);
-    let mut configs = Vec::new();
-    for p in &args.policy {
-        let mut policy = policy_arg(p)?;
-        // What a policy file says is named with the file it came from.
-        let file = is_policy_file(p).then_some(p);
-        let family = policy::family(&policy.family).ok_or_else(|| {
-            CliError::input(match file {
-                Some(file) => {
-                    let id = match (&policy.preset, policy.family.is_empty()) {
-                        (Some(preset), true) => preset.as_str(),
-                        _ => policy.family.as_str(),
-                    };
-                    format!("{file}: {}", policy_unknown(id))
-                }
-                None => policy_unknown(p),
-            })
-        })?;
-        apply_sets(&mut policy.params, &args.set, family.params, "--set")?;
-        let mut config = RunConfig::new("", "");
-        config.workload = workload.clone();
-        config.policy = policy;
-        if let Some(ps) = args.page_size {
-            config.provider.page_size = ps;
-        }
-        if let Some(kind) = &args.provider {
-            config.provider.kind = match kind.as_str() {
-                "sim" => ProviderKind::Sim,
-                "wasm-linear" => ProviderKind::WasmLinear,
-                other => {
-                    return Err(CliError::input(format!(
-                        "--provider: unknown provider {other:?}; valid ones are: sim, wasm-linear"
-                    )))
-                }
-            };
-        }
-        if let Some(touch) = &args.touch {
-            config.touch = match touch.as_str() {
-                "all" => TouchMode::All,
-                "first" => TouchMode::First,
-                "none" => TouchMode::None,
-                other => {
-                    return Err(CliError::input(format!(
-                        "--touch: unknown mode {other:?}; valid ones are: all, first, none"
-                    )))
-                }
-            };
-        }
-        if let Some(points) = args.points {
-            config.series_points = points;
-        }
-        config.resolve().map_err(|e| match file {
-            Some(file) if e.field.starts_with("policy") => CliError::input(format!("{file}: {e}")),
-            _ => CliError::input(e.to_string()),
-        })?;
-        configs.push(config);
-    }
-    Ok(configs)
-}
-
-/// Whether a `--policy` argument names a JSON file rather than a family or preset.
-fn is_policy_file(arg: &str) -> bool {
-    arg.ends_with(".json") || Path::new(arg).is_file()
-}
-
-/// Whether a `--workload`/`-w` argument names a trace file rather than a built-in
-/// workload: a file that exists, or a name with a trace's extension (so that a missing
-/// trace is reported as a missing file, not as an unknown workload). `run`, `baseline`
-/// and `fidelity` all decide with this.
-pub(crate) fn is_trace_arg(name: &str) -> bool {
-    looks_like_trace(name) || Path::new(name).is_file()
-}
-
-/// A trace's extension, or any gzip'd file: the reader sniffs the format of what it holds.
-fn looks_like_trace(name: &str) -> bool {
-    name.ends_with(".gz") || heaplab_core::trace::has_trace_extension(name)
-}
-
-fn policy_unknown(id: &str) -> String {
-    let ids: Vec<&str> = policy::FAMILIES.iter().map(|f| f.id).collect();
-    let presets: Vec<&str> = heaplab_core::presets::PRESETS
-        .iter()
-        .map(|p| p.id)
-        .collect();
-    format!(
-        "unknown policy {id:?}; valid families are: {}; presets: {} (or give a .json policy file)",
-        ids.join(", "),
-        presets.join(", ")
-    )
-}
-
-/// A family or preset id, optionally with its own settings (`glibc-like:trim_threshold=1MiB,top_pad=0`),
-/// or a JSON file holding a policy config.
-fn policy_arg(arg: &str) -> Result<PolicyConfig, CliError> {
-    if let Some((name, settings)) = arg.split_once(':') {
-        let mut policy = PolicyConfig::named(name);
-        let family =
-            policy::family(&policy.family).ok_or_else(|| CliError::input(policy_unknown(name)))?;
-        let sets: Vec<String> = settings.split(',').map(str::to_string).collect();
-        apply_sets(
-            &mut policy.params,
-            &sets,
-            family.params,
-            &format!("--policy {name}:"),
-        )?;
-        return Ok(policy);
-    }
-    if !is_policy_file(arg) {
-        return Ok(PolicyConfig::named(arg));
-    }
-    let text = std::fs::read_to_string(arg).map_err(|e| CliError::input(format!("{arg}: {e}")))?;
-    let mut policy: PolicyConfig =
-        serde_json::from_str(&text).map_err(|e| CliError::input(format!("{arg}: {e}")))?;
-    if policy.family.is_empty() {
-        if let Some(preset) = policy
-            .preset
-            .as_deref()
-            .and_then(heaplab_core::presets::preset)
-        {
-            policy.family = preset.family.into();
-        }
-    }
-    Ok(policy)
-}
-
-/// Applies `key=value` settings, parsing each value by its parameter's spec so that
-/// `--set slab_size=1MiB` and `--set fit=first` both work.
-pub(crate) fn apply_sets(
-    params: &mut BTreeMap<String, Value>,
-    sets: &[String],
-    specs: &[ParamSpec],
-    flag: &str,
-) -> Result<(), CliError> {
-    for s in sets {
-        let (key, value) = s
-            .split_once('=')
-            .ok_or_else(|| CliError::input(format!("{flag} {s:?}: expected KEY=VALUE")))?;
-        let spec = specs.iter().find(|p| p.name == key).ok_or_else(|| {
-            let names: Vec<&str> = specs.iter().map(|p| p.name).collect();
-            CliError::input(format!(
-                "{flag} {key}: unknown parameter; valid ones are: {}",
-                names.join(", ")
-            ))
-        })?;
-        let v = spec
-            .parse_text(value)
-            .map_err(|e| CliError::input(format!("{flag} {key}: {e}")))?;
-        params.insert(
-            key.to_string(),
-            serde_json::to_value(v).unwrap_or(Value::Null),
-        );
-    }
-    Ok(())
-}
-
 pub(crate) fn write_json(path: &Path, value: &Value) -> Result<(), CliError> {
     let text = serde_json::to_string(value).map_err(|e| CliError::failed(e.to_string()))?;
     std::fs::write(path, text).map_err(|e| CliError::failed(format!("{}: {e}", path.display())))
-}
-
-/// `--wset` settings with `--seed` and `--scale` folded in, as `key=value` text.
-pub(crate) fn workload_sets(
-    wset: &[String],
-    seed: &Option<String>,
-    scale: &Option<String>,
-) -> Vec<String> {
-    let mut sets = wset.to_vec();
-    sets.extend(seed.iter().map(|s| format!("seed={s}")));
-    sets.extend(scale.iter().map(|s| format!("scale={s}")));
-    sets
 }
 
 /// `heaplab convert`: any trace heaplab reads, written as `.trace`, streaming.
