@@ -7,15 +7,13 @@
 
 use std::path::{Path, PathBuf};
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 use heaplab_core::config::{PolicyConfig, RunConfig, WorkloadConfig};
-use heaplab_core::params::human_bytes;
 use heaplab_core::trace::ImportOptions;
 use heaplab_native::RealAllocator;
-use serde::Serialize;
 
 use crate::cli::FidelityArgs;
 use crate::input::{builtin_workload, is_trace_arg, run_one};
+use crate::output::{self, fidelity::Row};
 use crate::real::run_child;
 use crate::CliError;
 
@@ -46,26 +44,6 @@ const DEFAULT_SCALE: f64 = 0.05;
 /// How close `glibc-like` must come to glibc: a fraction of the real figure.
 const GLIBC_PEAK_TARGET: f64 = 0.15;
 const GLIBC_END_TARGET: f64 = 0.25;
-
-/// One preset against its allocator on one workload.
-#[derive(Debug, Serialize)]
-pub struct Row {
-    pub workload: String,
-    pub preset: String,
-    pub allocator: RealAllocator,
-    pub sim_peak_resident_bytes: u64,
-    pub real_peak_rss_bytes: u64,
-    /// Simulated over real.
-    pub peak_ratio: f64,
-    pub sim_end_resident_bytes: u64,
-    /// Heap RSS after the last event, without a trim call: what the model's end is.
-    pub real_end_rss_bytes: u64,
-    pub end_ratio: f64,
-    /// The largest relative error allowed on the peak and the end, where the preset has a
-    /// target (`glibc-like`); `null` for presets reported without one.
-    pub target: Option<[f64; 2]>,
-    pub within_target: Option<bool>,
-}
 
 pub fn fidelity(args: FidelityArgs) -> Result<(), CliError> {
     let pairs: Vec<(&str, RealAllocator)> = if args.allocator.is_empty() {
@@ -99,11 +77,9 @@ pub fn fidelity(args: FidelityArgs) -> Result<(), CliError> {
         }
     }
     if args.json {
-        let text =
-            serde_json::to_string_pretty(&rows).map_err(|e| CliError::failed(e.to_string()))?;
-        println!("{text}");
+        output::print_json(&rows)?;
     } else {
-        print_rows(&rows);
+        output::fidelity::print_rows(&rows, [GLIBC_PEAK_TARGET, GLIBC_END_TARGET]);
     }
     Ok(())
 }
@@ -200,62 +176,4 @@ fn workloads(args: &FidelityArgs) -> Result<Vec<WorkloadConfig>, CliError> {
         );
     }
     Ok(out)
-}
-
-fn print_rows(rows: &[Row]) {
-    let mut table = Table::new();
-    table.load_preset(UTF8_FULL_CONDENSED).set_header(vec![
-        "workload",
-        "preset",
-        "allocator",
-        "peak: model",
-        "real",
-        "model/real",
-        "end: model",
-        "real",
-        "model/real",
-        "target",
-    ]);
-    let num = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
-    for r in rows {
-        let verdict = match (r.within_target, r.target) {
-            (Some(ok), Some([p, e])) => format!(
-                "{} (±{:.0}% / ±{:.0}%)",
-                if ok { "✓" } else { "✗" },
-                p * 100.0,
-                e * 100.0
-            ),
-            _ => "reported".to_string(),
-        };
-        table.add_row(vec![
-            Cell::new(&r.workload),
-            Cell::new(&r.preset),
-            Cell::new(r.allocator.id()),
-            num(human_bytes(r.sim_peak_resident_bytes)),
-            num(human_bytes(r.real_peak_rss_bytes)),
-            num(format!("{:.2}", r.peak_ratio)),
-            num(human_bytes(r.sim_end_resident_bytes)),
-            num(human_bytes(r.real_end_rss_bytes)),
-            num(format!("{:.2}", r.end_ratio)),
-            Cell::new(verdict),
-        ]);
-    }
-    println!("{table}");
-    let judged: Vec<&Row> = rows.iter().filter(|r| r.within_target.is_some()).collect();
-    if !judged.is_empty() {
-        let ok = judged
-            .iter()
-            .filter(|r| r.within_target == Some(true))
-            .count();
-        println!(
-            "glibc-like within ±{:.0}% of glibc's peak and ±{:.0}% of its end on {ok} of {} workloads",
-            GLIBC_PEAK_TARGET * 100.0,
-            GLIBC_END_TARGET * 100.0,
-            judged.len()
-        );
-    }
-    println!(
-        "real = heap RSS: the child's anonymous RSS minus that before the first event; end = after the \
-         last event, no trim call"
-    );
 }

@@ -4,6 +4,7 @@ mod cli;
 mod error;
 mod fidelity;
 mod input;
+mod output;
 mod real;
 mod record;
 mod report;

@@ -8,19 +8,16 @@
 use std::path::Path;
 use std::process::Command;
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 use heaplab_core::config::{RunConfig, WorkloadConfig};
-use heaplab_core::params::human_bytes;
 use heaplab_core::trace::ImportOptions;
 use heaplab_native::{
-    decode, decode_with, replay, BaselineReport, RealAllocator, RealOptions, RealReport,
-    ReplayError,
+    decode, decode_with, replay, BaselineReport, RealAllocator, RealOptions, ReplayError,
 };
 use serde_json::Value;
 
 use crate::cli::{BaselineArgs, ChildArgs, RunArgs};
 use crate::input::{builtin_workload, is_trace_arg, workload_sets};
-use crate::run::write_json;
+use crate::output;
 use crate::CliError;
 
 fn replay_error(e: ReplayError) -> CliError {
@@ -56,7 +53,7 @@ pub fn run_real(args: &RunArgs, configs: &[RunConfig]) -> Result<(), CliError> {
                 decode_with(&config.workload, &options).map_err(replay_error)?;
             // As `run` without `--real` does, on stderr: a warning about the input.
             if let Some(skipped) = &skipped {
-                crate::report::print_skipped(skipped);
+                output::runs::print_skipped(skipped);
             }
             decoded = Some((config.workload.clone(), events));
         }
@@ -64,106 +61,20 @@ pub fn run_real(args: &RunArgs, configs: &[RunConfig]) -> Result<(), CliError> {
         reports.push(replay(&config, events, opts).map_err(replay_error)?);
     }
     if let Some(path) = &args.series {
-        let series: Vec<Value> = reports
-            .iter()
-            .map(|r| serde_json::json!({"label": label(&r.report.config), "series": r.output.series}))
-            .collect();
-        write_json(path, &Value::Array(series))?;
+        output::write_series(
+            path,
+            reports
+                .iter()
+                .map(|r| (output::label(&r.report.config), &r.output.series)),
+        )?;
     }
     if args.json {
-        let text =
-            serde_json::to_string_pretty(&reports).map_err(|e| CliError::failed(e.to_string()))?;
-        println!("{text}");
-        return Ok(());
+        return output::print_json(&reports);
     }
     let outputs: Vec<_> = reports.iter().map(|r| r.output.clone()).collect();
-    crate::report::print_runs(&outputs);
-    print_real(&reports);
+    output::runs::print_runs(&outputs);
+    output::runs::print_real(&reports);
     Ok(())
-}
-
-fn label(c: &RunConfig) -> &str {
-    c.policy.preset.as_deref().unwrap_or(&c.policy.family)
-}
-
-fn table(header: Vec<String>, rows: Vec<(&str, Vec<String>)>) -> Table {
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_header(header);
-    for (name, cells) in rows {
-        let mut row = vec![Cell::new(name)];
-        row.extend(
-            cells
-                .into_iter()
-                .map(|c| Cell::new(c).set_alignment(CellAlignment::Right)),
-        );
-        t.add_row(row);
-    }
-    t
-}
-
-fn opt_bytes(b: Option<u64>) -> String {
-    b.map_or_else(|| "n/a".into(), human_bytes)
-}
-
-fn print_real(reports: &[RealReport]) {
-    let mut header = vec!["over real memory".to_string()];
-    header.extend(reports.iter().map(|r| label(&r.report.config).to_string()));
-    let col = |f: &dyn Fn(&RealReport) -> String| reports.iter().map(f).collect::<Vec<_>>();
-    let rows = vec![
-        (
-            "ns per event (median)",
-            col(&|r| format!("{:.1}", r.real.ns_per_event)),
-        ),
-        (
-            "real peak resident (mincore)",
-            col(&|r| human_bytes(r.real.real_peak_resident_bytes)),
-        ),
-        (
-            "real end resident (mincore)",
-            col(&|r| human_bytes(r.real.real_end_resident_bytes)),
-        ),
-        (
-            "residency mismatch (max pages)",
-            col(&|r| r.real.max_residency_mismatch_pages.to_string()),
-        ),
-        (
-            "process peak RSS",
-            col(&|r| opt_bytes(r.real.real_peak_rss_bytes)),
-        ),
-        (
-            "process RSS before events",
-            col(&|r| opt_bytes(r.real.real_rss_before_bytes)),
-        ),
-        (
-            "same summary as simulated",
-            col(&|r| {
-                if r.real.matches_simulation {
-                    "yes"
-                } else {
-                    "NO"
-                }
-                .into()
-            }),
-        ),
-    ];
-    println!("{}", table(header, rows));
-    for r in reports {
-        if let Some(m) = &r.real.first_residency_mismatch {
-            println!(
-                "{}: first residency mismatch after event {}: page {:#x} is {} in the model, {} per mincore ({} pages disagree)",
-                label(&r.report.config),
-                m.event,
-                m.addr,
-                if m.model_resident { "resident" } else { "not resident" },
-                if m.model_resident { "not resident" } else { "resident" },
-                m.pages
-            );
-        }
-    }
-    println!(
-        "real resident bytes are the provider's mappings per mincore; process RSS (/proc/self/statm) also holds heaplab, its decoded events and its page map"
-    );
 }
 
 /// The workload a baseline replays, resolved: its defaults filled in, so the child gets
@@ -235,49 +146,10 @@ pub fn baseline(args: BaselineArgs) -> Result<(), CliError> {
                 v
             })
             .collect();
-        let text = serde_json::to_string_pretty(&v).map_err(|e| CliError::failed(e.to_string()))?;
-        println!("{text}");
-        return Ok(());
+        return output::print_json(&v);
     }
-    print_baselines(&workload, &reports);
+    output::baseline::print_baselines(&workload, &reports);
     Ok(())
-}
-
-fn print_baselines(workload: &WorkloadConfig, reports: &[BaselineReport]) {
-    match &workload.path {
-        Some(p) => println!("trace {p}"),
-        None => println!(
-            "workload {} {}",
-            workload.id,
-            Value::Object(workload.params.clone().into_iter().collect())
-        ),
-    }
-    let mut header = vec![String::new()];
-    header.extend(reports.iter().map(|r| r.allocator.to_string()));
-    let col = |f: &dyn Fn(&BaselineReport) -> String| reports.iter().map(f).collect::<Vec<_>>();
-    let rows = vec![
-        ("events", col(&|r| r.events.to_string())),
-        (
-            "ns per event (median)",
-            col(&|r| format!("{:.1}", r.ns_per_event)),
-        ),
-        ("peak heap RSS", col(&|r| human_bytes(r.peak_rss_bytes))),
-        (
-            "end heap RSS (blocks live)",
-            col(&|r| human_bytes(r.end_rss_bytes)),
-        ),
-        (
-            "end heap RSS after trim",
-            col(&|r| human_bytes(r.end_rss_after_trim_bytes)),
-        ),
-        ("trim call", col(&|r| r.trim_call.clone())),
-        (
-            "process RSS before events",
-            col(&|r| human_bytes(r.rss_before_bytes)),
-        ),
-    ];
-    println!("{}", table(header, rows));
-    println!("heap RSS = the process's anonymous resident memory (/proc/self/statm: resident less file-backed) minus that just before the first event (the decoded events and heaplab itself)");
 }
 
 /// The hidden `baseline-child`: decode, then replay through one allocator, and print the

@@ -3,16 +3,14 @@
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
-use std::path::Path;
 
 use heaplab_core::run::RunOutput;
 use heaplab_core::trace::{self, ImportOptions};
 use heaplab_core::workload;
-use serde_json::Value;
 
 use crate::cli::{ConvertArgs, ExportArgs, RunArgs};
 use crate::input::{self, apply_sets, workload_sets};
-use crate::report;
+use crate::output;
 use crate::CliError;
 
 pub fn run(args: RunArgs) -> Result<(), CliError> {
@@ -33,35 +31,27 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         outputs.push(input::run_one(config, &options)?);
     }
     if let Some(path) = &args.series {
-        let series: Vec<Value> = outputs
-            .iter()
-            .map(
-                |o| serde_json::json!({"label": o.report.config.policy.preset.as_deref().unwrap_or(&o.report.config.policy.family), "series": o.series}),
-            )
-            .collect();
-        write_json(path, &Value::Array(series))?;
+        output::write_series(
+            path,
+            outputs
+                .iter()
+                .map(|o| (output::label(&o.report.config), &o.series)),
+        )?;
     }
     if args.json {
         let reports: Vec<_> = outputs.iter().map(RunOutput::json).collect();
-        let text =
-            serde_json::to_string_pretty(&reports).map_err(|e| CliError::failed(e.to_string()))?;
-        println!("{text}");
+        output::print_json(&reports)?;
     } else {
-        report::print_runs(&outputs);
+        output::runs::print_runs(&outputs);
     }
     Ok(())
-}
-
-pub(crate) fn write_json(path: &Path, value: &Value) -> Result<(), CliError> {
-    let text = serde_json::to_string(value).map_err(|e| CliError::failed(e.to_string()))?;
-    std::fs::write(path, text).map_err(|e| CliError::failed(format!("{}: {e}", path.display())))
 }
 
 /// `heaplab convert`: any trace heaplab reads, written as `.trace`, streaming.
 pub fn convert(args: ConvertArgs) -> Result<(), CliError> {
     let name = args.input.display().to_string();
     let input = File::open(&args.input).map_err(|e| CliError::input(format!("{name}: {e}")))?;
-    let mut w = BufWriter::new(output_file(&args.output)?);
+    let mut w = BufWriter::new(output::file_or_stdout(&args.output)?);
     let out_name = args.output.display().to_string();
     writeln!(w, "# heaplab trace: converted from {name}")
         .map_err(|e| CliError::failed(format!("{out_name}: {e}")))?;
@@ -76,19 +66,9 @@ pub fn convert(args: ConvertArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::failed(format!("{out_name}: {e}")))?;
     eprintln!("{name}: {imported}");
     if let Some(skipped) = &imported.skipped {
-        report::print_skipped(skipped);
+        output::runs::print_skipped(skipped);
     }
     Ok(())
-}
-
-/// A file to write, or standard output for `-`.
-fn output_file(path: &Path) -> Result<Box<dyn Write>, CliError> {
-    if path.as_os_str() == "-" {
-        return Ok(Box::new(io::stdout().lock()));
-    }
-    let file =
-        File::create(path).map_err(|e| CliError::failed(format!("{}: {e}", path.display())))?;
-    Ok(Box::new(file))
 }
 
 pub fn export(args: ExportArgs) -> Result<(), CliError> {
@@ -98,7 +78,7 @@ pub fn export(args: ExportArgs) -> Result<(), CliError> {
     apply_sets(&mut given, &wset, spec.params, "--wset")?;
     let params = heaplab_core::params::Params::resolve(spec.params, &given, "workload.params")
         .map_err(|e| CliError::input(e.to_string()))?;
-    let mut w = BufWriter::new(output_file(&args.output)?);
+    let mut w = BufWriter::new(output::file_or_stdout(&args.output)?);
     let io_err = |e: io::Error| CliError::failed(format!("{}: {e}", args.output.display()));
     writeln!(
         w,
