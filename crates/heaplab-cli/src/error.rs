@@ -1,6 +1,7 @@
 //! The one error type of the CLI, `CliError`: a message for the user and the exit code.
 
 use heaplab_core::run::RunError;
+use heaplab_native::ReplayError;
 
 /// An error for the user: the message to print and the exit code. Bad input (unknown
 /// names, bad values, broken files) exits with 2; a run that fails on good input with 1.
@@ -33,6 +34,17 @@ impl From<RunError> for CliError {
         match e {
             RunError::Config(e) => CliError::input(e.to_string()),
             RunError::Event(msg) => CliError::input(msg),
+        }
+    }
+}
+
+/// Decoding and replaying over real memory name bad input (a config, a trace line) apart
+/// from a failure of the replay itself.
+impl From<ReplayError> for CliError {
+    fn from(e: ReplayError) -> CliError {
+        match e {
+            ReplayError::Input(m) => CliError::input(m),
+            ReplayError::Failed(m) => CliError::failed(m),
         }
     }
 }

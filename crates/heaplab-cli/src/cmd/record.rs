@@ -15,11 +15,11 @@ use std::process::{Command, ExitStatus};
 use heaplab_record::Counts;
 
 use crate::cli::RecordArgs;
-use crate::CliError;
+use crate::error::CliError;
 
 const LIBRARY: &str = "libheaplab_preload.so";
 
-pub fn record(args: RecordArgs) -> Result<(), CliError> {
+pub fn run(args: RecordArgs) -> Result<(), CliError> {
     if cfg!(not(target_os = "linux")) {
         return Err(CliError::input(
             "heaplab record works on Linux only (it records through LD_PRELOAD)",

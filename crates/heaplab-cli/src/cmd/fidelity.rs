@@ -11,11 +11,11 @@ use heaplab_core::config::{PolicyConfig, RunConfig, WorkloadConfig};
 use heaplab_core::trace::ImportOptions;
 use heaplab_native::RealAllocator;
 
+use crate::child::{self, run_child};
 use crate::cli::FidelityArgs;
+use crate::error::CliError;
 use crate::input::{builtin_workload, is_trace_arg, run_one};
 use crate::output::{self, fidelity::Row};
-use crate::real::run_child;
-use crate::CliError;
 
 /// The presets that model a real allocator, and the allocator each models.
 const PAIRS: [(&str, RealAllocator); 3] = [
@@ -45,7 +45,7 @@ const DEFAULT_SCALE: f64 = 0.05;
 const GLIBC_PEAK_TARGET: f64 = 0.15;
 const GLIBC_END_TARGET: f64 = 0.25;
 
-pub fn fidelity(args: FidelityArgs) -> Result<(), CliError> {
+pub fn run(args: FidelityArgs) -> Result<(), CliError> {
     let pairs: Vec<(&str, RealAllocator)> = if args.allocator.is_empty() {
         PAIRS.to_vec()
     } else {
@@ -62,8 +62,7 @@ pub fn fidelity(args: FidelityArgs) -> Result<(), CliError> {
             .collect()
     };
     let workloads = workloads(&args)?;
-    let exe = std::env::current_exe()
-        .map_err(|e| CliError::failed(format!("cannot find the heaplab binary to re-run: {e}")))?;
+    let exe = child::heaplab_exe()?;
     let mut rows = Vec::new();
     for w in &workloads {
         let spec = serde_json::to_string(w).map_err(|e| CliError::failed(e.to_string()))?;
