@@ -133,6 +133,28 @@ fn bad_names_and_values_exit_2_and_list_what_is_valid() {
 }
 
 #[test]
+fn run_takes_a_workload_and_policies_or_a_config_but_not_both() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["run", "-p", "bump"], "--workload <WORKLOAD>"),
+        (&["run", "-w", "churn"], "--policy <POLICY>"),
+        (
+            &["run", "--config", "c.json", "-w", "churn"],
+            "'--config <CONFIG>' cannot be used with '--workload <WORKLOAD>'",
+        ),
+        (
+            &["run", "--config", "c.json", "-p", "bump"],
+            "'--config <CONFIG>' cannot be used with '--policy <POLICY>'",
+        ),
+    ];
+    for (args, needle) in cases {
+        let out = heaplab(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}
+
+#[test]
 fn a_broken_trace_names_file_and_line() {
     let path = tmp("broken.trace");
     std::fs::write(&path, "# two good lines\na 1 16\nf 1\nf 1\n").unwrap();
