@@ -1,7 +1,9 @@
-//! The `baseline-child` process, both ends: the parent runs this binary again with one
-//! allocator and the resolved workload as JSON, and the child prints its report back as
-//! one line of JSON. `baseline` and `fidelity` measure each allocator this way, so that
-//! the child's resident set holds one allocator's heap and nothing left over from another.
+//! Both ends of the `baseline-child` process are here: it measures one real allocator alone.
+//!
+//! The parent runs this binary again with one allocator and the resolved workload as JSON,
+//! and the child prints its report back as one line of JSON. `baseline` and `fidelity`
+//! measure each allocator this way, so that the child's resident set holds one
+//! allocator's heap and nothing left over from another.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,4 +1,6 @@
-//! The command line, declared with clap: every subcommand and every flag, and nothing else.
+//! This module declares the whole command line with clap: every subcommand and flag.
+//!
+//! It holds definitions only, and uses nothing else of the crate.
 
 use std::ffi::OsString;
 use std::path::PathBuf;

@@ -1,4 +1,4 @@
-//! The one error type of the CLI, `CliError`: a message for the user and the exit code.
+//! `CliError`, the CLI's one error type, carries a message for the user and an exit code.
 
 use heaplab_core::run::RunError;
 use heaplab_native::ReplayError;

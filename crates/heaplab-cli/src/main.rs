@@ -1,9 +1,9 @@
-//! `heaplab`: run allocator policies over workloads and compare what they cost; this file
-//! parses the command line and hands it to the subcommand's module in `cmd/`.
+//! `heaplab` runs allocator policies over workloads and compares what they cost.
 //!
-//! The modules: `cli` (the clap definitions), `cmd/` (a module per subcommand), `input/`
-//! (what to run, from flags and files), `output/` (tables, JSON, files written), `child`
-//! (the `baseline-child` process), `error` (`CliError`).
+//! This file parses the command line and hands it to the subcommand's module in `cmd/`.
+//! The other modules: `cli` (the clap definitions), `input/` (what to run, from flags and
+//! files), `output/` (tables, JSON, files written), `child` (the `baseline-child`
+//! process), `error` (`CliError`).
 
 mod child;
 mod cli;

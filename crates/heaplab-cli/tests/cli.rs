@@ -1,4 +1,4 @@
-//! The `heaplab` binary, run the way the README says.
+//! These tests run the `heaplab` binary the way the README says.
 
 mod common;
 

@@ -1,5 +1,6 @@
-//! `heaplab baseline`: a workload replayed through real allocators, each in a child
-//! process of its own; and the hidden `baseline-child`, that child.
+//! `heaplab baseline` replays a workload through real allocators, each in its own process.
+//!
+//! The hidden `baseline-child` subcommand, that process, is here too.
 
 use heaplab_core::config::WorkloadConfig;
 use heaplab_native::{decode, RealAllocator};

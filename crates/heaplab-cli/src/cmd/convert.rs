@@ -1,4 +1,4 @@
-//! `heaplab convert`: any trace heaplab reads, written as `.trace`, streaming.
+//! `heaplab convert` writes any trace heaplab reads as a `.trace`, streaming.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};

@@ -1,4 +1,4 @@
-//! `heaplab export`: a built-in workload's events written as a `.trace`, streaming.
+//! `heaplab export` writes a built-in workload's events as a `.trace`, streaming.
 
 use std::collections::BTreeMap;
 use std::io::{self, BufWriter, Write};

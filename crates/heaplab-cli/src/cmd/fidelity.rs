@@ -1,9 +1,9 @@
-//! `heaplab fidelity`: each preset that models a real allocator, against that allocator,
-//! on the same events.
+//! `heaplab fidelity` compares each preset that models a real allocator with that allocator.
 //!
-//! The simulated side is an ordinary run over the simulated provider. The real side is a
-//! `baseline` child process, whose heap RSS (anonymous RSS minus that before the first event) is
-//! compared with the model's resident bytes, at the peak and after the last event.
+//! Both replay the same events. The simulated side is an ordinary run over the simulated
+//! provider. The real side is a `baseline` child process, whose heap RSS (anonymous RSS
+//! minus that before the first event) is compared with the model's resident bytes, at the
+//! peak and after the last event.
 
 use std::path::{Path, PathBuf};
 

@@ -1,5 +1,4 @@
-//! `heaplab policies`, `heaplab workloads` and `heaplab scenarios`: the registries, as
-//! text or JSON.
+//! `heaplab policies`, `workloads` and `scenarios` list the registries, as text or JSON.
 
 use heaplab_core::catalog;
 

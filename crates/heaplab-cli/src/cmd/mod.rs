@@ -1,5 +1,7 @@
-//! The subcommands, one module each: each takes its parsed arguments from `cli`, reads
-//! what to run through `input`, and prints through `output`.
+//! The subcommands live here, one module each.
+//!
+//! Each takes its parsed arguments from `cli`, reads what to run through `input`, and
+//! prints through `output`.
 //!
 //! A new subcommand is its `Args` struct and `Command` variant in `cli.rs`, a module here
 //! with `pub fn run(args) -> Result<(), CliError>`, and its arm in `main.rs`. One that

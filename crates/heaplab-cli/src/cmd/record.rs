@@ -1,10 +1,11 @@
-//! `heaplab record -o prog.trace -- prog args`: runs a program with `heaplab-preload`
-//! loaded, waits for it, and says where its traces went and what they hold.
+//! `heaplab record` runs a program with `heaplab-preload` loaded and reports its traces.
 //!
-//! The library does the recording (see `crates/heaplab-preload`); this sets it up through
-//! the environment: `LD_PRELOAD`, and `HEAPLAB_TRACE`, the output made absolute so a
-//! command that changes directory still writes there. The command writes the output;
-//! every process it starts writes `<stem>.<pid>.trace` beside it.
+//! `heaplab record -o prog.trace -- prog args` waits for the program, then says where its
+//! traces went and what they hold. The library does the recording (see
+//! `crates/heaplab-preload`); this sets it up through the environment: `LD_PRELOAD`, and
+//! `HEAPLAB_TRACE`, the output made absolute so a command that changes directory still
+//! writes there. The command writes the output; every process it starts writes
+//! `<stem>.<pid>.trace` beside it.
 
 use std::ffi::OsStr;
 use std::fs::File;

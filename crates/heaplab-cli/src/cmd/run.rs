@@ -1,5 +1,7 @@
-//! `heaplab run`: configs from the flags or a `--config` file, each run over the
-//! simulated provider (or over real memory, `--real`), reported as a table or JSON.
+//! `heaplab run` runs configs from the flags or a `--config` file and reports them.
+//!
+//! Each config runs over the simulated provider, or over real memory with `--real`
+//! (`run/real.rs`); the report is a table or, with `--json`, JSON.
 
 mod real;
 

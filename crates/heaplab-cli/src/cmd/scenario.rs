@@ -1,4 +1,4 @@
-//! `heaplab scenario ID`: one seed scenario run, its finding worked out from the numbers.
+//! `heaplab scenario ID` runs one seed scenario and works its finding out from the numbers.
 
 use crate::cli::ScenarioArgs;
 use crate::error::CliError;

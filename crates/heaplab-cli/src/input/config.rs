@@ -1,5 +1,7 @@
-//! The `RunConfig`s of a `RunInputArgs`: one per `--policy` from the flags, or what a
-//! `--config` file holds.
+//! This module builds the `RunConfig`s of a `RunInputArgs`, from its flags or its file.
+//!
+//! The flags give one config per `--policy`; a `--config` file holds one config or an
+//! array of them.
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -1,5 +1,4 @@
-//! What the user asks to run, turned into `RunConfig`s and workload configs: the shared
-//! input handling of every subcommand.
+//! The input handling the subcommands share turns what the user asks for into configs.
 //!
 //! - `config`: `configs`, the `RunConfig`s of a `RunInputArgs` (its flags, or its
 //!   `--config` file); `configs_from_json` reads config text from anywhere.

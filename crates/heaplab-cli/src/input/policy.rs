@@ -1,5 +1,4 @@
-//! `--policy` arguments: a family or preset id, with or without settings of its own, or a
-//! JSON file holding a policy config.
+//! This module reads `--policy` arguments: an id, an id with settings, or a JSON file.
 
 use std::path::Path;
 

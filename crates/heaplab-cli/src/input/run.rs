@@ -1,5 +1,4 @@
-//! Running one config in this process: a built-in workload, or a trace streamed from its
-//! file.
+//! `run_one` runs one config in this process, streaming a trace from its file.
 
 use std::fs::File;
 

@@ -1,4 +1,4 @@
-//! `KEY=VALUE` settings of policy and workload parameters, parsed by each parameter's spec.
+//! `KEY=VALUE` settings of policy and workload parameters are parsed here, by their specs.
 
 use std::collections::BTreeMap;
 

@@ -1,5 +1,4 @@
-//! `--workload` arguments: a trace file or a built-in workload, and built-in workloads
-//! resolved from their settings.
+//! This module tells trace files from built-in workloads, and resolves built-in ones.
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -1,4 +1,4 @@
-//! `baseline`'s report as text: a column per real allocator.
+//! `baseline`'s report is printed here as text, a column per real allocator.
 
 use heaplab_core::config::WorkloadConfig;
 use heaplab_core::params::human_bytes;

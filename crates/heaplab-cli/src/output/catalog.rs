@@ -1,5 +1,4 @@
-//! The listings as text: policy families with their parameters and the presets, the
-//! built-in workloads, the seed scenarios.
+//! The listings are printed here as text: families, presets, workloads and scenarios.
 
 use heaplab_core::params::human_bytes;
 use heaplab_core::scenario::ScenarioSpec;

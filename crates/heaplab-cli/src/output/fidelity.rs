@@ -1,5 +1,4 @@
-//! `fidelity`'s report: a row per workload and preset, the model beside the real
-//! allocator, as a table or as the objects of `--json`.
+//! `fidelity`'s report is defined here: a row per workload and preset, as a table or JSON.
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 use heaplab_core::params::human_bytes;

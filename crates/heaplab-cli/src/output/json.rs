@@ -1,4 +1,4 @@
-//! JSON output: a value pretty-printed on standard output, and the `--series` file.
+//! JSON output goes through here: pretty JSON on standard output, and the `--series` file.
 
 use std::path::Path;
 

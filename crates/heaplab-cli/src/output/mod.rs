@@ -1,7 +1,6 @@
-//! What the user sees: tables, JSON, the `--series` file and the files `export` and
-//! `convert` write.
+//! Everything the user sees is made here: tables, JSON and the files the CLI writes.
 //!
-//! - `json`: JSON on standard output, JSON files, the `--series` file.
+//! - `json`: JSON on standard output, the `--series` file.
 //! - `table`: the comfy-table tables every report is built from.
 //! - `runs`: `run`'s table (and `run --real`'s), and what a lenient import skipped.
 //! - `scenario`, `baseline`, `fidelity`, `catalog`: the text of those subcommands'

@@ -1,5 +1,4 @@
-//! `run`'s report as text: the table of runs, memory after each phase, what a lenient
-//! import skipped, and the figures of runs over real memory.
+//! `run`'s report is printed here as text, with `run --real`'s figures and lenient skips.
 
 use comfy_table::{Cell, CellAlignment};
 use heaplab_core::params::human_bytes;

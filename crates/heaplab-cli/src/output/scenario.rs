@@ -1,5 +1,4 @@
-//! A seed scenario's report as text: the question, a table per workload with memory after
-//! each phase, the expected finding and each claim checked.
+//! A seed scenario's report is printed here as text, with its finding claim by claim.
 
 use comfy_table::{Cell, CellAlignment};
 use heaplab_core::params::human_bytes;

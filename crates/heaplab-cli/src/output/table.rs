@@ -1,5 +1,7 @@
-//! The tables reports are built from (comfy-table): a column per run with a row per
-//! summary figure, and a plain grid of named rows.
+//! The comfy-table tables that reports are built from are made here.
+//!
+//! One has a column per run and a row per summary figure; the other is a plain grid of
+//! named rows.
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 use heaplab_core::params::human_bytes;

@@ -1,5 +1,7 @@
-//! `heaplab run --real`: every config over real memory, in this process (heaplab-native's
-//! `replay` does the work), with the kernel's residency checked against the model's.
+//! `heaplab run --real` runs every config over real memory, in this process.
+//!
+//! heaplab-native's `replay` does the work, and checks the kernel's resident pages against
+//! the model's.
 
 use heaplab_core::config::{RunConfig, WorkloadConfig};
 use heaplab_core::event::Event;
