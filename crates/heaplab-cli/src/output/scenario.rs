@@ -12,9 +12,10 @@ use super::workload_line;
 /// configuration, then the finding claim by claim.
 pub fn print_scenario(spec: &ScenarioSpec, out: &ScenarioOutput) {
     println!("{}\n\n{}\n", out.title, out.question);
-    let per_workload = spec.configs.len();
-    for (w, runs) in out.runs.chunks(per_workload).enumerate() {
-        println!("{}", workload_line(&spec.workloads[w]));
+    // The runs are each workload's configurations in turn.
+    let per_workload = spec.configs.len().max(1);
+    for (w, runs) in spec.workloads.iter().zip(out.runs.chunks(per_workload)) {
+        println!("{}", workload_line(w));
         let labels: Vec<&str> = runs.iter().map(|r| r.label.as_str()).collect();
         let summaries: Vec<&Summary> = runs.iter().map(|r| &r.report.summary).collect();
         let mut table = summary_table(&labels, &summaries);
