@@ -1,4 +1,6 @@
-//! The command line, declared with clap.
+//! This module declares the whole command line with clap: every subcommand and flag.
+//!
+//! It holds definitions only, and uses nothing else of the crate.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -36,13 +38,13 @@ pub enum Command {
     Record(RecordArgs),
     /// Replay a workload through a real allocator (glibc, mimalloc, jemalloc) and measure
     /// its RSS and time per event, each allocator in a child process.
-    Baseline(crate::real::BaselineArgs),
+    Baseline(BaselineArgs),
     /// Compare each preset that models a real allocator (glibc-like, mimalloc-like,
     /// jemalloc-like) with that allocator on the same workloads: peak and end memory.
-    Fidelity(crate::fidelity::FidelityArgs),
+    Fidelity(FidelityArgs),
     /// The child process of `baseline`: one allocator, the resolved workload as JSON.
     #[command(hide = true)]
-    BaselineChild(crate::real::ChildArgs),
+    BaselineChild(ChildArgs),
 }
 
 #[derive(Debug, Args)]
@@ -56,6 +58,33 @@ pub struct ScenarioArgs {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
+    /// What to run: the workload, the policies and their settings, or a config file.
+    #[command(flatten)]
+    pub input: RunInputArgs,
+    /// Print one JSON array with a report object per run instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write each run's memory-over-time series to this JSON file.
+    #[arg(long, value_name = "FILE")]
+    pub series: Option<PathBuf>,
+    /// Run over real memory (mmap) instead of the simulated provider: time per event, and
+    /// the model's resident pages checked against the kernel's (mincore).
+    #[arg(long)]
+    pub real: bool,
+    /// With --real: timed runs per policy; the median time per event is reported (5).
+    #[arg(long, requires = "real")]
+    pub repeat: Option<usize>,
+    /// For a trace file: skip bad lines and events (unknown ops, double frees, ...) and
+    /// count them by kind, instead of stopping at the first.
+    #[arg(long)]
+    pub lenient: bool,
+}
+
+/// The flags that say what to run: a workload and policies with their settings, or a
+/// `--config` file. `run` flattens them, and so can any subcommand that takes a run's
+/// arguments; `input::configs` turns them into `RunConfig`s.
+#[derive(Debug, Args)]
+pub struct RunInputArgs {
     /// A built-in workload id (see `heaplab workloads`) or a trace file: .trace,
     /// malloc-lab .rep or glibc mtrace, gzip'd or not.
     #[arg(long, short, required_unless_present = "config")]
@@ -94,23 +123,6 @@ pub struct RunArgs {
     /// browser page and `--json` output hold them.
     #[arg(long, conflicts_with_all = ["workload", "policy"])]
     pub config: Option<PathBuf>,
-    /// Print one JSON array with a report object per run instead of a table.
-    #[arg(long)]
-    pub json: bool,
-    /// Also write each run's memory-over-time series to this JSON file.
-    #[arg(long, value_name = "FILE")]
-    pub series: Option<PathBuf>,
-    /// Run over real memory (mmap) instead of the simulated provider: time per event, and
-    /// the model's resident pages checked against the kernel's (mincore).
-    #[arg(long)]
-    pub real: bool,
-    /// With --real: timed runs per policy; the median time per event is reported (5).
-    #[arg(long, requires = "real")]
-    pub repeat: Option<usize>,
-    /// For a trace file: skip bad lines and events (unknown ops, double frees, ...) and
-    /// count them by kind, instead of stopping at the first.
-    #[arg(long)]
-    pub lenient: bool,
 }
 
 #[derive(Debug, Args)]
@@ -162,4 +174,120 @@ pub struct ConvertArgs {
     /// Skip bad lines and events, and report how many of each kind, instead of stopping.
     #[arg(long)]
     pub lenient: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct BaselineArgs {
+    /// A real allocator: system (glibc malloc), mimalloc or jemalloc. Repeat to compare.
+    #[arg(long, short, required = true)]
+    pub allocator: Vec<String>,
+    /// A built-in workload id (see `heaplab workloads`) or a .trace file.
+    #[arg(long, short)]
+    pub workload: String,
+    /// Set a workload parameter, for example `--wset scale=0.5`. Repeatable.
+    #[arg(long = "wset", value_name = "KEY=VALUE")]
+    pub wset: Vec<String>,
+    /// The workload's seed (same as --wset seed=N).
+    #[arg(long, allow_hyphen_values = true)]
+    pub seed: Option<String>,
+    /// The workload's scale (same as --wset scale=X).
+    #[arg(long, allow_hyphen_values = true)]
+    pub scale: Option<String>,
+    /// Timed runs per allocator; the median time per event is reported.
+    #[arg(long, default_value_t = 5)]
+    pub repeat: usize,
+    /// Print one JSON array with a report object per allocator instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What the parent passes to the child that runs one allocator.
+#[derive(Debug, Args)]
+pub struct ChildArgs {
+    #[arg(long)]
+    pub allocator: String,
+    /// The resolved workload config, as JSON.
+    #[arg(long)]
+    pub workload: String,
+    #[arg(long)]
+    pub repeat: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct FidelityArgs {
+    /// Only these real allocators (system, mimalloc, jemalloc) and their presets. Repeatable.
+    #[arg(long, short)]
+    pub allocator: Vec<String>,
+    /// Only these workloads: built-in ids or trace files. Repeatable; by default the
+    /// single-threaded MallocBench ports and every trace in --traces.
+    #[arg(long, short)]
+    pub workload: Vec<String>,
+    /// Scale of the built-in workloads [default: 0.05].
+    #[arg(long)]
+    pub scale: Option<f64>,
+    /// A folder of recorded traces (.trace, .rep, .mtrace, gzip'd or not) to add to the
+    /// default workloads.
+    #[arg(long, default_value = "workloads/traces")]
+    pub traces: PathBuf,
+    /// Print one JSON array with a row per workload and preset instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::error::ErrorKind;
+    use clap::{CommandFactory, Parser};
+
+    use super::{Cli, Command};
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("heaplab").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn the_definitions_are_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    /// `run` flattens `RunInputArgs`; the requirements and conflicts between the
+    /// flattened flags still hold.
+    #[test]
+    fn run_needs_a_workload_and_a_policy_or_a_config_and_not_both() {
+        let kind = |args: &[&str]| parse(args).map(|_| ()).map_err(|e| e.kind());
+        assert_eq!(kind(&["run"]), Err(ErrorKind::MissingRequiredArgument));
+        assert_eq!(
+            kind(&["run", "-w", "churn"]),
+            Err(ErrorKind::MissingRequiredArgument)
+        );
+        assert_eq!(
+            kind(&["run", "-p", "bump"]),
+            Err(ErrorKind::MissingRequiredArgument)
+        );
+        assert_eq!(
+            kind(&["run", "--config", "c.json", "-w", "churn"]),
+            Err(ErrorKind::ArgumentConflict)
+        );
+        assert_eq!(
+            kind(&["run", "--config", "c.json", "--policy", "bump"]),
+            Err(ErrorKind::ArgumentConflict)
+        );
+        assert_eq!(
+            kind(&["run", "-w", "churn", "-p", "bump", "--repeat", "3"]),
+            Err(ErrorKind::MissingRequiredArgument)
+        );
+        assert_eq!(kind(&["run", "--config", "c.json"]), Ok(()));
+        let Command::Run(run) = parse(&[
+            "run", "-w", "churn", "-p", "bump", "-p", "pool", "--seed", "-3", "--json",
+        ])
+        .expect("parses")
+        .command
+        else {
+            panic!("not run")
+        };
+        assert_eq!(run.input.workload.as_deref(), Some("churn"));
+        assert_eq!(run.input.policy, ["bump", "pool"]);
+        assert_eq!(run.input.seed.as_deref(), Some("-3"));
+        assert!(run.json);
+    }
 }

@@ -1,55 +1,37 @@
-//! `heaplab`: run allocator policies over workloads and compare what they cost.
+//! `heaplab` runs allocator policies over workloads and compares what they cost.
+//!
+//! This file parses the command line and hands it to the subcommand's module in `cmd/`.
+//! The other modules: `cli` (the clap definitions), `input/` (what to run, from flags and
+//! files), `output/` (tables, JSON, files written), `child` (the `baseline-child`
+//! process), `error` (`CliError`).
 
+mod child;
 mod cli;
-mod fidelity;
-mod real;
-mod record;
-mod report;
-mod run;
+mod cmd;
+mod error;
+mod input;
+mod output;
 
 use std::process::ExitCode;
 
 use clap::Parser;
 
-/// An error for the user: the message to print and the exit code. Bad input (unknown
-/// names, bad values, broken files) exits with 2; a run that fails on good input with 1.
-#[derive(Debug)]
-pub struct CliError {
-    pub code: u8,
-    pub message: String,
-}
-
-impl CliError {
-    pub fn input(message: impl Into<String>) -> CliError {
-        CliError {
-            code: 2,
-            message: message.into(),
-        }
-    }
-
-    pub fn failed(message: impl Into<String>) -> CliError {
-        CliError {
-            code: 1,
-            message: message.into(),
-        }
-    }
-}
+use cli::{Cli, Command};
 
 fn main() -> ExitCode {
     die_quietly_on_closed_pipe();
-    let args = cli::Cli::parse();
-    let result = match args.command {
-        cli::Command::Run(a) => run::run(a),
-        cli::Command::Policies(a) => report::list_policies(a.json),
-        cli::Command::Workloads(a) => report::list_workloads(a.json),
-        cli::Command::Export(a) => run::export(a),
-        cli::Command::Convert(a) => run::convert(a),
-        cli::Command::Scenario(a) => report::scenario(a),
-        cli::Command::Scenarios(a) => report::list_scenarios(a.json),
-        cli::Command::Record(a) => record::record(a),
-        cli::Command::Baseline(a) => real::baseline(a),
-        cli::Command::Fidelity(a) => fidelity::fidelity(a),
-        cli::Command::BaselineChild(a) => real::baseline_child(a),
+    let result = match Cli::parse().command {
+        Command::Run(a) => cmd::run::run(a),
+        Command::Policies(a) => cmd::list::policies(a),
+        Command::Workloads(a) => cmd::list::workloads(a),
+        Command::Export(a) => cmd::export::run(a),
+        Command::Convert(a) => cmd::convert::run(a),
+        Command::Scenario(a) => cmd::scenario::run(a),
+        Command::Scenarios(a) => cmd::list::scenarios(a),
+        Command::Record(a) => cmd::record::run(a),
+        Command::Baseline(a) => cmd::baseline::run(a),
+        Command::Fidelity(a) => cmd::fidelity::run(a),
+        Command::BaselineChild(a) => cmd::baseline::child(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,4 +1,4 @@
-//! The `heaplab` binary, run the way the README says.
+//! These tests run the `heaplab` binary the way the README says.
 
 mod common;
 
@@ -129,6 +129,28 @@ fn bad_names_and_values_exit_2_and_list_what_is_valid() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(needle), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn run_takes_a_workload_and_policies_or_a_config_but_not_both() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["run", "-p", "bump"], "--workload <WORKLOAD>"),
+        (&["run", "-w", "churn"], "--policy <POLICY>"),
+        (
+            &["run", "--config", "c.json", "-w", "churn"],
+            "'--config <CONFIG>' cannot be used with '--workload <WORKLOAD>'",
+        ),
+        (
+            &["run", "--config", "c.json", "-p", "bump"],
+            "'--config <CONFIG>' cannot be used with '--policy <POLICY>'",
+        ),
+    ];
+    for (args, needle) in cases {
+        let out = heaplab(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
     }
 }
 

@@ -1,4 +1,4 @@
-//! `heaplab run --real` and `heaplab baseline`, run the way the README says, at small scale.
+//! These tests run `run --real`, `baseline` and `fidelity` as the README says, at small scale.
 
 mod common;
 

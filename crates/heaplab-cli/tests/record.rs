@@ -1,5 +1,7 @@
-//! `heaplab record` on a real program — python3, with threads and a fork — and each trace
-//! replayed by `heaplab run`, which must see the events the recorder counted.
+//! These tests record a real program with `heaplab record` and replay its traces.
+//!
+//! The program is python3, with threads and a fork; `heaplab run` must see in each trace
+//! the events the recorder counted.
 #![cfg(target_os = "linux")]
 
 use std::path::{Path, PathBuf};

@@ -1,4 +1,4 @@
-//! Helpers every CLI test binary uses: run the `heaplab` binary, read its JSON.
+//! These helpers, shared by every CLI test binary, run `heaplab` and read its JSON.
 
 use std::process::{Command, Output};
 

@@ -1,23 +1,21 @@
-//! `heaplab fidelity`: each preset that models a real allocator, against that allocator,
-//! on the same events.
+//! `heaplab fidelity` compares each preset that models a real allocator with that allocator.
 //!
-//! The simulated side is an ordinary run over the simulated provider. The real side is a
-//! `baseline` child process, whose heap RSS (anonymous RSS minus that before the first event) is
-//! compared with the model's resident bytes, at the peak and after the last event.
+//! Both replay the same events. The simulated side is an ordinary run over the simulated
+//! provider. The real side is a `baseline` child process, whose heap RSS (anonymous RSS
+//! minus that before the first event) is compared with the model's resident bytes, at the
+//! peak and after the last event.
 
 use std::path::{Path, PathBuf};
 
-use clap::Args;
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 use heaplab_core::config::{PolicyConfig, RunConfig, WorkloadConfig};
-use heaplab_core::params::human_bytes;
 use heaplab_core::trace::ImportOptions;
 use heaplab_native::RealAllocator;
-use serde::Serialize;
 
-use crate::real::{builtin_workload, run_child};
-use crate::run::{is_trace_arg, run_one};
-use crate::CliError;
+use crate::child::{self, run_child};
+use crate::cli::FidelityArgs;
+use crate::error::CliError;
+use crate::input::{builtin_workload, is_trace_arg, run_one};
+use crate::output::{self, fidelity::Row};
 
 /// The presets that model a real allocator, and the allocator each models.
 const PAIRS: [(&str, RealAllocator); 3] = [
@@ -47,48 +45,7 @@ const DEFAULT_SCALE: f64 = 0.05;
 const GLIBC_PEAK_TARGET: f64 = 0.15;
 const GLIBC_END_TARGET: f64 = 0.25;
 
-#[derive(Debug, Args)]
-pub struct FidelityArgs {
-    /// Only these real allocators (system, mimalloc, jemalloc) and their presets. Repeatable.
-    #[arg(long, short)]
-    pub allocator: Vec<String>,
-    /// Only these workloads: built-in ids or trace files. Repeatable; by default the
-    /// single-threaded MallocBench ports and every trace in --traces.
-    #[arg(long, short)]
-    pub workload: Vec<String>,
-    /// Scale of the built-in workloads [default: 0.05].
-    #[arg(long)]
-    pub scale: Option<f64>,
-    /// A folder of recorded traces (.trace, .rep, .mtrace, gzip'd or not) to add to the
-    /// default workloads.
-    #[arg(long, default_value = "workloads/traces")]
-    pub traces: PathBuf,
-    /// Print one JSON array with a row per workload and preset instead of a table.
-    #[arg(long)]
-    pub json: bool,
-}
-
-/// One preset against its allocator on one workload.
-#[derive(Debug, Serialize)]
-pub struct Row {
-    pub workload: String,
-    pub preset: String,
-    pub allocator: RealAllocator,
-    pub sim_peak_resident_bytes: u64,
-    pub real_peak_rss_bytes: u64,
-    /// Simulated over real.
-    pub peak_ratio: f64,
-    pub sim_end_resident_bytes: u64,
-    /// Heap RSS after the last event, without a trim call: what the model's end is.
-    pub real_end_rss_bytes: u64,
-    pub end_ratio: f64,
-    /// The largest relative error allowed on the peak and the end, where the preset has a
-    /// target (`glibc-like`); `null` for presets reported without one.
-    pub target: Option<[f64; 2]>,
-    pub within_target: Option<bool>,
-}
-
-pub fn fidelity(args: FidelityArgs) -> Result<(), CliError> {
+pub fn run(args: FidelityArgs) -> Result<(), CliError> {
     let pairs: Vec<(&str, RealAllocator)> = if args.allocator.is_empty() {
         PAIRS.to_vec()
     } else {
@@ -105,8 +62,7 @@ pub fn fidelity(args: FidelityArgs) -> Result<(), CliError> {
             .collect()
     };
     let workloads = workloads(&args)?;
-    let exe = std::env::current_exe()
-        .map_err(|e| CliError::failed(format!("cannot find the heaplab binary to re-run: {e}")))?;
+    let exe = child::heaplab_exe()?;
     let mut rows = Vec::new();
     for w in &workloads {
         let spec = serde_json::to_string(w).map_err(|e| CliError::failed(e.to_string()))?;
@@ -120,11 +76,9 @@ pub fn fidelity(args: FidelityArgs) -> Result<(), CliError> {
         }
     }
     if args.json {
-        let text =
-            serde_json::to_string_pretty(&rows).map_err(|e| CliError::failed(e.to_string()))?;
-        println!("{text}");
+        output::print_json(&rows)?;
     } else {
-        print_rows(&rows);
+        output::fidelity::print_rows(&rows, [GLIBC_PEAK_TARGET, GLIBC_END_TARGET]);
     }
     Ok(())
 }
@@ -221,62 +175,4 @@ fn workloads(args: &FidelityArgs) -> Result<Vec<WorkloadConfig>, CliError> {
         );
     }
     Ok(out)
-}
-
-fn print_rows(rows: &[Row]) {
-    let mut table = Table::new();
-    table.load_preset(UTF8_FULL_CONDENSED).set_header(vec![
-        "workload",
-        "preset",
-        "allocator",
-        "peak: model",
-        "real",
-        "model/real",
-        "end: model",
-        "real",
-        "model/real",
-        "target",
-    ]);
-    let num = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
-    for r in rows {
-        let verdict = match (r.within_target, r.target) {
-            (Some(ok), Some([p, e])) => format!(
-                "{} (±{:.0}% / ±{:.0}%)",
-                if ok { "✓" } else { "✗" },
-                p * 100.0,
-                e * 100.0
-            ),
-            _ => "reported".to_string(),
-        };
-        table.add_row(vec![
-            Cell::new(&r.workload),
-            Cell::new(&r.preset),
-            Cell::new(r.allocator.id()),
-            num(human_bytes(r.sim_peak_resident_bytes)),
-            num(human_bytes(r.real_peak_rss_bytes)),
-            num(format!("{:.2}", r.peak_ratio)),
-            num(human_bytes(r.sim_end_resident_bytes)),
-            num(human_bytes(r.real_end_rss_bytes)),
-            num(format!("{:.2}", r.end_ratio)),
-            Cell::new(verdict),
-        ]);
-    }
-    println!("{table}");
-    let judged: Vec<&Row> = rows.iter().filter(|r| r.within_target.is_some()).collect();
-    if !judged.is_empty() {
-        let ok = judged
-            .iter()
-            .filter(|r| r.within_target == Some(true))
-            .count();
-        println!(
-            "glibc-like within ±{:.0}% of glibc's peak and ±{:.0}% of its end on {ok} of {} workloads",
-            GLIBC_PEAK_TARGET * 100.0,
-            GLIBC_END_TARGET * 100.0,
-            judged.len()
-        );
-    }
-    println!(
-        "real = heap RSS: the child's anonymous RSS minus that before the first event; end = after the \
-         last event, no trim call"
-    );
 }

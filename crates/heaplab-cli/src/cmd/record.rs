@@ -1,10 +1,11 @@
-//! `heaplab record -o prog.trace -- prog args`: runs a program with `heaplab-preload`
-//! loaded, waits for it, and says where its traces went and what they hold.
+//! `heaplab record` runs a program with `heaplab-preload` loaded and reports its traces.
 //!
-//! The library does the recording (see `crates/heaplab-preload`); this sets it up through
-//! the environment: `LD_PRELOAD`, and `HEAPLAB_TRACE`, the output made absolute so a
-//! command that changes directory still writes there. The command writes the output;
-//! every process it starts writes `<stem>.<pid>.trace` beside it.
+//! `heaplab record -o prog.trace -- prog args` waits for the program, then says where its
+//! traces went and what they hold. The library does the recording (see
+//! `crates/heaplab-preload`); this sets it up through the environment: `LD_PRELOAD`, and
+//! `HEAPLAB_TRACE`, the output made absolute so a command that changes directory still
+//! writes there. The command writes the output; every process it starts writes
+//! `<stem>.<pid>.trace` beside it.
 
 use std::ffi::OsStr;
 use std::fs::File;
@@ -15,11 +16,11 @@ use std::process::{Command, ExitStatus};
 use heaplab_record::Counts;
 
 use crate::cli::RecordArgs;
-use crate::CliError;
+use crate::error::CliError;
 
 const LIBRARY: &str = "libheaplab_preload.so";
 
-pub fn record(args: RecordArgs) -> Result<(), CliError> {
+pub fn run(args: RecordArgs) -> Result<(), CliError> {
     if cfg!(not(target_os = "linux")) {
         return Err(CliError::input(
             "heaplab record works on Linux only (it records through LD_PRELOAD)",

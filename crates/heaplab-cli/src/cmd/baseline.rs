@@ -1,0 +1,73 @@
+//! `heaplab baseline` replays a workload through real allocators, each in its own process.
+//!
+//! The hidden `baseline-child` subcommand, that process, is here too.
+
+use heaplab_core::config::WorkloadConfig;
+use heaplab_native::{decode, RealAllocator};
+use serde_json::Value;
+
+use crate::child::{self, run_child};
+use crate::cli::{BaselineArgs, ChildArgs};
+use crate::error::CliError;
+use crate::input::{builtin_workload, is_trace_arg, workload_sets};
+use crate::output;
+
+/// `heaplab baseline`: each allocator in a child process of its own.
+pub fn run(args: BaselineArgs) -> Result<(), CliError> {
+    let allocators = args
+        .allocator
+        .iter()
+        .map(|a| RealAllocator::parse(a).map_err(|e| CliError::input(format!("--allocator: {e}"))))
+        .collect::<Result<Vec<_>, _>>()?;
+    if args.repeat == 0 {
+        return Err(CliError::input("--repeat: needs at least one run"));
+    }
+    let workload = baseline_workload(&args)?;
+    let spec = serde_json::to_string(&workload).map_err(|e| CliError::failed(e.to_string()))?;
+    let exe = child::heaplab_exe()?;
+    let mut reports = Vec::new();
+    for a in allocators {
+        reports.push(run_child(&exe, a, &spec, args.repeat)?);
+    }
+    if args.json {
+        let v: Vec<Value> = reports
+            .iter()
+            .map(|r| {
+                let mut v = serde_json::to_value(r).unwrap_or(Value::Null);
+                v["workload"] = serde_json::to_value(&workload).unwrap_or(Value::Null);
+                v
+            })
+            .collect();
+        return output::print_json(&v);
+    }
+    output::baseline::print_baselines(&workload, &reports);
+    Ok(())
+}
+
+/// The workload a baseline replays, resolved: its defaults filled in, so the child gets
+/// exactly what the report names.
+fn baseline_workload(args: &BaselineArgs) -> Result<WorkloadConfig, CliError> {
+    let name = &args.workload;
+    if is_trace_arg(name) {
+        if !args.wset.is_empty() || args.seed.is_some() || args.scale.is_some() {
+            return Err(CliError::input(
+                "a trace file takes no --wset, --seed or --scale",
+            ));
+        }
+        return Ok(WorkloadConfig::trace(name.clone()));
+    }
+    let wset = workload_sets(&args.wset, &args.seed, &args.scale);
+    builtin_workload(name, &wset, "--wset")
+}
+
+/// The hidden `baseline-child`: decode, then replay through one allocator, and send the
+/// report to the parent.
+pub fn child(args: ChildArgs) -> Result<(), CliError> {
+    let alloc = RealAllocator::parse(&args.allocator).map_err(CliError::input)?;
+    let workload: WorkloadConfig = serde_json::from_str(&args.workload)
+        .map_err(|e| CliError::input(format!("--workload: {e}")))?;
+    let events = decode(&workload)?;
+    let report =
+        heaplab_native::baseline::run(alloc, &events, args.repeat).map_err(CliError::input)?;
+    child::send_report(&report)
+}

@@ -1,0 +1,33 @@
+//! `heaplab export` writes a built-in workload's events as a `.trace`, streaming.
+
+use std::collections::BTreeMap;
+use std::io::{self, BufWriter, Write};
+
+use heaplab_core::trace;
+use heaplab_core::workload;
+
+use crate::cli::ExportArgs;
+use crate::error::CliError;
+use crate::input::{apply_sets, workload_sets};
+use crate::output;
+
+pub fn run(args: ExportArgs) -> Result<(), CliError> {
+    let spec = workload::find(&args.workload).map_err(|e| CliError::input(e.to_string()))?;
+    let wset = workload_sets(&args.wset, &args.seed, &args.scale);
+    let mut given = BTreeMap::new();
+    apply_sets(&mut given, &wset, spec.params, "--wset")?;
+    let params = heaplab_core::params::Params::resolve(spec.params, &given, "workload.params")
+        .map_err(|e| CliError::input(e.to_string()))?;
+    let mut w = BufWriter::new(output::file_or_stdout(&args.output)?);
+    let io_err = |e: io::Error| CliError::failed(format!("{}: {e}", args.output.display()));
+    writeln!(
+        w,
+        "# heaplab trace: workload {} {}",
+        spec.id,
+        serde_json::to_string(&params).unwrap_or_default()
+    )
+    .map_err(io_err)?;
+    spec.generate(&params, &mut |event| trace::write_event(&mut w, &event))
+        .map_err(io_err)?;
+    w.flush().map_err(io_err)
+}

@@ -1,0 +1,41 @@
+//! `heaplab policies`, `workloads` and `scenarios` list the registries, as text or JSON.
+
+use heaplab_core::catalog;
+
+use crate::cli::ListArgs;
+use crate::error::CliError;
+use crate::output;
+
+/// `heaplab policies`: every family with its parameters, and every preset.
+pub fn policies(args: ListArgs) -> Result<(), CliError> {
+    let families = catalog::families();
+    let presets = catalog::presets();
+    if args.json {
+        return output::print_json(
+            &serde_json::json!({ "families": families, "presets": presets }),
+        );
+    }
+    output::catalog::print_policies(&families, &presets);
+    Ok(())
+}
+
+/// `heaplab workloads`: every built-in workload with its parameters.
+pub fn workloads(args: ListArgs) -> Result<(), CliError> {
+    let workloads = catalog::workloads();
+    if args.json {
+        return output::print_json(&serde_json::json!({ "workloads": workloads }));
+    }
+    output::catalog::print_workloads(&workloads);
+    Ok(())
+}
+
+/// `heaplab scenarios`: the seed scenarios and their questions.
+pub fn scenarios(args: ListArgs) -> Result<(), CliError> {
+    let all = heaplab_core::scenario::scenarios().map_err(CliError::failed)?;
+    if args.json {
+        let v = serde_json::to_value(&all).map_err(|e| CliError::failed(e.to_string()))?;
+        return output::print_json(&serde_json::json!({ "scenarios": v }));
+    }
+    output::catalog::print_scenarios(&all);
+    Ok(())
+}

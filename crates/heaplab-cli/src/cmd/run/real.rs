@@ -1,0 +1,65 @@
+//! `heaplab run --real` runs every config over real memory, in this process.
+//!
+//! heaplab-native's `replay` does the work, and checks the kernel's resident pages against
+//! the model's.
+
+use heaplab_core::config::{RunConfig, WorkloadConfig};
+use heaplab_core::event::Event;
+use heaplab_core::trace::ImportOptions;
+use heaplab_native::{decode_with, replay, RealOptions};
+
+use crate::cli::RunArgs;
+use crate::error::CliError;
+use crate::output;
+
+/// Runs `configs` (from `args`' input flags) over real memory and reports them.
+pub(super) fn run(args: &RunArgs, configs: &[RunConfig]) -> Result<(), CliError> {
+    let repeat = args.repeat.unwrap_or(5);
+    if repeat == 0 {
+        return Err(CliError::input("--repeat: needs at least one run"));
+    }
+    let opts = RealOptions {
+        repeat,
+        ..RealOptions::default()
+    };
+    let options = ImportOptions {
+        lenient: args.lenient,
+    };
+    let mut reports = Vec::new();
+    let mut decoded: Option<(WorkloadConfig, Vec<Event>)> = None;
+    for config in configs {
+        let config = config
+            .resolve()
+            .map_err(|e| CliError::input(e.to_string()))?;
+        heaplab_native::replay::check_config(&config)?;
+        // Configs from flags share one workload: decode it once.
+        let (workload, events) = match decoded.take() {
+            Some((w, events)) if w == config.workload => (w, events),
+            _ => {
+                let (events, skipped) = decode_with(&config.workload, &options)?;
+                // As `run` without `--real` does, on stderr: a warning about the input.
+                if let Some(skipped) = &skipped {
+                    output::runs::print_skipped(skipped);
+                }
+                (config.workload.clone(), events)
+            }
+        };
+        let (_, events) = decoded.insert((workload, events));
+        reports.push(replay(&config, events, opts)?);
+    }
+    if let Some(path) = &args.series {
+        output::write_series(
+            path,
+            reports
+                .iter()
+                .map(|r| (output::label(&r.report.config), &r.output.series)),
+        )?;
+    }
+    if args.json {
+        return output::print_json(&reports);
+    }
+    let outputs: Vec<_> = reports.iter().map(|r| r.output.clone()).collect();
+    output::runs::print_runs(&outputs);
+    output::runs::print_real(&reports);
+    Ok(())
+}

@@ -1,0 +1,142 @@
+//! This module builds the `RunConfig`s of a `RunInputArgs`, from its flags or its file.
+//!
+//! The flags give one config per `--policy`; a `--config` file holds one config or an
+//! array of them.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use heaplab_core::config::{ProviderKind, RunConfig, TouchMode, WorkloadConfig};
+use heaplab_core::policy;
+use heaplab_core::workload;
+use serde_json::Value;
+
+use super::policy::{is_policy_file, policy_arg, policy_unknown};
+use super::sets::{apply_sets, workload_sets};
+use super::workload::is_trace_arg;
+use crate::cli::RunInputArgs;
+use crate::error::CliError;
+
+/// The configs to run: those of the `--config` file, or one per `--policy` built from the
+/// flags. Flags are checked here (`RunConfig::resolve`), a file's values when it runs; the
+/// configs are returned as given, not resolved, so defaults are filled in by the run.
+pub fn configs(args: &RunInputArgs) -> Result<Vec<RunConfig>, CliError> {
+    match &args.config {
+        Some(path) => configs_from_file(path),
+        None => configs_from_flags(args),
+    }
+}
+
+fn configs_from_file(path: &Path) -> Result<Vec<RunConfig>, CliError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError::input(format!("{}: {e}", path.display())))?;
+    configs_from_json(&text, &path.display().to_string())
+}
+
+/// The configs in JSON text: one config object or an array of them, as the browser page
+/// and `--json` output hold them. `origin` (a file name) starts every error message.
+pub fn configs_from_json(text: &str, origin: &str) -> Result<Vec<RunConfig>, CliError> {
+    let located = |e: String| CliError::input(format!("{origin}: {e}"));
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('[') {
+        let values: Vec<Value> = serde_json::from_str(text).map_err(|e| located(e.to_string()))?;
+        values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                RunConfig::from_json(&v.to_string())
+                    .map_err(|e| located(format!("config [{i}]: {}", e.message)))
+            })
+            .collect()
+    } else {
+        Ok(vec![
+            RunConfig::from_json(text).map_err(|e| located(e.to_string()))?
+        ])
+    }
+}
+
+fn configs_from_flags(args: &RunInputArgs) -> Result<Vec<RunConfig>, CliError> {
+    let name = args.workload.clone().unwrap_or_default();
+    let workload = if is_trace_arg(&name) {
+        WorkloadConfig::trace(name)
+    } else {
+        let spec = workload::find(&name).map_err(|e| CliError::input(e.to_string()))?;
+        let mut params = BTreeMap::new();
+        let wset = workload_sets(&args.wset, &args.seed, &args.scale);
+        apply_sets(&mut params, &wset, spec.params, "--wset")?;
+        WorkloadConfig {
+            id: name,
+            params,
+            path: None,
+        }
+    };
+    if workload.is_trace() && (!args.wset.is_empty() || args.seed.is_some() || args.scale.is_some())
+    {
+        return Err(CliError::input(
+            "a trace file takes no --wset, --seed or --scale",
+        ));
+    }
+    let mut configs = Vec::new();
+    for p in &args.policy {
+        let mut policy = policy_arg(p)?;
+        // What a policy file says is named with the file it came from.
+        let file = is_policy_file(p).then_some(p);
+        let family = policy::family(&policy.family).ok_or_else(|| {
+            CliError::input(match file {
+                Some(file) => {
+                    let id = match (&policy.preset, policy.family.is_empty()) {
+                        (Some(preset), true) => preset.as_str(),
+                        _ => policy.family.as_str(),
+                    };
+                    format!("{file}: {}", policy_unknown(id))
+                }
+                None => policy_unknown(p),
+            })
+        })?;
+        apply_sets(&mut policy.params, &args.set, family.params, "--set")?;
+        let mut config = RunConfig::new("", "");
+        config.workload = workload.clone();
+        config.policy = policy;
+        if let Some(ps) = args.page_size {
+            config.provider.page_size = ps;
+        }
+        if let Some(kind) = &args.provider {
+            config.provider.kind = provider_kind(kind)?;
+        }
+        if let Some(touch) = &args.touch {
+            config.touch = touch_mode(touch)?;
+        }
+        if let Some(points) = args.points {
+            config.series_points = points;
+        }
+        config.resolve().map_err(|e| match file {
+            Some(file) if e.field.starts_with("policy") => CliError::input(format!("{file}: {e}")),
+            _ => CliError::input(e.to_string()),
+        })?;
+        configs.push(config);
+    }
+    Ok(configs)
+}
+
+/// `--provider`'s value.
+fn provider_kind(kind: &str) -> Result<ProviderKind, CliError> {
+    match kind {
+        "sim" => Ok(ProviderKind::Sim),
+        "wasm-linear" => Ok(ProviderKind::WasmLinear),
+        other => Err(CliError::input(format!(
+            "--provider: unknown provider {other:?}; valid ones are: sim, wasm-linear"
+        ))),
+    }
+}
+
+/// `--touch`'s value.
+fn touch_mode(touch: &str) -> Result<TouchMode, CliError> {
+    match touch {
+        "all" => Ok(TouchMode::All),
+        "first" => Ok(TouchMode::First),
+        "none" => Ok(TouchMode::None),
+        other => Err(CliError::input(format!(
+            "--touch: unknown mode {other:?}; valid ones are: all, first, none"
+        ))),
+    }
+}

@@ -1,0 +1,23 @@
+//! The input handling the subcommands share turns what the user asks for into configs.
+//!
+//! - `config`: `configs`, the `RunConfig`s of a `RunInputArgs` (its flags, or its
+//!   `--config` file); `configs_from_json` reads config text from anywhere.
+//! - `policy`: a `--policy` argument (an id, `id:key=value,...`, or a JSON file).
+//! - `workload`: whether a `--workload` argument is a trace file, and built-in workloads
+//!   resolved from `KEY=VALUE` settings.
+//! - `sets`: `KEY=VALUE` settings (`--set`, `--wset`, `--seed`, `--scale`) parsed by
+//!   each parameter's spec.
+//! - `run`: `run_one`, one config run in this process, a trace streamed from its file.
+//!
+//! Nothing here prints; errors are `CliError`s that name the flag or file at fault.
+
+mod config;
+mod policy;
+mod run;
+mod sets;
+mod workload;
+
+pub use config::configs;
+pub use run::run_one;
+pub use sets::{apply_sets, workload_sets};
+pub use workload::{builtin_workload, is_trace_arg};

@@ -1,0 +1,63 @@
+//! This module reads `--policy` arguments: an id, an id with settings, or a JSON file.
+
+use std::path::Path;
+
+use heaplab_core::config::PolicyConfig;
+use heaplab_core::policy;
+
+use super::sets::apply_sets;
+use crate::error::CliError;
+
+/// Whether a `--policy` argument names a JSON file rather than a family or preset.
+pub(super) fn is_policy_file(arg: &str) -> bool {
+    arg.ends_with(".json") || Path::new(arg).is_file()
+}
+
+/// The error text for a policy id that names no family or preset, listing the valid ones.
+pub(super) fn policy_unknown(id: &str) -> String {
+    let ids: Vec<&str> = policy::FAMILIES.iter().map(|f| f.id).collect();
+    let presets: Vec<&str> = heaplab_core::presets::PRESETS
+        .iter()
+        .map(|p| p.id)
+        .collect();
+    format!(
+        "unknown policy {id:?}; valid families are: {}; presets: {} (or give a .json policy file)",
+        ids.join(", "),
+        presets.join(", ")
+    )
+}
+
+/// A family or preset id, optionally with its own settings (`glibc-like:trim_threshold=1MiB,top_pad=0`),
+/// or a JSON file holding a policy config. An id without settings is not checked here:
+/// the caller looks its family up (and `RunConfig::resolve` checks it).
+pub fn policy_arg(arg: &str) -> Result<PolicyConfig, CliError> {
+    if let Some((name, settings)) = arg.split_once(':') {
+        let mut policy = PolicyConfig::named(name);
+        let family =
+            policy::family(&policy.family).ok_or_else(|| CliError::input(policy_unknown(name)))?;
+        let sets: Vec<String> = settings.split(',').map(str::to_string).collect();
+        apply_sets(
+            &mut policy.params,
+            &sets,
+            family.params,
+            &format!("--policy {name}:"),
+        )?;
+        return Ok(policy);
+    }
+    if !is_policy_file(arg) {
+        return Ok(PolicyConfig::named(arg));
+    }
+    let text = std::fs::read_to_string(arg).map_err(|e| CliError::input(format!("{arg}: {e}")))?;
+    let mut policy: PolicyConfig =
+        serde_json::from_str(&text).map_err(|e| CliError::input(format!("{arg}: {e}")))?;
+    if policy.family.is_empty() {
+        if let Some(preset) = policy
+            .preset
+            .as_deref()
+            .and_then(heaplab_core::presets::preset)
+        {
+            policy.family = preset.family.into();
+        }
+    }
+    Ok(policy)
+}

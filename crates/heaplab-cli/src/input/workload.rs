@@ -1,0 +1,44 @@
+//! This module tells trace files from built-in workloads, and resolves built-in ones.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use heaplab_core::config::WorkloadConfig;
+use heaplab_core::workload;
+
+use super::sets::apply_sets;
+use crate::error::CliError;
+
+/// Whether a `--workload`/`-w` argument names a trace file rather than a built-in
+/// workload: a file that exists, or a name with a trace's extension (so that a missing
+/// trace is reported as a missing file, not as an unknown workload). `run`, `baseline`
+/// and `fidelity` all decide with this.
+pub fn is_trace_arg(name: &str) -> bool {
+    looks_like_trace(name) || Path::new(name).is_file()
+}
+
+/// A trace's extension, or any gzip'd file: the reader sniffs the format of what it holds.
+fn looks_like_trace(name: &str) -> bool {
+    name.ends_with(".gz") || heaplab_core::trace::has_trace_extension(name)
+}
+
+/// The built-in workload `name` with `KEY=VALUE` settings (`flag` names where they came
+/// from in errors), resolved and checked as `heaplab run` checks it.
+pub fn builtin_workload(
+    name: &str,
+    sets: &[String],
+    flag: &str,
+) -> Result<WorkloadConfig, CliError> {
+    let spec = workload::find(name).map_err(|e| CliError::input(e.to_string()))?;
+    let mut given = BTreeMap::new();
+    apply_sets(&mut given, sets, spec.params, flag)?;
+    let params = heaplab_core::params::Params::resolve(spec.params, &given, "workload.params")
+        .map_err(|e| CliError::input(e.to_string()))?;
+    spec.check(&params)
+        .map_err(|e| CliError::input(e.to_string()))?;
+    Ok(WorkloadConfig {
+        id: name.to_string(),
+        params: params.to_json_map(),
+        path: None,
+    })
+}

@@ -1,0 +1,87 @@
+//! `fidelity`'s report is defined here: a row per workload and preset, as a table or JSON.
+
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+use heaplab_core::params::human_bytes;
+use heaplab_native::RealAllocator;
+use serde::Serialize;
+
+/// One preset against its allocator on one workload.
+#[derive(Debug, Serialize)]
+pub struct Row {
+    pub workload: String,
+    pub preset: String,
+    pub allocator: RealAllocator,
+    pub sim_peak_resident_bytes: u64,
+    pub real_peak_rss_bytes: u64,
+    /// Simulated over real.
+    pub peak_ratio: f64,
+    pub sim_end_resident_bytes: u64,
+    /// Heap RSS after the last event, without a trim call: what the model's end is.
+    pub real_end_rss_bytes: u64,
+    pub end_ratio: f64,
+    /// The largest relative error allowed on the peak and the end, where the preset has a
+    /// target (`glibc-like`); `null` for presets reported without one.
+    pub target: Option<[f64; 2]>,
+    pub within_target: Option<bool>,
+}
+
+/// The table of rows, then how many of the judged rows are within `glibc_target` (the
+/// largest relative error allowed on the peak and the end).
+pub fn print_rows(rows: &[Row], glibc_target: [f64; 2]) {
+    let mut table = Table::new();
+    table.load_preset(UTF8_FULL_CONDENSED).set_header(vec![
+        "workload",
+        "preset",
+        "allocator",
+        "peak: model",
+        "real",
+        "model/real",
+        "end: model",
+        "real",
+        "model/real",
+        "target",
+    ]);
+    let num = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
+    for r in rows {
+        let verdict = match (r.within_target, r.target) {
+            (Some(ok), Some([p, e])) => format!(
+                "{} (±{:.0}% / ±{:.0}%)",
+                if ok { "✓" } else { "✗" },
+                p * 100.0,
+                e * 100.0
+            ),
+            _ => "reported".to_string(),
+        };
+        table.add_row(vec![
+            Cell::new(&r.workload),
+            Cell::new(&r.preset),
+            Cell::new(r.allocator.id()),
+            num(human_bytes(r.sim_peak_resident_bytes)),
+            num(human_bytes(r.real_peak_rss_bytes)),
+            num(format!("{:.2}", r.peak_ratio)),
+            num(human_bytes(r.sim_end_resident_bytes)),
+            num(human_bytes(r.real_end_rss_bytes)),
+            num(format!("{:.2}", r.end_ratio)),
+            Cell::new(verdict),
+        ]);
+    }
+    println!("{table}");
+    let judged: Vec<&Row> = rows.iter().filter(|r| r.within_target.is_some()).collect();
+    if !judged.is_empty() {
+        let ok = judged
+            .iter()
+            .filter(|r| r.within_target == Some(true))
+            .count();
+        let [peak, end] = glibc_target;
+        println!(
+            "glibc-like within ±{:.0}% of glibc's peak and ±{:.0}% of its end on {ok} of {} workloads",
+            peak * 100.0,
+            end * 100.0,
+            judged.len()
+        );
+    }
+    println!(
+        "real = heap RSS: the child's anonymous RSS minus that before the first event; end = after the \
+         last event, no trim call"
+    );
+}

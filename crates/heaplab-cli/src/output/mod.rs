@@ -1,0 +1,58 @@
+//! Everything the user sees is made here: tables, JSON and the files the CLI writes.
+//!
+//! - `json`: JSON on standard output, the `--series` file.
+//! - `table`: the comfy-table tables every report is built from.
+//! - `runs`: `run`'s table (and `run --real`'s), and what a lenient import skipped.
+//! - `scenario`, `baseline`, `fidelity`, `catalog`: the text of those subcommands'
+//!   reports and of the listings.
+//!
+//! Output takes results and prints them; it decides nothing about what runs.
+
+pub mod baseline;
+pub mod catalog;
+pub mod fidelity;
+mod json;
+pub mod runs;
+pub mod scenario;
+mod table;
+
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::Path;
+
+use heaplab_core::config::{RunConfig, WorkloadConfig};
+use serde_json::Value;
+
+use crate::error::CliError;
+
+pub use json::{print_json, write_series};
+
+/// A run's label in tables and the `--series` file: the preset's name when the run used
+/// one, else the family's.
+pub fn label(config: &RunConfig) -> &str {
+    let p = &config.policy;
+    p.preset.as_deref().unwrap_or(&p.family)
+}
+
+/// The line that names a workload above its table: `trace FILE`, or `workload ID
+/// {params}`.
+fn workload_line(w: &WorkloadConfig) -> String {
+    match &w.path {
+        Some(p) => format!("trace {p}"),
+        None => format!(
+            "workload {} {}",
+            w.id,
+            Value::Object(w.params.clone().into_iter().collect())
+        ),
+    }
+}
+
+/// A file to write, or standard output for `-`.
+pub fn file_or_stdout(path: &Path) -> Result<Box<dyn Write>, CliError> {
+    if path.as_os_str() == "-" {
+        return Ok(Box::new(io::stdout().lock()));
+    }
+    let file =
+        File::create(path).map_err(|e| CliError::failed(format!("{}: {e}", path.display())))?;
+    Ok(Box::new(file))
+}

@@ -1,0 +1,150 @@
+//! `run`'s report is printed here as text, with `run --real`'s figures and lenient skips.
+
+use comfy_table::{Cell, CellAlignment};
+use heaplab_core::params::human_bytes;
+use heaplab_core::run::RunOutput;
+use heaplab_core::simulate::Summary;
+use heaplab_core::trace::Skipped;
+use heaplab_native::RealReport;
+
+use super::table::{grid, summary_table};
+use super::{label, workload_line};
+
+/// The table of runs: a column per run, the workload above it (and what a lenient import
+/// skipped on stderr), then each run's memory at the end of each phase.
+pub fn print_runs(outputs: &[RunOutput]) {
+    let Some(first) = outputs.first() else { return };
+    let w = &first.report.config.workload;
+    let what = match (&w.path, &first.trace) {
+        (Some(p), Some(imported)) => format!("trace {p} ({imported})"),
+        _ => workload_line(w),
+    };
+    println!(
+        "{what}, page size {} B",
+        first.report.config.provider.page_size
+    );
+    // Every run read the same file the same way, so one note covers them all; it goes
+    // to stderr, as a warning about the input rather than a result.
+    if let Some(skipped) = first.trace.as_ref().and_then(|t| t.skipped.as_ref()) {
+        print_skipped(skipped);
+    }
+    let labels: Vec<&str> = outputs.iter().map(|o| label(&o.report.config)).collect();
+    let summaries: Vec<&Summary> = outputs.iter().map(|o| &o.report.summary).collect();
+    let mut table = summary_table(&labels, &summaries);
+    // The allocator's own counters (Pike-style), every name any run reports.
+    let names: std::collections::BTreeSet<&String> = outputs
+        .iter()
+        .flat_map(|o| o.report.summary.counters.keys())
+        .collect();
+    for name in names {
+        let mut row = vec![Cell::new(name)];
+        row.extend(outputs.iter().map(|o| {
+            let text = match o.report.summary.counters.get(name) {
+                Some(&v) if name.ends_with("_bytes") => human_bytes(v),
+                Some(v) => v.to_string(),
+                None => "—".into(),
+            };
+            Cell::new(text).set_alignment(CellAlignment::Right)
+        }));
+        table.add_row(row);
+    }
+    println!("{table}");
+    for o in outputs {
+        let s = &o.report.summary;
+        if !s.phases.is_empty() {
+            let phases: Vec<String> = s
+                .phases
+                .iter()
+                .map(|p| format!("{} {}", p.label, human_bytes(p.resident_bytes)))
+                .collect();
+            println!(
+                "{}: resident at end of each phase: {}",
+                label(&o.report.config),
+                phases.join(", ")
+            );
+        }
+    }
+}
+
+/// What a lenient import skipped, by kind, on stderr: a warning about the input.
+pub fn print_skipped(skipped: &Skipped) {
+    let total: u64 = skipped.values().sum();
+    if total == 0 {
+        eprintln!("lenient: nothing skipped");
+        return;
+    }
+    let kinds: Vec<String> = skipped
+        .iter()
+        .map(|(kind, n)| format!("{n} {}", kind.name()))
+        .collect();
+    eprintln!(
+        "lenient: skipped {total} bad lines or events: {}",
+        kinds.join(", ")
+    );
+}
+
+fn opt_bytes(b: Option<u64>) -> String {
+    b.map_or_else(|| "n/a".into(), human_bytes)
+}
+
+/// `run --real`'s figures, after the table of runs: time per event, the kernel's view of
+/// residency beside the model's, and where they first disagreed.
+pub fn print_real(reports: &[RealReport]) {
+    let mut header = vec!["over real memory".to_string()];
+    header.extend(reports.iter().map(|r| label(&r.report.config).to_string()));
+    let col = |f: &dyn Fn(&RealReport) -> String| reports.iter().map(f).collect::<Vec<_>>();
+    let rows = vec![
+        (
+            "ns per event (median)",
+            col(&|r| format!("{:.1}", r.real.ns_per_event)),
+        ),
+        (
+            "real peak resident (mincore)",
+            col(&|r| human_bytes(r.real.real_peak_resident_bytes)),
+        ),
+        (
+            "real end resident (mincore)",
+            col(&|r| human_bytes(r.real.real_end_resident_bytes)),
+        ),
+        (
+            "residency mismatch (max pages)",
+            col(&|r| r.real.max_residency_mismatch_pages.to_string()),
+        ),
+        (
+            "process peak RSS",
+            col(&|r| opt_bytes(r.real.real_peak_rss_bytes)),
+        ),
+        (
+            "process RSS before events",
+            col(&|r| opt_bytes(r.real.real_rss_before_bytes)),
+        ),
+        (
+            "same summary as simulated",
+            col(&|r| {
+                if r.real.matches_simulation {
+                    "yes"
+                } else {
+                    "NO"
+                }
+                .into()
+            }),
+        ),
+    ];
+    println!("{}", grid(header, rows));
+    for r in reports {
+        if let Some(m) = &r.real.first_residency_mismatch {
+            println!(
+                "{}: first residency mismatch after event {}: page {:#x} is {} in the model, {} per mincore ({} pages disagree)",
+                label(&r.report.config),
+                m.event,
+                m.addr,
+                if m.model_resident { "resident" } else { "not resident" },
+                if m.model_resident { "not resident" } else { "resident" },
+                m.pages
+            );
+        }
+    }
+    println!(
+        "real resident bytes are the provider's mappings per mincore; process RSS (/proc/self/statm) also holds heaplab, its decoded events and its page map"
+    );
+}
