@@ -1,0 +1,74 @@
+// Memory over time, drawn by the wasm module (plotters) on the page's canvas, and redrawn
+// when the window changes size so lines stay sharp.
+
+import { draw_chart } from '../pkg/heaplab_wasm.js';
+import { $, messageOf, showError } from './dom.js';
+
+// The last runs drawn, kept so a window resize can redraw the chart crisply.
+let lastRuns = null;
+
+/** Chart labels: the preset or family alone when unique, numbered when one repeats. */
+export function runLabels(configs) {
+  const families = configs.map((config) => config.policy.preset ?? config.policy.family);
+  return families.map((family, index) =>
+    families.indexOf(family) === families.lastIndexOf(family) ? family : `${family} #${index + 1}`,
+  );
+}
+
+/** One run for the chart: its label, its series and the phases its report names. */
+export function chartRun(label, series, report) {
+  return {
+    label,
+    series,
+    phases: (report.phases ?? []).map(({ label: phase, end_event }) => ({ label: phase, end_event })),
+  };
+}
+
+/**
+ * The chart's data as the module reads it: JSON, with each series' typed arrays written
+ * as plain arrays (JSON.stringify would write a Float64Array as an object of indices).
+ */
+function chartJson(runs) {
+  return JSON.stringify(runs, (key, value) => (value instanceof Float64Array ? Array.from(value) : value));
+}
+
+function draw(runs) {
+  const canvas = $('#chart');
+  // The canvas is sized in device pixels so lines and text stay sharp on high-DPI
+  // screens; its CSS size is set by the stylesheet.
+  const box = canvas.getBoundingClientRect();
+  const ratio = window.devicePixelRatio || 1;
+  canvas.width = Math.max(1, Math.round(box.width * ratio));
+  canvas.height = Math.max(1, Math.round(box.height * ratio));
+  draw_chart(canvas, chartJson(runs));
+}
+
+/** Draws `runs` (see `chartRun`); throws with the module's message if it cannot. */
+export function drawChart(runs) {
+  lastRuns = runs;
+  try {
+    draw(runs);
+  } catch (error) {
+    throw new Error(`Could not draw the chart: ${messageOf(error)}`);
+  }
+}
+
+/** Forgets the chart, so a resize after a failed run redraws nothing stale. */
+export function forgetChart() {
+  lastRuns = null;
+}
+
+export function redrawOnResize() {
+  let timer = 0;
+  window.addEventListener('resize', () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      if (!lastRuns) return;
+      try {
+        draw(lastRuns);
+      } catch (error) {
+        showError(`Could not redraw the chart: ${messageOf(error)}`);
+      }
+    }, 150);
+  });
+}

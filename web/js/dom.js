@@ -1,0 +1,91 @@
+// Small helpers every part of the page shares: element lookup, the status line, the
+// error box, and the page state the browser test waits on.
+//
+// Test contract (web/tests/browser.test.mjs relies on it, keep it exact):
+// `document.body.dataset.state` is "loading" until start-up ends, "ready" once the
+// page can run, "running" while runs are in progress, then "done" or "error".
+
+export const $ = (selector, root = document) => root.querySelector(selector);
+
+/** An invalid form value, carrying the input so it can be highlighted and focused. */
+export class FieldError extends Error {
+  constructor(message, input) {
+    super(message);
+    this.input = input;
+  }
+}
+
+export function messageOf(error) {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function setState(state) {
+  document.body.dataset.state = state;
+}
+
+export function isRunning() {
+  return document.body.dataset.state === 'running';
+}
+
+export function setStatus(text) {
+  $('#status').textContent = text;
+}
+
+export function showError(message) {
+  const box = $('#error');
+  box.textContent = message;
+  box.hidden = false;
+}
+
+export function clearError() {
+  const box = $('#error');
+  box.textContent = '';
+  box.hidden = true;
+  for (const input of document.querySelectorAll('[aria-invalid="true"]')) {
+    input.removeAttribute('aria-invalid');
+  }
+}
+
+/**
+ * Starts a run: clears the last error and results, which must not be mistaken for this
+ * run's if it fails, and disables the buttons that would start another.
+ *
+ * Test contract: `window.heaplabResults` holds the report objects exactly as the module
+ * returned them, `window.heaplabConfigs` the configs that produced them, in order, and
+ * `window.heaplabScenario` a scenario's whole output; all three are unset while a run
+ * is in progress.
+ */
+export function beginRun(status) {
+  clearError();
+  setState('running');
+  delete window.heaplabResults;
+  delete window.heaplabConfigs;
+  delete window.heaplabScenario;
+  $('#run').disabled = true;
+  $('#run-scenario').disabled = true;
+  setStatus(status);
+}
+
+export function endRun() {
+  $('#run').disabled = false;
+  $('#run-scenario').disabled = false;
+}
+
+/** Shows a failed run's message, marks the field it names, and leaves the page usable. */
+export function fail(error) {
+  showError(messageOf(error));
+  setStatus('');
+  if (error instanceof FieldError && error.input) {
+    error.input.setAttribute('aria-invalid', 'true');
+    error.input.focus();
+  }
+  setState('error');
+}
+
+export function option(value, text, title = '') {
+  const element = document.createElement('option');
+  element.value = String(value);
+  element.textContent = text;
+  if (title) element.title = title;
+  return element;
+}

@@ -1,0 +1,203 @@
+// The editor: the workload card, the page provider card and up to four policy cards,
+// each parameter field built from the catalog. It reads the form into run configs and
+// shows run configs (resolved, every value present) in the form; it knows nothing of
+// links, which state.js turns into configs and back.
+
+import { $, option } from './dom.js';
+import {
+  MAX_POLICIES,
+  PRESET_PREFIX,
+  SERIES_POINTS,
+  TRACE_ID,
+  TRACE_WORKLOAD,
+  familyById,
+  lists,
+  selection,
+  workloadById,
+} from './catalog.js';
+import { formatBytes } from './format.js';
+import { carriedOver, fillParams, readParams } from './params.js';
+import * as trace from './trace.js';
+
+// How much of each block the program writes: the page has no control for it, but a link
+// may say, and the runs it opens must honour it.
+let touch = 'all';
+// Called after every change the editor makes itself (a card added or removed, a family
+// switched), so the link follows.
+let changed = () => {};
+
+function workloadDoc(id) {
+  const workload = workloadById(id);
+  $('#workload').value = id;
+  $('#workload-doc').textContent = workload.description ?? '';
+  $('#trace-input').hidden = id !== TRACE_ID;
+  return workload;
+}
+
+/** Shows workload `id` with `values` (typed, or text carried from another workload). */
+export function showWorkload(id, values) {
+  const workload = workloadDoc(id);
+  fillParams($('#workload-params'), workload.params, values, 'workload', id);
+  trace.renderNote();
+}
+
+export function showProvider(kind, pageSize) {
+  $('#provider').value = kind;
+  const provider = lists.catalog.providers.find((p) => p.id === kind);
+  $('#provider-doc').textContent = provider?.description ?? '';
+  if (pageSize !== undefined) $('#page-size').value = String(pageSize);
+}
+
+export function policyCards() {
+  return [...document.querySelectorAll('#policies .policy')];
+}
+
+function policyWhere(card) {
+  const value = $('select.family', card).value;
+  return `Policy ${policyCards().indexOf(card) + 1} (${value.replace(PRESET_PREFIX, '')})`;
+}
+
+/** Shows a family or a preset (`preset:<id>`) in a card; a preset's values fill in what `values` leaves out. */
+function showFamily(card, value, values) {
+  const { family: familyId, preset } = selection(value);
+  const family = familyById(familyId);
+  $('select.family', card).value = value;
+  $('.family-doc', card).textContent = preset
+    ? `${preset.title}: ${preset.description} Leaves out: ${preset.leaves_out}`
+    : family.description ?? '';
+  const filled = preset ? { ...preset.params, ...(values ?? {}) } : values;
+  fillParams($('.params', card), family.params, filled, 'policy', familyId);
+}
+
+function familyMenu(select) {
+  const families = document.createElement('optgroup');
+  families.label = 'Families';
+  for (const family of lists.catalog.families) {
+    families.append(option(family.id, family.title ?? family.id, family.description));
+  }
+  select.append(families);
+  if ((lists.catalog.presets ?? []).length > 0) {
+    const presets = document.createElement('optgroup');
+    presets.label = 'Presets';
+    for (const preset of lists.catalog.presets) {
+      presets.append(option(`${PRESET_PREFIX}${preset.id}`, `${preset.id} — ${preset.title}`, preset.description));
+    }
+    select.append(presets);
+  }
+}
+
+/** Adds a card showing `value` (a family id or `preset:<id>`) with `values`. */
+export function addPolicyCard(value, values) {
+  const card = $('#policy-template').content.firstElementChild.cloneNode(true);
+  const select = $('select.family', card);
+  familyMenu(select);
+  // Selects fire "input" before "change", and the form's own "input" handler reads
+  // every editor; switching on "input" rebuilds the editors before that read.
+  select.addEventListener('input', () => {
+    // A preset starts from its own values; a family keeps what still applies.
+    const { family, preset } = selection(select.value);
+    const kept = preset ? {} : carriedOver($('.params', card), familyById(family).params);
+    showFamily(card, select.value, kept);
+    changed();
+  });
+  $('.remove-policy', card).addEventListener('click', () => {
+    card.remove();
+    renumberPolicies();
+    changed();
+  });
+  $('#policies').append(card);
+  showFamily(card, value, values);
+  renumberPolicies();
+}
+
+function renumberPolicies() {
+  const cards = policyCards();
+  cards.forEach((card, index) => {
+    $('.policy-title', card).textContent = `Policy ${index + 1}`;
+    // The last card stays: a run with no policy has nothing to compare.
+    $('.remove-policy', card).hidden = cards.length === 1;
+  });
+  $('#add-policy').disabled = cards.length >= MAX_POLICIES;
+}
+
+/** The first family no card uses yet, so "Add policy" offers something new to compare. */
+function unusedFamily() {
+  const used = new Set(policyCards().map((card) => selection($('select.family', card).value).family));
+  return (lists.catalog.families.find((family) => !used.has(family.id)) ?? lists.catalog.families[0]).id;
+}
+
+/** Fills the menus from the catalog and wires the cards; `onChange` hears every edit. */
+export function buildEditor(onChange) {
+  changed = onChange;
+  const { catalog } = lists;
+  for (const workload of catalog.workloads) {
+    $('#workload').append(option(workload.id, workload.title ?? workload.id, workload.description));
+  }
+  $('#workload').append(option(TRACE_ID, TRACE_WORKLOAD.title, TRACE_WORKLOAD.description));
+  for (const provider of catalog.providers) {
+    $('#provider').append(option(provider.id, provider.title ?? provider.id, provider.description));
+  }
+  for (const size of catalog.page_sizes) {
+    $('#page-size').append(option(size, formatBytes(size)));
+  }
+
+  // "input" rather than "change", for the reason given in `addPolicyCard`.
+  $('#workload').addEventListener('input', () => {
+    const id = $('#workload').value;
+    showWorkload(id, carriedOver($('#workload-params'), workloadById(id).params));
+    changed();
+  });
+  $('#provider').addEventListener('input', () => {
+    showProvider($('#provider').value);
+    changed();
+  });
+  $('#add-policy').addEventListener('click', () => {
+    if (policyCards().length >= MAX_POLICIES) return;
+    addPolicyCard(unusedFamily(), {});
+    changed();
+  });
+}
+
+/**
+ * Reads and checks the whole form: one run config per policy card, each its own object
+ * so callers may keep them, and whether a trace is read leniently. Throws a
+ * `FieldError` naming the first field the run would refuse.
+ */
+export function readForm() {
+  const workloadId = $('#workload').value;
+  const where = `Workload ${workloadId}`;
+  const workload = {
+    id: workloadId,
+    params: readParams($('#workload-params'), workloadById(workloadId).params, 'workload', workloadId, where),
+  };
+  const isTrace = workloadId === TRACE_ID;
+  if (isTrace) workload.path = trace.traceName();
+  const provider = { kind: $('#provider').value, page_size: Number($('#page-size').value) };
+  const configs = policyCards().map((card) => {
+    const { family, preset } = selection($('select.family', card).value);
+    const params = readParams($('.params', card), familyById(family).params, 'policy', family, policyWhere(card));
+    const policy = preset ? { family, preset: preset.id, params } : { family, params };
+    return structuredClone({ workload, policy, provider, touch, series_points: SERIES_POINTS });
+  });
+  return { configs, lenient: isTrace && $('#lenient').checked };
+}
+
+/**
+ * Shows run configs that share a workload and provider, as a link or a scenario gives
+ * them: resolved by the core, so every value is one the editor can show.
+ */
+export function showConfigs(configs, lenient = false) {
+  const [first] = configs;
+  touch = first.touch ?? 'all';
+  if (first.workload.id === TRACE_ID) {
+    showWorkload(TRACE_ID, {});
+    $('#lenient').checked = lenient === true;
+  } else {
+    showWorkload(first.workload.id, first.workload.params);
+  }
+  showProvider(first.provider.kind, first.provider.page_size);
+  $('#policies').replaceChildren();
+  for (const { policy } of configs.slice(0, MAX_POLICIES)) {
+    addPolicyCard(policy.preset ? `${PRESET_PREFIX}${policy.preset}` : policy.family, policy.params);
+  }
+}

@@ -1,0 +1,132 @@
+// The seed scenarios: questions people asked about allocators, each a set of workloads and
+// configurations with claims the numbers must bear out. A scenario runs in the worker as
+// `heaplab scenario <id>` would, and opens in the editor to be changed.
+
+import { resolve } from '../pkg/heaplab_wasm.js';
+import { $, beginRun, clearError, endRun, fail, isRunning, messageOf, option, setState, setStatus, showError } from './dom.js';
+import { MAX_POLICIES, SERIES_POINTS, lists, scenarioById } from './catalog.js';
+import { chartRun, drawChart, forgetChart } from './charts.js';
+import { runScenario } from './runner.js';
+import { linkFollowsForm, openConfigs, writeScenarioLink } from './state.js';
+import { renderSummary } from './tables.js';
+
+// The last scenario run, `{ spec, output, series }`, for switching between its workloads.
+let lastScenario = null;
+
+export function forgetScenario() {
+  lastScenario = null;
+  $('#finding').hidden = true;
+}
+
+function workloadLabel(workload) {
+  const params = Object.entries(workload.params ?? {}).map(([key, value]) => `${key} ${value}`);
+  return params.length ? `${workload.id} (${params.join(', ')})` : workload.id;
+}
+
+/** Shows the chosen scenario's question under the menu. */
+export function showScenario(id) {
+  const spec = scenarioById(id);
+  $('#scenario').value = id;
+  $('#scenario-question').textContent = spec ? spec.question : '';
+}
+
+/**
+ * Loads one of a scenario's workloads and its configurations into the editor, each
+ * resolved by the core so the editor shows every value the run will use.
+ */
+export function openScenarioInEditor(id, workloadIndex = 0) {
+  const spec = scenarioById(id);
+  const workload = spec?.workloads[workloadIndex] ?? spec?.workloads[0];
+  if (!workload) throw new Error(`there is no scenario ${JSON.stringify(id)} with a workload to open`);
+  const configs = spec.configs
+    .slice(0, MAX_POLICIES)
+    .map(({ policy }) => resolve({ workload, policy, series_points: SERIES_POINTS }));
+  openConfigs(configs);
+}
+
+/** The finding: each claim with whether the numbers bear it out. */
+function renderFinding(spec, output) {
+  $('#finding').hidden = false;
+  $('#finding-title').textContent = `Finding: ${output.title}`;
+  $('#finding-expected').textContent = `Expected: ${spec.expected}`;
+  const list = $('#finding-checks');
+  list.replaceChildren();
+  for (const check of output.finding.checks) {
+    const item = document.createElement('li');
+    item.className = check.holds ? 'holds' : 'fails';
+    item.textContent = `${check.holds ? '✓' : '✗'} ${check.claim}`;
+    list.append(item);
+  }
+  const select = $('#scenario-workload');
+  select.replaceChildren(...spec.workloads.map((workload, index) => option(String(index), workloadLabel(workload))));
+  $('#scenario-workload-field').hidden = spec.workloads.length < 2;
+}
+
+/** Draws the chart and the table for the runs of one of the scenario's workloads. */
+function showScenarioWorkload(index) {
+  const { spec, output, series } = lastScenario;
+  const per = spec.configs.length;
+  const first = index * per;
+  const runs = output.runs.slice(first, first + per);
+  drawChart(runs.map((run, i) => chartRun(run.label, series[first + i], run)));
+  renderSummary(
+    runs.map((run) => run.label),
+    runs.map((run) => run.config),
+    runs,
+  );
+}
+
+/** Runs scenario `id` and shows its finding, chart and table. */
+export async function runScenarioNow(id) {
+  if (isRunning()) return;
+  const spec = scenarioById(id);
+  beginRun(`Running scenario ${id}…`);
+  forgetScenario();
+  forgetChart();
+  try {
+    writeScenarioLink(id);
+    const { output, series } = await runScenario(id);
+    lastScenario = { spec, output, series };
+    $('#results').hidden = false;
+    renderFinding(spec, output);
+    showScenarioWorkload(0);
+    window.heaplabScenario = output;
+    window.heaplabResults = output.runs;
+    const verdict = output.finding.holds ? 'the finding holds' : 'the finding does not hold';
+    setStatus(`Ran scenario ${id}: ${output.runs.length} runs; ${verdict}.`);
+    setState('done');
+  } catch (error) {
+    fail(error);
+  } finally {
+    endRun();
+  }
+}
+
+/** Fills the scenario menu and wires its buttons. */
+export function buildScenarios() {
+  for (const spec of lists.scenarios) {
+    $('#scenario').append(option(spec.id, spec.title, spec.question));
+  }
+  showScenario(lists.scenarios[0]?.id ?? '');
+  $('#scenario').addEventListener('input', () => showScenario($('#scenario').value));
+  $('#run-scenario').addEventListener('click', () => runScenarioNow($('#scenario').value));
+  $('#edit-scenario').addEventListener('click', () => {
+    clearError();
+    const id = $('#scenario').value;
+    const index = lastScenario?.spec.id === id ? Number($('#scenario-workload').value) : 0;
+    try {
+      openScenarioInEditor(id, index);
+      linkFollowsForm();
+    } catch (error) {
+      showError(`Scenario ${id} did not fit the editor: ${messageOf(error)}`);
+    }
+    $('#config').scrollIntoView();
+  });
+  $('#scenario-workload').addEventListener('input', () => {
+    try {
+      showScenarioWorkload(Number($('#scenario-workload').value));
+    } catch (error) {
+      showError(`Could not show that workload: ${messageOf(error)}`);
+    }
+  });
+}

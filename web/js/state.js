@@ -1,0 +1,102 @@
+// The page's state and its permalink, through the core's link codec: the form becomes run
+// configs, `link_from_configs` and `link_encode` make the fragment, and `link_decode` and
+// `link_configs` make configs of any link again. The page keeps no codec of its own, so a
+// link it writes is one `heaplab run --link` reads, and one the CLI prints opens here.
+
+import { link_configs, link_decode, link_encode, link_from_configs } from '../pkg/heaplab_wasm.js';
+import { SERIES_POINTS, TRACE_ID } from './catalog.js';
+import { readForm, showConfigs } from './editor.js';
+import * as trace from './trace.js';
+
+// How the link the page was opened from shows its runs (chart, zoom, baseline): the page
+// draws none of it yet, but passes it on while it still fits the configurations.
+let view = null;
+
+/**
+ * The link state of the form as `readForm` read it (by default, as it stands now); throws
+ * a `FieldError` for a bad field.
+ */
+export function formLinkState(form = readForm()) {
+  const { configs, lenient } = form;
+  const state = link_from_configs(configs);
+  if (configs[0].workload.id === TRACE_ID) state.workload = trace.linkWorkload();
+  if (lenient) state.lenient = true;
+  if (view) state.view = view;
+  return state;
+}
+
+/**
+ * The fragment for `state`, checked by reading it back: a link the core would not open
+ * is no link. What the page added beyond the configs gives way first: a view that no
+ * longer fits (its baseline removed), then an embedded trace that escapes to more than a
+ * link may inflate to, which the link then names instead.
+ */
+function fragmentOf(state) {
+  const fragment = link_encode(state);
+  try {
+    link_decode(fragment);
+    return fragment;
+  } catch (error) {
+    if (state.view) {
+      view = null;
+      delete state.view;
+      return fragmentOf(state);
+    }
+    if (state.workload?.embedded) {
+      trace.dropEmbedding();
+      state.workload = trace.linkWorkload();
+      return fragmentOf(state);
+    }
+    throw error;
+  }
+}
+
+/**
+ * Writes the link for `state` into the address bar. replaceState rather than assigning
+ * location.hash: editing a field should not add a history entry or fire the page's own
+ * hashchange handler.
+ */
+export function writeLink(state) {
+  history.replaceState(null, '', `#${fragmentOf(state)}`);
+}
+
+/** The link to a seed scenario, which opens the page on it and runs it. */
+export function writeScenarioLink(id) {
+  view = null;
+  writeLink({ scenario: id });
+}
+
+/**
+ * Keeps the link current while the user edits. A form the run would refuse leaves the
+ * link as it was: it still opens the last valid state, and the Run button says what is
+ * wrong.
+ */
+export function linkFollowsForm() {
+  try {
+    writeLink(formLinkState());
+  } catch {
+    // Nothing to do: the link keeps the last state that was valid.
+  }
+}
+
+/**
+ * Opens a link (a URL, a fragment, or '' for the defaults): fills the editor from it, or
+ * returns `{ scenario }` when it names a seed scenario to run. Throws the core's Error,
+ * whose message starts with `link:` and names what is wrong.
+ */
+export function openLink(text) {
+  const state = link_decode(text);
+  if (state.scenario != null) return { scenario: state.scenario };
+  const configs = link_configs(state, SERIES_POINTS);
+  trace.fromLink(state.workload);
+  view = state.view ?? null;
+  showConfigs(configs, state.lenient === true);
+  return {};
+}
+
+/** Shows configs that came from elsewhere than a link (a scenario opened in the editor). */
+export function openConfigs(configs) {
+  view = null;
+  trace.fromLink({ builtin: {} });
+  showConfigs(configs);
+}

@@ -1,0 +1,170 @@
+// The trace file a "Trace file…" workload replays, and what the page's link says of it.
+//
+// The bytes stay in the page. A link names the file by name, size and SHA-256, so that
+// whoever opens it and loads a file can be told whether it is the same one; a small
+// text trace (64 KiB or less, UTF-8, not gzip) goes into the link itself, so that the
+// link alone reproduces the run.
+
+import { $, FieldError, messageOf } from './dom.js';
+import { formatBytes } from './format.js';
+import { traceRef } from './runner.js';
+
+// The core refuses a link whose embedded trace is longer (link::MAX_EMBEDDED_BYTES).
+const MAX_EMBEDDED_BYTES = 64 * 1024;
+
+// The trace the form runs: `{ name, file, bytes, ref, text }`. `file` is the File chosen
+// (null for a trace a link carried), `bytes` its content when read, `ref` what a link
+// says of those bytes once hashed, `text` the content when small enough to embed.
+let source = null;
+// What the link the page was opened from said of its trace, `{name, bytes?, sha256?}`:
+// the note asks for that file, and warns when the one loaded is another.
+let wanted = null;
+// Files chosen in quick succession finish hashing in any order; only the last counts.
+let generation = 0;
+
+/** The content as text when a link may carry it, else null. */
+function embeddableText(bytes) {
+  if (bytes.length > MAX_EMBEDDED_BYTES) return null;
+  // gzip is binary whatever it holds, and its magic bytes say so.
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) return null;
+  try {
+    // ignoreBOM keeps a byte-order mark in the text, so the bytes come back the same.
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+/** Reads `file`, hashes it and decides whether it can travel in the link. */
+async function describe(file) {
+  let buffer;
+  try {
+    buffer = await file.arrayBuffer();
+  } catch (error) {
+    throw new FieldError(`Workload › Trace file: ${file.name} could not be read (${messageOf(error)})`, $('#trace-file'));
+  }
+  const bytes = new Uint8Array(buffer);
+  const ref = await traceRef(file.name, bytes);
+  return { name: file.name, file, bytes, ref, text: embeddableText(bytes) };
+}
+
+/**
+ * The file input changed: reads and hashes the new file. Resolves once the link can
+ * name it (the caller then rewrites the link); a failure leaves the name alone usable.
+ */
+export async function chooseFile(file) {
+  const mine = ++generation;
+  source = file ? { name: file.name, file, bytes: null, ref: null, text: null } : null;
+  renderNote();
+  if (!file) return;
+  try {
+    const described = await describe(file);
+    if (mine === generation) source = described;
+  } finally {
+    if (mine === generation) renderNote();
+  }
+}
+
+/**
+ * Takes a link's workload: a trace it names (kept to ask for that file; a file already
+ * loaded stays if it is that one) or one it carries (replayed from the link's text).
+ */
+export function fromLink(workload) {
+  if (workload.embedded) {
+    const { name, text } = workload.embedded;
+    generation += 1;
+    source = { name, file: null, bytes: new TextEncoder().encode(text), ref: null, text };
+    wanted = null;
+    $('#trace-file').value = '';
+  } else if (workload.trace) {
+    wanted = workload.trace;
+    if (source && (source.file === null || mismatch(source, wanted))) {
+      generation += 1;
+      source = null;
+      $('#trace-file').value = '';
+    }
+  } else {
+    wanted = null;
+  }
+}
+
+/** Why a loaded trace is not the one a link named, or null when nothing says it is not. */
+function mismatch(loaded, named) {
+  if (!named) return null;
+  const hasIdentity = named.bytes != null || named.sha256 != null;
+  if (!hasIdentity) {
+    // An old link names the file alone, so its name is all there is to compare.
+    return loaded.name === named.name ? null : `it is named ${loaded.name}, the link's ${named.name}`;
+  }
+  const ref = loaded.ref;
+  if (!ref) return null;
+  const sizeDiffers = named.bytes != null && named.bytes !== ref.bytes;
+  const hashDiffers = named.sha256 != null && named.sha256 !== ref.sha256;
+  if (!sizeDiffers && !hashDiffers) return null;
+  const described = (bytes, sha) =>
+    [bytes != null ? `${bytes} bytes` : null, sha ? `SHA-256 ${sha.slice(0, 12)}…` : null].filter(Boolean).join(', ');
+  return `it has ${described(ref.bytes, ref.sha256)}; the link's ${named.name} had ${described(named.bytes, named.sha256)}`;
+}
+
+/** The name the form runs: the loaded trace's, or the one a link asked for. */
+export function traceName() {
+  return source?.name ?? wanted?.name ?? '';
+}
+
+/** The link's workload for the current trace: carried, named with its hash, or named. */
+export function linkWorkload() {
+  if (source?.text != null) return { embedded: { name: source.name, text: source.text } };
+  if (source?.ref) return { trace: source.ref };
+  if (source) return { trace: { name: source.name } };
+  if (wanted) return { trace: wanted };
+  return { trace: { name: '' } };
+}
+
+/** Whether the link, if it held the trace, could not be opened, so it should only name it. */
+export function dropEmbedding() {
+  if (source?.text != null) source.text = null;
+}
+
+/**
+ * The bytes to run, read now so that a file changed on disk is read afresh (and hashed
+ * afresh, so the link names what ran).
+ */
+export async function traceInput(lenient) {
+  if (!source) {
+    const why = wanted?.name ? `load ${wanted.name}, the trace this link ran` : 'choose a trace file to run';
+    throw new FieldError(`Workload › Trace file: ${why}`, $('#trace-file'));
+  }
+  if (source.file) {
+    generation += 1;
+    source = await describe(source.file);
+    renderNote();
+  }
+  return { bytes: source.bytes, lenient };
+}
+
+/** Says, next to the Run button, what the link to this page carries of the trace. */
+export function renderNote() {
+  const note = $('#link-note');
+  note.classList.remove('warning');
+  if ($('#workload').value !== 'trace') {
+    note.hidden = true;
+    return;
+  }
+  note.hidden = false;
+  const problem = source ? mismatch(source, wanted) : null;
+  if (problem) {
+    note.classList.add('warning');
+    note.textContent = `Warning: ${source.name} is not the file this link ran: ${problem}. Its numbers will not be the link's.`;
+  } else if (source?.file && source.text != null) {
+    note.textContent = `This page's link carries ${source.name} itself (${formatBytes(source.bytes.length)}), so it reproduces the run on its own.`;
+  } else if (source?.file) {
+    note.textContent = `This page's link keeps the settings and the name ${source.name} with its size and hash, not the file: whoever opens it must load the trace again.`;
+  } else if (source) {
+    note.textContent = `This link carries the trace ${source.name}; Run replays it, no file needed.`;
+  } else if (wanted?.name) {
+    const size = wanted.bytes != null ? ` (${formatBytes(wanted.bytes)})` : '';
+    note.textContent = `This link ran the trace ${wanted.name}${size}; a link cannot carry that file, so load it above to run it.`;
+  } else {
+    note.textContent = 'Choose a trace file to run.';
+  }
+}
