@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { gzipSync } from 'node:zlib';
+import { deflateRawSync, gzipSync } from 'node:zlib';
 
 import { chromium } from 'playwright-core';
 
@@ -68,8 +68,11 @@ after(async () => {
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
-/** Opens the page (with an optional hash) and waits until it has finished starting. */
-async function openPage(hash = '') {
+/**
+ * Opens the page and waits until it has finished starting. `where` is a fragment
+ * ("#2.…") added to the page's address, or a whole URL (a link the CLI printed).
+ */
+async function openPage(where = '') {
   const page = await context.newPage();
   const problems = [];
   page.on('console', (message) => {
@@ -81,7 +84,7 @@ async function openPage(hash = '') {
       if (message.type() === 'error') problems.push(`worker console error: ${message.text()}`);
     });
   });
-  await page.goto(PAGE_URL + hash);
+  await page.goto(/^https?:/.test(where) ? where : PAGE_URL + where);
   await page.waitForFunction(() => document.body.dataset.state !== 'loading');
   return { page, problems };
 }
@@ -121,6 +124,30 @@ function summaryFields(report) {
 async function heaplabJson(args) {
   const { stdout } = await run(HEAPLAB_BIN, args, { maxBuffer: 64 * 1024 * 1024 });
   return JSON.parse(stdout);
+}
+
+async function heaplabText(args) {
+  const { stdout } = await run(HEAPLAB_BIN, args, { maxBuffer: 64 * 1024 * 1024 });
+  return stdout;
+}
+
+/** A version 1 link, as the page's first permalinks were written: `#c=` and the JSON. */
+function v1Link(state) {
+  return `#c=${encodeURIComponent(JSON.stringify(state))}`;
+}
+
+/** A version 2 link made by hand: the state's JSON, deflated, in base64url. */
+function v2Link(state) {
+  return `#2.${deflateRawSync(Buffer.from(JSON.stringify(state))).toString('base64url')}`;
+}
+
+/** Waits for a run the page started by itself (a scenario link) to settle. */
+async function settled(page) {
+  await page.waitForFunction(
+    () => ['done', 'error'].includes(document.body.dataset.state) && window.heaplabScenario !== undefined,
+    null,
+    { timeout: RUN_TIMEOUT_MS },
+  );
 }
 
 /** Reads every RGBA colour on the chart canvas and returns how many distinct ones there are. */
@@ -253,14 +280,15 @@ describe('heaplab page', () => {
     await page.selectOption('.policy select.family', 'size-class');
     const pageSize = page.locator('.policy [data-param="page_size"]');
 
-    // Refused by the form itself, before anything reaches the worker.
+    // Refused by the form itself, before anything reaches the worker, in the words of
+    // the core's parser, which `heaplab run --set` uses too.
     await pageSize.fill('-4096');
     // The hint under the field says the value is refused, and reads no size into it.
     const hint = page.locator('.policy label:has([data-param="page_size"]) .hint');
-    assert.match(await hint.textContent(), /^not allowed: must be at least 4096 \(4 KiB\)$/);
+    assert.match(await hint.textContent(), /^not allowed: "-4096" is not a size in bytes/);
     assert.equal(await clickRun(page), 'error');
     assert.ok(await page.isVisible('#error'), 'the error message is not visible');
-    assert.match(await errorText(page), /page_size/);
+    assert.match(await errorText(page), /^Policy 1 \(size-class\) › page_size: "-4096" is not a size in bytes/);
     assert.equal(await pageSize.getAttribute('aria-invalid'), 'true');
     assert.equal(await page.evaluate(() => window.heaplabResults), undefined);
     await page.screenshot({ path: path.join(RESULTS_DIR, 'bad-parameter.png'), fullPage: true });
@@ -298,10 +326,12 @@ describe('heaplab page', () => {
   });
 
   it('survives a broken link and stays usable', async () => {
-    const { page } = await openPage('#c=%7Bnot-json');
+    const { page, problems } = await openPage('#c=%7Bnot-json');
     assert.ok(await page.isVisible('#error'), 'a broken link should be reported');
-    assert.match(await errorText(page), /link/);
+    assert.match(await errorText(page), /^link: the configuration in this link is not JSON/);
     assert.ok((await page.locator('#workload option').count()) > 0, 'the form was not built');
+    // A message on the page, never an exception or a console error.
+    assert.deepEqual(problems, []);
 
     await page.fill('.workload [data-param="scale"]', '0.05');
     assert.equal(await clickRun(page), 'done', await errorText(page));
@@ -318,14 +348,25 @@ describe('heaplab page', () => {
     assert.equal(await clickRun(first.page), 'done', await errorText(first.page));
     const original = await results(first.page);
     const link = first.page.url();
-    assert.match(link, /#c=/);
+    assert.match(link, /#2\.[A-Za-z0-9_-]+$/);
+
+    // Reloading the page at its own address brings the same form back.
+    await first.page.reload();
+    await first.page.waitForFunction(() => document.body.dataset.state !== 'loading');
+    assert.equal(first.page.url(), link);
+    assert.equal(await first.page.isVisible('#error'), false, await errorText(first.page));
+    assert.equal(await clickRun(first.page), 'done', await errorText(first.page));
+    assert.deepEqual(await results(first.page), original);
     normalRunProblems.push(...first.problems);
     await first.page.close();
 
-    const second = await openPage(new URL(link).hash);
+    const second = await openPage(link);
     assert.equal(await second.page.isVisible('#error'), false, await errorText(second.page));
     assert.equal(await clickRun(second.page), 'done', await errorText(second.page));
     assert.deepEqual(await results(second.page), original);
+    // The CLI reads the page's link as the page does.
+    const cli = await heaplabJson(['run', '--link', link, '--json']);
+    assert.deepEqual(cli, original.reports);
     normalRunProblems.push(...second.problems);
     await second.page.close();
   });
@@ -372,7 +413,8 @@ describe('heaplab page', () => {
     assert.deepEqual(reports[0].phases, cli[0].phases);
     assert.deepEqual(reports[0].trace, cli[0].trace);
 
-    // The link keeps the settings but cannot carry the file, and the page says so.
+    // A gzip file is not text, so the link names it (with its size and hash) but cannot
+    // carry it, and the page says so.
     assert.ok(await page.isVisible('#link-note'), 'no note about the link');
     assert.match(await page.textContent('#link-note'), /small\.trace\.gz.*not the file/);
     assert.match(await page.textContent('#status'), /heaplab \.trace, gzip/);
@@ -380,9 +422,52 @@ describe('heaplab page', () => {
     const reopened = await openPage(new URL(page.url()).hash);
     assert.equal(await reopened.page.inputValue('#workload'), 'trace');
     assert.match(await reopened.page.textContent('#link-note'), /small\.trace\.gz.*load it/);
+    // Running without the file asks for that file by name.
+    assert.equal(await clickRun(reopened.page), 'error');
+    assert.match(await errorText(reopened.page), /load small\.trace\.gz/);
+
+    // Another file than the one the link ran: the page warns, and says how they differ.
+    const other = path.join(scratch, 'other.trace');
+    await writeFile(other, 'a 1 64\nf 1\n');
+    await reopened.page.setInputFiles('#trace-file', other);
+    const note = reopened.page.locator('#link-note.warning');
+    await note.waitFor();
+    assert.match(await note.textContent(), /other\.trace is not the file this link ran: it has 12 bytes/);
+    // The very file clears the warning, whatever its name.
+    await reopened.page.setInputFiles('#trace-file', file);
+    await reopened.page.locator('#link-note:not(.warning)').waitFor();
+    assert.equal(await clickRun(reopened.page), 'done', await errorText(reopened.page));
+    assert.deepEqual(await results(reopened.page), { reports, configs });
     normalRunProblems.push(...problems, ...reopened.problems);
     await reopened.page.close();
     await page.close();
+  });
+
+  it('carries a small text trace in its link, so the link alone reruns it', async () => {
+    const text = ['p start', 'a 1 100', 'a 2 3000', 'r 1 900', 'p end', 'f 2', 'f 1', ''].join('\n');
+    const file = path.join(scratch, 'tiny.trace');
+    await writeFile(file, text);
+
+    const first = await openPage();
+    await first.page.selectOption('#workload', 'trace');
+    await first.page.setInputFiles('#trace-file', file);
+    await first.page.locator('#link-note', { hasText: 'carries tiny.trace itself' }).waitFor();
+    assert.equal(await clickRun(first.page), 'done', await errorText(first.page));
+    const original = await results(first.page);
+    const link = first.page.url();
+    normalRunProblems.push(...first.problems);
+    await first.page.close();
+
+    // No file is chosen here: the link holds the trace's text.
+    const second = await openPage(link);
+    assert.equal(await second.page.inputValue('#workload'), 'trace');
+    assert.match(await second.page.textContent('#link-note'), /carries the trace tiny\.trace/);
+    assert.equal(await clickRun(second.page), 'done', await errorText(second.page));
+    assert.deepEqual(await results(second.page), original);
+    const cli = await heaplabJson(['run', '--workload', file, '--policy', original.configs[0].policy.family, '--json']);
+    assert.deepEqual(summaryFields(original.reports[0]), summaryFields(cli[0]));
+    normalRunProblems.push(...second.problems);
+    await second.page.close();
   });
 
   it('names file and line of a bad trace, and skips it when lenient', async () => {
@@ -414,11 +499,7 @@ describe('heaplab page', () => {
   it('runs a seed scenario from its link exactly as `heaplab scenario` does', async () => {
     const { page, problems } = await openPage('#s=share-small-large');
     // The link runs the scenario once the page is ready.
-    await page.waitForFunction(
-      () => ['done', 'error'].includes(document.body.dataset.state) && window.heaplabScenario !== undefined,
-      null,
-      { timeout: RUN_TIMEOUT_MS },
-    );
+    await settled(page);
     const scenario = await page.evaluate(() => window.heaplabScenario);
     const cli = await heaplabJson(['scenario', 'share-small-large', '--json']);
     assert.deepEqual(scenario, cli);
@@ -438,14 +519,14 @@ describe('heaplab page', () => {
     assert.equal(await page.inputValue('#workload'), 'big');
     assert.equal(await page.locator('.policy').count(), 2);
     assert.equal(await page.isChecked('.policy:nth-of-type(2) [data-param="share_small_large"]'), false);
-    assert.match(page.url(), /#c=/);
+    assert.match(page.url(), /#2\./);
     normalRunProblems.push(...problems);
     await page.close();
   });
 
   it('names an unknown scenario in a link and lists the real ones', async () => {
     const { page } = await openPage('#s=no-such-scenario');
-    assert.match(await errorText(page), /no scenario "no-such-scenario".*jit-arenas/);
+    assert.match(await errorText(page), /^link: unknown scenario "no-such-scenario"; valid ones are: .*jit-arenas/);
     // The page stays usable: a scenario picked from the menu runs.
     await page.selectOption('#scenario', 'short-strings');
     await page.evaluate(() => {
@@ -456,6 +537,146 @@ describe('heaplab page', () => {
       timeout: RUN_TIMEOUT_MS,
     });
     assert.equal(await page.evaluate(() => window.heaplabScenario.id), 'short-strings');
+    await page.close();
+  });
+
+  it('opens a version 1 link as the first page wrote them', async () => {
+    // The page's first permalinks: `#c=` and the form's state as JSON. Links like this one
+    // are out in the world and must keep opening.
+    const link = v1Link({
+      v: 1,
+      workload: { id: 'churn', params: { seed: 11, scale: 0.05 } },
+      provider: { kind: 'sim', page_size: 4096 },
+      policies: [
+        { family: 'size-class', params: { page_size: 32768, empty_pages: 'decommit' } },
+        { family: 'free-list', preset: 'glibc-like', params: { trim_threshold: 1048576 } },
+      ],
+    });
+    const { page, problems } = await openPage(link);
+    assert.equal(await page.isVisible('#error'), false, await errorText(page));
+    assert.equal(await page.inputValue('#workload'), 'churn');
+    assert.equal(await page.inputValue('.workload [data-param="seed"]'), '11');
+    assert.equal(await page.inputValue('.workload [data-param="scale"]'), '0.05');
+    const families = await page.$$eval('.policy select.family', (selects) => selects.map((s) => s.value));
+    assert.deepEqual(families, ['size-class', 'preset:glibc-like']);
+    assert.equal(await page.inputValue('.policy:nth-of-type(1) [data-param="page_size"]'), '32768');
+    assert.equal(await page.inputValue('.policy:nth-of-type(2) [data-param="trim_threshold"]'), '1048576');
+
+    // A link only fills the form; Run runs it, as the CLI runs the same link.
+    assert.equal(await clickRun(page), 'done', await errorText(page));
+    const { reports } = await results(page);
+    assert.deepEqual(await heaplabJson(['run', '--link', PAGE_URL + link, '--json']), reports);
+    normalRunProblems.push(...problems);
+    await page.close();
+  });
+
+  it('opens and runs a version 1 scenario link', async () => {
+    const { page, problems } = await openPage('#s=jit-arenas');
+    await settled(page);
+    assert.equal(await page.evaluate(() => document.body.dataset.state), 'done', await errorText(page));
+    assert.equal(await page.inputValue('#scenario'), 'jit-arenas');
+    const scenario = await page.evaluate(() => window.heaplabScenario);
+    assert.deepEqual(scenario, await heaplabJson(['scenario', 'jit-arenas', '--json']));
+    assert.equal(await page.locator('#finding-checks li').count(), scenario.finding.checks.length);
+    normalRunProblems.push(...problems);
+    await page.close();
+  });
+
+  it('names what is wrong with a broken link and shows the defaults', async () => {
+    const cases = [
+      ['#2.garbage', /^link: the payload does not inflate/],
+      ['#9.x', /^link: version 9 is newer than this heaplab knows/],
+      [
+        v2Link({
+          workload: { builtin: { id: 'churn' } },
+          configs: [{ family: 'bump' }],
+          provider: { kind: 'sim', page_size: 3 },
+        }),
+        /^link: page_size 3 is not 4096, 16384 or 65536/,
+      ],
+      [
+        v2Link({ configs: [{ family: 'bump', params: { slab_size: 3 } }] }),
+        /^link: configuration 1: slab_size: /,
+      ],
+    ];
+    const defaults = await openPage();
+    const defaultWorkload = await defaults.page.inputValue('#workload');
+    const defaultFamily = await defaults.page.inputValue('.policy select.family');
+    await defaults.page.close();
+    for (const [link, message] of cases) {
+      const { page, problems } = await openPage(link);
+      assert.ok(await page.isVisible('#error'), `${link}: no error shown`);
+      assert.match(await errorText(page), message, link);
+      assert.match(await errorText(page), /shows its defaults/);
+      assert.equal(await page.inputValue('#workload'), defaultWorkload);
+      assert.equal(await page.inputValue('.policy select.family'), defaultFamily);
+      assert.equal(await page.inputValue('#page-size'), '4096');
+      assert.deepEqual(problems, [], `${link}: the page threw or logged an error`);
+      await page.close();
+    }
+
+    // A broken link pasted into an open page is reported the same way.
+    const { page, problems } = await openPage();
+    await page.evaluate(() => {
+      window.location.hash = '#9.x';
+    });
+    await page.waitForFunction(() => !document.getElementById('error').hidden);
+    assert.match(await errorText(page), /^link: version 9/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('opens a link the CLI made and gives the CLI\'s numbers', async () => {
+    const args = ['-w', 'churn', '--scale', '0.01', '-p', 'glibc-like', '-p', 'size-class:page_size=16KiB'];
+    const link = (await heaplabText(['link', '--base-url', PAGE_URL, ...args])).trim();
+    assert.match(link, /^https?:\/\/[^#]+#2\.[A-Za-z0-9_-]+$/, `not a page link: ${link}`);
+
+    const { page, problems } = await openPage(link);
+    assert.equal(await page.isVisible('#error'), false, await errorText(page));
+    assert.equal(await page.inputValue('#workload'), 'churn');
+    assert.equal(await page.inputValue('.workload [data-param="scale"]'), '0.01');
+    const families = await page.$$eval('.policy select.family', (selects) => selects.map((s) => s.value));
+    assert.deepEqual(families, ['preset:glibc-like', 'size-class']);
+    assert.equal(await page.inputValue('.policy:nth-of-type(2) [data-param="page_size"]'), '16384');
+
+    assert.equal(await clickRun(page), 'done', await errorText(page));
+    const { reports } = await results(page);
+    const cli = JSON.parse(await heaplabText(['run', '--link', link, '--json']));
+    assert.equal(reports.length, 2);
+    assert.deepStrictEqual(reports, cli);
+    normalRunProblems.push(...problems);
+    await page.close();
+  });
+
+  it('shows the core parser\'s words for a value typed wrong', async () => {
+    const { page, problems } = await openPage();
+    await page.fill('.workload [data-param="scale"]', '0.05');
+    await page.selectOption('.policy select.family', 'buddy');
+    const minBlock = page.locator('.policy [data-param="min_block"]');
+    await minBlock.fill('3000');
+    assert.equal(await clickRun(page), 'error');
+    assert.equal(await errorText(page), 'Policy 1 (buddy) › min_block: 3000 is not a power of two');
+    assert.equal(await minBlock.getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.evaluate(() => window.heaplabResults), undefined);
+
+    // Out of range, and not a number at all: the same words `heaplab run --set` prints.
+    await page.selectOption('.policy select.family', 'bump');
+    const slab = page.locator('.policy [data-param="slab_size"]');
+    await slab.fill('100');
+    assert.equal(await clickRun(page), 'error');
+    assert.match(await errorText(page), /^Policy 1 \(bump\) › slab_size: 100 is outside the allowed range 256 B\.\.=1 GiB$/);
+    await page.fill('.workload [data-param="scale"]', 'lots');
+    assert.equal(await clickRun(page), 'error');
+    assert.match(await errorText(page), /^Workload \w+ › scale: "lots" is not a number$/);
+
+    // A size as the CLI spells it is a size here too.
+    await page.fill('.workload [data-param="scale"]', '0.05');
+    await slab.fill('16KiB');
+    assert.match(await page.textContent('.policy label:has([data-param="slab_size"]) .hint'), /^= 16 KiB/);
+    assert.equal(await clickRun(page), 'done', await errorText(page));
+    assert.equal((await results(page)).reports[0].config.policy.params.slab_size, 16384);
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'parser-message.png'), fullPage: true });
+    normalRunProblems.push(...problems);
     await page.close();
   });
 
