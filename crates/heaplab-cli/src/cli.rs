@@ -30,6 +30,9 @@ pub enum Command {
     Export(ExportArgs),
     /// Convert a trace (.rep, mtrace, .trace; gzip'd or not) to heaplab's .trace.
     Convert(ConvertArgs),
+    /// Print the page's link for a run (the same arguments as `run`) or a seed scenario:
+    /// whoever opens it sees the same run, and `heaplab run --link` replays it.
+    Link(LinkArgs),
     /// Run one of the seed scenarios (see `heaplab scenarios`) and work out its finding.
     Scenario(ScenarioArgs),
     /// List the seed scenarios.
@@ -87,12 +90,12 @@ pub struct RunArgs {
 pub struct RunInputArgs {
     /// A built-in workload id (see `heaplab workloads`) or a trace file: .trace,
     /// malloc-lab .rep or glibc mtrace, gzip'd or not.
-    #[arg(long, short, required_unless_present = "config")]
+    #[arg(long, short, required_unless_present_any = ["config", "link"])]
     pub workload: Option<String>,
     /// A policy family or preset id (see `heaplab policies`), optionally with settings of
     /// its own (`glibc-like:trim_threshold=1MiB,top_pad=0`), or a JSON file holding
     /// {"family" or "preset": ..., "params": {...}}. Repeat to compare policies.
-    #[arg(long, short, required_unless_present = "config")]
+    #[arg(long, short, required_unless_present_any = ["config", "link"])]
     pub policy: Vec<String>,
     /// Set a policy parameter, for example `--set slab_size=1MiB`. Repeatable; applies to
     /// every --policy (`--policy name:key=value` sets one policy's only).
@@ -123,6 +126,32 @@ pub struct RunInputArgs {
     /// browser page and `--json` output hold them.
     #[arg(long, conflicts_with_all = ["workload", "policy"])]
     pub config: Option<PathBuf>,
+    /// Run what a page link shows (`http://127.0.0.1:8000/#2.…`, or an older `#c=` link):
+    /// the same workload, configurations and provider, so the numbers equal the page's. A
+    /// link that names a trace file reads it from the current folder.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["workload", "policy", "config", "set", "wset", "seed", "scale", "page_size", "provider", "touch"])]
+    pub link: Option<String>,
+}
+
+#[derive(Debug, Args)]
+// `heaplab link --scenario ID` needs no workload or policy: the scenario names its own.
+#[command(
+    mut_arg("workload", |a| a.required_unless_present_any(["config", "link", "scenario"])),
+    mut_arg("policy", |a| a.required_unless_present_any(["config", "link", "scenario"]))
+)]
+pub struct LinkArgs {
+    /// What the link runs: the same arguments as `heaplab run`.
+    #[command(flatten)]
+    pub input: RunInputArgs,
+    /// A link to a seed scenario (see `heaplab scenarios`) instead of a run.
+    #[arg(long, value_name = "ID", conflicts_with_all = ["workload", "policy", "config", "link"])]
+    pub scenario: Option<String>,
+    /// For a trace file: the page skips bad lines and events, as `run --lenient` does.
+    #[arg(long)]
+    pub lenient: bool,
+    /// The page's address the link starts with.
+    #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8000/")]
+    pub base_url: String,
 }
 
 #[derive(Debug, Args)]

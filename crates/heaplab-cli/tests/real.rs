@@ -116,7 +116,7 @@ fn real_runs_a_trace_and_prints_a_table() {
         String::from_utf8_lossy(&out.stderr)
     );
     for row in [
-        "peak resident",
+        "Peak resident",
         "ns per event (median)",
         "real peak resident (mincore)",
         "residency mismatch (max pages)",

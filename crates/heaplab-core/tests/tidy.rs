@@ -102,3 +102,58 @@ fn no_page_describes_a_workload_that_is_gone() {
         }
     }
 }
+
+/// The repository stands on its own: no file points at an issue tracker's numbers or at
+/// folders outside the checkout, which a user of the repository does not have.
+#[test]
+fn no_file_refers_outside_the_repository() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut found = Vec::new();
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                // Build output, installed packages and git's own files are not ours.
+                if !matches!(
+                    name.as_str(),
+                    "target" | ".git" | "node_modules" | "pkg" | "test-results"
+                ) {
+                    stack.push(path);
+                }
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue; // binary files (gzip'd traces) hold no references
+            };
+            if name.ends_with(".lock") || name == "golden.json" {
+                continue;
+            }
+            for (i, line) in text.lines().enumerate() {
+                let lower = line.to_lowercase();
+                let issue = lower
+                    .match_indices("issue ")
+                    .any(|(at, _)| lower[at + 6..].starts_with(|c: char| c.is_ascii_digit()));
+                let outside = [
+                    "../shared",
+                    "shared/seeds",
+                    "shared/scenarios.md",
+                    "shared/anchors.md",
+                    "shared/style.md",
+                ]
+                .iter()
+                .any(|p| line.contains(p));
+                // This test names the patterns it looks for.
+                if (issue || outside) && !path.ends_with("tests/tidy.rs") {
+                    found.push(format!("{}:{}: {}", path.display(), i + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "references outside the repository:\n{}",
+        found.join("\n")
+    );
+}

@@ -13,6 +13,7 @@ pub mod baseline;
 pub mod convert;
 pub mod export;
 pub mod fidelity;
+pub mod link;
 pub mod list;
 pub mod record;
 pub mod run;

@@ -14,21 +14,35 @@ use crate::input;
 use crate::output;
 
 pub fn run(args: RunArgs) -> Result<(), CliError> {
-    let configs = input::configs(&args.input)?;
+    let (configs, embedded, link_lenient) = match &args.input.link {
+        Some(url) => {
+            let linked = input::link::linked(url, args.input.points)?;
+            (linked.configs, linked.embedded, linked.state.lenient)
+        }
+        None => (input::configs(&args.input)?, None, false),
+    };
+    let lenient = args.lenient || link_lenient;
     if args.lenient && !configs.iter().any(|c| c.workload.is_trace()) {
         // Not an error: the flag asks for nothing that cannot be done. But a user who
         // meant it for a trace should learn that none was read.
         eprintln!("heaplab: --lenient applies to trace files, and no run here reads one");
     }
     if args.real {
+        if embedded.is_some() {
+            return Err(CliError::input(
+                "--real replays a trace from its file, and this link carries its trace in \
+                 itself; run it without --real, or save the trace and give it with -w",
+            ));
+        }
         return real::run(&args, &configs);
     }
-    let options = ImportOptions {
-        lenient: args.lenient,
-    };
+    let options = ImportOptions { lenient };
     let mut outputs = Vec::new();
     for config in &configs {
-        outputs.push(input::run_one(config, &options)?);
+        outputs.push(match &embedded {
+            Some(bytes) => input::run_bytes(config, bytes, &options)?,
+            None => input::run_one(config, &options)?,
+        });
     }
     if let Some(path) = &args.series {
         output::write_series(

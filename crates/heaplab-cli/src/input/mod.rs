@@ -7,17 +7,19 @@
 //!   resolved from `KEY=VALUE` settings.
 //! - `sets`: `KEY=VALUE` settings (`--set`, `--wset`, `--seed`, `--scale`) parsed by
 //!   each parameter's spec.
+//! - `link`: a page link's configs, and the trace it names or carries.
 //! - `run`: `run_one`, one config run in this process, a trace streamed from its file.
 //!
 //! Nothing here prints; errors are `CliError`s that name the flag or file at fault.
 
 mod config;
+pub mod link;
 mod policy;
 mod run;
 mod sets;
 mod workload;
 
 pub use config::configs;
-pub use run::run_one;
+pub use run::{run_bytes, run_one};
 pub use sets::{apply_sets, workload_sets};
 pub use workload::{builtin_workload, is_trace_arg};

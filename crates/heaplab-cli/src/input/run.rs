@@ -21,3 +21,12 @@ pub fn run_one(config: &RunConfig, options: &ImportOptions) -> Result<RunOutput,
     };
     result.map_err(CliError::from)
 }
+
+/// Runs one config whose trace is `bytes`, which a link carried, instead of a file.
+pub fn run_bytes(
+    config: &RunConfig,
+    bytes: &[u8],
+    options: &ImportOptions,
+) -> Result<RunOutput, CliError> {
+    run_trace(config, bytes, options).map_err(CliError::from)
+}

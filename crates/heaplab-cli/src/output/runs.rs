@@ -36,8 +36,13 @@ pub fn print_runs(outputs: &[RunOutput]) {
         .iter()
         .flat_map(|o| o.report.summary.counters.keys())
         .collect();
+    if !names.is_empty() {
+        table.add_row(vec![
+            Cell::new("Allocator counters").add_attribute(comfy_table::Attribute::Bold)
+        ]);
+    }
     for name in names {
-        let mut row = vec![Cell::new(name)];
+        let mut row = vec![Cell::new(format!("  {name}"))];
         row.extend(outputs.iter().map(|o| {
             let text = match o.report.summary.counters.get(name) {
                 Some(&v) if name.ends_with("_bytes") => human_bytes(v),

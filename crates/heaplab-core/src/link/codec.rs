@@ -127,10 +127,29 @@ pub(super) fn clip(text: &str) -> String {
 
 /// What a link says of a trace file: its name, size and SHA-256.
 pub fn trace_ref(name: &str, bytes: &[u8]) -> TraceRef {
-    let hash = Sha256::digest(bytes);
-    TraceRef {
-        name: super::file_name(name).into(),
-        bytes: Some(bytes.len() as u64),
-        sha256: Some(hash.iter().map(|b| format!("{b:02x}")).collect()),
+    // Reading from a slice cannot fail.
+    trace_ref_of(name, bytes).unwrap_or_default()
+}
+
+/// [`trace_ref`] of a file read as it streams, so a trace of gigabytes is hashed in
+/// constant memory.
+pub fn trace_ref_of<R: Read>(name: &str, mut input: R) -> std::io::Result<TraceRef> {
+    let mut hash = Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    let mut total = 0u64;
+    loop {
+        let n = match input.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        hash.update(&buf[..n]);
+        total += n as u64;
     }
+    Ok(TraceRef {
+        name: super::file_name(name).into(),
+        bytes: Some(total),
+        sha256: Some(hash.finalize().iter().map(|b| format!("{b:02x}")).collect()),
+    })
 }

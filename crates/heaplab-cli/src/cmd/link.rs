@@ -1,0 +1,71 @@
+//! `heaplab link` prints the page's link for a run or a seed scenario, so whoever opens
+//! it sees the same run, and `heaplab run --link` replays it here.
+
+use std::fs::File;
+use std::io::Read;
+
+use heaplab_core::link::{self, LinkState, LinkWorkload, MAX_EMBEDDED_BYTES};
+
+use crate::cli::LinkArgs;
+use crate::error::CliError;
+use crate::input;
+
+pub fn run(args: LinkArgs) -> Result<(), CliError> {
+    let state = if let Some(id) = &args.scenario {
+        heaplab_core::scenario::find(id).map_err(CliError::input)?;
+        LinkState {
+            scenario: Some(id.clone()),
+            ..LinkState::default()
+        }
+    } else if let Some(url) = &args.input.link {
+        // An older link comes out in today's form.
+        link::decode(url).map_err(|e| CliError::input(e.message))?
+    } else {
+        from_runs(&args)?
+    };
+    let url = link::url(&args.base_url, &state);
+    // The link must open: the same checks the page makes, before anyone is sent it.
+    link::decode(&url).map_err(|e| CliError::input(e.message))?;
+    println!("{url}");
+    Ok(())
+}
+
+/// The state of the runs the flags describe; a trace file is carried in the link when it
+/// is small text, and otherwise named by its size and hash.
+fn from_runs(args: &LinkArgs) -> Result<LinkState, CliError> {
+    let configs = input::configs(&args.input)?;
+    let resolved = configs
+        .iter()
+        .map(|c| c.resolve().map_err(|e| CliError::input(e.to_string())))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut state = LinkState::from_configs(&resolved).map_err(|e| CliError::input(e.message))?;
+    if let Some(path) = resolved[0].workload.path.as_deref() {
+        state.workload = trace_workload(path)?;
+        state.lenient = args.lenient;
+    } else if args.lenient {
+        eprintln!("heaplab: --lenient applies to trace files, and this link reads none");
+    }
+    Ok(state)
+}
+
+fn trace_workload(path: &str) -> Result<LinkWorkload, CliError> {
+    let open = || File::open(path).map_err(|e| CliError::input(format!("{path}: {e}")));
+    let size = open()?
+        .metadata()
+        .map_err(|e| CliError::input(format!("{path}: {e}")))?
+        .len();
+    if size <= MAX_EMBEDDED_BYTES as u64 {
+        let mut bytes = Vec::new();
+        open()?
+            .read_to_end(&mut bytes)
+            .map_err(|e| CliError::input(format!("{path}: {e}")))?;
+        // Only text travels inside a link; a gzip'd trace is named instead.
+        if let Ok(text) = String::from_utf8(bytes) {
+            let name = link::trace_ref(path, text.as_bytes()).name;
+            return Ok(LinkWorkload::Embedded { name, text });
+        }
+    }
+    let found =
+        link::trace_ref_of(path, open()?).map_err(|e| CliError::input(format!("{path}: {e}")))?;
+    Ok(LinkWorkload::Trace(found))
+}
