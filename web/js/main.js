@@ -90,7 +90,8 @@ function openAddress() {
     return null;
   } catch (error) {
     openLink('');
-    return `${messageOf(error)}. The page shows its defaults instead.`;
+    const message = messageOf(error);
+    return `${message}${/[.?!]$/.test(message) ? '' : '.'} The page shows its defaults instead.`;
   }
 }
 

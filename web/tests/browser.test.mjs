@@ -432,7 +432,7 @@ describe('heaplab page', () => {
     await reopened.page.setInputFiles('#trace-file', other);
     const note = reopened.page.locator('#link-note.warning');
     await note.waitFor();
-    assert.match(await note.textContent(), /other\.trace is not the file this link ran: it has 12 bytes/);
+    assert.match(await note.textContent(), /other\.trace is not the file this link ran: it has 11 bytes, SHA-256 [0-9a-f]{12}…; the link's small\.trace\.gz had \d+ bytes/);
     // The very file clears the warning, whatever its name.
     await reopened.page.setInputFiles('#trace-file', file);
     await reopened.page.locator('#link-note:not(.warning)').waitFor();
@@ -464,10 +464,37 @@ describe('heaplab page', () => {
     assert.match(await second.page.textContent('#link-note'), /carries the trace tiny\.trace/);
     assert.equal(await clickRun(second.page), 'done', await errorText(second.page));
     assert.deepEqual(await results(second.page), original);
-    const cli = await heaplabJson(['run', '--workload', file, '--policy', original.configs[0].policy.family, '--json']);
-    assert.deepEqual(summaryFields(original.reports[0]), summaryFields(cli[0]));
-    normalRunProblems.push(...second.problems);
+    // The CLI reads the trace out of the page's link, and the page out of the CLI's.
+    assert.deepEqual(await heaplabJson(['run', '--link', link, '--json']), original.reports);
+    const family = original.configs[0].policy.family;
+    const cliLink = (await heaplabText(['link', '--base-url', PAGE_URL, '-w', file, '-p', family])).trim();
+    const third = await openPage(cliLink);
+    assert.match(await third.page.textContent('#link-note'), /carries the trace tiny\.trace/);
+    assert.equal(await clickRun(third.page), 'done', await errorText(third.page));
+    assert.deepEqual((await results(third.page)).reports, original.reports);
+    normalRunProblems.push(...second.problems, ...third.problems);
+    await third.page.close();
     await second.page.close();
+  });
+
+  it('opens a CLI link naming a gzip trace, and runs the file loaded for it as the CLI does', async () => {
+    const text = ['a 1 4000', 'a 2 70000', 'f 1', 'a 3 100', 'f 2', 'f 3', ''].join('\n');
+    const file = path.join(scratch, 'named.trace.gz');
+    await writeFile(file, gzipSync(Buffer.from(text)));
+    const link = (await heaplabText(['link', '--base-url', PAGE_URL, '-w', file, '-p', 'free-list'])).trim();
+
+    const { page, problems } = await openPage(link);
+    assert.equal(await page.isVisible('#error'), false, await errorText(page));
+    assert.match(await page.textContent('#link-note'), /named\.trace\.gz \(\d+ B\).*load it/);
+    await page.setInputFiles('#trace-file', file);
+    await page.locator('#link-note', { hasText: 'not the file' }).waitFor();
+    assert.equal(await page.locator('#link-note.warning').count(), 0, 'the very file was warned about');
+    assert.equal(await clickRun(page), 'done', await errorText(page));
+    // `run --link` reads a named trace from the current folder.
+    const { stdout } = await run(HEAPLAB_BIN, ['run', '--link', link, '--json'], { cwd: scratch });
+    assert.deepEqual((await results(page)).reports, JSON.parse(stdout));
+    normalRunProblems.push(...problems);
+    await page.close();
   });
 
   it('names file and line of a bad trace, and skips it when lenient', async () => {
@@ -584,7 +611,8 @@ describe('heaplab page', () => {
 
   it('names what is wrong with a broken link and shows the defaults', async () => {
     const cases = [
-      ['#2.garbage', /^link: the payload does not inflate/],
+      ['#2.garbage', /^link: the payload is not base64url/],
+      ['#2.AAAA', /^link: the payload does not inflate/],
       ['#9.x', /^link: version 9 is newer than this heaplab knows/],
       [
         v2Link({
