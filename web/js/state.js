@@ -97,6 +97,6 @@ export function openLink(text) {
 /** Shows configs that came from elsewhere than a link (a scenario opened in the editor). */
 export function openConfigs(configs) {
   view = null;
-  trace.fromLink({ builtin: {} });
+  trace.forgetLinkedTrace();
   showConfigs(configs);
 }

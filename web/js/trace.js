@@ -84,8 +84,13 @@ export function fromLink(workload) {
       $('#trace-file').value = '';
     }
   } else {
-    wanted = null;
+    forgetLinkedTrace();
   }
+}
+
+/** Forgets what a link said of its trace: the configs shown now came from elsewhere. */
+export function forgetLinkedTrace() {
+  wanted = null;
 }
 
 /** Why a loaded trace is not the one a link named, or null when nothing says it is not. */

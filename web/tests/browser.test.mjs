@@ -605,7 +605,21 @@ describe('heaplab page', () => {
     const scenario = await page.evaluate(() => window.heaplabScenario);
     assert.deepEqual(scenario, await heaplabJson(['scenario', 'jit-arenas', '--json']));
     assert.equal(await page.locator('#finding-checks li').count(), scenario.finding.checks.length);
-    normalRunProblems.push(...problems);
+    // The page now shows its own link to the scenario, which runs it again.
+    const link = page.url();
+    assert.match(link, /#2\.[A-Za-z0-9_-]+$/);
+    const again = await openPage(link);
+    await settled(again.page);
+    assert.deepEqual(await again.page.evaluate(() => window.heaplabScenario), scenario);
+    // A scenario link pasted into an open page runs that scenario.
+    await again.page.evaluate(() => {
+      delete window.heaplabScenario;
+      window.location.hash = '#s=short-strings';
+    });
+    await settled(again.page);
+    assert.equal(await again.page.evaluate(() => window.heaplabScenario.id), 'short-strings');
+    normalRunProblems.push(...problems, ...again.problems);
+    await again.page.close();
     await page.close();
   });
 
