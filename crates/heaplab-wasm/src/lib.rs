@@ -1,15 +1,16 @@
 //! Browser bindings for heaplab. Bindings only: every `#[wasm_bindgen]` in the workspace is
-//! here, and everything they call lives in `heaplab-core` or in [`chart`].
+//! here, and everything they call lives in `heaplab-core` or, for the chart, in
+//! `heaplab-plot`.
 //!
 //! Values cross the boundary as JSON text so that the browser receives exactly the objects
 //! `heaplab run --json` prints, serialised by the same serde code.
 
-pub mod chart;
-
 use heaplab_core::config::RunConfig;
 use heaplab_core::run::{JsonReport, RunOutput};
 use heaplab_core::series::Series;
+use heaplab_core::simulate::PhaseMark;
 use heaplab_core::trace::ImportOptions;
+use heaplab_plot::{MemoryChart, MemoryRun};
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
 use serde::{Deserialize, Serialize};
@@ -110,9 +111,10 @@ pub fn resolve(config_json: &str) -> Result<String, JsError> {
 struct ChartRun {
     label: String,
     series: Series,
-    /// The run's phases, `{label, end_event}` as in its report; optional.
+    /// The run's phases, `{label, end_event}` as in its report (the byte figures may be
+    /// left out); optional.
     #[serde(default)]
-    phases: Vec<chart::Phase>,
+    phases: Vec<PhaseMark>,
 }
 
 /// Draws memory over time for `[{"label": ..., "series": ...}]` on a canvas.
@@ -126,6 +128,35 @@ pub fn draw_chart(canvas: HtmlCanvasElement, runs_json: &str) -> Result<(), JsEr
     // Every run of a comparison replays the same workload, so the first run's phases
     // mark the chart for all.
     let phases = runs.first().map_or(&[][..], |r| &r.phases[..]);
-    let runs: Vec<(&str, &Series)> = runs.iter().map(|r| (r.label.as_str(), &r.series)).collect();
-    chart::draw_memory(&root, &runs, phases).map_err(|e| JsError::new(&format!("chart: {e}")))
+    let curves: Vec<MemoryRun> = runs
+        .iter()
+        .map(|r| MemoryRun::from_series(&r.label, &r.series))
+        .collect();
+    let chart = MemoryChart {
+        runs: &curves,
+        phases,
+        ..MemoryChart::default()
+    };
+    heaplab_plot::draw_memory(&root, &chart).map_err(|e| JsError::new(&format!("chart: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What web/app.js passes to `draw_chart`: phases as `{label, end_event}` alone, and
+    /// runs without phases at all.
+    #[test]
+    fn the_pages_chart_json_reads() {
+        let json = r#"[
+            {"label": "a", "series": {"t": [1, 2], "live": [3, 4], "committed": [5, 6], "resident": [7, 8]},
+             "phases": [{"label": "load", "end_event": 1}, {"label": "run", "end_event": 2}]},
+            {"label": "b", "series": {"t": [], "live": [], "committed": [], "resident": []}}
+        ]"#;
+        let runs: Vec<ChartRun> = serde_json::from_str(json).unwrap();
+        assert_eq!(runs[0].phases[1].label, "run");
+        assert_eq!(runs[0].phases[1].end_event, 2);
+        assert_eq!(runs[0].phases[1].resident_bytes, 0);
+        assert!(runs[1].phases.is_empty());
+    }
 }
