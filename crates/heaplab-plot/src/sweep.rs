@@ -91,16 +91,18 @@ pub fn draw_sweep<DB: DrawingBackend>(
     let y_max = all.iter().map(|p| p.1).fold(0.0, f64::max);
     let y_min = all.iter().map(|p| p.1).fold(0.0, f64::min);
 
+    let metric = if chart.metric.is_empty() {
+        "value"
+    } else {
+        chart.metric
+    };
     let (div, y_desc) = match chart.value {
         SweepValue::Bytes => {
             let unit = units::byte_unit(y_max.max(-y_min) as u64);
-            (
-                unit.bytes as f64,
-                format!("{} ({})", chart.metric, unit.name),
-            )
+            (unit.bytes as f64, format!("{metric} ({})", unit.name))
         }
-        SweepValue::Count => (1.0, chart.metric.to_string()),
-        SweepValue::Ratio => (1.0, format!("{} (%)", chart.metric)),
+        SweepValue::Count => (1.0, metric.to_string()),
+        SweepValue::Ratio => (1.0, format!("{metric} (%)")),
     };
     let (lo, hi) = (y_min / div, y_max / div);
     let y_range = if hi > lo {
@@ -121,6 +123,8 @@ pub fn draw_sweep<DB: DrawingBackend>(
     builder
         .margin(12)
         .margin_top(4)
+        // Room for the last x label, which is centred on the axis's end.
+        .margin_right(26)
         .x_label_area_size(44)
         .y_label_area_size(66);
     let lines: Vec<Vec<Vec<(f64, f64)>>> = chart

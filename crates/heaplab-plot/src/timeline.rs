@@ -115,6 +115,8 @@ pub(crate) fn draw<DB: DrawingBackend>(
     let mut chart = ChartBuilder::on(&area)
         .margin(12)
         .margin_top(4)
+        // Room for the last x label, which is centred on the axis's end.
+        .margin_right(26)
         .x_label_area_size(44)
         .y_label_area_size(66)
         .build_cartesian_2d(lo..hi, 0f64..top)?;

@@ -515,3 +515,40 @@ fn write_chooses_the_format_by_extension() {
 
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A chart far too small for its axes and labels still draws (or fails with an error),
+/// never panics: sizes come from the command line and from the page's canvas.
+#[test]
+fn tiny_charts_do_not_panic() {
+    let f = fixture();
+    let runs = memory_runs(&f);
+    let memory = MemoryChart {
+        title: "Memory over time",
+        runs: &runs,
+        phases: &f.phases,
+        zoom: None,
+    };
+    let rows = rows();
+    let summary = SummaryChart {
+        title: "Summary",
+        rows: &rows,
+    };
+    let points = [(4096.0, 1.0), (8192.0, 2.0)];
+    let lines = [SweepLine {
+        label: "line",
+        points: &points,
+    }];
+    let sweep = SweepChart {
+        title: "Sweep",
+        lines: &lines,
+        ..SweepChart::default()
+    };
+    for size in [(1, 1), (2, 300), (300, 2), (30, 20), (120, 60)] {
+        let _ = render_svg(&memory, size);
+        let _ = render_svg(&summary, size);
+        let _ = render_svg(&sweep, size);
+        let _ = render_png(&memory, size);
+        let _ = render_png(&summary, size);
+        let _ = render_png(&sweep, size);
+    }
+}
