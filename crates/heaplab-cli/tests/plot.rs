@@ -26,12 +26,10 @@ fn run_draws_memory_over_time_as_svg_and_png() {
         "mimalloc-like",
         "--plot",
         svg.to_str().unwrap(),
+        "--json",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // The plot comes beside the report, not instead of it.
+    assert_eq!(json_of(&out).as_array().unwrap().len(), 2);
     let text = std::fs::read_to_string(&svg).unwrap();
     for wanted in [
         "browser: memory over time",
