@@ -189,7 +189,7 @@ impl FreeList {
     }
 
     #[inline]
-    pub(super) fn chunk_size(&self, size: u64) -> u64 {
+    fn chunk_size(&self, size: u64) -> u64 {
         // The alignment is a power of two, so rounding up is a mask, not a division.
         ((size + self.header + self.align - 1) & !(self.align - 1)).max(self.min_chunk)
     }

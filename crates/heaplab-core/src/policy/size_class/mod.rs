@@ -225,7 +225,7 @@ impl SizeClass {
     }
 
     #[inline]
-    pub(super) fn class_of(&self, size: u64) -> u32 {
+    fn class_of(&self, size: u64) -> u32 {
         if size <= self.small_limit {
             // The granularity is a power of two (the registry says so), and a shift costs
             // a cycle where the divide `div_ceil` compiled to cost tens on every allocation.
@@ -235,12 +235,12 @@ impl SizeClass {
         }
     }
 
-    pub(super) fn page_size(&self) -> u64 {
+    fn page_size(&self) -> u64 {
         1 << self.page_shift
     }
 
     /// Large requests up to this size come from segment slots under `share_small_large`.
-    pub(super) fn shared_large_limit(&self) -> u64 {
+    fn shared_large_limit(&self) -> u64 {
         u64::from(self.slots_per_seg) << self.page_shift >> 1
     }
 }
