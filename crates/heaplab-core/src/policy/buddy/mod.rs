@@ -345,8 +345,6 @@ impl Policy for Buddy {
     }
 }
 
-/// The error for a free of an address that is not a live payload.
-#[cold]
 /// Whether the indices of the smallest blocks of `arenas` arenas of `1 << max_order` blocks
 /// each fit in a `bits`-bit `usize`: an index puts the arena's position above the block's
 /// number in it, so a 32-bit target (wasm32) runs out of index bits after four arenas of
@@ -355,6 +353,8 @@ fn indices_fit(arenas: u64, max_order: u32, bits: u32) -> bool {
     (u128::from(arenas) << max_order) <= 1u128 << bits
 }
 
+/// The error for a free of an address that is not a live payload.
+#[cold]
 fn not_live(addr: Addr) -> AllocError {
     AllocError::Invalid(format!(
         "free of {addr:#x}, which this heap never handed out or already freed"
