@@ -44,7 +44,7 @@ pub fn presets() -> Value {
         .iter()
         .map(|p| {
             let mut v = serde_json::to_value(p).unwrap_or(Value::Null);
-            let specs = crate::policy::family(p.family).map_or(&[][..], |f| f.params);
+            let specs = p.family.spec().params;
             let typed: serde_json::Map<String, Value> = p
                 .params
                 .iter()

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::params::{ParamError, Params};
-use crate::policy;
+use crate::policy::{self, Family};
 use crate::presets;
 use crate::workload;
 
@@ -81,7 +81,7 @@ impl PolicyConfig {
     pub fn named(id: &str) -> PolicyConfig {
         match presets::preset(id) {
             Some(p) => PolicyConfig {
-                family: p.family.into(),
+                family: p.family.id().into(),
                 preset: Some(p.id.into()),
                 params: BTreeMap::new(),
             },
@@ -94,10 +94,10 @@ impl PolicyConfig {
     }
 
     /// The family and the parameters given, with a preset's values under the user's.
-    fn merged(&self) -> Result<(&'static policy::FamilySpec, BTreeMap<String, Value>), ParamError> {
+    fn merged(&self) -> Result<(Family, BTreeMap<String, Value>), ParamError> {
         let Some(id) = &self.preset else {
-            let family =
-                policy::family(&self.family).ok_or_else(|| policy::unknown_family(&self.family))?;
+            let family = Family::from_id(&self.family)
+                .ok_or_else(|| policy::unknown_family(&self.family))?;
             return Ok((family, self.params.clone()));
         };
         let preset = presets::preset(id).ok_or_else(|| {
@@ -107,7 +107,7 @@ impl PolicyConfig {
                 message: format!("unknown preset {id:?}; valid ones are: {}", ids.join(", ")),
             }
         })?;
-        if !self.family.is_empty() && self.family != preset.family {
+        if !self.family.is_empty() && self.family != preset.family.id() {
             return Err(ParamError {
                 field: "policy.family".into(),
                 message: format!(
@@ -116,8 +116,7 @@ impl PolicyConfig {
                 ),
             });
         }
-        let family =
-            policy::family(preset.family).ok_or_else(|| policy::unknown_family(preset.family))?;
+        let family = preset.family;
         let mut params: BTreeMap<String, Value> = preset
             .params
             .iter()
@@ -204,8 +203,8 @@ impl RunConfig {
     pub fn resolve(&self) -> Result<RunConfig, ParamError> {
         let mut out = self.clone();
         let (family, given) = self.policy.merged()?;
-        let params = Params::resolve(family.params, &given, "policy.params")?;
-        out.policy.family = family.id.into();
+        let params = Params::resolve(family.spec().params, &given, "policy.params")?;
+        out.policy.family = family.id().into();
         out.policy.params = params.to_json_map();
         if self.workload.is_trace() {
             if self.workload.path.is_none() {
@@ -246,14 +245,14 @@ impl RunConfig {
         }
         // Building the policy catches combinations no single parameter can judge, such as
         // an allocator page smaller than the OS page.
-        policy::AnyPolicy::build(family.id, &params, self.provider.page_size)?;
+        policy::AnyPolicy::new(family, &params, self.provider.page_size)?;
         Ok(out)
     }
 
     /// The resolved policy parameters.
     pub fn policy_params(&self) -> Result<Params, ParamError> {
         let (family, given) = self.policy.merged()?;
-        Params::resolve(family.params, &given, "policy.params")
+        Params::resolve(family.spec().params, &given, "policy.params")
     }
 
     /// The resolved workload parameters of a built-in workload.
