@@ -127,13 +127,62 @@ impl PolicyConfig {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ProviderKind {
+/// Declares the page providers once, each as `Variant = "id", "title", "description"`: the
+/// [`ProviderKind`] variants, the ids serde reads and writes for them, and what the catalog
+/// lists, so no id or title is written twice.
+macro_rules! providers {
+    ($($(#[doc = $doc:literal])* $name:ident = $id:literal, $title:literal, $description:literal;)+) => {
+        /// Which page provider a run simulates.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+        pub enum ProviderKind {
+            $($(#[doc = $doc])* #[serde(rename = $id)] $name,)+
+        }
+
+        impl ProviderKind {
+            /// Every provider, in the order menus list them.
+            pub const ALL: &'static [ProviderKind] = &[$(ProviderKind::$name),+];
+
+            /// The id a config names the provider by (`wasm-linear`).
+            pub const fn id(self) -> &'static str {
+                match self {
+                    $(ProviderKind::$name => $id),+
+                }
+            }
+
+            /// A short name for menus.
+            pub const fn title(self) -> &'static str {
+                match self {
+                    $(ProviderKind::$name => $title),+
+                }
+            }
+
+            /// What the provider can and cannot do, in a sentence or two.
+            pub const fn description(self) -> &'static str {
+                match self {
+                    $(ProviderKind::$name => $description),+
+                }
+            }
+        }
+    };
+}
+
+providers! {
     /// An operating system with virtual memory (mmap, madvise).
-    Sim,
+    Sim = "sim",
+        "Virtual memory (simulated OS)",
+        "Reserve, commit, decommit and release all work, as with mmap and madvise.";
     /// WebAssembly linear memory: grows, never shrinks.
-    WasmLinear,
+    WasmLinear = "wasm-linear",
+        "WebAssembly linear memory",
+        "Memory only grows: decommit and release give nothing back, so what a wasm program \
+         once had stays resident.";
+}
+
+impl ProviderKind {
+    /// The provider with this id, if there is one.
+    pub fn from_id(id: &str) -> Option<ProviderKind> {
+        ProviderKind::ALL.iter().copied().find(|p| p.id() == id)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -272,6 +321,23 @@ mod tests {
         assert_eq!(c.policy.params["page_size"], Value::from(65536));
         assert!(c.workload.params.contains_key("seed"));
         assert_eq!(c.resolve().unwrap(), c);
+    }
+
+    #[test]
+    fn providers_are_read_and_written_by_their_ids() {
+        for &p in ProviderKind::ALL {
+            assert_eq!(serde_json::to_value(p).unwrap(), Value::from(p.id()));
+            assert_eq!(
+                serde_json::from_value::<ProviderKind>(p.id().into()).unwrap(),
+                p
+            );
+            assert_eq!(ProviderKind::from_id(p.id()), Some(p));
+        }
+        let e = serde_json::from_value::<ProviderKind>("mmap".into()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unknown variant `mmap`, expected `sim` or `wasm-linear`"
+        );
     }
 
     #[test]
