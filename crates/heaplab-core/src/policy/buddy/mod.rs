@@ -42,6 +42,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use self::held_pages::HeldPages;
 use self::index_set::IndexSet;
+use self::params::Knobs;
 use self::starts::Starts;
 use super::free_list::default_realloc;
 use super::{check_align, check_size, AllocError, Block, Policy};
@@ -120,13 +121,14 @@ pub struct Buddy {
 
 impl Buddy {
     pub fn new(params: &Params, page_size: u64) -> Result<Buddy, ParamError> {
-        let min_block = params.u64("min_block");
-        let max_order = params.u64("max_order") as u32;
+        let knobs = Knobs::read(params);
+        let min_block = knobs.min_block;
+        let max_order = knobs.max_order as u32;
         let arena_size = min_block
             .checked_shl(max_order)
             .filter(|&a| a <= MAX_ARENA && a >> max_order == min_block)
             .ok_or_else(|| ParamError {
-                field: "policy.params.max_order".into(),
+                field: format!("policy.params.{}", Knobs::NAMES.max_order),
                 message: format!(
                     "min_block {min_block} << max_order {max_order} is larger than the 1 TiB \
                      an arena may take"
@@ -138,9 +140,9 @@ impl Buddy {
             max_order,
             arena_mask: (1 << max_order) - 1,
             arena_size,
-            header: params.u64("header_size"),
-            decommit_merged: params.bool("decommit_merged"),
-            decommit_from: if params.bool("decommit_merged") {
+            header: knobs.header_size,
+            decommit_merged: knobs.decommit_merged,
+            decommit_from: if knobs.decommit_merged {
                 page_size
             } else {
                 u64::MAX
@@ -157,9 +159,7 @@ impl Buddy {
                 page_size
                     .trailing_zeros()
                     .saturating_sub(min_block.trailing_zeros()),
-                !params.bool("decommit_merged")
-                    && page_size >= min_block
-                    && page_size <= arena_size,
+                !knobs.decommit_merged && page_size >= min_block && page_size <= arena_size,
             ),
             live_blocks: 0,
             payloads: FxHashSet::default(),

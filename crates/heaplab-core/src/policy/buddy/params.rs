@@ -1,11 +1,14 @@
-//! The buddy family's knobs as the registry lists them, and its entry in the registry.
+//! The buddy family's knobs, declared once: the specs the registry lists, the typed struct
+//! [`Buddy::new`](super::Buddy::new) reads them as, and the family's entry in the registry.
 
-use crate::params::{ParamKind, ParamSpec};
+use crate::params::{knobs, ParamKind};
 use crate::policy::FamilySpec;
 
-pub(super) const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "min_block",
+knobs! {
+    /// The buddy family's knobs, read once when a heap is built.
+    pub(super) struct Knobs, names KnobNames, specs PARAMS;
+
+    min_block: u64 = ParamSpec {
         kind: ParamKind::Bytes {
             min: 8,
             max: 4096,
@@ -17,8 +20,7 @@ pub(super) const PARAMS: &[ParamSpec] = &[
               (16 bytes here); the Linux page allocator's smallest block is a 4 KiB page.",
         zero_means: "",
     },
-    ParamSpec {
-        name: "max_order",
+    max_order: u64 = ParamSpec {
         kind: ParamKind::Int { min: 1, max: 30 },
         default: "22",
         unit: "orders",
@@ -27,8 +29,7 @@ pub(super) const PARAMS: &[ParamSpec] = &[
               (Linux: orders up to 10, so 4 MiB of 4 KiB pages).",
         zero_means: "",
     },
-    ParamSpec {
-        name: "header_size",
+    header_size: u64 = ParamSpec {
         kind: ParamKind::Bytes {
             min: 0,
             max: 64,
@@ -41,8 +42,7 @@ pub(super) const PARAMS: &[ParamSpec] = &[
               its struct page.",
         zero_means: "no header",
     },
-    ParamSpec {
-        name: "decommit_merged",
+    decommit_merged: bool = ParamSpec {
         kind: ParamKind::Bool,
         default: "false",
         unit: "",
@@ -51,7 +51,7 @@ pub(super) const PARAMS: &[ParamSpec] = &[
               memory stays committed until it is reused, as in a classic buddy heap.",
         zero_means: "",
     },
-];
+}
 
 pub const FAMILY: FamilySpec = FamilySpec {
     id: "buddy",

@@ -28,7 +28,7 @@ use rustc_hash::FxHashMap;
 
 use self::chunks::{ChunkTable, NIL};
 use self::fit_tree::FitTree;
-use self::params::PARAMS;
+use self::params::{Fit, Knobs, Release, PARAMS};
 use self::segments::Segment;
 use self::size_bins::{SizeBins, Tie};
 use super::{check_align, check_size, AllocError, Block, Policy};
@@ -50,21 +50,6 @@ const MIN_LARGE_CHUNK: u64 = 1024;
 
 /// glibc's DEFAULT_MMAP_THRESHOLD_MAX on 64-bit: the dynamic threshold stops here.
 const MMAP_THRESHOLD_MAX: u64 = 32 << 20;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Release {
-    Never,
-    Immediate,
-    Delay,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Fit {
-    Best,
-    Bins,
-    First,
-    Next,
-}
 
 /// A dlmalloc/glibc-style heap.
 #[derive(Debug)]
@@ -118,14 +103,10 @@ pub struct FreeList {
 
 impl FreeList {
     pub fn new(params: &Params, page_size: u64) -> Result<FreeList, ParamError> {
-        let fit = match params.str("fit") {
-            "first" => Fit::First,
-            "next" => Fit::Next,
-            "bins" => Fit::Bins,
-            _ => Fit::Best,
-        };
-        let header = params.u64("header_size");
-        let align = params.u64("alignment");
+        let knobs = Knobs::read(params);
+        let fit = knobs.fit;
+        let header = knobs.header_size;
+        let align = knobs.alignment;
         // A free chunk must hold its header and the two free-list links.
         let min_chunk = (header + 16).next_multiple_of(align);
         let tie = if fit == Fit::Bins {
@@ -135,24 +116,20 @@ impl FreeList {
         };
         let mut heap = FreeList {
             fit,
-            coalesce: params.bool("coalesce"),
+            coalesce: knobs.coalesce,
             header,
             align,
             shift: align.trailing_zeros(),
             min_chunk,
-            trim_threshold: params.u64("trim_threshold"),
-            top_pad: params.u64("top_pad"),
-            mmap_threshold: params.u64("mmap_threshold"),
-            dynamic_mmap_threshold: params.bool("dynamic_mmap_threshold"),
-            release: match params.str("release_free_pages") {
-                "immediate" => Release::Immediate,
-                "delay" => Release::Delay,
-                _ => Release::Never,
-            },
-            release_delay: params.u64("release_delay"),
+            trim_threshold: knobs.trim_threshold,
+            top_pad: knobs.top_pad,
+            mmap_threshold: knobs.mmap_threshold,
+            dynamic_mmap_threshold: knobs.dynamic_mmap_threshold,
+            release: knobs.release_free_pages,
+            release_delay: knobs.release_delay,
             purge_queue: VecDeque::new(),
             now: 0,
-            segment_size: params.u64("segment_size").next_multiple_of(page_size),
+            segment_size: knobs.segment_size.next_multiple_of(page_size),
             page: page_size,
             chunks: ChunkTable::default(),
             bins: SizeBins::new(tie, align),
@@ -163,19 +140,19 @@ impl FreeList {
             mapped: FxHashMap::default(),
             shifted: FxHashMap::default(),
             live_chunks: 0,
-            tcache_count: params.u64("tcache_count") as usize,
+            tcache_count: knobs.tcache_count as usize,
             tcache_max_chunk: 0,
             tcache: ThreadMap::default(),
             fast_max_chunk: 0,
             fastbins: Vec::new(),
             fast_chunks: 0,
         };
-        if params.u64("fastbin_max") > 0 {
-            heap.fast_max_chunk = heap.chunk_size(params.u64("fastbin_max"));
+        if knobs.fastbin_max > 0 {
+            heap.fast_max_chunk = heap.chunk_size(knobs.fastbin_max);
             heap.fastbins = vec![Vec::new(); heap.size_bin(heap.fast_max_chunk) + 1];
         }
         if heap.tcache_count > 0 {
-            heap.tcache_max_chunk = heap.chunk_size(params.u64("tcache_max"));
+            heap.tcache_max_chunk = heap.chunk_size(knobs.tcache_max);
         }
         Ok(heap)
     }

@@ -1,13 +1,35 @@
-//! The free-list family's knobs as the registry lists them, and its entry in the
-//! registry.
+//! The free-list family's knobs, declared once: the specs the registry lists, the typed
+//! struct [`FreeList::new`](super::FreeList::new) reads them as, the enums of its choice
+//! knobs, and the family's entry in the registry.
 
-use crate::params::{ParamKind, ParamSpec};
+use crate::params::{choice, knobs, ParamKind};
 use crate::policy::FamilySpec;
 
-pub(super) const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "fit",
-        kind: ParamKind::Choice(&["best", "bins", "first", "next"]),
+choice! {
+    /// How a free chunk is picked for a request.
+    pub(super) enum Fit {
+        Best = "best",
+        Bins = "bins",
+        First = "first",
+        Next = "next",
+    }
+}
+
+choice! {
+    /// What becomes of the whole pages inside a free chunk.
+    pub(super) enum Release {
+        Never = "never",
+        Immediate = "immediate",
+        Delay = "delay",
+    }
+}
+
+knobs! {
+    /// The free-list family's knobs, read once when a heap is built.
+    pub(super) struct Knobs, names KnobNames, specs PARAMS;
+
+    fit: Fit = ParamSpec {
+        kind: ParamKind::Choice(Fit::NAMES),
         default: "best",
         unit: "",
         doc: "Which free chunk serves a request: the smallest that fits (lowest address \
@@ -16,16 +38,14 @@ pub(super) const PARAMS: &[ParamSpec] = &[
               that fits; or the first that fits after the previous one (a roving pointer).",
         zero_means: "",
     },
-    ParamSpec {
-        name: "coalesce",
+    coalesce: bool = ParamSpec {
         kind: ParamKind::Bool,
         default: "true",
         unit: "",
         doc: "Merge a freed chunk with free neighbours and with the top of the heap.",
         zero_means: "",
     },
-    ParamSpec {
-        name: "header_size",
+    header_size: u64 = ParamSpec {
         kind: ParamKind::Bytes {
             min: 0,
             max: 64,
@@ -36,8 +56,7 @@ pub(super) const PARAMS: &[ParamSpec] = &[
         doc: "In-band bytes before each payload (dlmalloc: 8 on 64-bit, as prev_size overlaps).",
         zero_means: "",
     },
-    ParamSpec {
-        name: "alignment",
+    alignment: u64 = ParamSpec {
         kind: ParamKind::Bytes {
             min: 8,
             max: 4096,
@@ -48,8 +67,7 @@ pub(super) const PARAMS: &[ParamSpec] = &[
         doc: "Chunk granularity and payload alignment.",
         zero_means: "",
     },
-    ParamSpec {
-        name: "trim_threshold",
+    trim_threshold: u64 = ParamSpec {
         kind: ParamKind::Bytes {
             min: 0,
             max: 1 << 40,
@@ -61,8 +79,7 @@ pub(super) const PARAMS: &[ParamSpec] = &[
               (glibc M_TRIM_THRESHOLD).",
         zero_means: "",
     },
-    ParamSpec {
-        name: "top_pad",
+    top_pad: u64 = ParamSpec {
         kind: ParamKind::Bytes {
             min: 0,
             max: 1 << 30,
@@ -74,8 +91,7 @@ pub(super) const PARAMS: &[ParamSpec] = &[
               (glibc M_TOP_PAD).",
         zero_means: "",
     },
-    ParamSpec {
-        name: "mmap_threshold",
+    mmap_threshold: u64 = ParamSpec {
         kind: ParamKind::Bytes {
             min: 0,
             max: 1 << 40,
@@ -87,8 +103,7 @@ pub(super) const PARAMS: &[ParamSpec] = &[
               0 turns this off (glibc M_MMAP_THRESHOLD).",
         zero_means: "off",
     },
-    ParamSpec {
-        name: "segment_size",
+    segment_size: u64 = ParamSpec {
         kind: ParamKind::Bytes {
             min: 64 << 10,
             max: 1 << 40,
@@ -99,8 +114,7 @@ pub(super) const PARAMS: &[ParamSpec] = &[
         doc: "Address space reserved for the heap at a time; a full heap reserves another.",
         zero_means: "",
     },
-    ParamSpec {
-        name: "dynamic_mmap_threshold",
+    dynamic_mmap_threshold: bool = ParamSpec {
         kind: ParamKind::Bool,
         default: "false",
         unit: "",
@@ -108,9 +122,8 @@ pub(super) const PARAMS: &[ParamSpec] = &[
               the trim threshold to twice that, as glibc does since 2.7.",
         zero_means: "",
     },
-    ParamSpec {
-        name: "release_free_pages",
-        kind: ParamKind::Choice(&["never", "immediate", "delay"]),
+    release_free_pages: Release = ParamSpec {
+        kind: ParamKind::Choice(Release::NAMES),
         default: "never",
         unit: "",
         doc: "Whether whole pages inside free chunks go back to the OS (madvise-style): never \
@@ -118,8 +131,7 @@ pub(super) const PARAMS: &[ParamSpec] = &[
               the chunk is still free (jemalloc's decay, roughly).",
         zero_means: "",
     },
-    ParamSpec {
-        name: "release_delay",
+    release_delay: u64 = ParamSpec {
         kind: ParamKind::Int {
             min: 0,
             max: 1_000_000_000,
@@ -129,8 +141,7 @@ pub(super) const PARAMS: &[ParamSpec] = &[
         doc: "How long a free chunk keeps its pages under `release_free_pages = delay`.",
         zero_means: "",
     },
-    ParamSpec {
-        name: "tcache_count",
+    tcache_count: u64 = ParamSpec {
         kind: ParamKind::Int { min: 0, max: 65535 },
         default: "0",
         unit: "chunks",
@@ -140,8 +151,7 @@ pub(super) const PARAMS: &[ParamSpec] = &[
               top keeps the heap from shrinking. 0 turns the cache off.",
         zero_means: "off",
     },
-    ParamSpec {
-        name: "tcache_max",
+    tcache_max: u64 = ParamSpec {
         kind: ParamKind::Bytes {
             min: 0,
             max: 1 << 20,
@@ -153,8 +163,7 @@ pub(super) const PARAMS: &[ParamSpec] = &[
               size of its 64th bin).",
         zero_means: "",
     },
-    ParamSpec {
-        name: "fastbin_max",
+    fastbin_max: u64 = ParamSpec {
         kind: ParamKind::Bytes {
             min: 0,
             max: 160,
@@ -170,7 +179,7 @@ pub(super) const PARAMS: &[ParamSpec] = &[
               0 turns fast bins off.",
         zero_means: "off",
     },
-];
+}
 
 pub const FAMILY: FamilySpec = FamilySpec {
     id: "free-list",

@@ -33,6 +33,7 @@ use std::collections::{BTreeMap, VecDeque};
 use rustc_hash::FxHashMap;
 
 use self::heaps::{Heap, ThreadCache, ThreadHeaps};
+use self::params::{EmptyPages, Heaps, Knobs, LargeFree};
 use self::segments::{Segment, NO_SEG};
 use self::spans::Span;
 use super::{check_align, check_size, AllocError, Block, Policy};
@@ -53,14 +54,6 @@ const LARGE: u32 = u32::MAX;
 /// A span descriptor should stay small; mimalloc's `mi_page_t` is about this size.
 const SPAN_META: u64 = 80;
 const SEGMENT_META: u64 = 128;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum EmptyPages {
-    Keep,
-    Decommit,
-    Delay,
-    Cache,
-}
 
 /// A segregated-fit, size-class slab allocator.
 #[derive(Debug)]
@@ -119,36 +112,37 @@ pub struct SizeClass {
 
 impl SizeClass {
     pub fn new(params: &Params, os_page: u64) -> Result<SizeClass, ParamError> {
-        let granularity = params.u64("granularity");
-        let per_doubling = params.u64("classes_per_doubling");
-        let page_size = params.u64("page_size");
-        let segment_size = params.u64("segment_size");
-        let large_threshold = params.u64("large_threshold");
+        let knobs = Knobs::read(params);
+        let names = Knobs::NAMES;
+        let granularity = knobs.granularity;
+        let per_doubling = knobs.classes_per_doubling;
+        let page_size = knobs.page_size;
+        let segment_size = knobs.segment_size;
+        let large_threshold = knobs.large_threshold;
         let field = |name: &str, message: String| ParamError {
             field: format!("policy.params.{name}"),
             message,
         };
         if page_size < os_page {
             return Err(field(
-                "page_size",
+                names.page_size,
                 format!("{page_size} is smaller than the provider's page size {os_page}"),
             ));
         }
         if segment_size < page_size {
             return Err(field(
-                "segment_size",
+                names.segment_size,
                 format!("{segment_size} is smaller than page_size {page_size}"),
             ));
         }
         if large_threshold > segment_size / 2 {
             return Err(field(
-                "large_threshold",
+                names.large_threshold,
                 format!("{large_threshold} is more than half of segment_size {segment_size}"),
             ));
         }
         // A unit is a power of two between `floor` and the segment; 0 picks the floor.
-        let unit = |name: &str, floor: u64| -> Result<u64, ParamError> {
-            let v = params.u64(name);
+        let unit = |name: &str, v: u64, floor: u64| -> Result<u64, ParamError> {
             if v == 0 {
                 return Ok(floor);
             }
@@ -163,20 +157,22 @@ impl SizeClass {
             }
             Ok(v)
         };
-        let commit_unit = unit("commit_granularity", page_size)?;
-        let decommit_unit = unit("decommit_granularity", commit_unit)?;
+        let commit_unit = unit(
+            names.commit_granularity,
+            knobs.commit_granularity,
+            page_size,
+        )?;
+        let decommit_unit = unit(
+            names.decommit_granularity,
+            knobs.decommit_granularity,
+            commit_unit,
+        )?;
         let classes = class_sizes(granularity, per_doubling, large_threshold);
         let small_limit = (granularity * 64).min(*classes.last().expect("at least one class"));
         let small_lut = (0..=small_limit / granularity)
             .map(|g| classes.partition_point(|&c| c < g * granularity) as u32)
             .collect();
-        let empty = match params.str("empty_pages") {
-            "keep" => EmptyPages::Keep,
-            "decommit" => EmptyPages::Decommit,
-            "cache" => EmptyPages::Cache,
-            _ => EmptyPages::Delay,
-        };
-        let cache_cap = match params.u64("cache_size") {
+        let cache_cap = match knobs.cache_size {
             0 => segment_size,
             n => n,
         };
@@ -187,14 +183,14 @@ impl SizeClass {
             seg_shift: segment_size.trailing_zeros(),
             slots_per_seg: (segment_size / page_size) as u32,
             large_threshold,
-            empty,
-            delay: params.u64("decommit_delay"),
+            empty: knobs.empty_pages,
+            delay: knobs.decommit_delay,
             cache_cap,
             commit_slots: (commit_unit / page_size) as u32,
             decommit_slots: (decommit_unit / page_size) as u32,
-            per_thread: params.str("heaps") == "per-thread",
-            thread_cache: params.u64("thread_cache"),
-            share: params.bool("share_small_large"),
+            per_thread: knobs.heaps == Heaps::PerThread,
+            thread_cache: knobs.thread_cache,
+            share: knobs.share_small_large,
             os_page,
             heaps: vec![Heap::new(classes.len())],
             classes,
@@ -209,7 +205,7 @@ impl SizeClass {
             thread_heaps: ThreadHeaps::default(),
             tcaches: ThreadMap::default(),
             large: FxHashMap::default(),
-            large_free: (params.str("large_free") == "delay").then(BTreeMap::new),
+            large_free: (knobs.large_free == LargeFree::Delay).then(BTreeMap::new),
             large_purge: VecDeque::new(),
             next_due: u64::MAX,
             purge: VecDeque::new(),

@@ -1,7 +1,8 @@
-//! The size-class family's knobs as the registry lists them, and its entry in the
-//! registry.
+//! The size-class family's knobs, declared once: the specs the registry lists, the typed
+//! struct [`SizeClass::new`](super::SizeClass::new) reads them as, the enums of its choice
+//! knobs, and the family's entry in the registry.
 
-use crate::params::{ParamKind, ParamSpec};
+use crate::params::{choice, knobs, ParamKind};
 use crate::policy::FamilySpec;
 
 /// The largest `segment_size`. [`Span::index_of`](super::spans::Span::index_of) is exact
@@ -9,9 +10,37 @@ use crate::policy::FamilySpec;
 const MAX_SEGMENT: u64 = 1 << 30;
 const _: () = assert!((MAX_SEGMENT as u128) * (MAX_SEGMENT as u128) <= 1u128 << 64);
 
-pub(super) const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "granularity",
+choice! {
+    /// What becomes of a large block's own mapping when it is freed.
+    pub(super) enum LargeFree {
+        Release = "release",
+        Delay = "delay",
+    }
+}
+
+choice! {
+    /// What happens to the memory of a span that empties.
+    pub(super) enum EmptyPages {
+        Keep = "keep",
+        Decommit = "decommit",
+        Delay = "delay",
+        Cache = "cache",
+    }
+}
+
+choice! {
+    /// Whether each program thread has a heap of its own.
+    pub(super) enum Heaps {
+        PerThread = "per-thread",
+        Shared = "shared",
+    }
+}
+
+knobs! {
+    /// The size-class family's knobs, read once when a heap is built.
+    pub(super) struct Knobs, names KnobNames, specs PARAMS;
+
+    granularity: u64 = ParamSpec {
         kind: ParamKind::Bytes {
             min: 8,
             max: 16,
@@ -22,8 +51,7 @@ pub(super) const PARAMS: &[ParamSpec] = &[
         doc: "Smallest class and step between small classes; 16 keeps x86-64 `new` alignment.",
         zero_means: "",
     },
-    ParamSpec {
-        name: "classes_per_doubling",
+    classes_per_doubling: u64 = ParamSpec {
         kind: ParamKind::Int { min: 1, max: 16 },
         default: "4",
         unit: "classes",
@@ -31,8 +59,7 @@ pub(super) const PARAMS: &[ParamSpec] = &[
               (4 wastes at most 25% to rounding; 1 is power-of-two classes).",
         zero_means: "",
     },
-    ParamSpec {
-        name: "page_size",
+    page_size: u64 = ParamSpec {
         kind: ParamKind::Bytes {
             min: 4 << 10,
             max: 64 << 20,
@@ -44,8 +71,7 @@ pub(super) const PARAMS: &[ParamSpec] = &[
               (mimalloc: 64 KiB).",
         zero_means: "",
     },
-    ParamSpec {
-        name: "segment_size",
+    segment_size: u64 = ParamSpec {
         kind: ParamKind::Bytes {
             min: 64 << 10,
             max: MAX_SEGMENT,
@@ -56,8 +82,7 @@ pub(super) const PARAMS: &[ParamSpec] = &[
         doc: "Aligned address-space unit pages are cut from (mimalloc: 4 MiB).",
         zero_means: "",
     },
-    ParamSpec {
-        name: "large_threshold",
+    large_threshold: u64 = ParamSpec {
         kind: ParamKind::Bytes {
             min: 16,
             max: 64 << 20,
@@ -69,9 +94,8 @@ pub(super) const PARAMS: &[ParamSpec] = &[
               `share_small_large` carves them from segments.",
         zero_means: "",
     },
-    ParamSpec {
-        name: "large_free",
-        kind: ParamKind::Choice(&["release", "delay"]),
+    large_free: LargeFree = ParamSpec {
+        kind: ParamKind::Choice(LargeFree::NAMES),
         default: "release",
         unit: "",
         doc: "What happens to a large block's own mapping when it is freed: released at \
@@ -81,9 +105,8 @@ pub(super) const PARAMS: &[ParamSpec] = &[
               rpmalloc's caches of large chunks and spans).",
         zero_means: "",
     },
-    ParamSpec {
-        name: "empty_pages",
-        kind: ParamKind::Choice(&["keep", "decommit", "delay", "cache"]),
+    empty_pages: EmptyPages = ParamSpec {
+        kind: ParamKind::Choice(EmptyPages::NAMES),
         default: "delay",
         unit: "",
         doc: "What happens to the memory of a span that empties: kept committed for reuse, \
@@ -93,8 +116,7 @@ pub(super) const PARAMS: &[ParamSpec] = &[
               (rpmalloc's span caches).",
         zero_means: "",
     },
-    ParamSpec {
-        name: "decommit_delay",
+    decommit_delay: u64 = ParamSpec {
         kind: ParamKind::Int {
             min: 0,
             max: 1_000_000_000,
@@ -104,8 +126,7 @@ pub(super) const PARAMS: &[ParamSpec] = &[
         doc: "How long an empty span keeps its memory under `empty_pages = delay`.",
         zero_means: "",
     },
-    ParamSpec {
-        name: "cache_size",
+    cache_size: u64 = ParamSpec {
         kind: ParamKind::Bytes {
             min: 0,
             max: 1 << 40,
@@ -118,8 +139,7 @@ pub(super) const PARAMS: &[ParamSpec] = &[
               span caches do; 0 means one segment's worth.",
         zero_means: "one segment's worth",
     },
-    ParamSpec {
-        name: "commit_granularity",
+    commit_granularity: u64 = ParamSpec {
         kind: ParamKind::Bytes {
             min: 0,
             max: 1 << 30,
@@ -134,8 +154,7 @@ pub(super) const PARAMS: &[ParamSpec] = &[
               its chunks.",
         zero_means: "one page",
     },
-    ParamSpec {
-        name: "decommit_granularity",
+    decommit_granularity: u64 = ParamSpec {
         kind: ParamKind::Bytes {
             min: 0,
             max: 1 << 30,
@@ -149,9 +168,8 @@ pub(super) const PARAMS: &[ParamSpec] = &[
               chunks, which costs fewer calls and keeps more committed.",
         zero_means: "the commit unit",
     },
-    ParamSpec {
-        name: "heaps",
-        kind: ParamKind::Choice(&["per-thread", "shared"]),
+    heaps: Heaps = ParamSpec {
+        kind: ParamKind::Choice(Heaps::NAMES),
         default: "per-thread",
         unit: "",
         doc: "Whether each program thread allocates from its own spans (mimalloc, snmalloc \
@@ -161,8 +179,7 @@ pub(super) const PARAMS: &[ParamSpec] = &[
               single-threaded program behaves the same either way.",
         zero_means: "",
     },
-    ParamSpec {
-        name: "thread_cache",
+    thread_cache: u64 = ParamSpec {
         kind: ParamKind::Bytes {
             min: 0,
             max: 1 << 30,
@@ -176,8 +193,7 @@ pub(super) const PARAMS: &[ParamSpec] = &[
               the cache off (mimalloc has none).",
         zero_means: "off",
     },
-    ParamSpec {
-        name: "share_small_large",
+    share_small_large: bool = ParamSpec {
         kind: ParamKind::Bool,
         default: "false",
         unit: "",
@@ -188,7 +204,7 @@ pub(super) const PARAMS: &[ParamSpec] = &[
               Larger requests keep mappings of their own.",
         zero_means: "",
     },
-];
+}
 
 pub const FAMILY: FamilySpec = FamilySpec {
     id: "size-class",
