@@ -1,5 +1,9 @@
 //! Parameters as data: one spec per knob, shared by the CLI, the browser editor and the
 //! JSON configs, so a parameter added once appears everywhere with the same checks.
+//!
+//! A family declares its knobs with [`knobs!`], which makes the specs and a struct with a
+//! typed field per knob, read once from the resolved [`Params`] when the policy is built;
+//! [`choice!`] declares the enum a choice knob is read as.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -253,6 +257,8 @@ impl Params {
         Ok(Params(out))
     }
 
+    /// The knob `name` as a whole number or size, read by name; the workloads' generators
+    /// read their knobs this way, the families through [`knobs!`].
     pub fn u64(&self, name: &str) -> u64 {
         match self.0.get(name) {
             Some(ParamValue::Int(i)) => *i as u64,
@@ -290,6 +296,218 @@ impl Params {
             .collect()
     }
 }
+
+/// A Rust type that a knob's resolved value is read as: `u64` for whole numbers and sizes,
+/// `f64`, `bool`, or an enum declared with [`choice!`] for a choice.
+pub trait ParamType: Sized {
+    /// The kinds of knob this type reads; [`knobs!`] checks every knob against it at
+    /// compile time.
+    const READS: Reads;
+
+    /// The value, if it is of a kind this type reads.
+    fn read(value: &ParamValue) -> Option<Self>;
+}
+
+/// Which [`ParamKind`]s a [`ParamType`] reads.
+#[derive(Clone, Copy, Debug)]
+pub enum Reads {
+    /// `Int` with no negative values, and `Bytes`.
+    Count,
+    /// `Float`.
+    Float,
+    /// `Bool`.
+    Bool,
+    /// `Choice` of exactly these values, in this order.
+    Choice(&'static [&'static str]),
+}
+
+impl ParamType for u64 {
+    const READS: Reads = Reads::Count;
+
+    fn read(value: &ParamValue) -> Option<u64> {
+        match value {
+            ParamValue::Int(i) => Some(*i as u64),
+            _ => None,
+        }
+    }
+}
+
+impl ParamType for f64 {
+    const READS: Reads = Reads::Float;
+
+    fn read(value: &ParamValue) -> Option<f64> {
+        match value {
+            ParamValue::Float(f) => Some(*f),
+            ParamValue::Int(i) => Some(*i as f64),
+            _ => None,
+        }
+    }
+}
+
+impl ParamType for bool {
+    const READS: Reads = Reads::Bool;
+
+    fn read(value: &ParamValue) -> Option<bool> {
+        match value {
+            ParamValue::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+}
+
+impl Params {
+    /// The knob `name` read as `T`. A family reads its knobs through the struct [`knobs!`]
+    /// declares, which names each knob as its spec does and has checked at compile time
+    /// that `T` reads the spec's kind; only parameters resolved against another family's
+    /// specs could be missing the knob or hold another kind.
+    pub fn get<T: ParamType>(&self, name: &str) -> T {
+        match self.0.get(name) {
+            Some(v) => T::read(v).unwrap_or_else(|| {
+                panic!("parameter {name} resolved as {v:?}, which its type does not read")
+            }),
+            None => panic!("parameter {name} is not among the resolved parameters"),
+        }
+    }
+}
+
+/// Checks that each knob's type reads the knob's kind: [`knobs!`] calls it in a constant,
+/// so a mismatch fails the build, naming the knob.
+pub const fn check_knobs(specs: &[ParamSpec], reads: &[Reads]) {
+    assert!(specs.len() == reads.len(), "one type per knob");
+    let mut i = 0;
+    while i < specs.len() {
+        let fits = match (reads[i], specs[i].kind) {
+            (Reads::Count, ParamKind::Int { min, .. }) => min >= 0,
+            (Reads::Count, ParamKind::Bytes { .. }) => true,
+            (Reads::Float, ParamKind::Float { .. }) => true,
+            (Reads::Bool, ParamKind::Bool) => true,
+            (Reads::Choice(values), ParamKind::Choice(listed)) => same_words(values, listed),
+            _ => false,
+        };
+        if !fits {
+            panic!("{}", specs[i].name);
+        }
+        i += 1;
+    }
+}
+
+const fn same_words(a: &[&str], b: &[&str]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        let (x, y) = (a[i].as_bytes(), b[i].as_bytes());
+        if x.len() != y.len() {
+            return false;
+        }
+        let mut j = 0;
+        while j < x.len() {
+            if x[j] != y[j] {
+                return false;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Declares a family's knobs once: each is written `name: Type = ParamSpec { kind, default,
+/// unit, doc, zero_means }`, and the macro gives the spec list (each spec named after its
+/// field), a struct with one typed field per knob and its `read(&Params)`, and a struct of
+/// the knobs' names for errors that name one. A family reads `knobs.page_size`, so a
+/// misspelt knob does not compile, and a type that cannot read its knob's kind fails the
+/// build too.
+///
+/// ```text
+/// knobs! {
+///     /// The family's knobs.
+///     pub(super) struct Knobs, names KnobNames, specs PARAMS;
+///
+///     slab_size: u64 = ParamSpec { kind: ParamKind::Bytes { .. }, default: "4KiB", .. },
+///     growth: Growth = ParamSpec { kind: ParamKind::Choice(Growth::NAMES), .. },
+/// }
+/// ```
+macro_rules! knobs {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $knobs:ident, names $names:ident, specs $specs:ident;
+        $($name:ident: $ty:ty = ParamSpec { $($field:ident: $value:expr),+ $(,)? }),+ $(,)?
+    ) => {
+        /// The knobs' specs, in the order menus list them, each named after its field.
+        $vis const $specs: &[$crate::params::ParamSpec] = &[
+            $($crate::params::ParamSpec { name: stringify!($name), $($field: $value),+ }),+
+        ];
+
+        const _: () = $crate::params::check_knobs(
+            $specs,
+            &[$(<$ty as $crate::params::ParamType>::READS),+],
+        );
+
+        $(#[$meta])*
+        #[derive(Clone, Debug)]
+        $vis struct $knobs {
+            $($vis $name: $ty),+
+        }
+
+        /// The knobs' names, as their specs and error fields give them.
+        // Only the knobs that an error names are read.
+        #[allow(dead_code)]
+        #[derive(Clone, Copy, Debug)]
+        $vis struct $names {
+            $($vis $name: &'static str),+
+        }
+
+        impl $knobs {
+            /// Every knob's name.
+            #[allow(dead_code)]
+            $vis const NAMES: $names = $names { $($name: stringify!($name)),+ };
+
+            /// Reads every knob from parameters resolved against the spec list.
+            $vis fn read(params: &$crate::params::Params) -> $knobs {
+                $knobs { $($name: params.get(stringify!($name))),+ }
+            }
+        }
+    };
+}
+pub(crate) use knobs;
+
+/// Declares the enum a choice knob is read as, each variant `Name = "value"` in the order
+/// the knob lists its values: `NAMES` is that list, for the knob's `ParamKind::Choice`,
+/// and reading the knob gives the variant.
+macro_rules! choice {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $enum:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal),+ $(,)? }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        $vis enum $enum {
+            $($(#[$vmeta])* $variant),+
+        }
+
+        impl $enum {
+            /// The knob's values, in the order it lists them.
+            $vis const NAMES: &'static [&'static str] = &[$($text),+];
+        }
+
+        impl $crate::params::ParamType for $enum {
+            const READS: $crate::params::Reads = $crate::params::Reads::Choice(Self::NAMES);
+
+            fn read(value: &$crate::params::ParamValue) -> Option<$enum> {
+                match value {
+                    $crate::params::ParamValue::Str(s) => match s.as_str() {
+                        $($text => Some($enum::$variant),)+
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+pub(crate) use choice;
 
 /// Parses `4096`, `64K`, `64KiB`, `1M`, `2MiB`, `1G`.
 pub fn parse_bytes(text: &str) -> Result<i64, String> {
@@ -370,6 +588,51 @@ mod tests {
         given.insert("fit".to_string(), Value::from("worst"));
         let e = Params::resolve(SPECS, &given, "p").unwrap_err();
         assert!(e.message.contains("first, best"), "{}", e.message);
+    }
+
+    choice! {
+        enum Fit {
+            First = "first",
+            Best = "best",
+        }
+    }
+
+    knobs! {
+        struct Knobs, names KnobNames, specs TYPED;
+
+        slab_size: u64 = ParamSpec {
+            kind: ParamKind::Bytes {
+                min: 64,
+                max: 1 << 30,
+                pow2: false,
+            },
+            default: "4KiB",
+            unit: "bytes",
+            doc: "",
+            zero_means: "",
+        },
+        fit: Fit = ParamSpec {
+            kind: ParamKind::Choice(Fit::NAMES),
+            default: "best",
+            unit: "",
+            doc: "",
+            zero_means: "",
+        },
+    }
+
+    #[test]
+    fn knobs_are_named_after_their_fields_and_read_typed() {
+        assert_eq!(TYPED.len(), 2);
+        assert_eq!((TYPED[0].name, TYPED[1].name), ("slab_size", "fit"));
+        assert_eq!(TYPED[1].kind, ParamKind::Choice(&["first", "best"]));
+        assert_eq!(Knobs::NAMES.slab_size, "slab_size");
+        let mut given = BTreeMap::new();
+        given.insert("slab_size".to_string(), Value::from("1MiB"));
+        let knobs = Knobs::read(&Params::resolve(TYPED, &given, "policy.params").unwrap());
+        assert_eq!((knobs.slab_size, knobs.fit), (1 << 20, Fit::Best));
+        given.insert("fit".to_string(), Value::from("first"));
+        let knobs = Knobs::read(&Params::resolve(TYPED, &given, "policy.params").unwrap());
+        assert_eq!(knobs.fit, Fit::First);
     }
 
     #[test]
