@@ -146,8 +146,8 @@ impl ParamSpec {
                 if !in_range {
                     return Err(format!(
                         "{i} is outside the allowed range {}..={}",
-                        human_bytes(min),
-                        human_bytes(max)
+                        crate::metrics::format_bytes(min),
+                        crate::metrics::format_bytes(max)
                     ));
                 }
                 if pow2 && !(*i as u64).is_power_of_two() {
@@ -532,11 +532,6 @@ pub fn parse_bytes(text: &str) -> Result<i64, String> {
         .ok_or_else(|| format!("{text:?} is too large"))
 }
 
-/// Formats a byte count the way people read it: `64 KiB`, `1.5 MiB`.
-pub fn human_bytes(b: u64) -> String {
-    crate::metrics::format_bytes(b)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -641,7 +636,7 @@ mod tests {
         assert_eq!(parse_bytes("2 MiB"), Ok(2 << 20));
         assert!(parse_bytes("12 parsecs").is_err());
         assert!(parse_bytes("-5").is_err());
-        assert_eq!(human_bytes(1536), "1.5 KiB");
-        assert_eq!(human_bytes(65536), "64 KiB");
+        assert_eq!(crate::metrics::format_bytes(1536), "1.5 KiB");
+        assert_eq!(crate::metrics::format_bytes(65536), "64 KiB");
     }
 }

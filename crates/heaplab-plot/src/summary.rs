@@ -6,7 +6,7 @@
 //! configurations are rows across all panels with their names on the left, so a row
 //! reads as one configuration's line of the summary table and a panel compares them.
 
-use heaplab_core::params::human_bytes;
+use heaplab_core::metrics::format_bytes;
 use heaplab_core::simulate::Summary;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -99,7 +99,7 @@ fn written(kind: Kind, v: f64) -> String {
     }
     match kind {
         // The core's formatter, so a value reads as it does in the CLI's table.
-        Kind::Bytes => human_bytes(v as u64),
+        Kind::Bytes => format_bytes(v as u64),
         Kind::Count => units::count(v),
         Kind::Ratio => units::percent(v),
     }
