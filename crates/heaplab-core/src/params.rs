@@ -146,8 +146,8 @@ impl ParamSpec {
                 if !in_range {
                     return Err(format!(
                         "{i} is outside the allowed range {}..={}",
-                        crate::metrics::format_bytes(min),
-                        crate::metrics::format_bytes(max)
+                        crate::format::format_bytes(min),
+                        crate::format::format_bytes(max)
                     ));
                 }
                 if pow2 && !(*i as u64).is_power_of_two() {
@@ -636,7 +636,7 @@ mod tests {
         assert_eq!(parse_bytes("2 MiB"), Ok(2 << 20));
         assert!(parse_bytes("12 parsecs").is_err());
         assert!(parse_bytes("-5").is_err());
-        assert_eq!(crate::metrics::format_bytes(1536), "1.5 KiB");
-        assert_eq!(crate::metrics::format_bytes(65536), "64 KiB");
+        assert_eq!(crate::format::format_bytes(1536), "1.5 KiB");
+        assert_eq!(crate::format::format_bytes(65536), "64 KiB");
     }
 }

@@ -7,6 +7,10 @@
 //! drawn. In the browser the canvas draws text with the page's fonts, and the wasm build
 //! carries no font at all.
 
+/// The family every chart's text names: SVG keeps it as `font-family`, the canvas asks the
+/// browser for it, and natively the embedded font is registered under it.
+pub(crate) const FAMILY: &str = "sans-serif";
+
 /// Registers the embedded font, once per process; every chart calls it before drawing,
 /// so callers never need to.
 #[cfg(not(target_arch = "wasm32"))]
@@ -17,11 +21,8 @@ pub(crate) fn ensure() {
     REGISTER.call_once(|| {
         // The font is compiled in and known good; were it refused, measuring text would
         // fail and every chart would return that error rather than panic.
-        let _ = plotters::style::register_font(
-            crate::style::FAMILY,
-            plotters::style::FontStyle::Normal,
-            DEJAVU_SANS,
-        );
+        let _ =
+            plotters::style::register_font(FAMILY, plotters::style::FontStyle::Normal, DEJAVU_SANS);
     });
 }
 

@@ -5,6 +5,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use crate::font::FAMILY;
 use crate::PlotError;
 
 /// Colours for up to eight configurations; readable on white and distinct for common
@@ -24,10 +25,6 @@ pub const PALETTE: [RGBColor; 8] = [
 pub fn color(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
-
-/// The one family every chart names. SVG files say `sans-serif` so that any viewer picks
-/// its own; the PNG writer registers its embedded font under this name.
-pub(crate) const FAMILY: &str = "sans-serif";
 
 pub(crate) const TEXT: RGBColor = RGBColor(40, 40, 40);
 pub(crate) const MUTED: RGBColor = RGBColor(110, 110, 110);

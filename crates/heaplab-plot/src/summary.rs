@@ -6,7 +6,7 @@
 //! configurations are rows across all panels with their names on the left, so a row
 //! reads as one configuration's line of the summary table and a panel compares them.
 
-use heaplab_core::metrics::format_bytes;
+use heaplab_core::format::format_bytes;
 use heaplab_core::simulate::Summary;
 use plotters::coord::Shift;
 use plotters::prelude::*;

@@ -2,7 +2,7 @@
 //! calls for, counts of events and operations as `1.2M` or `350k`.
 //!
 //! Tick labels are short and all of an axis's ticks share one unit, so they are formatted
-//! here rather than with [`heaplab_core::metrics::format_bytes`], which picks a unit for
+//! here rather than with [`heaplab_core::format::format_bytes`], which picks a unit for
 //! each value; values written beside a bar or a point use the core's formatter, so they
 //! read the same as the CLI's tables.
 
@@ -127,7 +127,7 @@ pub fn size(bytes: f64) -> String {
     if !bytes.is_finite() || bytes < 0.0 {
         return String::new();
     }
-    heaplab_core::metrics::format_bytes(bytes.round() as u64)
+    heaplab_core::format::format_bytes(bytes.round() as u64)
 }
 
 /// A fraction as a percentage: `87.5%`, `100%`.

@@ -1,7 +1,7 @@
 //! `baseline`'s report is printed here as text, a column per real allocator.
 
 use heaplab_core::config::WorkloadConfig;
-use heaplab_core::metrics::format_bytes;
+use heaplab_core::format::format_bytes;
 use heaplab_native::BaselineReport;
 
 use super::table::grid;

@@ -1,6 +1,6 @@
 //! The listings are printed here as text: families, presets, workloads and scenarios.
 
-use heaplab_core::metrics::format_bytes;
+use heaplab_core::format::format_bytes;
 use heaplab_core::scenario::ScenarioSpec;
 use serde_json::Value;
 

@@ -1,7 +1,7 @@
 //! `fidelity`'s report is defined here: a row per workload and preset, as a table or JSON.
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
-use heaplab_core::metrics::format_bytes;
+use heaplab_core::format::format_bytes;
 use heaplab_native::RealAllocator;
 use serde::Serialize;
 

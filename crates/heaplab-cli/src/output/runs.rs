@@ -1,7 +1,7 @@
 //! `run`'s report is printed here as text, with `run --real`'s figures and lenient skips.
 
 use comfy_table::{Cell, CellAlignment};
-use heaplab_core::metrics::format_bytes;
+use heaplab_core::format::format_bytes;
 use heaplab_core::run::RunOutput;
 use heaplab_core::simulate::Summary;
 use heaplab_core::trace::Skipped;

@@ -293,6 +293,15 @@ impl LinkState {
     }
 }
 
+/// The first characters of a long string, for a message.
+fn clip(text: &str) -> String {
+    const MAX: usize = 40;
+    match text.char_indices().nth(MAX) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_string(),
+    }
+}
+
 /// A path's last component, which is all of it a link keeps.
 fn file_name(path: &str) -> &str {
     path.rsplit(['/', '\\']).next().unwrap_or(path)
