@@ -258,37 +258,6 @@ impl Params {
         Ok(Params(out))
     }
 
-    /// The knob `name` as a whole number or size, read by name; the workloads' generators
-    /// read their knobs this way, the families through [`knobs!`].
-    pub fn u64(&self, name: &str) -> u64 {
-        match self.0.get(name) {
-            Some(ParamValue::Int(i)) => *i as u64,
-            other => unreachable!("parameter {name} resolved as {other:?}, not an integer"),
-        }
-    }
-
-    pub fn f64(&self, name: &str) -> f64 {
-        match self.0.get(name) {
-            Some(ParamValue::Float(f)) => *f,
-            Some(ParamValue::Int(i)) => *i as f64,
-            other => unreachable!("parameter {name} resolved as {other:?}, not a number"),
-        }
-    }
-
-    pub fn bool(&self, name: &str) -> bool {
-        match self.0.get(name) {
-            Some(ParamValue::Bool(b)) => *b,
-            other => unreachable!("parameter {name} resolved as {other:?}, not a bool"),
-        }
-    }
-
-    pub fn str(&self, name: &str) -> &str {
-        match self.0.get(name) {
-            Some(ParamValue::Str(s)) => s,
-            other => unreachable!("parameter {name} resolved as {other:?}, not a choice"),
-        }
-    }
-
     /// The parameters back as plain JSON, for re-resolving or storing in a config.
     pub fn to_json_map(&self) -> BTreeMap<String, Value> {
         self.0
@@ -626,8 +595,8 @@ mod tests {
         let mut given = BTreeMap::new();
         given.insert("slab_size".to_string(), Value::from("1MiB"));
         let p = Params::resolve(SPECS, &given, "policy.params").unwrap();
-        assert_eq!(p.u64("slab_size"), 1 << 20);
-        assert_eq!(p.str("fit"), "best");
+        assert_eq!(p.get::<u64>("slab_size"), 1 << 20);
+        assert_eq!(p.get::<String>("fit"), "best");
     }
 
     #[test]
