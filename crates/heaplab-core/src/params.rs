@@ -1,9 +1,10 @@
 //! Parameters as data: one spec per knob, shared by the CLI, the browser editor and the
 //! JSON configs, so a parameter added once appears everywhere with the same checks.
 //!
-//! A family declares its knobs with [`knobs!`], which makes the specs and a struct with a
-//! typed field per knob, read once from the resolved [`Params`] when the policy is built;
-//! [`choice!`] declares the enum a choice knob is read as.
+//! A family or a workload declares its knobs with [`knobs!`], which makes the specs and a
+//! struct with a typed field per knob, read once from the resolved [`Params`] when the
+//! policy is built or the generator starts; [`choice!`] declares the enum a choice knob is
+//! read as.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -257,37 +258,6 @@ impl Params {
         Ok(Params(out))
     }
 
-    /// The knob `name` as a whole number or size, read by name; the workloads' generators
-    /// read their knobs this way, the families through [`knobs!`].
-    pub fn u64(&self, name: &str) -> u64 {
-        match self.0.get(name) {
-            Some(ParamValue::Int(i)) => *i as u64,
-            other => unreachable!("parameter {name} resolved as {other:?}, not an integer"),
-        }
-    }
-
-    pub fn f64(&self, name: &str) -> f64 {
-        match self.0.get(name) {
-            Some(ParamValue::Float(f)) => *f,
-            Some(ParamValue::Int(i)) => *i as f64,
-            other => unreachable!("parameter {name} resolved as {other:?}, not a number"),
-        }
-    }
-
-    pub fn bool(&self, name: &str) -> bool {
-        match self.0.get(name) {
-            Some(ParamValue::Bool(b)) => *b,
-            other => unreachable!("parameter {name} resolved as {other:?}, not a bool"),
-        }
-    }
-
-    pub fn str(&self, name: &str) -> &str {
-        match self.0.get(name) {
-            Some(ParamValue::Str(s)) => s,
-            other => unreachable!("parameter {name} resolved as {other:?}, not a choice"),
-        }
-    }
-
     /// The parameters back as plain JSON, for re-resolving or storing in a config.
     pub fn to_json_map(&self) -> BTreeMap<String, Value> {
         self.0
@@ -298,7 +268,7 @@ impl Params {
 }
 
 /// A Rust type that a knob's resolved value is read as: `u64` for whole numbers and sizes,
-/// `f64`, `bool`, or an enum declared with [`choice!`] for a choice.
+/// `f64`, `bool`, `String` for text, or an enum declared with [`choice!`] for a choice.
 pub trait ParamType: Sized {
     /// The kinds of knob this type reads; [`knobs!`] checks every knob against it at
     /// compile time.
@@ -319,6 +289,8 @@ pub enum Reads {
     Bool,
     /// `Choice` of exactly these values, in this order.
     Choice(&'static [&'static str]),
+    /// `Text`.
+    Text,
 }
 
 impl ParamType for u64 {
@@ -355,11 +327,22 @@ impl ParamType for bool {
     }
 }
 
+impl ParamType for String {
+    const READS: Reads = Reads::Text;
+
+    fn read(value: &ParamValue) -> Option<String> {
+        match value {
+            ParamValue::Str(s) => Some(s.clone()),
+            _ => None,
+        }
+    }
+}
+
 impl Params {
-    /// The knob `name` read as `T`. A family reads its knobs through the struct [`knobs!`]
-    /// declares, which names each knob as its spec does and has checked at compile time
-    /// that `T` reads the spec's kind; only parameters resolved against another family's
-    /// specs could be missing the knob or hold another kind.
+    /// The knob `name` read as `T`. Families and workloads read their knobs through the
+    /// struct [`knobs!`] declares, which names each knob as its spec does and has checked
+    /// at compile time that `T` reads the spec's kind; only parameters resolved against
+    /// another spec list could be missing the knob or hold another kind.
     pub fn get<T: ParamType>(&self, name: &str) -> T {
         match self.0.get(name) {
             Some(v) => T::read(v).unwrap_or_else(|| {
@@ -370,10 +353,14 @@ impl Params {
     }
 }
 
-/// Checks that each knob's type reads the knob's kind: [`knobs!`] calls it in a constant,
-/// so a mismatch fails the build, naming the knob.
-pub const fn check_knobs(specs: &[ParamSpec], reads: &[Reads]) {
-    assert!(specs.len() == reads.len(), "one type per knob");
+/// Checks that each knob's spec is named after its field and that its type reads the
+/// knob's kind: [`knobs!`] calls it in a constant, so a mismatch fails the build, naming
+/// the knob's field.
+pub const fn check_knobs(specs: &[ParamSpec], fields: &[&str], reads: &[Reads]) {
+    assert!(
+        specs.len() == fields.len() && specs.len() == reads.len(),
+        "one field and one type per knob"
+    );
     let mut i = 0;
     while i < specs.len() {
         let fits = match (reads[i], specs[i].kind) {
@@ -382,10 +369,11 @@ pub const fn check_knobs(specs: &[ParamSpec], reads: &[Reads]) {
             (Reads::Float, ParamKind::Float { .. }) => true,
             (Reads::Bool, ParamKind::Bool) => true,
             (Reads::Choice(values), ParamKind::Choice(listed)) => same_words(values, listed),
+            (Reads::Text, ParamKind::Text { .. }) => true,
             _ => false,
         };
-        if !fits {
-            panic!("{}", specs[i].name);
+        if !fits || !same_word(specs[i].name, fields[i]) {
+            panic!("{}", fields[i]);
         }
         i += 1;
     }
@@ -397,51 +385,85 @@ const fn same_words(a: &[&str], b: &[&str]) -> bool {
     }
     let mut i = 0;
     while i < a.len() {
-        let (x, y) = (a[i].as_bytes(), b[i].as_bytes());
-        if x.len() != y.len() {
+        if !same_word(a[i], b[i]) {
             return false;
-        }
-        let mut j = 0;
-        while j < x.len() {
-            if x[j] != y[j] {
-                return false;
-            }
-            j += 1;
         }
         i += 1;
     }
     true
 }
 
-/// Declares a family's knobs once: each is written `name: Type = ParamSpec { kind, default,
-/// unit, doc, zero_means }`, and the macro gives the spec list (each spec named after its
-/// field), a struct with one typed field per knob and its `read(&Params)`, and a struct of
-/// the knobs' names for errors that name one. A family reads `knobs.page_size`, so a
-/// misspelt knob does not compile, and a type that cannot read its knob's kind fails the
-/// build too.
+const fn same_word(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Declares the knobs of a family or a workload once: each is written `name: Type =
+/// ParamSpec { kind, default, unit, doc, zero_means }`, or `name: Type = SHARED` for a
+/// spec shared by several knob lists (a constant or a `const fn` call whose spec is named
+/// `name`, as every workload's `seed` is). The macro gives the spec list (each spec written
+/// in place named after its field), a struct with one typed field per knob and its
+/// `read(&Params)`, and a struct of the knobs' names for errors that name one. Code reads
+/// `knobs.page_size`, so a misspelt knob does not compile, and a shared spec named other
+/// than its field, or a type that cannot read its knob's kind, fails the build too.
 ///
 /// ```text
 /// knobs! {
 ///     /// The family's knobs.
 ///     pub(super) struct Knobs, names KnobNames, specs PARAMS;
 ///
+///     seed: u64 = SEED,
 ///     slab_size: u64 = ParamSpec { kind: ParamKind::Bytes { .. }, default: "4KiB", .. },
 ///     growth: Growth = ParamSpec { kind: ParamKind::Choice(Growth::NAMES), .. },
 /// }
 /// ```
 macro_rules! knobs {
+    // A spec written in place, named after its field.
     (
-        $(#[$meta:meta])*
-        $vis:vis struct $knobs:ident, names $names:ident, specs $specs:ident;
-        $($name:ident: $ty:ty = ParamSpec { $($field:ident: $value:expr),+ $(,)? }),+ $(,)?
+        @knob $head:tt [$($done:tt)*]
+        $name:ident: $ty:ty = ParamSpec { $($field:ident: $value:expr),+ $(,)? }
+        $(, $($rest:tt)*)?
+    ) => {
+        $crate::params::knobs! {
+            @knob $head [
+                $($done)*
+                ($name: $ty = $crate::params::ParamSpec {
+                    name: stringify!($name),
+                    $($field: $value),+
+                })
+            ]
+            $($($rest)*)?
+        }
+    };
+    // A shared spec, whose name the final check compares with the field's.
+    (
+        @knob $head:tt [$($done:tt)*]
+        $name:ident: $ty:ty = $spec:expr
+        $(, $($rest:tt)*)?
+    ) => {
+        $crate::params::knobs! { @knob $head [$($done)* ($name: $ty = $spec)] $($($rest)*)? }
+    };
+    // Every knob read: the items themselves.
+    (
+        @knob [[$(#[$meta:meta])*] [$vis:vis] $knobs:ident $names:ident $specs:ident]
+        [$(($name:ident: $ty:ty = $spec:expr))+]
     ) => {
         /// The knobs' specs, in the order menus list them, each named after its field.
-        $vis const $specs: &[$crate::params::ParamSpec] = &[
-            $($crate::params::ParamSpec { name: stringify!($name), $($field: $value),+ }),+
-        ];
+        $vis const $specs: &[$crate::params::ParamSpec] = &[$($spec),+];
 
         const _: () = $crate::params::check_knobs(
             $specs,
+            &[$(stringify!($name)),+],
             &[$(<$ty as $crate::params::ParamType>::READS),+],
         );
 
@@ -468,6 +490,15 @@ macro_rules! knobs {
             $vis fn read(params: &$crate::params::Params) -> $knobs {
                 $knobs { $($name: params.get(stringify!($name))),+ }
             }
+        }
+    };
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $knobs:ident, names $names:ident, specs $specs:ident;
+        $($knob:tt)+
+    ) => {
+        $crate::params::knobs! {
+            @knob [[$(#[$meta])*] [$vis] $knobs $names $specs] [] $($knob)+
         }
     };
 }
@@ -564,8 +595,8 @@ mod tests {
         let mut given = BTreeMap::new();
         given.insert("slab_size".to_string(), Value::from("1MiB"));
         let p = Params::resolve(SPECS, &given, "policy.params").unwrap();
-        assert_eq!(p.u64("slab_size"), 1 << 20);
-        assert_eq!(p.str("fit"), "best");
+        assert_eq!(p.get::<u64>("slab_size"), 1 << 20);
+        assert_eq!(p.get::<String>("fit"), "best");
     }
 
     #[test]
@@ -592,9 +623,20 @@ mod tests {
         }
     }
 
+    /// A spec shared by several knob lists, as every workload's seed is.
+    const SHARED: ParamSpec = ParamSpec {
+        name: "label",
+        kind: ParamKind::Text { max_len: 16 },
+        default: "none",
+        unit: "",
+        doc: "",
+        zero_means: "",
+    };
+
     knobs! {
         struct Knobs, names KnobNames, specs TYPED;
 
+        label: String = SHARED,
         slab_size: u64 = ParamSpec {
             kind: ParamKind::Bytes {
                 min: 64,
@@ -617,14 +659,15 @@ mod tests {
 
     #[test]
     fn knobs_are_named_after_their_fields_and_read_typed() {
-        assert_eq!(TYPED.len(), 2);
-        assert_eq!((TYPED[0].name, TYPED[1].name), ("slab_size", "fit"));
-        assert_eq!(TYPED[1].kind, ParamKind::Choice(&["first", "best"]));
+        let names: Vec<&str> = TYPED.iter().map(|s| s.name).collect();
+        assert_eq!(names, ["label", "slab_size", "fit"]);
+        assert_eq!(TYPED[2].kind, ParamKind::Choice(&["first", "best"]));
         assert_eq!(Knobs::NAMES.slab_size, "slab_size");
         let mut given = BTreeMap::new();
         given.insert("slab_size".to_string(), Value::from("1MiB"));
         let knobs = Knobs::read(&Params::resolve(TYPED, &given, "policy.params").unwrap());
         assert_eq!((knobs.slab_size, knobs.fit), (1 << 20, Fit::Best));
+        assert_eq!(knobs.label, "none");
         given.insert("fit".to_string(), Value::from("first"));
         let knobs = Knobs::read(&Params::resolve(TYPED, &given, "policy.params").unwrap());
         assert_eq!(knobs.fit, Fit::First);
