@@ -57,6 +57,10 @@ pub struct ScenarioArgs {
     /// Print the runs and the finding as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Also draw memory over time, a chart per workload of the scenario, to this file:
+    /// `.svg` or `.png`.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -70,6 +74,9 @@ pub struct RunArgs {
     /// Also write each run's memory-over-time series to this JSON file.
     #[arg(long, value_name = "FILE")]
     pub series: Option<PathBuf>,
+    /// Also draw memory over time, one line per policy, to this file: `.svg` or `.png`.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
     /// Run over real memory (mmap) instead of the simulated provider: time per event, and
     /// the model's resident pages checked against the kernel's (mincore).
     #[arg(long)]

@@ -5,7 +5,7 @@ mod common;
 
 use std::process::Output;
 
-use common::{heaplab, json_of};
+use common::{heaplab, heaplab_in, json_of};
 
 fn stdout(out: &Output) -> String {
     assert!(
@@ -76,12 +76,10 @@ fn a_small_trace_travels_inside_its_link() {
         "llvm-bump",
     ]));
     // Run from a folder without the file: the link alone must be enough.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_heaplab"))
-        .args(["run", "--link", &url, "--json"])
-        .current_dir(std::env::temp_dir())
-        .output()
-        .unwrap();
-    let linked = json_of(&out);
+    let linked = json_of(&heaplab_in(
+        &std::env::temp_dir(),
+        &["run", "--link", &url, "--json"],
+    ));
     let direct = json_of(&heaplab(&[
         "run",
         "-w",
@@ -172,13 +170,7 @@ fn a_named_trace_must_be_the_same_file() {
         "-p",
         "bump",
     ]));
-    let run_in = |dir: &std::path::Path| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_heaplab"))
-            .args(["run", "--link", &url, "--json"])
-            .current_dir(dir)
-            .output()
-            .unwrap()
-    };
+    let run_in = |dir: &std::path::Path| heaplab_in(dir, &["run", "--link", &url, "--json"]);
     assert_eq!(json_of(&run_in(&dir))[0]["allocs"], 12_000);
     std::fs::write(&trace, text.replace("a 0 24", "a 0 32")).unwrap();
     let out = run_in(&dir);

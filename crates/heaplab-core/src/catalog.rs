@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use crate::config::PAGE_SIZES;
+use crate::config::{ProviderKind, PAGE_SIZES};
 use crate::policy::FAMILIES;
 use crate::workload::WORKLOADS;
 
@@ -15,19 +15,16 @@ pub fn catalog() -> Value {
         "families": families(),
         "presets": presets(),
         "page_sizes": PAGE_SIZES,
-        "providers": [
-            {
-                "id": "sim",
-                "title": "Virtual memory (simulated OS)",
-                "description": "Reserve, commit, decommit and release all work, as with mmap and madvise."
-            },
-            {
-                "id": "wasm-linear",
-                "title": "WebAssembly linear memory",
-                "description": "Memory only grows: decommit and release give nothing back, so what a wasm program once had stays resident."
-            }
-        ],
+        "providers": providers(),
     })
+}
+
+/// The page providers, as [`ProviderKind`] names and describes them.
+pub fn providers() -> Value {
+    ProviderKind::ALL
+        .iter()
+        .map(|p| json!({"id": p.id(), "title": p.title(), "description": p.description()}))
+        .collect()
 }
 
 pub fn workloads() -> Value {
@@ -44,7 +41,7 @@ pub fn presets() -> Value {
         .iter()
         .map(|p| {
             let mut v = serde_json::to_value(p).unwrap_or(Value::Null);
-            let specs = crate::policy::family(p.family).map_or(&[][..], |f| f.params);
+            let specs = p.family.spec().params;
             let typed: serde_json::Map<String, Value> = p
                 .params
                 .iter()

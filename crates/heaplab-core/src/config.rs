@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::params::{ParamError, Params};
-use crate::policy;
+use crate::policy::{self, Family};
 use crate::presets;
 use crate::workload;
 
@@ -81,7 +81,7 @@ impl PolicyConfig {
     pub fn named(id: &str) -> PolicyConfig {
         match presets::preset(id) {
             Some(p) => PolicyConfig {
-                family: p.family.into(),
+                family: p.family.id().into(),
                 preset: Some(p.id.into()),
                 params: BTreeMap::new(),
             },
@@ -94,10 +94,10 @@ impl PolicyConfig {
     }
 
     /// The family and the parameters given, with a preset's values under the user's.
-    fn merged(&self) -> Result<(&'static policy::FamilySpec, BTreeMap<String, Value>), ParamError> {
+    fn merged(&self) -> Result<(Family, BTreeMap<String, Value>), ParamError> {
         let Some(id) = &self.preset else {
-            let family =
-                policy::family(&self.family).ok_or_else(|| policy::unknown_family(&self.family))?;
+            let family = Family::from_id(&self.family)
+                .ok_or_else(|| policy::unknown_family(&self.family))?;
             return Ok((family, self.params.clone()));
         };
         let preset = presets::preset(id).ok_or_else(|| {
@@ -107,7 +107,7 @@ impl PolicyConfig {
                 message: format!("unknown preset {id:?}; valid ones are: {}", ids.join(", ")),
             }
         })?;
-        if !self.family.is_empty() && self.family != preset.family {
+        if !self.family.is_empty() && self.family != preset.family.id() {
             return Err(ParamError {
                 field: "policy.family".into(),
                 message: format!(
@@ -116,8 +116,7 @@ impl PolicyConfig {
                 ),
             });
         }
-        let family =
-            policy::family(preset.family).ok_or_else(|| policy::unknown_family(preset.family))?;
+        let family = preset.family;
         let mut params: BTreeMap<String, Value> = preset
             .params
             .iter()
@@ -128,13 +127,62 @@ impl PolicyConfig {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ProviderKind {
+/// Declares the page providers once, each as `Variant = "id", "title", "description"`: the
+/// [`ProviderKind`] variants, the ids serde reads and writes for them, and what the catalog
+/// lists, so no id or title is written twice.
+macro_rules! providers {
+    ($($(#[doc = $doc:literal])* $name:ident = $id:literal, $title:literal, $description:literal;)+) => {
+        /// Which page provider a run simulates.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+        pub enum ProviderKind {
+            $($(#[doc = $doc])* #[serde(rename = $id)] $name,)+
+        }
+
+        impl ProviderKind {
+            /// Every provider, in the order menus list them.
+            pub const ALL: &'static [ProviderKind] = &[$(ProviderKind::$name),+];
+
+            /// The id a config names the provider by (`wasm-linear`).
+            pub const fn id(self) -> &'static str {
+                match self {
+                    $(ProviderKind::$name => $id),+
+                }
+            }
+
+            /// A short name for menus.
+            pub const fn title(self) -> &'static str {
+                match self {
+                    $(ProviderKind::$name => $title),+
+                }
+            }
+
+            /// What the provider can and cannot do, in a sentence or two.
+            pub const fn description(self) -> &'static str {
+                match self {
+                    $(ProviderKind::$name => $description),+
+                }
+            }
+        }
+    };
+}
+
+providers! {
     /// An operating system with virtual memory (mmap, madvise).
-    Sim,
+    Sim = "sim",
+        "Virtual memory (simulated OS)",
+        "Reserve, commit, decommit and release all work, as with mmap and madvise.";
     /// WebAssembly linear memory: grows, never shrinks.
-    WasmLinear,
+    WasmLinear = "wasm-linear",
+        "WebAssembly linear memory",
+        "Memory only grows: decommit and release give nothing back, so what a wasm program \
+         once had stays resident.";
+}
+
+impl ProviderKind {
+    /// The provider with this id, if there is one.
+    pub fn from_id(id: &str) -> Option<ProviderKind> {
+        ProviderKind::ALL.iter().copied().find(|p| p.id() == id)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -204,8 +252,8 @@ impl RunConfig {
     pub fn resolve(&self) -> Result<RunConfig, ParamError> {
         let mut out = self.clone();
         let (family, given) = self.policy.merged()?;
-        let params = Params::resolve(family.params, &given, "policy.params")?;
-        out.policy.family = family.id.into();
+        let params = Params::resolve(family.spec().params, &given, "policy.params")?;
+        out.policy.family = family.id().into();
         out.policy.params = params.to_json_map();
         if self.workload.is_trace() {
             if self.workload.path.is_none() {
@@ -246,14 +294,14 @@ impl RunConfig {
         }
         // Building the policy catches combinations no single parameter can judge, such as
         // an allocator page smaller than the OS page.
-        policy::AnyPolicy::build(family.id, &params, self.provider.page_size)?;
+        policy::AnyPolicy::new(family, &params, self.provider.page_size)?;
         Ok(out)
     }
 
     /// The resolved policy parameters.
     pub fn policy_params(&self) -> Result<Params, ParamError> {
         let (family, given) = self.policy.merged()?;
-        Params::resolve(family.params, &given, "policy.params")
+        Params::resolve(family.spec().params, &given, "policy.params")
     }
 
     /// The resolved workload parameters of a built-in workload.
@@ -273,6 +321,23 @@ mod tests {
         assert_eq!(c.policy.params["page_size"], Value::from(65536));
         assert!(c.workload.params.contains_key("seed"));
         assert_eq!(c.resolve().unwrap(), c);
+    }
+
+    #[test]
+    fn providers_are_read_and_written_by_their_ids() {
+        for &p in ProviderKind::ALL {
+            assert_eq!(serde_json::to_value(p).unwrap(), Value::from(p.id()));
+            assert_eq!(
+                serde_json::from_value::<ProviderKind>(p.id().into()).unwrap(),
+                p
+            );
+            assert_eq!(ProviderKind::from_id(p.id()), Some(p));
+        }
+        let e = serde_json::from_value::<ProviderKind>("mmap".into()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unknown variant `mmap`, expected `sim` or `wasm-linear`"
+        );
     }
 
     #[test]

@@ -18,6 +18,7 @@
 pub mod catalog;
 pub mod config;
 pub mod event;
+pub mod format;
 pub mod link;
 mod live;
 pub mod metrics;

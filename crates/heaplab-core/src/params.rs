@@ -1,5 +1,10 @@
 //! Parameters as data: one spec per knob, shared by the CLI, the browser editor and the
 //! JSON configs, so a parameter added once appears everywhere with the same checks.
+//!
+//! A family or a workload declares its knobs with [`knobs!`], which makes the specs and a
+//! struct with a typed field per knob, read once from the resolved [`Params`] when the
+//! policy is built or the generator starts; [`choice!`] declares the enum a choice knob is
+//! read as.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -142,8 +147,8 @@ impl ParamSpec {
                 if !in_range {
                     return Err(format!(
                         "{i} is outside the allowed range {}..={}",
-                        human_bytes(min),
-                        human_bytes(max)
+                        crate::format::format_bytes(min),
+                        crate::format::format_bytes(max)
                     ));
                 }
                 if pow2 && !(*i as u64).is_power_of_two() {
@@ -253,35 +258,6 @@ impl Params {
         Ok(Params(out))
     }
 
-    pub fn u64(&self, name: &str) -> u64 {
-        match self.0.get(name) {
-            Some(ParamValue::Int(i)) => *i as u64,
-            other => unreachable!("parameter {name} resolved as {other:?}, not an integer"),
-        }
-    }
-
-    pub fn f64(&self, name: &str) -> f64 {
-        match self.0.get(name) {
-            Some(ParamValue::Float(f)) => *f,
-            Some(ParamValue::Int(i)) => *i as f64,
-            other => unreachable!("parameter {name} resolved as {other:?}, not a number"),
-        }
-    }
-
-    pub fn bool(&self, name: &str) -> bool {
-        match self.0.get(name) {
-            Some(ParamValue::Bool(b)) => *b,
-            other => unreachable!("parameter {name} resolved as {other:?}, not a bool"),
-        }
-    }
-
-    pub fn str(&self, name: &str) -> &str {
-        match self.0.get(name) {
-            Some(ParamValue::Str(s)) => s,
-            other => unreachable!("parameter {name} resolved as {other:?}, not a choice"),
-        }
-    }
-
     /// The parameters back as plain JSON, for re-resolving or storing in a config.
     pub fn to_json_map(&self) -> BTreeMap<String, Value> {
         self.0
@@ -290,6 +266,279 @@ impl Params {
             .collect()
     }
 }
+
+/// A Rust type that a knob's resolved value is read as: `u64` for whole numbers and sizes,
+/// `f64`, `bool`, `String` for text, or an enum declared with [`choice!`] for a choice.
+pub trait ParamType: Sized {
+    /// The kinds of knob this type reads; [`knobs!`] checks every knob against it at
+    /// compile time.
+    const READS: Reads;
+
+    /// The value, if it is of a kind this type reads.
+    fn read(value: &ParamValue) -> Option<Self>;
+}
+
+/// Which [`ParamKind`]s a [`ParamType`] reads.
+#[derive(Clone, Copy, Debug)]
+pub enum Reads {
+    /// `Int` with no negative values, and `Bytes`.
+    Count,
+    /// `Float`.
+    Float,
+    /// `Bool`.
+    Bool,
+    /// `Choice` of exactly these values, in this order.
+    Choice(&'static [&'static str]),
+    /// `Text`.
+    Text,
+}
+
+impl ParamType for u64 {
+    const READS: Reads = Reads::Count;
+
+    fn read(value: &ParamValue) -> Option<u64> {
+        match value {
+            ParamValue::Int(i) => Some(*i as u64),
+            _ => None,
+        }
+    }
+}
+
+impl ParamType for f64 {
+    const READS: Reads = Reads::Float;
+
+    fn read(value: &ParamValue) -> Option<f64> {
+        match value {
+            ParamValue::Float(f) => Some(*f),
+            ParamValue::Int(i) => Some(*i as f64),
+            _ => None,
+        }
+    }
+}
+
+impl ParamType for bool {
+    const READS: Reads = Reads::Bool;
+
+    fn read(value: &ParamValue) -> Option<bool> {
+        match value {
+            ParamValue::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+}
+
+impl ParamType for String {
+    const READS: Reads = Reads::Text;
+
+    fn read(value: &ParamValue) -> Option<String> {
+        match value {
+            ParamValue::Str(s) => Some(s.clone()),
+            _ => None,
+        }
+    }
+}
+
+impl Params {
+    /// The knob `name` read as `T`. Families and workloads read their knobs through the
+    /// struct [`knobs!`] declares, which names each knob as its spec does and has checked
+    /// at compile time that `T` reads the spec's kind; only parameters resolved against
+    /// another spec list could be missing the knob or hold another kind.
+    pub fn get<T: ParamType>(&self, name: &str) -> T {
+        match self.0.get(name) {
+            Some(v) => T::read(v).unwrap_or_else(|| {
+                panic!("parameter {name} resolved as {v:?}, which its type does not read")
+            }),
+            None => panic!("parameter {name} is not among the resolved parameters"),
+        }
+    }
+}
+
+/// Checks that each knob's spec is named after its field and that its type reads the
+/// knob's kind: [`knobs!`] calls it in a constant, so a mismatch fails the build, naming
+/// the knob's field.
+pub const fn check_knobs(specs: &[ParamSpec], fields: &[&str], reads: &[Reads]) {
+    assert!(
+        specs.len() == fields.len() && specs.len() == reads.len(),
+        "one field and one type per knob"
+    );
+    let mut i = 0;
+    while i < specs.len() {
+        let fits = match (reads[i], specs[i].kind) {
+            (Reads::Count, ParamKind::Int { min, .. }) => min >= 0,
+            (Reads::Count, ParamKind::Bytes { .. }) => true,
+            (Reads::Float, ParamKind::Float { .. }) => true,
+            (Reads::Bool, ParamKind::Bool) => true,
+            (Reads::Choice(values), ParamKind::Choice(listed)) => same_words(values, listed),
+            (Reads::Text, ParamKind::Text { .. }) => true,
+            _ => false,
+        };
+        if !fits || !same_word(specs[i].name, fields[i]) {
+            panic!("{}", fields[i]);
+        }
+        i += 1;
+    }
+}
+
+const fn same_words(a: &[&str], b: &[&str]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if !same_word(a[i], b[i]) {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+const fn same_word(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Declares the knobs of a family or a workload once: each is written `name: Type =
+/// ParamSpec { kind, default, unit, doc, zero_means }`, or `name: Type = SHARED` for a
+/// spec shared by several knob lists (a constant or a `const fn` call whose spec is named
+/// `name`, as every workload's `seed` is). The macro gives the spec list (each spec written
+/// in place named after its field), a struct with one typed field per knob and its
+/// `read(&Params)`, and a struct of the knobs' names for errors that name one. Code reads
+/// `knobs.page_size`, so a misspelt knob does not compile, and a shared spec named other
+/// than its field, or a type that cannot read its knob's kind, fails the build too.
+///
+/// ```text
+/// knobs! {
+///     /// The family's knobs.
+///     pub(super) struct Knobs, names KnobNames, specs PARAMS;
+///
+///     seed: u64 = SEED,
+///     slab_size: u64 = ParamSpec { kind: ParamKind::Bytes { .. }, default: "4KiB", .. },
+///     growth: Growth = ParamSpec { kind: ParamKind::Choice(Growth::NAMES), .. },
+/// }
+/// ```
+macro_rules! knobs {
+    // A spec written in place, named after its field.
+    (
+        @knob $head:tt [$($done:tt)*]
+        $name:ident: $ty:ty = ParamSpec { $($field:ident: $value:expr),+ $(,)? }
+        $(, $($rest:tt)*)?
+    ) => {
+        $crate::params::knobs! {
+            @knob $head [
+                $($done)*
+                ($name: $ty = $crate::params::ParamSpec {
+                    name: stringify!($name),
+                    $($field: $value),+
+                })
+            ]
+            $($($rest)*)?
+        }
+    };
+    // A shared spec, whose name the final check compares with the field's.
+    (
+        @knob $head:tt [$($done:tt)*]
+        $name:ident: $ty:ty = $spec:expr
+        $(, $($rest:tt)*)?
+    ) => {
+        $crate::params::knobs! { @knob $head [$($done)* ($name: $ty = $spec)] $($($rest)*)? }
+    };
+    // Every knob read: the items themselves.
+    (
+        @knob [[$(#[$meta:meta])*] [$vis:vis] $knobs:ident $names:ident $specs:ident]
+        [$(($name:ident: $ty:ty = $spec:expr))+]
+    ) => {
+        /// The knobs' specs, in the order menus list them, each named after its field.
+        $vis const $specs: &[$crate::params::ParamSpec] = &[$($spec),+];
+
+        const _: () = $crate::params::check_knobs(
+            $specs,
+            &[$(stringify!($name)),+],
+            &[$(<$ty as $crate::params::ParamType>::READS),+],
+        );
+
+        $(#[$meta])*
+        #[derive(Clone, Debug)]
+        $vis struct $knobs {
+            $($vis $name: $ty),+
+        }
+
+        /// The knobs' names, as their specs and error fields give them.
+        // Only the knobs that an error names are read.
+        #[allow(dead_code)]
+        #[derive(Clone, Copy, Debug)]
+        $vis struct $names {
+            $($vis $name: &'static str),+
+        }
+
+        impl $knobs {
+            /// Every knob's name.
+            #[allow(dead_code)]
+            $vis const NAMES: $names = $names { $($name: stringify!($name)),+ };
+
+            /// Reads every knob from parameters resolved against the spec list.
+            $vis fn read(params: &$crate::params::Params) -> $knobs {
+                $knobs { $($name: params.get(stringify!($name))),+ }
+            }
+        }
+    };
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $knobs:ident, names $names:ident, specs $specs:ident;
+        $($knob:tt)+
+    ) => {
+        $crate::params::knobs! {
+            @knob [[$(#[$meta])*] [$vis] $knobs $names $specs] [] $($knob)+
+        }
+    };
+}
+pub(crate) use knobs;
+
+/// Declares the enum a choice knob is read as, each variant `Name = "value"` in the order
+/// the knob lists its values: `NAMES` is that list, for the knob's `ParamKind::Choice`,
+/// and reading the knob gives the variant.
+macro_rules! choice {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $enum:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal),+ $(,)? }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        $vis enum $enum {
+            $($(#[$vmeta])* $variant),+
+        }
+
+        impl $enum {
+            /// The knob's values, in the order it lists them.
+            $vis const NAMES: &'static [&'static str] = &[$($text),+];
+        }
+
+        impl $crate::params::ParamType for $enum {
+            const READS: $crate::params::Reads = $crate::params::Reads::Choice(Self::NAMES);
+
+            fn read(value: &$crate::params::ParamValue) -> Option<$enum> {
+                match value {
+                    $crate::params::ParamValue::Str(s) => match s.as_str() {
+                        $($text => Some($enum::$variant),)+
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+pub(crate) use choice;
 
 /// Parses `4096`, `64K`, `64KiB`, `1M`, `2MiB`, `1G`.
 pub fn parse_bytes(text: &str) -> Result<i64, String> {
@@ -312,11 +561,6 @@ pub fn parse_bytes(text: &str) -> Result<i64, String> {
     };
     n.checked_mul(mult)
         .ok_or_else(|| format!("{text:?} is too large"))
-}
-
-/// Formats a byte count the way people read it: `64 KiB`, `1.5 MiB`.
-pub fn human_bytes(b: u64) -> String {
-    crate::metrics::format_bytes(b)
 }
 
 #[cfg(test)]
@@ -351,8 +595,8 @@ mod tests {
         let mut given = BTreeMap::new();
         given.insert("slab_size".to_string(), Value::from("1MiB"));
         let p = Params::resolve(SPECS, &given, "policy.params").unwrap();
-        assert_eq!(p.u64("slab_size"), 1 << 20);
-        assert_eq!(p.str("fit"), "best");
+        assert_eq!(p.get::<u64>("slab_size"), 1 << 20);
+        assert_eq!(p.get::<String>("fit"), "best");
     }
 
     #[test]
@@ -372,13 +616,70 @@ mod tests {
         assert!(e.message.contains("first, best"), "{}", e.message);
     }
 
+    choice! {
+        enum Fit {
+            First = "first",
+            Best = "best",
+        }
+    }
+
+    /// A spec shared by several knob lists, as every workload's seed is.
+    const SHARED: ParamSpec = ParamSpec {
+        name: "label",
+        kind: ParamKind::Text { max_len: 16 },
+        default: "none",
+        unit: "",
+        doc: "",
+        zero_means: "",
+    };
+
+    knobs! {
+        struct Knobs, names KnobNames, specs TYPED;
+
+        label: String = SHARED,
+        slab_size: u64 = ParamSpec {
+            kind: ParamKind::Bytes {
+                min: 64,
+                max: 1 << 30,
+                pow2: false,
+            },
+            default: "4KiB",
+            unit: "bytes",
+            doc: "",
+            zero_means: "",
+        },
+        fit: Fit = ParamSpec {
+            kind: ParamKind::Choice(Fit::NAMES),
+            default: "best",
+            unit: "",
+            doc: "",
+            zero_means: "",
+        },
+    }
+
+    #[test]
+    fn knobs_are_named_after_their_fields_and_read_typed() {
+        let names: Vec<&str> = TYPED.iter().map(|s| s.name).collect();
+        assert_eq!(names, ["label", "slab_size", "fit"]);
+        assert_eq!(TYPED[2].kind, ParamKind::Choice(&["first", "best"]));
+        assert_eq!(Knobs::NAMES.slab_size, "slab_size");
+        let mut given = BTreeMap::new();
+        given.insert("slab_size".to_string(), Value::from("1MiB"));
+        let knobs = Knobs::read(&Params::resolve(TYPED, &given, "policy.params").unwrap());
+        assert_eq!((knobs.slab_size, knobs.fit), (1 << 20, Fit::Best));
+        assert_eq!(knobs.label, "none");
+        given.insert("fit".to_string(), Value::from("first"));
+        let knobs = Knobs::read(&Params::resolve(TYPED, &given, "policy.params").unwrap());
+        assert_eq!(knobs.fit, Fit::First);
+    }
+
     #[test]
     fn byte_text() {
         assert_eq!(parse_bytes("64K"), Ok(65536));
         assert_eq!(parse_bytes("2 MiB"), Ok(2 << 20));
         assert!(parse_bytes("12 parsecs").is_err());
         assert!(parse_bytes("-5").is_err());
-        assert_eq!(human_bytes(1536), "1.5 KiB");
-        assert_eq!(human_bytes(65536), "64 KiB");
+        assert_eq!(crate::format::format_bytes(1536), "1.5 KiB");
+        assert_eq!(crate::format::format_bytes(65536), "64 KiB");
     }
 }

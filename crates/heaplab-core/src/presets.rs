@@ -7,11 +7,13 @@
 
 use serde::Serialize;
 
+use crate::policy::Family;
+
 /// A named configuration of one family.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct PresetSpec {
     pub id: &'static str,
-    pub family: &'static str,
+    pub family: Family,
     pub title: &'static str,
     /// What the preset models, in a paragraph.
     pub description: &'static str,
@@ -41,7 +43,7 @@ fn pairs_as_map<S: serde::Serializer>(
 pub const PRESETS: &[PresetSpec] = &[
     PresetSpec {
         id: "glibc-like",
-        family: "free-list",
+        family: Family::FreeList,
         title: "glibc malloc (ptmalloc2), main arena",
         description: "glibc's bins (the smallest free chunk that fits, the oldest of equal \
                       ones first) over boundary-tag chunks in a brk heap that only shrinks from \
@@ -73,7 +75,7 @@ pub const PRESETS: &[PresetSpec] = &[
     },
     PresetSpec {
         id: "dlmalloc-like",
-        family: "free-list",
+        family: Family::FreeList,
         title: "dlmalloc 2.8",
         description: "Doug Lea's allocator: exact small bins and best-fit tree bins (best fit \
                       here), 2 MiB trim threshold, no top pad, requests from 256 KiB up mapped \
@@ -95,7 +97,7 @@ pub const PRESETS: &[PresetSpec] = &[
     },
     PresetSpec {
         id: "first-fit",
-        family: "free-list",
+        family: Family::FreeList,
         title: "Address-ordered first fit (textbook)",
         description: "The lowest-addressed free chunk that fits, with coalescing; no mapped \
                       large blocks. Johnstone and Wilson found it among the least fragmenting \
@@ -106,7 +108,7 @@ pub const PRESETS: &[PresetSpec] = &[
     },
     PresetSpec {
         id: "best-fit",
-        family: "free-list",
+        family: Family::FreeList,
         title: "Best fit (textbook)",
         description: "The smallest free chunk that fits, ties broken by address, with \
                       coalescing; no mapped large blocks.",
@@ -116,7 +118,7 @@ pub const PRESETS: &[PresetSpec] = &[
     },
     PresetSpec {
         id: "next-fit",
-        family: "free-list",
+        family: Family::FreeList,
         title: "Next fit (textbook)",
         description: "First fit that starts where the last search ended (a roving pointer), \
                       with coalescing; known to scatter blocks and fragment more than first fit.",
@@ -126,7 +128,7 @@ pub const PRESETS: &[PresetSpec] = &[
     },
     PresetSpec {
         id: "llvm-bump",
-        family: "bump",
+        family: Family::Bump,
         title: "LLVM BumpPtrAllocator",
         description: "4 KiB slabs from malloc, doubling every 128 slabs; allocations larger than \
                       the slab size get a custom-sized slab. Reset keeps the first slab.",
@@ -143,7 +145,7 @@ pub const PRESETS: &[PresetSpec] = &[
     },
     PresetSpec {
         id: "segregated-storage",
-        family: "size-class",
+        family: Family::SizeClass,
         title: "Simple segregated storage (textbook)",
         description: "Power-of-two size classes, each in its own pages, and memory never \
                       returned: the policy Johnstone and Wilson found to fragment badly \
@@ -160,7 +162,7 @@ pub const PRESETS: &[PresetSpec] = &[
     },
     PresetSpec {
         id: "mimalloc-like",
-        family: "size-class",
+        family: Family::SizeClass,
         title: "mimalloc (v1 layout)",
         description: "Per-thread heaps of 64 KiB pages in 4 MiB segments, 16-byte granularity \
                       and about four classes per doubling; pages are committed one at a time as \
@@ -194,7 +196,7 @@ pub const PRESETS: &[PresetSpec] = &[
     },
     PresetSpec {
         id: "rpmalloc-like",
-        family: "size-class",
+        family: Family::SizeClass,
         title: "rpmalloc",
         description: "Per-thread heaps of 64 KiB spans, mapped and committed in batches of 256 \
                       KiB, with empty spans kept in per-heap caches up to a segment, a thread \
@@ -222,7 +224,7 @@ pub const PRESETS: &[PresetSpec] = &[
     },
     PresetSpec {
         id: "snmalloc-like",
-        family: "size-class",
+        family: Family::SizeClass,
         title: "snmalloc",
         description: "Per-thread allocators, each cutting its slabs from 16 MiB superslabs of \
                       its own that are committed 4 MiB at a time and given back only in whole \
@@ -255,7 +257,7 @@ pub const PRESETS: &[PresetSpec] = &[
     },
     PresetSpec {
         id: "bmalloc-like",
-        family: "size-class",
+        family: Family::SizeClass,
         title: "bmalloc (WebKit), small and large objects sharing memory",
         description: "Small objects in 16 KiB pages and large ones up to half a 1 MiB chunk \
                       carved from the same chunks, so pages freed by either go back to one pool \
@@ -285,7 +287,7 @@ pub const PRESETS: &[PresetSpec] = &[
     },
     PresetSpec {
         id: "jemalloc-like",
-        family: "size-class",
+        family: Family::SizeClass,
         title: "jemalloc 5",
         description: "Size classes four per doubling from 16 bytes, small slabs and large \
                       extents from one pool of pages, a thread cache, and freed pages returned \
@@ -312,7 +314,7 @@ pub const PRESETS: &[PresetSpec] = &[
     },
     PresetSpec {
         id: "buddy",
-        family: "buddy",
+        family: Family::Buddy,
         title: "Binary buddy system (textbook)",
         description: "Power-of-two blocks split on demand and merged with their buddy on free, \
                       from 16 bytes up to 64 MiB arenas. Rounding to powers of two wastes up to \
@@ -328,7 +330,7 @@ pub const PRESETS: &[PresetSpec] = &[
     },
     PresetSpec {
         id: "pike-block",
-        family: "pool",
+        family: Family::Pool,
         title: "Pike's block allocator for short strings",
         description: "Fixed 64-byte blocks in chunks of 64 (one 4 KiB page), for string headers \
                       with short contents right after them; longer requests go to malloc. Pike's \
@@ -363,9 +365,9 @@ mod tests {
             c.policy.preset = Some(p.id.into());
             c.policy.family = String::new();
             let r = c.resolve().unwrap_or_else(|e| panic!("{}: {e}", p.id));
-            assert_eq!(r.policy.family, p.family);
+            assert_eq!(r.policy.family, p.family.id());
             assert!(!p.description.is_empty() && !p.sources.is_empty() && !p.leaves_out.is_empty());
-            let family = crate::policy::family(p.family).unwrap();
+            let family = p.family.spec();
             for (k, v) in p.params {
                 let spec = family.params.iter().find(|s| s.name == *k).unwrap();
                 let want = serde_json::to_value(spec.parse_text(v).unwrap()).unwrap();

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::config::{ProviderKind, RunConfig, TouchMode};
 use crate::event::{ArenaId, BlockId, Event, DEFAULT_ALIGN};
@@ -32,13 +32,19 @@ impl fmt::Display for SimError {
 impl std::error::Error for SimError {}
 
 /// Memory at the end of a phase, the figure a `ps` after each step gives (scenario S4).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+///
+/// Also what the charts mark phases with; the page sends only `{label, end_event}`, so the
+/// byte figures default to zero when read back.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PhaseMark {
     pub label: String,
     /// Number of the phase's last event.
     pub end_event: u64,
+    #[serde(default)]
     pub live_bytes: u64,
+    #[serde(default)]
     pub committed_bytes: u64,
+    #[serde(default)]
     pub resident_bytes: u64,
 }
 

@@ -157,3 +157,102 @@ fn no_file_refers_outside_the_repository() {
         found.join("\n")
     );
 }
+
+/// ARCHITECTURE.md's code map names every crate and source module that exists, and no
+/// file that does not: a stranger reading it finds what is there.
+#[test]
+fn the_code_map_names_what_exists() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let map = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
+    // Every name the map writes in backticks, split at spaces and punctuation it may hold.
+    let named: std::collections::BTreeSet<String> = map
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .flat_map(|s| {
+            s.split([' ', ',', '(', ')'])
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let mut missing = Vec::new();
+    let mut files = std::collections::BTreeSet::new();
+    let mut stack = vec![root.join("crates"), root.join("web"), root.join("xtask")];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                if !matches!(
+                    name.as_str(),
+                    "node_modules"
+                        | "pkg"
+                        | "test-results"
+                        | "target"
+                        | "fonts"
+                        | "snapshots"
+                        | "proptest-regressions"
+                ) {
+                    stack.push(path);
+                }
+                continue;
+            }
+            let source = name.ends_with(".rs") || name.ends_with(".js") || name.ends_with(".mjs");
+            if !source {
+                continue;
+            }
+            files.insert(name.clone());
+            let parent = path.parent().unwrap();
+            let in_src = parent
+                .components()
+                .any(|c| c.as_os_str() == "src" || c.as_os_str() == "web");
+            if !in_src || matches!(name.as_str(), "lib.rs" | "main.rs") {
+                continue;
+            }
+            // A folder's mod.rs is named by its folder (`link/`).
+            let wanted = if name == "mod.rs" {
+                format!("{}/", parent.file_name().unwrap().to_string_lossy())
+            } else {
+                name.clone()
+            };
+            let found = named
+                .iter()
+                .any(|n| n == &wanted || n.ends_with(&format!("/{wanted}")));
+            if !found {
+                missing.push(
+                    path.strip_prefix(&root)
+                        .unwrap_or(&path)
+                        .display()
+                        .to_string(),
+                );
+            }
+        }
+    }
+    for crate_dir in std::fs::read_dir(root.join("crates")).unwrap() {
+        let name = crate_dir
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .into_owned();
+        if !map.contains(&format!("### `crates/{name}`")) {
+            missing.push(format!("crates/{name} (no heading)"));
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md does not name: {missing:#?}"
+    );
+    // And the files it names exist, under whatever folder.
+    let stale: Vec<&String> = named
+        .iter()
+        .filter(|n| n.ends_with(".rs") || n.ends_with(".js") || n.ends_with(".mjs"))
+        .filter(|n| !files.contains(n.rsplit('/').next().unwrap()))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "ARCHITECTURE.md names files that do not exist: {stale:#?}"
+    );
+}

@@ -16,7 +16,7 @@ pub fn metrics() -> Result<JsValue, JsError> {
 /// A byte count as every table prints it ("1.46 MiB").
 #[wasm_bindgen]
 pub fn format_bytes(bytes: f64) -> String {
-    metrics::format_bytes(bytes.max(0.0) as u64)
+    heaplab_core::format::format_bytes(bytes.max(0.0) as u64)
 }
 
 /// A metric's value as every table prints it; a key that is no metric prints the number.

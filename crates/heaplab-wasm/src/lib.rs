@@ -1,5 +1,6 @@
 //! Browser bindings for heaplab. Bindings only: every `#[wasm_bindgen]` in the workspace is
-//! here, and everything they call lives in `heaplab-core` or in [`chart`].
+//! here, and everything they call lives in `heaplab-core` or, for the chart, in
+//! `heaplab-plot`.
 //!
 //! Configurations and reports cross the boundary as plain JavaScript objects made by
 //! serde (serde-wasm-bindgen), so the page receives the same fields, in the same order,
@@ -7,17 +8,18 @@
 //! ([`convert`]). Permalinks ([`links`]), the metrics list, the byte formatter and the
 //! parameter parser ([`format`]) are the core's, so the page re-implements none of them.
 
-pub mod chart;
 mod convert;
 mod format;
 mod links;
 
 use heaplab_core::config::RunConfig;
 use heaplab_core::series::Series;
+use heaplab_core::simulate::PhaseMark;
 use heaplab_core::trace::ImportOptions;
+use heaplab_plot::{MemoryChart, MemoryRun};
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlCanvasElement;
 
@@ -116,26 +118,86 @@ pub fn resolve(config: JsValue) -> Result<JsValue, JsError> {
     to_js(&config)
 }
 
-#[derive(Deserialize)]
+/// One line of the memory chart as the page holds it.
 struct ChartRun {
     label: String,
     series: Series,
-    /// The run's phases, `{label, end_event}` as in its report; optional.
-    #[serde(default)]
-    phases: Vec<chart::Phase>,
+    phases: Vec<PhaseMark>,
 }
 
-/// Draws memory over time for `[{"label": ..., "series": ...}]` on a canvas.
+/// Reads `{label, series: {t, live, resident}, phases?}`: the series' gauges as the
+/// `Float64Array`s `run` returned (or plain arrays), the phases as in a report (the byte
+/// figures may be left out).
+fn chart_run(value: &JsValue, index: u32) -> Result<ChartRun, JsError> {
+    let what = format!("chart data: run {index}");
+    let get = |object: &JsValue, key: &str| {
+        js_sys::Reflect::get(object, &JsValue::from_str(key))
+            .map_err(|_| JsError::new(&format!("{what}: cannot read {key}")))
+    };
+    let label = get(value, "label")?
+        .as_string()
+        .ok_or_else(|| JsError::new(&format!("{what}: label is not text")))?;
+    let series = get(value, "series")?;
+    let gauge = |key: &str| -> Result<Vec<u64>, JsError> {
+        let array = get(&series, key)?;
+        if array.is_undefined() || array.is_null() {
+            return Ok(Vec::new());
+        }
+        // A typed array or a plain array of numbers alike; negative or fractional
+        // values cannot come from a run and are clamped rather than trusted.
+        Ok(js_sys::Float64Array::new(&array)
+            .to_vec()
+            .into_iter()
+            .map(|v| {
+                if v.is_finite() && v > 0.0 {
+                    v as u64
+                } else {
+                    0
+                }
+            })
+            .collect())
+    };
+    let phases = get(value, "phases")?;
+    let phases = if phases.is_undefined() || phases.is_null() {
+        Vec::new()
+    } else {
+        from_js(phases, &format!("{what}: phases"))?
+    };
+    Ok(ChartRun {
+        label,
+        series: Series {
+            t: gauge("t")?,
+            live: gauge("live")?,
+            committed: gauge("committed")?,
+            resident: gauge("resident")?,
+        },
+        phases,
+    })
+}
+
+/// Draws memory over time for `[{label, series, phases}]` on a canvas, with the one
+/// drawing function the CLI writes to SVG and PNG.
 #[wasm_bindgen]
-pub fn draw_chart(canvas: HtmlCanvasElement, runs_json: &str) -> Result<(), JsError> {
-    let runs: Vec<ChartRun> =
-        serde_json::from_str(runs_json).map_err(|e| JsError::new(&format!("chart data: {e}")))?;
+pub fn draw_chart(canvas: HtmlCanvasElement, runs: JsValue) -> Result<(), JsError> {
+    let runs: Vec<ChartRun> = js_sys::Array::from(&runs)
+        .iter()
+        .enumerate()
+        .map(|(i, r)| chart_run(&r, i as u32 + 1))
+        .collect::<Result<_, _>>()?;
     let backend = CanvasBackend::with_canvas_object(canvas)
         .ok_or_else(|| JsError::new("chart: the canvas has no 2D context"))?;
     let root = backend.into_drawing_area();
     // Every run of a comparison replays the same workload, so the first run's phases
     // mark the chart for all.
     let phases = runs.first().map_or(&[][..], |r| &r.phases[..]);
-    let runs: Vec<(&str, &Series)> = runs.iter().map(|r| (r.label.as_str(), &r.series)).collect();
-    chart::draw_memory(&root, &runs, phases).map_err(|e| JsError::new(&format!("chart: {e}")))
+    let curves: Vec<MemoryRun> = runs
+        .iter()
+        .map(|r| MemoryRun::from_series(&r.label, &r.series))
+        .collect();
+    let chart = MemoryChart {
+        runs: &curves,
+        phases,
+        ..MemoryChart::default()
+    };
+    heaplab_plot::draw_memory(&root, &chart).map_err(|e| JsError::new(&format!("chart: {e}")))
 }

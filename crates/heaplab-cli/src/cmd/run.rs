@@ -22,6 +22,14 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         None => (input::configs(&args.input)?, None, false),
     };
     let lenient = args.lenient || link_lenient;
+    if let Some(path) = &args.plot {
+        if args.real {
+            return Err(CliError::input(
+                "--plot draws the simulated runs' memory over time; --real runs have no series to draw",
+            ));
+        }
+        output::plot::check_path(path)?;
+    }
     if args.lenient && !configs.iter().any(|c| c.workload.is_trace()) {
         // Not an error: the flag asks for nothing that cannot be done. But a user who
         // meant it for a trace should learn that none was read.
@@ -51,6 +59,13 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
                 .iter()
                 .map(|o| (output::label(&o.report.config), &o.series)),
         )?;
+    }
+    if let Some(path) = &args.plot {
+        let labels: Vec<&str> = outputs
+            .iter()
+            .map(|o| output::label(&o.report.config))
+            .collect();
+        output::plot::write(path, &[output::plot::runs_panel(&outputs, &labels)])?;
     }
     if args.json {
         let reports: Vec<_> = outputs.iter().map(RunOutput::json).collect();

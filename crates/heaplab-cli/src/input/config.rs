@@ -120,13 +120,13 @@ fn configs_from_flags(args: &RunInputArgs) -> Result<Vec<RunConfig>, CliError> {
 
 /// `--provider`'s value.
 fn provider_kind(kind: &str) -> Result<ProviderKind, CliError> {
-    match kind {
-        "sim" => Ok(ProviderKind::Sim),
-        "wasm-linear" => Ok(ProviderKind::WasmLinear),
-        other => Err(CliError::input(format!(
-            "--provider: unknown provider {other:?}; valid ones are: sim, wasm-linear"
-        ))),
-    }
+    ProviderKind::from_id(kind).ok_or_else(|| {
+        let ids: Vec<&str> = ProviderKind::ALL.iter().map(|p| p.id()).collect();
+        CliError::input(format!(
+            "--provider: unknown provider {kind:?}; valid ones are: {}",
+            ids.join(", ")
+        ))
+    })
 }
 
 /// `--touch`'s value.

@@ -3,8 +3,8 @@
 use std::fs::File;
 
 use heaplab_core::config::RunConfig;
+use heaplab_core::format::format_count;
 use heaplab_core::link::{self, LinkState, LinkWorkload};
-use heaplab_core::metrics::format_count;
 
 use crate::error::CliError;
 

@@ -1,7 +1,7 @@
 //! `baseline`'s report is printed here as text, a column per real allocator.
 
 use heaplab_core::config::WorkloadConfig;
-use heaplab_core::params::human_bytes;
+use heaplab_core::format::format_bytes;
 use heaplab_native::BaselineReport;
 
 use super::table::grid;
@@ -19,19 +19,19 @@ pub fn print_baselines(workload: &WorkloadConfig, reports: &[BaselineReport]) {
             "ns per event (median)",
             col(&|r| format!("{:.1}", r.ns_per_event)),
         ),
-        ("peak heap RSS", col(&|r| human_bytes(r.peak_rss_bytes))),
+        ("peak heap RSS", col(&|r| format_bytes(r.peak_rss_bytes))),
         (
             "end heap RSS (blocks live)",
-            col(&|r| human_bytes(r.end_rss_bytes)),
+            col(&|r| format_bytes(r.end_rss_bytes)),
         ),
         (
             "end heap RSS after trim",
-            col(&|r| human_bytes(r.end_rss_after_trim_bytes)),
+            col(&|r| format_bytes(r.end_rss_after_trim_bytes)),
         ),
         ("trim call", col(&|r| r.trim_call.clone())),
         (
             "process RSS before events",
-            col(&|r| human_bytes(r.rss_before_bytes)),
+            col(&|r| format_bytes(r.rss_before_bytes)),
         ),
     ];
     println!("{}", grid(header, rows));

@@ -1,6 +1,6 @@
 //! The listings are printed here as text: families, presets, workloads and scenarios.
 
-use heaplab_core::params::human_bytes;
+use heaplab_core::format::format_bytes;
 use heaplab_core::scenario::ScenarioSpec;
 use serde_json::Value;
 
@@ -101,8 +101,8 @@ fn range_text(p: &Value) -> String {
         (Some("bool"), _) => "true | false".into(),
         (Some("bytes"), _) => format!(
             "{} ..= {}",
-            human_bytes(p["min"].as_u64().unwrap_or(0)),
-            human_bytes(p["max"].as_u64().unwrap_or(0))
+            format_bytes(p["min"].as_u64().unwrap_or(0)),
+            format_bytes(p["max"].as_u64().unwrap_or(0))
         ),
         _ => format!("{} ..= {}", p["min"], p["max"]),
     }

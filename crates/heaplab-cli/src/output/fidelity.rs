@@ -1,7 +1,7 @@
 //! `fidelity`'s report is defined here: a row per workload and preset, as a table or JSON.
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
-use heaplab_core::params::human_bytes;
+use heaplab_core::format::format_bytes;
 use heaplab_native::RealAllocator;
 use serde::Serialize;
 
@@ -56,11 +56,11 @@ pub fn print_rows(rows: &[Row], glibc_target: [f64; 2]) {
             Cell::new(&r.workload),
             Cell::new(&r.preset),
             Cell::new(r.allocator.id()),
-            num(human_bytes(r.sim_peak_resident_bytes)),
-            num(human_bytes(r.real_peak_rss_bytes)),
+            num(format_bytes(r.sim_peak_resident_bytes)),
+            num(format_bytes(r.real_peak_rss_bytes)),
             num(format!("{:.2}", r.peak_ratio)),
-            num(human_bytes(r.sim_end_resident_bytes)),
-            num(human_bytes(r.real_end_rss_bytes)),
+            num(format_bytes(r.sim_end_resident_bytes)),
+            num(format_bytes(r.real_end_rss_bytes)),
             num(format!("{:.2}", r.end_ratio)),
             Cell::new(verdict),
         ]);

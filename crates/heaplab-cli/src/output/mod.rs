@@ -2,6 +2,7 @@
 //!
 //! - `json`: JSON on standard output, the `--series` file.
 //! - `table`: the comfy-table tables every report is built from.
+//! - `plot`: `--plot FILE`, memory over time as SVG or PNG, drawn by heaplab-plot.
 //! - `runs`: `run`'s table (and `run --real`'s), and what a lenient import skipped.
 //! - `scenario`, `baseline`, `fidelity`, `catalog`: the text of those subcommands'
 //!   reports and of the listings.
@@ -12,6 +13,7 @@ pub mod baseline;
 pub mod catalog;
 pub mod fidelity;
 mod json;
+pub mod plot;
 pub mod runs;
 pub mod scenario;
 mod table;

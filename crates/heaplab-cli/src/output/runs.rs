@@ -1,7 +1,7 @@
 //! `run`'s report is printed here as text, with `run --real`'s figures and lenient skips.
 
 use comfy_table::{Cell, CellAlignment};
-use heaplab_core::params::human_bytes;
+use heaplab_core::format::format_bytes;
 use heaplab_core::run::RunOutput;
 use heaplab_core::simulate::Summary;
 use heaplab_core::trace::Skipped;
@@ -45,7 +45,7 @@ pub fn print_runs(outputs: &[RunOutput]) {
         let mut row = vec![Cell::new(format!("  {name}"))];
         row.extend(outputs.iter().map(|o| {
             let text = match o.report.summary.counters.get(name) {
-                Some(&v) if name.ends_with("_bytes") => human_bytes(v),
+                Some(&v) if name.ends_with("_bytes") => format_bytes(v),
                 Some(v) => v.to_string(),
                 None => "—".into(),
             };
@@ -60,7 +60,7 @@ pub fn print_runs(outputs: &[RunOutput]) {
             let phases: Vec<String> = s
                 .phases
                 .iter()
-                .map(|p| format!("{} {}", p.label, human_bytes(p.resident_bytes)))
+                .map(|p| format!("{} {}", p.label, format_bytes(p.resident_bytes)))
                 .collect();
             println!(
                 "{}: resident at end of each phase: {}",
@@ -89,7 +89,7 @@ pub fn print_skipped(skipped: &Skipped) {
 }
 
 fn opt_bytes(b: Option<u64>) -> String {
-    b.map_or_else(|| "n/a".into(), human_bytes)
+    b.map_or_else(|| "n/a".into(), format_bytes)
 }
 
 /// `run --real`'s figures, after the table of runs: time per event, the kernel's view of
@@ -105,11 +105,11 @@ pub fn print_real(reports: &[RealReport]) {
         ),
         (
             "real peak resident (mincore)",
-            col(&|r| human_bytes(r.real.real_peak_resident_bytes)),
+            col(&|r| format_bytes(r.real.real_peak_resident_bytes)),
         ),
         (
             "real end resident (mincore)",
-            col(&|r| human_bytes(r.real.real_end_resident_bytes)),
+            col(&|r| format_bytes(r.real.real_end_resident_bytes)),
         ),
         (
             "residency mismatch (max pages)",

@@ -1,7 +1,7 @@
 //! A seed scenario's report is printed here as text, with its finding claim by claim.
 
 use comfy_table::{Cell, CellAlignment};
-use heaplab_core::params::human_bytes;
+use heaplab_core::format::format_bytes;
 use heaplab_core::scenario::{ScenarioOutput, ScenarioSpec};
 use heaplab_core::simulate::Summary;
 
@@ -29,7 +29,7 @@ pub fn print_scenario(spec: &ScenarioSpec, out: &ScenarioOutput) {
                         .phases
                         .get(i)
                         .map_or(0, |p| p.resident_bytes);
-                    Cell::new(human_bytes(v)).set_alignment(CellAlignment::Right)
+                    Cell::new(format_bytes(v)).set_alignment(CellAlignment::Right)
                 }));
                 table.add_row(row);
             }

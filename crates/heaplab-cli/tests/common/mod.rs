@@ -12,6 +12,16 @@ pub fn heaplab(args: &[&str]) -> Output {
         .expect("heaplab runs")
 }
 
+/// Runs the `heaplab` binary in `dir`, for what depends on the current folder.
+#[allow(dead_code)] // Not every test binary that shares this module runs in a folder.
+pub fn heaplab_in(dir: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_heaplab"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("heaplab runs")
+}
+
 /// The JSON a successful run printed; fails the test with its stderr otherwise.
 pub fn json_of(out: &Output) -> Value {
     assert!(

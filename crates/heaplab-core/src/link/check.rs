@@ -55,7 +55,7 @@ pub(super) fn check(state: &LinkState) -> Result<(), LinkError> {
                     return Err(LinkError::new(format!(
                         "trace {}: sha256 {:?} is not 64 hex digits",
                         t.name,
-                        super::codec::clip(h)
+                        super::clip(h)
                     )));
                 }
             }

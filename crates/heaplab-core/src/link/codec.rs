@@ -11,7 +11,7 @@ use flate2::write::DeflateEncoder;
 use flate2::Compression;
 use sha2::{Digest, Sha256};
 
-use super::{check, v1, LinkError, LinkState, TraceRef, VERSION};
+use super::{check, clip, v1, LinkError, LinkState, TraceRef, VERSION};
 
 /// The most bytes a payload may inflate to: far more than any real state (a few hundred
 /// bytes, or an embedded trace), and a bound on what a hostile link can make us allocate.
@@ -114,15 +114,6 @@ fn v2(payload: &str) -> Result<LinkState, LinkError> {
     }
     serde_json::from_slice(&json)
         .map_err(|e| LinkError::new(format!("the state does not read: {e}")))
-}
-
-/// The first characters of a long string, for a message.
-pub(super) fn clip(text: &str) -> String {
-    const MAX: usize = 40;
-    match text.char_indices().nth(MAX) {
-        Some((i, _)) => format!("{}…", &text[..i]),
-        None => text.to_string(),
-    }
 }
 
 /// What a link says of a trace file: its name, size and SHA-256.

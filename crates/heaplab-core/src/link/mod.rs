@@ -270,11 +270,10 @@ impl LinkState {
         out.view = View::default();
         let policy_has = out.configs.get(sweep.config).is_some_and(|c| {
             let family = match c.preset.as_deref().and_then(crate::presets::preset) {
-                Some(p) => p.family,
-                None => c.family.as_str(),
+                Some(p) => Some(p.family),
+                None => crate::policy::Family::from_id(&c.family),
             };
-            crate::policy::family(family)
-                .is_some_and(|f| f.params.iter().any(|p| p.name == sweep.param))
+            family.is_some_and(|f| f.spec().params.iter().any(|p| p.name == sweep.param))
         });
         match (&mut out.workload, out.configs.get_mut(sweep.config)) {
             (_, Some(policy)) if policy_has => {
@@ -291,6 +290,15 @@ impl LinkState {
             (_, None) => {}
         }
         out
+    }
+}
+
+/// The first characters of a long string, for a message.
+fn clip(text: &str) -> String {
+    const MAX: usize = 40;
+    match text.char_indices().nth(MAX) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_string(),
     }
 }
 

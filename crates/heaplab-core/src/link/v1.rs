@@ -8,8 +8,7 @@ use percent_encoding::percent_decode_str;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::codec::clip;
-use super::{LinkError, LinkState, LinkWorkload, TraceRef};
+use super::{clip, LinkError, LinkState, LinkWorkload, TraceRef};
 use crate::config::{PolicyConfig, ProviderConfig};
 
 /// The page's state as version 1 wrote it.

@@ -13,12 +13,38 @@ use super::free_list::FreeList;
 use super::{check_align, check_size, AllocError, Block, FamilySpec, Policy};
 use crate::event::ArenaId;
 use crate::pages::Pages;
-use crate::params::{ParamError, ParamKind, ParamSpec, Params};
+use crate::params::{choice, knobs, ParamError, ParamKind, Params};
 use crate::provider::{Addr, PageProvider};
 
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "slab_size",
+choice! {
+    /// Whether an arena's slabs grow.
+    enum Growth {
+        Double = "double",
+        Fixed = "fixed",
+    }
+}
+
+choice! {
+    /// Where slabs come from.
+    enum Backing {
+        Heap = "heap",
+        Pages = "pages",
+    }
+}
+
+choice! {
+    /// Where allocations outside any arena go.
+    enum Unscoped {
+        Arena = "arena",
+        Heap = "heap",
+    }
+}
+
+knobs! {
+    /// The bump family's knobs, read once when the arenas are set up.
+    struct Knobs, names KnobNames, specs PARAMS;
+
+    slab_size: u64 = ParamSpec {
         kind: ParamKind::Bytes {
             min: 256,
             max: 1 << 30,
@@ -29,17 +55,15 @@ const PARAMS: &[ParamSpec] = &[
         doc: "Size of an arena's first slab (LLVM BumpPtrAllocator: 4 KiB).",
         zero_means: "",
     },
-    ParamSpec {
-        name: "growth",
-        kind: ParamKind::Choice(&["double", "fixed"]),
+    growth: Growth = ParamSpec {
+        kind: ParamKind::Choice(Growth::NAMES),
         default: "double",
         unit: "",
         doc:
             "Whether slabs grow: doubling every `growth_every` slabs (LLVM), or all the same size.",
         zero_means: "",
     },
-    ParamSpec {
-        name: "growth_every",
+    growth_every: u64 = ParamSpec {
         kind: ParamKind::Int {
             min: 1,
             max: 1_000_000,
@@ -49,8 +73,7 @@ const PARAMS: &[ParamSpec] = &[
         doc: "Slabs of one size before the size doubles (LLVM: 128).",
         zero_means: "",
     },
-    ParamSpec {
-        name: "custom_threshold",
+    custom_threshold: u64 = ParamSpec {
         kind: ParamKind::Bytes {
             min: 1,
             max: 1 << 30,
@@ -62,25 +85,23 @@ const PARAMS: &[ParamSpec] = &[
               (LLVM: the slab size).",
         zero_means: "",
     },
-    ParamSpec {
-        name: "backing",
-        kind: ParamKind::Choice(&["heap", "pages"]),
+    backing: Backing = ParamSpec {
+        kind: ParamKind::Choice(Backing::NAMES),
         default: "heap",
         unit: "",
         doc: "Where slabs come from: the general heap (malloc) or the page provider directly \
               (mmap/munmap).",
         zero_means: "",
     },
-    ParamSpec {
-        name: "unscoped",
-        kind: ParamKind::Choice(&["arena", "heap"]),
+    unscoped: Unscoped = ParamSpec {
+        kind: ParamKind::Choice(Unscoped::NAMES),
         default: "arena",
         unit: "",
         doc: "Where allocations outside any arena go: a global arena that is never reset, \
               or the general heap.",
         zero_means: "",
     },
-];
+}
 
 pub const FAMILY: FamilySpec = FamilySpec {
     id: "bump",
@@ -131,13 +152,14 @@ pub struct Bump {
 
 impl Bump {
     pub fn new(params: &Params, page_size: u64) -> Result<Bump, ParamError> {
+        let knobs = Knobs::read(params);
         Ok(Bump {
-            slab_size: params.u64("slab_size"),
-            doubling: params.str("growth") == "double",
-            growth_every: params.u64("growth_every"),
-            custom_threshold: params.u64("custom_threshold"),
-            pages_backing: params.str("backing") == "pages",
-            unscoped_heap: params.str("unscoped") == "heap",
+            slab_size: knobs.slab_size,
+            doubling: knobs.growth == Growth::Double,
+            growth_every: knobs.growth_every,
+            custom_threshold: knobs.custom_threshold,
+            pages_backing: knobs.backing == Backing::Pages,
+            unscoped_heap: knobs.unscoped == Unscoped::Heap,
             heap: FreeList::with_defaults(page_size),
             arenas: FxHashMap::default(),
             global: None,

@@ -14,6 +14,8 @@ pub mod size_class;
 
 use std::fmt;
 
+use serde::{Serialize, Serializer};
+
 use crate::event::ArenaId;
 use crate::pages::Pages;
 use crate::params::{ParamError, ParamSpec, Params};
@@ -176,45 +178,134 @@ pub struct FamilySpec {
     pub params: &'static [ParamSpec],
 }
 
-/// Every family heaplab knows.
-pub const FAMILIES: &[FamilySpec] = &[
-    bump::FAMILY,
-    free_list::FAMILY,
-    size_class::FAMILY,
-    buddy::FAMILY,
-    pool::FAMILY,
-];
+/// Declares every family once, from a list of `Variant(PolicyType) in module`, where the
+/// module holds the family's [`FamilySpec`] as `FAMILY`: the [`Family`] names, the
+/// [`FAMILIES`] registry, [`AnyPolicy`] with its builder, and the `dispatch!` macro all come
+/// from that one list, so adding a family is one line of it and a family the list lacks is
+/// a compile error wherever it is named. The leading `$` is passed through to write the
+/// inner macro's own metavariables.
+macro_rules! families {
+    ($d:tt $($name:ident($ty:ident) in $module:ident),+ $(,)?) => {
+        /// A family of policies, by name. Its id, title and knobs are in its
+        /// [`FamilySpec`]; `Family::ALL` is every family in registry order.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Family {
+            $($name),+
+        }
+
+        impl Family {
+            /// Every family, in the order of [`FAMILIES`].
+            pub const ALL: &'static [Family] = &[$(Family::$name),+];
+
+            /// The family's registry entry: id, title, description and knobs.
+            pub const fn spec(self) -> &'static FamilySpec {
+                match self {
+                    $(Family::$name => &$module::FAMILY),+
+                }
+            }
+        }
+
+        /// Every family heaplab knows.
+        pub const FAMILIES: &[FamilySpec] = &[$($module::FAMILY),+];
+
+        /// A policy of any family, so the simulator can hold one without generics over
+        /// families.
+        // Buddy's free sets (2 KiB on 64-bit targets) lie inline, where a box cost a load on
+        // every allocation and free; a simulation holds one `AnyPolicy` and never moves it on
+        // its event path, so the space the smaller families leave unused does not matter.
+        #[allow(clippy::large_enum_variant)]
+        #[derive(Debug)]
+        pub enum AnyPolicy {
+            $($name($ty)),+
+        }
+
+        impl AnyPolicy {
+            /// Builds a policy of `family` from resolved parameters for a provider with
+            /// `page_size`.
+            pub fn new(
+                family: Family,
+                params: &Params,
+                page_size: u64,
+            ) -> Result<AnyPolicy, ParamError> {
+                Ok(match family {
+                    $(Family::$name => AnyPolicy::$name($ty::new(params, page_size)?)),+
+                })
+            }
+
+            /// The family of this policy.
+            pub fn family(&self) -> Family {
+                match self {
+                    $(AnyPolicy::$name(_) => Family::$name),+
+                }
+            }
+        }
+
+        /// Runs `$e` with `$p` bound to the policy inside an `AnyPolicy`, one arm per
+        /// family, so each arm is compiled for its family and everything it calls can be
+        /// inlined. The simulator uses it to dispatch once per event rather than once per
+        /// policy call.
+        macro_rules! dispatch {
+            ($d self:expr, $d p:ident => $d e:expr) => {
+                match $d self {
+                    $($crate::policy::AnyPolicy::$name($d p) => $d e,)+
+                }
+            };
+        }
+    };
+}
+
+families! {
+    $
+    Bump(Bump) in bump,
+    FreeList(FreeList) in free_list,
+    SizeClass(SizeClass) in size_class,
+    Buddy(Buddy) in buddy,
+    Pool(Pool) in pool,
+}
+pub(crate) use dispatch;
+
+impl Family {
+    /// The family's id, as configs and the command line name it (`size-class`).
+    pub const fn id(self) -> &'static str {
+        self.spec().id
+    }
+
+    /// The family with this id, if there is one.
+    pub fn from_id(id: &str) -> Option<Family> {
+        Family::ALL.iter().copied().find(|f| f.id() == id)
+    }
+}
+
+impl fmt::Display for Family {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+/// A family serializes as its id, as a config names it.
+impl Serialize for Family {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.id())
+    }
+}
+
+impl From<Family> for String {
+    fn from(f: Family) -> String {
+        f.id().to_string()
+    }
+}
 
 /// Looks a family up by id.
 pub fn family(id: &str) -> Option<&'static FamilySpec> {
-    FAMILIES.iter().find(|f| f.id == id)
-}
-
-/// A policy of any family, so the simulator can hold one without generics over families.
-// Buddy's free sets (2 KiB on 64-bit targets) lie inline, where a box cost a load on every
-// allocation and free; a simulation holds one `AnyPolicy` and never moves it on its event
-// path, so the space the smaller families leave unused does not matter.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug)]
-pub enum AnyPolicy {
-    Bump(Bump),
-    FreeList(FreeList),
-    SizeClass(SizeClass),
-    Buddy(Buddy),
-    Pool(Pool),
+    Family::from_id(id).map(Family::spec)
 }
 
 impl AnyPolicy {
-    /// Builds a policy from resolved parameters for a provider with `page_size`.
+    /// Builds a policy from resolved parameters for a provider with `page_size`, naming
+    /// its family by id.
     pub fn build(family: &str, params: &Params, page_size: u64) -> Result<AnyPolicy, ParamError> {
-        match family {
-            "bump" => Ok(AnyPolicy::Bump(Bump::new(params, page_size)?)),
-            "free-list" => Ok(AnyPolicy::FreeList(FreeList::new(params, page_size)?)),
-            "size-class" => Ok(AnyPolicy::SizeClass(SizeClass::new(params, page_size)?)),
-            "buddy" => Ok(AnyPolicy::Buddy(Buddy::new(params, page_size)?)),
-            "pool" => Ok(AnyPolicy::Pool(Pool::new(params, page_size)?)),
-            other => Err(unknown_family(other)),
-        }
+        let family = Family::from_id(family).ok_or_else(|| unknown_family(family))?;
+        AnyPolicy::new(family, params, page_size)
     }
 }
 
@@ -228,22 +319,6 @@ pub(crate) fn unknown_family(id: &str) -> ParamError {
         ),
     }
 }
-
-/// Runs `$e` with `$p` bound to the policy inside an `AnyPolicy`, one arm per family, so
-/// each arm is compiled for its family and everything it calls can be inlined. The
-/// simulator uses it to dispatch once per event rather than once per policy call.
-macro_rules! dispatch {
-    ($self:expr, $p:ident => $e:expr) => {
-        match $self {
-            $crate::policy::AnyPolicy::Bump($p) => $e,
-            $crate::policy::AnyPolicy::FreeList($p) => $e,
-            $crate::policy::AnyPolicy::SizeClass($p) => $e,
-            $crate::policy::AnyPolicy::Buddy($p) => $e,
-            $crate::policy::AnyPolicy::Pool($p) => $e,
-        }
-    };
-}
-pub(crate) use dispatch;
 
 impl Policy for AnyPolicy {
     #[inline]
@@ -362,4 +437,29 @@ fn too_big(size: u64) -> AllocError {
     AllocError::Invalid(format!(
         "request of {size} bytes is larger than any address space heaplab models"
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_family_is_found_by_its_id_and_builds_as_itself() {
+        assert_eq!(Family::ALL.len(), FAMILIES.len());
+        for (&f, spec) in Family::ALL.iter().zip(FAMILIES) {
+            assert_eq!(f.id(), spec.id);
+            assert_eq!(Family::from_id(spec.id), Some(f));
+            assert_eq!(family(spec.id).map(|s| s.id), Some(spec.id));
+            let params = Params::resolve(spec.params, &Default::default(), "p").unwrap();
+            assert_eq!(AnyPolicy::new(f, &params, 4096).unwrap().family(), f);
+        }
+        assert_eq!(Family::from_id("free_list"), None);
+        let e = AnyPolicy::build("free_list", &Params::default(), 4096).unwrap_err();
+        assert_eq!(e.field, "policy.family");
+        assert!(
+            e.message
+                .contains("bump, free-list, size-class, buddy, pool"),
+            "{e}"
+        );
+    }
 }

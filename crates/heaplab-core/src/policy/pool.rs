@@ -22,12 +22,14 @@ use super::free_list::{default_realloc, FreeList};
 use super::{check_align, check_size, AllocError, Block, FamilySpec, Policy};
 use crate::event::ArenaId;
 use crate::pages::Pages;
-use crate::params::{ParamError, ParamKind, ParamSpec, Params};
+use crate::params::{knobs, ParamError, ParamKind, Params};
 use crate::provider::{Addr, PageProvider};
 
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "block_size",
+knobs! {
+    /// The pool family's knobs, read once when the pool is set up.
+    struct Knobs, names KnobNames, specs PARAMS;
+
+    block_size: u64 = ParamSpec {
         kind: ParamKind::Bytes {
             min: 8,
             max: 64 << 10,
@@ -41,8 +43,7 @@ const PARAMS: &[ParamSpec] = &[
               blocks on 64-bit builds.",
         zero_means: "",
     },
-    ParamSpec {
-        name: "blocks_per_chunk",
+    blocks_per_chunk: u64 = ParamSpec {
         kind: ParamKind::Int { min: 1, max: 65536 },
         default: "128",
         unit: "blocks",
@@ -50,8 +51,7 @@ const PARAMS: &[ParamSpec] = &[
               pages of many blocks from malloc; 128 blocks of 32 bytes fill a 4 KiB page.",
         zero_means: "",
     },
-    ParamSpec {
-        name: "free_empty_chunks",
+    free_empty_chunks: bool = ParamSpec {
         kind: ParamKind::Bool,
         default: "true",
         unit: "",
@@ -59,7 +59,7 @@ const PARAMS: &[ParamSpec] = &[
               an empty page; off, chunks stay in the pool for later requests.",
         zero_means: "",
     },
-];
+}
 
 pub const FAMILY: FamilySpec = FamilySpec {
     id: "pool",
@@ -129,12 +129,13 @@ pub struct Pool {
 
 impl Pool {
     pub fn new(params: &Params, page_size: u64) -> Result<Pool, ParamError> {
-        let block_size = params.u64("block_size");
-        let per_chunk = params.u64("blocks_per_chunk");
+        let knobs = Knobs::read(params);
+        let block_size = knobs.block_size;
+        let per_chunk = knobs.blocks_per_chunk;
         let chunk_bytes = block_size * per_chunk;
         if chunk_bytes > MAX_CHUNK {
             return Err(ParamError {
-                field: "policy.params.blocks_per_chunk".into(),
+                field: format!("policy.params.{}", Knobs::NAMES.blocks_per_chunk),
                 message: format!(
                     "{per_chunk} blocks of {block_size} bytes make chunks of {chunk_bytes} \
                      bytes; at most 1 GiB is allowed"
@@ -146,7 +147,7 @@ impl Pool {
             block_align: (1 << block_size.trailing_zeros()).min(HEAP_ALIGN),
             per_chunk,
             chunk_bytes,
-            free_empty: params.bool("free_empty_chunks"),
+            free_empty: knobs.free_empty_chunks,
             heap: FreeList::with_defaults(page_size),
             chunks: BTreeMap::new(),
             partial: BTreeSet::new(),

@@ -4,13 +4,88 @@
 
 use rand::Rng;
 
-use super::{rng, scaled, Sink};
+use super::{rng, scale, scaled, Sink, SEED};
 use crate::event::{BlockId, Event};
-use crate::params::Params;
+use crate::params::{knobs, Params};
+
+knobs! {
+    /// The knobs of `churn`: its seed and its scale.
+    #[expect(dead_code, reason = "every workload takes a seed; this one draws nothing at random")]
+    pub(super) struct ChurnKnobs, names ChurnNames, specs CHURN;
+    seed: u64 = SEED,
+    scale: f64 = scale("0.1"),
+}
+
+knobs! {
+    /// The knobs of `tree_churn`: its seed and its scale.
+    pub(super) struct TreeChurnKnobs, names TreeChurnNames, specs TREE_CHURN;
+    seed: u64 = SEED,
+    scale: f64 = scale("0.05"),
+}
+
+knobs! {
+    /// The knobs of `medium`: its seed and its scale.
+    pub(super) struct MediumKnobs, names MediumNames, specs MEDIUM;
+    seed: u64 = SEED,
+    scale: f64 = scale("0.05"),
+}
+
+knobs! {
+    /// The knobs of `list_allocate`: its seed and its scale.
+    #[expect(dead_code, reason = "every workload takes a seed; this one draws nothing at random")]
+    pub(super) struct ListAllocateKnobs, names ListAllocateNames, specs LIST_ALLOCATE;
+    seed: u64 = SEED,
+    scale: f64 = scale("0.05"),
+}
+
+knobs! {
+    /// The knobs of `tree_allocate`: its seed and its scale.
+    #[expect(dead_code, reason = "every workload takes a seed; this one draws nothing at random")]
+    pub(super) struct TreeAllocateKnobs, names TreeAllocateNames, specs TREE_ALLOCATE;
+    seed: u64 = SEED,
+    scale: f64 = scale("0.1"),
+}
+
+knobs! {
+    /// The knobs of `fragment`: its seed and its scale.
+    pub(super) struct FragmentKnobs, names FragmentNames, specs FRAGMENT;
+    seed: u64 = SEED,
+    scale: f64 = scale("0.1"),
+}
+
+knobs! {
+    /// The knobs of `fragment_iterate`: its seed and its scale.
+    pub(super) struct FragmentIterateKnobs, names FragmentIterateNames, specs FRAGMENT_ITERATE;
+    seed: u64 = SEED,
+    scale: f64 = scale("0.25"),
+}
+
+knobs! {
+    /// The knobs of `big`: its seed and its scale.
+    pub(super) struct BigKnobs, names BigNames, specs BIG;
+    seed: u64 = SEED,
+    scale: f64 = scale("0.05"),
+}
+
+knobs! {
+    /// The knobs of `message_one` and `message_many`, which differ only in their number
+    /// of consumers: their seed and their scale.
+    #[expect(dead_code, reason = "every workload takes a seed; these draw nothing at random")]
+    pub(super) struct MessageKnobs, names MessageNames, specs MESSAGE;
+    seed: u64 = SEED,
+    scale: f64 = scale("0.05"),
+}
+
+knobs! {
+    /// The knobs of `balloon`: its seed and its scale.
+    pub(super) struct BalloonKnobs, names BalloonNames, specs BALLOON;
+    seed: u64 = SEED,
+    scale: f64 = scale("0.1"),
+}
 
 /// `churn`: one long-lived 8-byte object, then allocate-use-free of 8 bytes in a loop.
 pub(super) fn churn<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
-    let n = scaled(params, 7_000_000.0);
+    let n = scaled(ChurnKnobs::read(params).scale, 7_000_000.0);
     sink(Event::alloc(0, 8))?;
     for id in 1..=n {
         sink(Event::alloc(id, 8))?;
@@ -22,19 +97,21 @@ pub(super) fn churn<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E>
 /// `medium`: objects of max(1 KiB, rand % 8 KiB) until 1 GiB (scaled) is live, then all
 /// freed in allocation order.
 pub(super) fn medium<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
-    fill_then_free(params, sink, 1024, 8192)
+    let knobs = MediumKnobs::read(params);
+    fill_then_free(knobs.seed, knobs.scale, sink, 1024, 8192)
 }
 
 /// Objects of max(`min`, rand % `below`) bytes until 1 GiB (scaled) is live, then all
 /// freed in allocation order: `medium` and `big`.
 fn fill_then_free<E>(
-    params: &Params,
+    seed: u64,
+    scale: f64,
     sink: &mut Sink<'_, E>,
     min: u64,
     below: u64,
 ) -> Result<(), E> {
-    let total = scaled(params, (1u64 << 30) as f64);
-    let mut rng = rng(params);
+    let total = scaled(scale, (1u64 << 30) as f64);
+    let mut rng = rng(seed);
     let mut allocated = 0;
     let mut n: BlockId = 0;
     sink(Event::Phase("allocate".into()))?;
@@ -135,7 +212,8 @@ impl<E> Tree<'_, '_, E> {
 
 /// `tree_churn`: a depth-15 tree of 48-byte nodes with payloads, churned by in-order passes.
 pub(super) fn tree_churn<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
-    let passes = scaled(params, 160.0);
+    let knobs = TreeChurnKnobs::read(params);
+    let passes = scaled(knobs.scale, 160.0);
     let mut tree = Tree {
         nodes: Vec::new(),
         spare: Vec::new(),
@@ -146,7 +224,7 @@ pub(super) fn tree_churn<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(
     (tree.sink)(Event::Phase("build".into()))?;
     let root = tree.build(TREE_DEPTH, 0, &|depth| ((u64::from(depth) * 8) & 63) | 1)?;
     // The random seed decides where the counter starts, so seeds give different churn.
-    tree.counter = rng(params).random_range(0..8);
+    tree.counter = rng(knobs.seed).random_range(0..8);
     (tree.sink)(Event::Phase("churn".into()))?;
     for _ in 0..passes {
         tree.churn(root, TREE_DEPTH, 0)?;
@@ -159,7 +237,7 @@ pub(super) fn tree_churn<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(
 /// and free it from the head, 70 times.
 pub(super) fn list_allocate<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
     const NODES: u64 = 32 * 1024;
-    let rounds = scaled(params, 70.0);
+    let rounds = scaled(ListAllocateKnobs::read(params).scale, 70.0);
     for round in 0..rounds {
         let base = round * NODES * 2;
         for i in 0..NODES {
@@ -177,7 +255,7 @@ pub(super) fn list_allocate<E>(params: &Params, sink: &mut Sink<'_, E>) -> Resul
 /// `tree_allocate`: build and free a complete binary tree of depth 16 (48-byte nodes with
 /// payloads sized by depth), 24 times.
 pub(super) fn tree_allocate<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
-    let rounds = scaled(params, 24.0);
+    let rounds = scaled(TreeAllocateKnobs::read(params).scale, 24.0);
     let mut tree = Tree {
         nodes: Vec::new(),
         spare: Vec::new(),
@@ -196,8 +274,9 @@ pub(super) fn tree_allocate<E>(params: &Params, sink: &mut Sink<'_, E>) -> Resul
 /// and freeing all in index order: how well holes are reused.
 pub(super) fn fragment<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
     const OBJECTS: usize = 128 * 1024;
-    let rounds = scaled(params, 25.0);
-    let mut rng = rng(params);
+    let knobs = FragmentKnobs::read(params);
+    let rounds = scaled(knobs.scale, 25.0);
+    let mut rng = rng(knobs.seed);
     let mut next: BlockId = 0;
     let mut slots = vec![0; OBJECTS];
     for _ in 0..rounds {
@@ -223,8 +302,9 @@ pub(super) fn fragment<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(),
 /// `fragment_iterate`: allocate 512K 32-byte objects, free 128K at random, allocate 128K
 /// more as a list (they land in the holes), then free everything.
 pub(super) fn fragment_iterate<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
-    let n = scaled(params, (512 * 1024) as f64) as usize;
-    let mut rng = rng(params);
+    let knobs = FragmentIterateKnobs::read(params);
+    let n = scaled(knobs.scale, (512 * 1024) as f64) as usize;
+    let mut rng = rng(knobs.seed);
     let mut live: Vec<BlockId> = (0..n as u64).collect();
     sink(Event::Phase("allocate".into()))?;
     for &id in &live {
@@ -250,7 +330,8 @@ pub(super) fn fragment_iterate<E>(params: &Params, sink: &mut Sink<'_, E>) -> Re
 
 /// `big`: as `medium`, with objects of 8 to 128 KiB.
 pub(super) fn big<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
-    fill_then_free(params, sink, 8 * 1024, 128 * 1024)
+    let knobs = BigKnobs::read(params);
+    fill_then_free(knobs.seed, knobs.scale, sink, 8 * 1024, 128 * 1024)
 }
 
 /// `message_one` and `message_many`: a producer (thread 0) builds messages of an 8 KiB
@@ -259,7 +340,7 @@ pub(super) fn big<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
 pub(super) fn message<E>(params: &Params, consumers: u32, sink: &mut Sink<'_, E>) -> Result<(), E> {
     const NODES: u64 = 1024;
     const IN_FLIGHT: u64 = 4;
-    let messages = scaled(params, 1000.0);
+    let messages = scaled(MessageKnobs::read(params).scale, 1000.0);
     let per_message = NODES + 1;
     let consume = |m: u64, sink: &mut Sink<'_, E>| -> Result<(), E> {
         let thread = 1 + (m % u64::from(consumers)) as u32;
@@ -303,9 +384,10 @@ pub(super) fn message<E>(params: &Params, consumers: u32, sink: &mut Sink<'_, E>
 /// steady state with churn, to see how fast memory goes back after the drain.
 pub(super) fn balloon<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
     const CHUNK: u64 = 1024;
-    let big = scaled(params, (100 << 20) as f64) / CHUNK;
+    let knobs = BalloonKnobs::read(params);
+    let big = scaled(knobs.scale, (100 << 20) as f64) / CHUNK;
     let steady = (big / 10).max(1);
-    let mut rng = rng(params);
+    let mut rng = rng(knobs.seed);
     sink(Event::Phase("inflate".into()))?;
     for id in 0..big {
         sink(Event::alloc(id, CHUNK))?;

@@ -1,5 +1,9 @@
 //! Built-in workloads: generators that push events into a sink, deterministic for a given
 //! seed, with a `scale` knob so each fits a browser tab.
+//!
+//! Each generator declares its knobs with [`knobs!`](crate::params::knobs) beside its code
+//! and reads them typed when it starts; the `seed` and `scale` specs every workload has
+//! are shared from here.
 
 mod bench;
 mod mallocbench;
@@ -89,6 +93,7 @@ impl WorkloadSpec {
     }
 }
 
+/// The `seed` knob, the same in every workload's knob list.
 const SEED: ParamSpec = ParamSpec {
     name: "seed",
     // JavaScript numbers hold integers exactly up to 2^53 - 1, and seeds travel in links.
@@ -102,6 +107,7 @@ const SEED: ParamSpec = ParamSpec {
     zero_means: "",
 };
 
+/// The `scale` knob of a MallocBench or malloc-lab port, with its default.
 const fn scale(default: &'static str) -> ParamSpec {
     scale_of(
         default,
@@ -132,7 +138,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
         description: "Allocate an 8-byte object, use it, free it, 7 million times, next to one \
                       long-lived object. At most two blocks are live: the allocator's fast path \
                       and nothing else.",
-        params: &[SEED, scale("0.1")],
+        params: mallocbench::CHURN,
         kind: Kind::Churn,
     },
     WorkloadSpec {
@@ -142,7 +148,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
                       payload), then walk it in order 160 times; every 8th node visited gets both \
                       subtrees replaced by new ones and the old ones freed. A long-lived structure \
                       with steady churn of mixed small sizes.",
-        params: &[SEED, scale("0.05")],
+        params: mallocbench::TREE_CHURN,
         kind: Kind::TreeChurn,
     },
     WorkloadSpec {
@@ -151,7 +157,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
         description: "Allocate 1 GiB in total of zeroed objects of 1 to 8 KiB, all live at once, \
                       then free them in allocation order. Tests how medium sizes are packed and \
                       whether freed memory goes back to the system.",
-        params: &[SEED, scale("0.05")],
+        params: mallocbench::MEDIUM,
         kind: Kind::Medium,
     },
     WorkloadSpec {
@@ -161,7 +167,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
             "Build a singly linked list of 32K nodes (32-byte node plus a 1-byte payload) \
                       and free it from the head, 70 times. Short-lived small objects in LIFO-ish \
                       batches: how quickly freed memory is reused.",
-        params: &[SEED, scale("0.05")],
+        params: mallocbench::LIST_ALLOCATE,
         kind: Kind::ListAllocate,
     },
     WorkloadSpec {
@@ -170,7 +176,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
         description: "Build a complete binary tree of depth 16 (48-byte nodes with payloads sized \
                       by depth) and free it, 24 times. Mixed small sizes allocated and freed in \
                       bulk.",
-        params: &[SEED, scale("0.1")],
+        params: mallocbench::TREE_ALLOCATE,
         kind: Kind::TreeAllocate,
     },
     WorkloadSpec {
@@ -179,7 +185,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
         description: "25 rounds of allocating 128K objects of 32 bytes, replacing 32K of them at \
                       random, and freeing all in index order. Tests whether holes left by the \
                       replaced objects are reused.",
-        params: &[SEED, scale("0.1")],
+        params: mallocbench::FRAGMENT,
         kind: Kind::Fragment,
     },
     WorkloadSpec {
@@ -188,7 +194,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
         description: "Allocate 512K objects of 32 bytes, free a quarter of them at random, then \
                       allocate as many again as a list; the new ones land in the holes, scattered \
                       over the heap. Then everything is freed.",
-        params: &[SEED, scale("0.25")],
+        params: mallocbench::FRAGMENT_ITERATE,
         kind: Kind::FragmentIterate,
     },
     WorkloadSpec {
@@ -197,7 +203,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
         description: "Like medium, with objects of 8 to 128 KiB: 1 GiB in total, all live at \
                       once, then freed in allocation order. Large-object handling and whether it \
                       goes back to the system.",
-        params: &[SEED, scale("0.05")],
+        params: mallocbench::BIG,
         kind: Kind::Big,
     },
     WorkloadSpec {
@@ -207,7 +213,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
             "A producer thread builds 1000 messages (an 8 KiB pointer array and 1024 nodes \
                       of 256 bytes each); one consumer thread frees each message a few messages \
                       later. Every free is a cross-thread free.",
-        params: &[SEED, scale("0.05")],
+        params: mallocbench::MESSAGE,
         kind: Kind::MessageOne,
     },
     WorkloadSpec {
@@ -216,7 +222,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
         description:
             "As message_one, with eight consumer threads taking turns, so freed memory is \
                       scattered over eight threads' heaps in a per-thread allocator.",
-        params: &[SEED, scale("0.05")],
+        params: mallocbench::MESSAGE,
         kind: Kind::MessageMany,
     },
     WorkloadSpec {
@@ -226,7 +232,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
             "Inflate to 100 MiB of 1 KiB chunks, free them all, then hold a 10 MiB steady \
                       state with churn. The phases show how much memory goes back after the drain \
                       and how fast.",
-        params: &[SEED, scale("0.1")],
+        params: mallocbench::BALLOON,
         kind: Kind::Balloon,
     },
     WorkloadSpec {
@@ -236,7 +242,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
                       the large ones are freed and 512-byte blocks requested, which the holes \
                       cannot hold. A pattern that defeats buddy allocators and simple segregated \
                       fits.",
-        params: &[SEED, scale("1")],
+        params: malloclab::BINARY,
         kind: Kind::Binary,
     },
     WorkloadSpec {
@@ -244,7 +250,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
         title: "coalescing (malloc-lab look-alike)",
         description: "Allocate two 4095-byte blocks, free both, then ask for 8190 bytes: it fits \
                       in the hole only if the allocator merged the two freed blocks.",
-        params: &[SEED, scale("1")],
+        params: malloclab::COALESCING,
         kind: Kind::Coalescing,
     },
     WorkloadSpec {
@@ -252,7 +258,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
         title: "random (malloc-lab look-alike)",
         description: "Allocations of random sizes from 1 byte to 16 KiB and frees of random live \
                       blocks, up to 1200 live at once: no structure for a policy to exploit.",
-        params: &[SEED, scale("1")],
+        params: malloclab::RANDOM,
         kind: Kind::Random,
     },
     WorkloadSpec {
@@ -261,7 +267,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
         description: "A buffer grown by realloc a few hundred bytes at a time while short-lived \
                       small blocks are allocated between the steps: growing in place works only \
                       when nothing sits right after the buffer.",
-        params: &[SEED, scale("1")],
+        params: malloclab::REALLOC,
         kind: Kind::Realloc,
     },
     WorkloadSpec {
@@ -271,7 +277,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
                       live memory following a shape over the run (ramp, plateau, peak, sawtooth), \
                       spread over threads. Change one knob at a time to see which one a policy \
                       cares about.",
-        params: PARAMETRIC,
+        params: parametric::PARAMETRIC,
         kind: Kind::Parametric,
     },
     WorkloadSpec {
@@ -282,30 +288,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
                       process allocates small blocks that outlive the compilation. With arena \
                       slabs taken from the heap those survivors pin the freed slabs; with slabs \
                       mapped from the OS the memory goes back after each compilation.",
-        params: &[
-            SEED,
-            scale_of("1", "Arena bytes per compilation, as a multiple of 8 MiB."),
-            ParamSpec {
-                name: "compiles",
-                kind: ParamKind::Int { min: 1, max: 1000 },
-                default: "5",
-                unit: "",
-                doc: "Compilations in the process's life.",
-                zero_means: "",
-            },
-            ParamSpec {
-                name: "long_lived_every",
-                kind: ParamKind::Int {
-                    min: 1,
-                    max: 1_000_000,
-                },
-                default: "64",
-                unit: "allocations",
-                doc:
-                    "One small block that outlives the compilation per this many arena allocations.",
-                zero_means: "",
-            },
-        ],
+        params: scenarios::JIT,
         kind: Kind::Jit,
     },
     WorkloadSpec {
@@ -317,18 +300,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
                       a lot in size (one in four takes 4 or 16 times the memory of the rest). A \
                       work item's memory is freed when its thread moves on, a quarter of it by \
                       other threads, and a hundredth lives to the end of the link.",
-        params: &[
-            SEED,
-            scale_of("0.1", "Work items, as a multiple of 4000."),
-            ParamSpec {
-                name: "threads",
-                kind: ParamKind::Int { min: 1, max: 128 },
-                default: "16",
-                unit: "threads",
-                doc: "Linker threads (LLD used 36 to 72).",
-                zero_means: "",
-            },
-        ],
+        params: scenarios::LINKER,
         kind: Kind::Linker,
     },
     WorkloadSpec {
@@ -339,19 +311,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
                       text of mixed sizes and pointer vectors grown by realloc, whose growth \
                       policy is a knob: doubling, one slot at a time, or doubling then a final \
                       shrink to fit.",
-        params: &[
-            SEED,
-            scale_of("0.1", "Size of the huge page, as a multiple of 100 MiB."),
-            ParamSpec {
-                name: "vector_growth",
-                kind: ParamKind::Choice(&["2x", "+1", "custom"]),
-                default: "2x",
-                unit: "",
-                doc: "How pointer vectors grow: double, one slot per push, or double while \
-                      loading and shrink to the exact size when the element is done.",
-                zero_means: "",
-            },
-        ],
+        params: scenarios::BROWSER,
         kind: Kind::Browser,
     },
     WorkloadSpec {
@@ -361,189 +321,8 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
                       allocation; most are short. Half are temporaries that die young; the rest \
                       are still live when the run ends, when the counters are read. Putting short \
                       strings in a fixed-size block pool instead of malloc is Pike's change.",
-        params: &[
-            SEED,
-            scale_of("0.25", "Strings made, as a multiple of 200,000."),
-            ParamSpec {
-                name: "header_bytes",
-                kind: ParamKind::Bytes {
-                    min: 0,
-                    max: 256,
-                    pow2: false,
-                },
-                default: "32",
-                unit: "bytes",
-                doc: "Bytes of string header before the characters.",
-                zero_means: "",
-            },
-            ParamSpec {
-                name: "short_fraction",
-                kind: ParamKind::Float { min: 0.0, max: 1.0 },
-                default: "0.9",
-                unit: "",
-                doc: "Share of strings of at most 32 characters.",
-                zero_means: "",
-            },
-            ParamSpec {
-                name: "long_max",
-                kind: ParamKind::Bytes {
-                    min: 33,
-                    max: 1 << 20,
-                    pow2: false,
-                },
-                default: "256",
-                unit: "characters",
-                doc: "Longest of the longer strings (33 characters up to this).",
-                zero_means: "",
-            },
-        ],
+        params: scenarios::SHORT_STRINGS,
         kind: Kind::ShortStrings,
-    },
-];
-
-const PARAMETRIC: &[ParamSpec] = &[
-    SEED,
-    scale_of("1", "Number of steps, as a multiple of 200,000."),
-    ParamSpec {
-        name: "sizes",
-        kind: ParamKind::Choice(&["fixed", "uniform", "power-law", "log-normal", "histogram"]),
-        default: "log-normal",
-        unit: "",
-        doc: "How request sizes are drawn: all `mean_size`; uniform in min..max; a power law \
-              (Pareto, exponent `alpha`) from `min_size`; log-normal around `mean_size` with \
-              spread `sigma`; or the weights in `histogram`.",
-        zero_means: "",
-    },
-    ParamSpec {
-        name: "min_size",
-        kind: ParamKind::Bytes {
-            min: 1,
-            max: 1 << 30,
-            pow2: false,
-        },
-        default: "16",
-        unit: "bytes",
-        doc: "Smallest request (uniform, power-law and log-normal are clamped to it).",
-        zero_means: "",
-    },
-    ParamSpec {
-        name: "max_size",
-        kind: ParamKind::Bytes {
-            min: 1,
-            max: 1 << 30,
-            pow2: false,
-        },
-        default: "4KiB",
-        unit: "bytes",
-        doc: "Largest request.",
-        zero_means: "",
-    },
-    ParamSpec {
-        name: "mean_size",
-        kind: ParamKind::Bytes {
-            min: 1,
-            max: 1 << 30,
-            pow2: false,
-        },
-        default: "64",
-        unit: "bytes",
-        doc: "The fixed size, or the median of the log-normal distribution.",
-        zero_means: "",
-    },
-    ParamSpec {
-        name: "sigma",
-        kind: ParamKind::Float {
-            min: 0.01,
-            max: 5.0,
-        },
-        default: "1",
-        unit: "",
-        doc: "Spread of the log-normal distribution (of the logarithm of the size).",
-        zero_means: "",
-    },
-    ParamSpec {
-        name: "alpha",
-        kind: ParamKind::Float {
-            min: 0.1,
-            max: 10.0,
-        },
-        default: "1.5",
-        unit: "",
-        doc: "Exponent of the power law: smaller means more large requests.",
-        zero_means: "",
-    },
-    ParamSpec {
-        name: "histogram",
-        kind: ParamKind::Text { max_len: 2000 },
-        default: "16:50,64:30,1KiB:20",
-        unit: "size:weight,…",
-        doc: "Sizes and their relative weights, for `sizes = histogram`.",
-        zero_means: "",
-    },
-    ParamSpec {
-        name: "lifetime",
-        kind: ParamKind::Choice(&["lifo", "fifo", "random", "exponential"]),
-        default: "random",
-        unit: "",
-        doc: "Which live block is freed when live memory is above the shape: the newest, the \
-              oldest, any, or the one whose exponentially distributed lifetime ends first.",
-        zero_means: "",
-    },
-    ParamSpec {
-        name: "mean_lifetime",
-        kind: ParamKind::Int {
-            min: 1,
-            max: 1_000_000_000,
-        },
-        default: "1000",
-        unit: "steps",
-        doc: "Mean lifetime under `lifetime = exponential`.",
-        zero_means: "",
-    },
-    ParamSpec {
-        name: "shape",
-        kind: ParamKind::Choice(&["ramp", "plateau", "peak", "sawtooth"]),
-        default: "plateau",
-        unit: "",
-        doc: "Live memory over the run: rising to the end, rising then held, rising then \
-              falling back, or `cycles` rises each followed by a drop.",
-        zero_means: "",
-    },
-    ParamSpec {
-        name: "peak_live",
-        kind: ParamKind::Bytes {
-            min: 1024,
-            max: 1 << 34,
-            pow2: false,
-        },
-        default: "16MiB",
-        unit: "bytes",
-        doc: "Live bytes at the top of the shape.",
-        zero_means: "",
-    },
-    ParamSpec {
-        name: "cycles",
-        kind: ParamKind::Int { min: 1, max: 1000 },
-        default: "4",
-        unit: "",
-        doc: "Teeth of the sawtooth.",
-        zero_means: "",
-    },
-    ParamSpec {
-        name: "threads",
-        kind: ParamKind::Int { min: 1, max: 64 },
-        default: "1",
-        unit: "threads",
-        doc: "Program threads allocating; each block is allocated by a random one.",
-        zero_means: "",
-    },
-    ParamSpec {
-        name: "remote_free",
-        kind: ParamKind::Float { min: 0.0, max: 1.0 },
-        default: "0",
-        unit: "",
-        doc: "Chance that a block is freed by a random thread rather than its own.",
-        zero_means: "",
     },
 ];
 
@@ -561,13 +340,13 @@ pub fn find(id: &str) -> Result<&'static WorkloadSpec, ParamError> {
     })
 }
 
-/// The generator's random source: a fixed algorithm, so a seed means the same events on
-/// every platform, native or wasm.
-pub(crate) fn rng(params: &Params) -> Pcg64Mcg {
-    Pcg64Mcg::seed_from_u64(params.u64("seed"))
+/// The generator's random source for a workload's `seed`: a fixed algorithm, so a seed
+/// means the same events on every platform, native or wasm.
+pub(crate) fn rng(seed: u64) -> Pcg64Mcg {
+    Pcg64Mcg::seed_from_u64(seed)
 }
 
-/// `full` scaled, at least one.
-pub(crate) fn scaled(params: &Params, full: f64) -> u64 {
-    ((full * params.f64("scale")).round() as u64).max(1)
+/// `full` times a workload's `scale`, rounded, at least one.
+pub(crate) fn scaled(scale: f64, full: f64) -> u64 {
+    ((full * scale).round() as u64).max(1)
 }

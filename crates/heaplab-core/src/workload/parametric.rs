@@ -8,9 +8,174 @@ use rand::Rng;
 use rand_distr::{Distribution, Exp, LogNormal, Pareto};
 use rand_pcg::Pcg64Mcg;
 
-use super::{rng, scaled, Sink};
+use super::{rng, scale_of, scaled, Sink, SEED};
 use crate::event::{BlockId, Event, DEFAULT_ALIGN};
-use crate::params::{ParamError, Params};
+use crate::params::{choice, knobs, ParamError, ParamKind, Params};
+
+choice! {
+    /// How request sizes are drawn.
+    pub(super) enum SizeLaw {
+        Fixed = "fixed",
+        Uniform = "uniform",
+        PowerLaw = "power-law",
+        LogNormal = "log-normal",
+        Histogram = "histogram",
+    }
+}
+
+choice! {
+    /// Which live block is freed when live memory is above the shape.
+    pub(super) enum Lifetime {
+        Lifo = "lifo",
+        Fifo = "fifo",
+        Random = "random",
+        Exponential = "exponential",
+    }
+}
+
+choice! {
+    /// Live memory over the run.
+    pub(super) enum Shape {
+        Ramp = "ramp",
+        Plateau = "plateau",
+        Peak = "peak",
+        Sawtooth = "sawtooth",
+    }
+}
+
+knobs! {
+    /// The knobs of `parametric`.
+    pub(super) struct Knobs, names KnobNames, specs PARAMETRIC;
+    seed: u64 = SEED,
+    scale: f64 = scale_of("1", "Number of steps, as a multiple of 200,000."),
+    sizes: SizeLaw = ParamSpec {
+        kind: ParamKind::Choice(SizeLaw::NAMES),
+        default: "log-normal",
+        unit: "",
+        doc: "How request sizes are drawn: all `mean_size`; uniform in min..max; a power law \
+              (Pareto, exponent `alpha`) from `min_size`; log-normal around `mean_size` with \
+              spread `sigma`; or the weights in `histogram`.",
+        zero_means: "",
+    },
+    min_size: u64 = ParamSpec {
+        kind: ParamKind::Bytes {
+            min: 1,
+            max: 1 << 30,
+            pow2: false,
+        },
+        default: "16",
+        unit: "bytes",
+        doc: "Smallest request (uniform, power-law and log-normal are clamped to it).",
+        zero_means: "",
+    },
+    max_size: u64 = ParamSpec {
+        kind: ParamKind::Bytes {
+            min: 1,
+            max: 1 << 30,
+            pow2: false,
+        },
+        default: "4KiB",
+        unit: "bytes",
+        doc: "Largest request.",
+        zero_means: "",
+    },
+    mean_size: u64 = ParamSpec {
+        kind: ParamKind::Bytes {
+            min: 1,
+            max: 1 << 30,
+            pow2: false,
+        },
+        default: "64",
+        unit: "bytes",
+        doc: "The fixed size, or the median of the log-normal distribution.",
+        zero_means: "",
+    },
+    sigma: f64 = ParamSpec {
+        kind: ParamKind::Float {
+            min: 0.01,
+            max: 5.0,
+        },
+        default: "1",
+        unit: "",
+        doc: "Spread of the log-normal distribution (of the logarithm of the size).",
+        zero_means: "",
+    },
+    alpha: f64 = ParamSpec {
+        kind: ParamKind::Float {
+            min: 0.1,
+            max: 10.0,
+        },
+        default: "1.5",
+        unit: "",
+        doc: "Exponent of the power law: smaller means more large requests.",
+        zero_means: "",
+    },
+    histogram: String = ParamSpec {
+        kind: ParamKind::Text { max_len: 2000 },
+        default: "16:50,64:30,1KiB:20",
+        unit: "size:weight,…",
+        doc: "Sizes and their relative weights, for `sizes = histogram`.",
+        zero_means: "",
+    },
+    lifetime: Lifetime = ParamSpec {
+        kind: ParamKind::Choice(Lifetime::NAMES),
+        default: "random",
+        unit: "",
+        doc: "Which live block is freed when live memory is above the shape: the newest, the \
+              oldest, any, or the one whose exponentially distributed lifetime ends first.",
+        zero_means: "",
+    },
+    mean_lifetime: u64 = ParamSpec {
+        kind: ParamKind::Int {
+            min: 1,
+            max: 1_000_000_000,
+        },
+        default: "1000",
+        unit: "steps",
+        doc: "Mean lifetime under `lifetime = exponential`.",
+        zero_means: "",
+    },
+    shape: Shape = ParamSpec {
+        kind: ParamKind::Choice(Shape::NAMES),
+        default: "plateau",
+        unit: "",
+        doc: "Live memory over the run: rising to the end, rising then held, rising then \
+              falling back, or `cycles` rises each followed by a drop.",
+        zero_means: "",
+    },
+    peak_live: u64 = ParamSpec {
+        kind: ParamKind::Bytes {
+            min: 1024,
+            max: 1 << 34,
+            pow2: false,
+        },
+        default: "16MiB",
+        unit: "bytes",
+        doc: "Live bytes at the top of the shape.",
+        zero_means: "",
+    },
+    cycles: u64 = ParamSpec {
+        kind: ParamKind::Int { min: 1, max: 1000 },
+        default: "4",
+        unit: "",
+        doc: "Teeth of the sawtooth.",
+        zero_means: "",
+    },
+    threads: u64 = ParamSpec {
+        kind: ParamKind::Int { min: 1, max: 64 },
+        default: "1",
+        unit: "threads",
+        doc: "Program threads allocating; each block is allocated by a random one.",
+        zero_means: "",
+    },
+    remote_free: f64 = ParamSpec {
+        kind: ParamKind::Float { min: 0.0, max: 1.0 },
+        default: "0",
+        unit: "",
+        doc: "Chance that a block is freed by a random thread rather than its own.",
+        zero_means: "",
+    },
+}
 
 /// How request sizes are drawn.
 enum Sizes {
@@ -22,35 +187,36 @@ enum Sizes {
 }
 
 impl Sizes {
-    fn from(params: &Params) -> Result<Sizes, ParamError> {
-        let (min, max) = (params.u64("min_size"), params.u64("max_size"));
+    fn from(knobs: &Knobs) -> Result<Sizes, ParamError> {
+        let (min, max) = (knobs.min_size, knobs.max_size);
+        let names = Knobs::NAMES;
         let field = |name: &str, message: String| ParamError {
             field: format!("workload.params.{name}"),
             message,
         };
         if min > max {
             return Err(field(
-                "min_size",
-                format!("{min} is larger than max_size {max}"),
+                names.min_size,
+                format!("{min} is larger than {} {max}", names.max_size),
             ));
         }
-        Ok(match params.str("sizes") {
-            "fixed" => Sizes::Fixed(params.u64("mean_size")),
-            "uniform" => Sizes::Uniform(min, max),
-            "power-law" => {
-                let d = Pareto::new(min.max(1) as f64, params.f64("alpha"))
-                    .map_err(|e| field("alpha", e.to_string()))?;
+        Ok(match knobs.sizes {
+            SizeLaw::Fixed => Sizes::Fixed(knobs.mean_size),
+            SizeLaw::Uniform => Sizes::Uniform(min, max),
+            SizeLaw::PowerLaw => {
+                let d = Pareto::new(min.max(1) as f64, knobs.alpha)
+                    .map_err(|e| field(names.alpha, e.to_string()))?;
                 Sizes::PowerLaw(d, min, max)
             }
-            "log-normal" => {
-                let mu = (params.u64("mean_size").max(1) as f64).ln();
-                let d = LogNormal::new(mu, params.f64("sigma"))
-                    .map_err(|e| field("sigma", e.to_string()))?;
+            SizeLaw::LogNormal => {
+                let mu = (knobs.mean_size.max(1) as f64).ln();
+                let d = LogNormal::new(mu, knobs.sigma)
+                    .map_err(|e| field(names.sigma, e.to_string()))?;
                 Sizes::LogNormal(d, min, max)
             }
-            _ => {
+            SizeLaw::Histogram => {
                 let bins =
-                    parse_histogram(params.str("histogram")).map_err(|m| field("histogram", m))?;
+                    parse_histogram(&knobs.histogram).map_err(|m| field(names.histogram, m))?;
                 let total = bins.iter().map(|b| b.1).sum();
                 Sizes::Histogram(bins, total)
             }
@@ -107,16 +273,16 @@ pub(super) fn parse_histogram(text: &str) -> Result<Vec<(u64, f64)>, String> {
 
 /// Checks what single-parameter ranges cannot: the histogram's syntax, min below max.
 pub(super) fn check(params: &Params) -> Result<(), ParamError> {
-    Sizes::from(params).map(|_| ())
+    Sizes::from(&Knobs::read(params)).map(|_| ())
 }
 
 /// The live-bytes target at fraction `p` of the run.
-fn target(shape: &str, p: f64, peak: f64, cycles: f64) -> f64 {
+fn target(shape: Shape, p: f64, peak: f64, cycles: f64) -> f64 {
     match shape {
-        "ramp" => peak * p,
-        "plateau" => peak * (p / 0.3).min(1.0),
-        "peak" => peak * (1.0 - (2.0 * p - 1.0).abs()),
-        _ => peak * (p * cycles).fract(),
+        Shape::Ramp => peak * p,
+        Shape::Plateau => peak * (p / 0.3).min(1.0),
+        Shape::Peak => peak * (1.0 - (2.0 * p - 1.0).abs()),
+        Shape::Sawtooth => peak * (p * cycles).fract(),
     }
 }
 
@@ -152,22 +318,23 @@ impl Live {
 }
 
 pub(super) fn generate<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
-    let mut rng = rng(params);
+    let knobs = Knobs::read(params);
+    let mut rng = rng(knobs.seed);
     // Parameters were checked when the config was resolved; a bad histogram cannot reach
     // here, and the fixed size is the safe fallback if it somehow did.
-    let sizes = Sizes::from(params).unwrap_or(Sizes::Fixed(64));
-    let steps = scaled(params, 200_000.0);
-    let peak = params.u64("peak_live") as f64;
-    let cycles = params.u64("cycles") as f64;
-    let threads = params.u64("threads") as u32;
-    let remote = params.f64("remote_free");
-    let shape = params.str("shape").to_string();
-    let mean_life = params.u64("mean_lifetime") as f64;
-    let mut live = match params.str("lifetime") {
-        "lifo" => Live::Lifo(Vec::new()),
-        "fifo" => Live::Fifo(VecDeque::new()),
-        "random" => Live::Random(Vec::new()),
-        _ => Live::Exponential(
+    let sizes = Sizes::from(&knobs).unwrap_or(Sizes::Fixed(64));
+    let steps = scaled(knobs.scale, 200_000.0);
+    let peak = knobs.peak_live as f64;
+    let cycles = knobs.cycles as f64;
+    let threads = knobs.threads as u32;
+    let remote = knobs.remote_free;
+    let shape = knobs.shape;
+    let mean_life = knobs.mean_lifetime as f64;
+    let mut live = match knobs.lifetime {
+        Lifetime::Lifo => Live::Lifo(Vec::new()),
+        Lifetime::Fifo => Live::Fifo(VecDeque::new()),
+        Lifetime::Random => Live::Random(Vec::new()),
+        Lifetime::Exponential => Live::Exponential(
             BinaryHeap::new(),
             Exp::new(1.0 / mean_life.max(1.0)).expect("positive rate"),
         ),
@@ -182,7 +349,7 @@ pub(super) fn generate<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(),
         }
     };
     for step in 0..steps {
-        let want = target(&shape, step as f64 / steps as f64, peak, cycles);
+        let want = target(shape, step as f64 / steps as f64, peak, cycles);
         if (live_bytes as f64) < want {
             let size = sizes.draw(&mut rng).max(1);
             let thread = rng.random_range(0..threads);

@@ -5,9 +5,108 @@
 
 use rand::Rng;
 
-use super::{rng, scaled, Sink};
+use super::{rng, scale_of, scaled, Sink, SEED};
 use crate::event::{BlockId, Event, DEFAULT_ALIGN};
-use crate::params::Params;
+use crate::params::{choice, knobs, ParamKind, Params};
+
+knobs! {
+    /// The knobs of `jit`.
+    pub(super) struct JitKnobs, names JitNames, specs JIT;
+    seed: u64 = SEED,
+    scale: f64 = scale_of("1", "Arena bytes per compilation, as a multiple of 8 MiB."),
+    compiles: u64 = ParamSpec {
+        kind: ParamKind::Int { min: 1, max: 1000 },
+        default: "5",
+        unit: "",
+        doc: "Compilations in the process's life.",
+        zero_means: "",
+    },
+    long_lived_every: u64 = ParamSpec {
+        kind: ParamKind::Int {
+            min: 1,
+            max: 1_000_000,
+        },
+        default: "64",
+        unit: "allocations",
+        doc: "One small block that outlives the compilation per this many arena allocations.",
+        zero_means: "",
+    },
+}
+
+knobs! {
+    /// The knobs of `linker`.
+    pub(super) struct LinkerKnobs, names LinkerNames, specs LINKER;
+    seed: u64 = SEED,
+    scale: f64 = scale_of("0.1", "Work items, as a multiple of 4000."),
+    threads: u64 = ParamSpec {
+        kind: ParamKind::Int { min: 1, max: 128 },
+        default: "16",
+        unit: "threads",
+        doc: "Linker threads (LLD used 36 to 72).",
+        zero_means: "",
+    },
+}
+
+choice! {
+    /// How a browser's pointer vector grows (Dillo's `SimpleVector`, scenario S4).
+    pub(super) enum Growth {
+        Double = "2x",
+        PlusOne = "+1",
+        /// Doubling while the page loads, then one realloc to the exact size.
+        DoubleThenFit = "custom",
+    }
+}
+
+knobs! {
+    /// The knobs of `browser`.
+    pub(super) struct BrowserKnobs, names BrowserNames, specs BROWSER;
+    seed: u64 = SEED,
+    scale: f64 = scale_of("0.1", "Size of the huge page, as a multiple of 100 MiB."),
+    vector_growth: Growth = ParamSpec {
+        kind: ParamKind::Choice(Growth::NAMES),
+        default: "2x",
+        unit: "",
+        doc: "How pointer vectors grow: double, one slot per push, or double while \
+              loading and shrink to the exact size when the element is done.",
+        zero_means: "",
+    },
+}
+
+knobs! {
+    /// The knobs of `short_strings`.
+    pub(super) struct ShortStringsKnobs, names ShortStringsNames, specs SHORT_STRINGS;
+    seed: u64 = SEED,
+    scale: f64 = scale_of("0.25", "Strings made, as a multiple of 200,000."),
+    header_bytes: u64 = ParamSpec {
+        kind: ParamKind::Bytes {
+            min: 0,
+            max: 256,
+            pow2: false,
+        },
+        default: "32",
+        unit: "bytes",
+        doc: "Bytes of string header before the characters.",
+        zero_means: "",
+    },
+    short_fraction: f64 = ParamSpec {
+        kind: ParamKind::Float { min: 0.0, max: 1.0 },
+        default: "0.9",
+        unit: "",
+        doc: "Share of strings of at most 32 characters.",
+        zero_means: "",
+    },
+    long_max: u64 = ParamSpec {
+        kind: ParamKind::Bytes {
+            min: 33,
+            max: 1 << 20,
+            pow2: false,
+        },
+        default: "256",
+        unit: "characters",
+        doc: "Longest of the longer strings (33 characters up to this).",
+        zero_means: "",
+    },
+}
 
 /// Hands out block ids.
 struct Ids(BlockId);
@@ -24,10 +123,11 @@ impl Ids {
 /// between arena allocations the process allocates small blocks that outlive the
 /// compilation (compiled-code metadata, caches), which is what pins heap-backed slabs.
 pub(super) fn jit<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
-    let mut rng = rng(params);
-    let compiles = params.u64("compiles");
-    let arena_bytes = scaled(params, (8u64 << 20) as f64);
-    let every = params.u64("long_lived_every").max(1);
+    let knobs = JitKnobs::read(params);
+    let mut rng = rng(knobs.seed);
+    let compiles = knobs.compiles;
+    let arena_bytes = scaled(knobs.scale, (8u64 << 20) as f64);
+    let every = knobs.long_lived_every.max(1);
     let mut ids = Ids(0);
     let mut long_lived = Vec::new();
     sink(Event::Phase("startup".into()))?;
@@ -85,9 +185,10 @@ pub(super) fn jit<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
 /// medium buffers, and now and then a large section buffer; a work item's memory is freed
 /// when it is done, partly by other threads (results handed on).
 pub(super) fn linker<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
-    let mut rng = rng(params);
-    let threads = params.u64("threads") as u32;
-    let items = scaled(params, 4000.0);
+    let knobs = LinkerKnobs::read(params);
+    let mut rng = rng(knobs.seed);
+    let threads = knobs.threads as u32;
+    let items = scaled(knobs.scale, 4000.0);
     let mut ids = Ids(0);
     // Work items in flight, one per thread, freed when the thread takes its next item.
     let mut in_flight: Vec<Vec<BlockId>> = vec![Vec::new(); threads as usize];
@@ -158,15 +259,6 @@ pub(super) fn linker<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E
     Ok(())
 }
 
-/// How a browser's pointer vector grows (Dillo's `SimpleVector`, scenario S4).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Growth {
-    Double,
-    PlusOne,
-    /// Doubling while the page loads, then one realloc to the exact size.
-    DoubleThenFit,
-}
-
 /// Bytes of one word in a text block's vector: text pointer, size, style and position.
 const WORD: u64 = 48;
 
@@ -174,13 +266,10 @@ const WORD: u64 = 48;
 /// forward three times. Each page is DOM-like nodes, text of mixed sizes and pointer
 /// vectors grown by realloc; long-lived browser state is allocated along the way.
 pub(super) fn browser<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
-    let mut rng = rng(params);
-    let growth = match params.str("vector_growth") {
-        "+1" => Growth::PlusOne,
-        "custom" => Growth::DoubleThenFit,
-        _ => Growth::Double,
-    };
-    let huge = scaled(params, (100u64 << 20) as f64);
+    let knobs = BrowserKnobs::read(params);
+    let mut rng = rng(knobs.seed);
+    let growth = knobs.vector_growth;
+    let huge = scaled(knobs.scale, (100u64 << 20) as f64);
     let mut ids = Ids(0);
     let mut state = Vec::new();
     let page = |label: &str,
@@ -279,11 +368,12 @@ pub(super) fn browser<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), 
 /// one allocation; most are short. Strings are made, some die young, and the survivors are
 /// still live when the run ends.
 pub(super) fn short_strings<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
-    let mut rng = rng(params);
-    let count = scaled(params, 200_000.0);
-    let header = params.u64("header_bytes");
-    let short = params.f64("short_fraction");
-    let long_max = params.u64("long_max");
+    let knobs = ShortStringsKnobs::read(params);
+    let mut rng = rng(knobs.seed);
+    let count = scaled(knobs.scale, 200_000.0);
+    let header = knobs.header_bytes;
+    let short = knobs.short_fraction;
+    let long_max = knobs.long_max;
     let mut ids = Ids(0);
     sink(Event::Phase("make".into()))?;
     let mut live: Vec<BlockId> = Vec::new();

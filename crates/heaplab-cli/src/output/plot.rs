@@ -1,0 +1,89 @@
+//! `--plot FILE`: memory over time drawn by heaplab-plot, the same function the page draws
+//! on its canvas, as SVG or PNG by the file's extension.
+
+use std::path::Path;
+
+use heaplab_core::run::RunOutput;
+use heaplab_core::series::Series;
+use heaplab_core::simulate::PhaseMark;
+use heaplab_plot::{Chart, MemoryChart, MemoryRun, PlotError};
+use plotters::coord::Shift;
+use plotters::prelude::{DrawingArea, DrawingBackend};
+
+use crate::error::CliError;
+
+/// The size a plot is written at: the width of a wide screen, and per panel a height
+/// that leaves the curves room under the legend.
+const WIDTH: u32 = 1280;
+const PANEL_HEIGHT: u32 = 560;
+
+/// One chart of memory over time: its title and its lines.
+pub struct Panel<'a> {
+    pub title: String,
+    pub runs: Vec<(&'a str, &'a Series)>,
+    pub phases: &'a [PhaseMark],
+}
+
+/// Panels stacked top to bottom in one picture.
+struct Stack<'a>(&'a [Panel<'a>]);
+
+impl Chart for Stack<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
+        let areas = root.split_evenly((self.0.len().max(1), 1));
+        for (panel, area) in self.0.iter().zip(&areas) {
+            let runs: Vec<MemoryRun> = panel
+                .runs
+                .iter()
+                .map(|(label, series)| MemoryRun::from_series(label, series))
+                .collect();
+            let chart = MemoryChart {
+                title: &panel.title,
+                runs: &runs,
+                phases: panel.phases,
+                ..MemoryChart::default()
+            };
+            heaplab_plot::draw_memory(area, &chart)?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes the panels to `path`; an extension other than `.svg` or `.png` is an input
+/// error that names it, found before anything runs when checked with [`check_path`].
+pub fn write(path: &Path, panels: &[Panel<'_>]) -> Result<(), CliError> {
+    let height = PANEL_HEIGHT * panels.len().max(1) as u32;
+    heaplab_plot::write(
+        path,
+        (WIDTH, height.min(heaplab_plot::MAX_SIDE)),
+        &Stack(panels),
+    )
+    .map_err(|e| match e {
+        PlotError::UnsupportedFormat { .. } => CliError::input(format!("--plot: {e}")),
+        other => CliError::failed(format!("--plot: {other}")),
+    })
+}
+
+/// Refuses a plot file heaplab cannot write before the runs, not after them.
+pub fn check_path(path: &Path) -> Result<(), CliError> {
+    heaplab_plot::Format::from_path(path)
+        .map(|_| ())
+        .map_err(|e| CliError::input(format!("--plot: {e}")))
+}
+
+/// The panel of one `run`: every configuration's line on the same workload.
+pub fn runs_panel<'a>(outputs: &'a [RunOutput], labels: &[&'a str]) -> Panel<'a> {
+    let first = &outputs[0].report;
+    let title = match &first.config.workload.path {
+        Some(path) => format!("trace {path}: memory over time"),
+        None => format!("{}: memory over time", first.config.workload.id),
+    };
+    Panel {
+        title,
+        runs: labels
+            .iter()
+            .zip(outputs)
+            .map(|(label, o)| (*label, &o.series))
+            .collect(),
+        phases: &first.summary.phases,
+    }
+}

@@ -1,0 +1,232 @@
+//! Chunks carved and merged: taking a free chunk and splitting off what it does not need,
+//! cutting a chunk's tail, and freeing a chunk into its free neighbours or the top, with
+//! the header, link and boundary-tag writes a real heap makes.
+
+use super::chunks::{Chunk, NIL};
+use super::{FreeList, Release, FASTBIN_CONSOLIDATION_THRESHOLD};
+use crate::pages::Pages;
+use crate::policy::AllocError;
+use crate::provider::{Addr, PageProvider};
+
+impl FreeList {
+    /// Allocates a chunk of `csize` bytes from the free structures or the top.
+    #[inline]
+    pub(super) fn alloc_chunk<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        csize: u64,
+    ) -> Result<Addr, AllocError> {
+        if let Some(h) = self.take_fit(csize) {
+            let Chunk { addr: c, size, .. } = self.chunks[h];
+            self.ready(mem, c, csize)?;
+            if size - csize >= self.min_chunk {
+                self.split(mem, h, csize)?;
+            }
+            self.live_chunks += 1;
+            // The front of a free chunk stays resident (see `check_invariants`), and the
+            // header lies inside it.
+            mem.write_resident(c, self.header);
+            return Ok(c);
+        }
+        self.alloc_from_top(mem, csize)
+    }
+
+    /// Cuts chunk `h` to `csize` bytes; the rest becomes a free chunk.
+    #[inline]
+    pub(super) fn split<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        h: u32,
+        csize: u64,
+    ) -> Result<(), AllocError> {
+        let Chunk { addr: c, size, .. } = self.chunks[h];
+        let rest = c + csize;
+        let rest_size = size - csize;
+        self.ready(mem, rest, (self.header + 16).min(rest_size))?;
+        let r = self.cut_tail(h, csize);
+        self.insert_free(r);
+        // The remainder's header and free-list links are written into the heap.
+        mem.touch(rest, (self.header + 16).min(rest_size))?;
+        Ok(())
+    }
+
+    /// Shrinks chunk `h` to `keep` bytes and makes the rest a chunk of its own, linked
+    /// after it in address order (and its segment's last if `h` was); returns the new
+    /// chunk, which the caller lists as free or releases.
+    #[inline(always)]
+    pub(super) fn cut_tail(&mut self, h: u32, keep: u64) -> u32 {
+        let Chunk {
+            addr, size, next, ..
+        } = self.chunks[h];
+        self.chunks[h].size = keep;
+        let r = self.chunks.add(Chunk {
+            addr: addr + keep,
+            size: size - keep,
+            stamp: 0,
+            prev: h,
+            next,
+        });
+        self.chunks[h].next = r;
+        if next != NIL {
+            self.chunks[next].prev = r;
+        } else {
+            let seg = self.segment_of(addr);
+            self.segments[seg].last = r;
+        }
+        r
+    }
+
+    /// Takes the free chunk `above`, the neighbour above chunk `cur` (at `start`), out of
+    /// the bins and the records and links `cur` to what lies above it; returns the bytes
+    /// `above` had, which the caller adds to `cur`'s size.
+    #[inline(always)]
+    pub(super) fn absorb_next(&mut self, cur: u32, above: u32, start: Addr) -> u64 {
+        let next = self.chunks[above];
+        self.remove_free(above);
+        self.chunks.drop_chunk(above);
+        self.chunks[cur].next = next.next;
+        if next.next != NIL {
+            self.chunks[next.next].prev = cur;
+        } else {
+            let seg = self.segment_of(start);
+            self.segments[seg].last = cur;
+        }
+        next.size
+    }
+
+    /// An over-aligned request takes a chunk with room to slide the payload forward; the
+    /// slack stays inside the chunk (dlmalloc would split it off, which we leave out).
+    /// Rare, and out of line so that the common path has the only inlined copy of
+    /// `alloc_chunk`.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn alloc_over_aligned<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        size: u64,
+        align: u64,
+    ) -> Result<Addr, AllocError> {
+        let c = self.alloc_chunk(mem, self.chunk_size(size + align))?;
+        let payload = (c + self.header).next_multiple_of(align);
+        if payload != c + self.header {
+            self.shifted.insert(payload, c);
+        }
+        Ok(payload)
+    }
+
+    /// Frees chunk `h` (in use): merges it and gives the top back if it grew past the trim
+    /// threshold. `header_written` says whether the chunk's header was written while it
+    /// was in use: every chunk handed out has had it, a tail that `realloc` cuts off has not.
+    // Always inlined: every free runs it, and a call's register saves and stack frame were
+    // about a tenth of its instructions in the steady-state bench. The other callers
+    // (consolidation, realloc) are rare and have copies of their own.
+    #[inline(always)]
+    pub(super) fn release_chunk<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        h: u32,
+        header_written: bool,
+    ) -> Result<(), AllocError> {
+        let chunk = self.chunks[h];
+        self.live_chunks -= 1;
+        if !self.coalesce {
+            self.insert_free(h);
+            mem.touch(chunk.addr, (self.header + 16).min(chunk.size))?;
+            return Ok(());
+        }
+        let mut cur = h;
+        let mut start = chunk.addr;
+        let mut size = chunk.size;
+        let below = chunk.prev;
+        if below != NIL && self.chunks.is_free(below) {
+            // The lower neighbour absorbs this chunk and takes its place between the
+            // neighbours.
+            self.remove_free(below);
+            self.chunks.drop_chunk(h);
+            self.chunks[below].next = chunk.next;
+            if chunk.next != NIL {
+                self.chunks[chunk.next].prev = below;
+            }
+            cur = below;
+            start = self.chunks[below].addr;
+            size += self.chunks[below].size;
+        }
+        let above = self.chunks[cur].next;
+        if above == NIL {
+            // The chunk borders the top: it becomes part of it.
+            let seg = self.segment_of(start);
+            debug_assert_eq!(start + size, self.segments[seg].top);
+            let lower = self.chunks[cur].prev;
+            self.chunks.drop_chunk(cur);
+            if lower != NIL {
+                self.chunks[lower].next = NIL;
+            }
+            let s = &mut self.segments[seg];
+            s.top = start;
+            s.last = lower;
+            if self.header > 0 && start + self.header <= s.committed_end {
+                mem.touch(start, self.header)?;
+            }
+            if s.committed_end - start >= FASTBIN_CONSOLIDATION_THRESHOLD {
+                self.consolidate(mem)?;
+            }
+            return self.trim(mem, seg);
+        }
+        if self.chunks.is_free(above) {
+            size += self.absorb_next(cur, above, start);
+        }
+        self.chunks[cur].size = size;
+        self.insert_free(cur);
+        // Header and links at the front, the boundary tag at the back. The front is
+        // nearly always known resident, so the page map need not be asked: a free chunk's
+        // is, and this one's if it absorbed the free chunk below; otherwise the first page
+        // of a chunk whose header was written is, and the front mostly lies in that page
+        // (see `check_invariants` for both). Most chunks are smaller than a page, and then
+        // the tag lies in the front's page too.
+        let front = (self.header + 16).min(size);
+        let in_first_page = mem.same_page(start, start + front - 1);
+        if cur != h || header_written && self.header > 0 && in_first_page {
+            mem.write_resident(start, front);
+        } else {
+            mem.touch(start, front)?;
+        }
+        let tag = start + size - 8;
+        if mem.same_page(tag, start) {
+            mem.write_resident(tag, 8);
+        } else {
+            mem.touch(tag, 8)?;
+        }
+        if size >= FASTBIN_CONSOLIDATION_THRESHOLD {
+            self.consolidate(mem)?;
+        }
+        match self.release {
+            Release::Never => Ok(()),
+            Release::Immediate => self.purge(mem, start, size),
+            Release::Delay => {
+                self.purge_queue
+                    .push_back((self.now + self.release_delay, start));
+                Ok(())
+            }
+        }
+    }
+
+    /// The record of a live payload's chunk.
+    // Always inlined into the free, of which it is the first step.
+    #[inline(always)]
+    pub(super) fn chunk_of(&self, payload: Addr) -> Result<u32, AllocError> {
+        // Over-aligned blocks are rare, and an empty map needs no probe.
+        let shifted = if self.shifted.is_empty() {
+            None
+        } else {
+            self.shifted.get(&payload).copied()
+        };
+        let c = shifted.unwrap_or(payload.wrapping_sub(self.header));
+        match self.chunks.find(c) {
+            Some(h) if !self.chunks[h].is_free() => Ok(h),
+            Some(_) => Err(AllocError::Invalid(format!("double free of {payload:#x}"))),
+            None => Err(AllocError::Invalid(format!(
+                "free of {payload:#x}, which this heap never handed out"
+            ))),
+        }
+    }
+}

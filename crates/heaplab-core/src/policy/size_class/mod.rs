@@ -1,0 +1,498 @@
+//! The size-class family: segregated slabs as in mimalloc, rpmalloc, snmalloc and bmalloc.
+//!
+//! Address space comes in aligned segments (`segment_size`) cut into page slots
+//! (`page_size`, the allocator's page, not the OS page). A span of one or more slots holds
+//! blocks of one size class; each span has its own free list and a bump "extent" so blocks
+//! are only touched when first handed out. Requests above `large_threshold` get their own
+//! mapping, or with `share_small_large` a run of slots from the same segments (bmalloc).
+//! What happens to a span that empties is the policy question of scenarios S2 and S3: keep
+//! its memory, decommit it at once, decommit it after a delay unless reused, or park it in
+//! a span cache.
+//!
+//! Memory is committed in units of `commit_granularity` and decommitted in aligned units of
+//! `decommit_granularity`, each a whole number of slots, so one knob moves the model from
+//! mimalloc (a page at a time) to snmalloc (whole segments up front). With `heaps =
+//! per-thread` every program thread has its own span queues; a block freed by another
+//! thread waits on its span's remote list until the owner next allocates in that class,
+//! as mimalloc's `xthread_free` does. `thread_cache` adds a tcmalloc/rpmalloc-style cache of
+//! freed blocks per thread in front of the spans.
+
+mod delays;
+mod heaps;
+mod invariants;
+mod large;
+mod params;
+mod segments;
+mod spans;
+#[cfg(test)]
+mod tests;
+
+use std::cell::Cell;
+use std::collections::{BTreeMap, VecDeque};
+
+use rustc_hash::FxHashMap;
+
+use self::heaps::{Heap, ThreadCache, ThreadHeaps};
+use self::params::{EmptyPages, Heaps, Knobs, LargeFree};
+use self::segments::{Segment, NO_SEG};
+use self::spans::Span;
+use super::{check_align, check_size, AllocError, Block, Policy};
+use crate::event::ArenaId;
+use crate::pages::Pages;
+use crate::params::{ParamError, Params};
+use crate::prefetch::{prefetch, prefetch_whole};
+use crate::provider::{Addr, PageProvider};
+use crate::small_map::ThreadMap;
+
+pub use self::params::FAMILY;
+
+const NONE: u32 = u32::MAX;
+
+/// The class of a span that holds one large block carved from segment slots.
+const LARGE: u32 = u32::MAX;
+
+/// A span descriptor should stay small; mimalloc's `mi_page_t` is about this size.
+const SPAN_META: u64 = 80;
+const SEGMENT_META: u64 = 128;
+
+/// A segregated-fit, size-class slab allocator.
+#[derive(Debug)]
+pub struct SizeClass {
+    granularity: u64,
+    /// `log2(granularity)`, which the registry keeps a power of two.
+    granularity_shift: u32,
+    page_shift: u32,
+    seg_shift: u32,
+    slots_per_seg: u32,
+    large_threshold: u64,
+    empty: EmptyPages,
+    delay: u64,
+    cache_cap: u64,
+    /// Slots per commit unit and per decommit unit.
+    commit_slots: u32,
+    decommit_slots: u32,
+    per_thread: bool,
+    thread_cache: u64,
+    share: bool,
+    os_page: u64,
+    classes: Vec<u64>,
+    /// Class index for sizes up to `small_limit`, by granule.
+    small_lut: Vec<u32>,
+    small_limit: u64,
+    segments: Vec<Option<Segment>>,
+    seg_index: FxHashMap<u64, u32>,
+    /// The segment `span_of` found last, by key; cleared when a segment goes away.
+    /// `(NO_SEG, _)` when there is none: a plain pair compares in one step, where an
+    /// `Option` tested its tag first.
+    last_seg: Cell<(u64, u32)>,
+    generations: u64,
+    spans: Vec<Span>,
+    free_span_ids: Vec<u32>,
+    heaps: Vec<Heap>,
+    /// Heap of each thread seen, under per-thread heaps (in order of first allocation).
+    thread_heaps: ThreadHeaps,
+    tcaches: ThreadMap<ThreadCache>,
+    large: FxHashMap<Addr, u64>,
+    /// Under `large_free = delay`: freed large mappings kept for reuse, by (length,
+    /// address), with the event at which each is to be released.
+    large_free: Option<BTreeMap<(u64, Addr), u64>>,
+    /// Releases of kept large mappings in due order: (due, address, length). An entry whose
+    /// mapping was reused or kept again since no longer matches `large_free` and is skipped.
+    large_purge: VecDeque<(u64, Addr, u64)>,
+    /// A lower bound on when the first entry of `purge` or `large_purge` is due: exact
+    /// after `tick_due` went through them (`u64::MAX` when both were empty then), lowered by
+    /// every push. `tick` compares once instead of looking at two queues.
+    next_due: u64,
+    /// Delayed decommits: (due, segment, generation, first slot, slots).
+    purge: VecDeque<(u64, u32, u64, u32, u32)>,
+    now: u64,
+    stamps: u64,
+    live_spans: u64,
+}
+
+impl SizeClass {
+    pub fn new(params: &Params, os_page: u64) -> Result<SizeClass, ParamError> {
+        let knobs = Knobs::read(params);
+        let names = Knobs::NAMES;
+        let granularity = knobs.granularity;
+        let per_doubling = knobs.classes_per_doubling;
+        let page_size = knobs.page_size;
+        let segment_size = knobs.segment_size;
+        let large_threshold = knobs.large_threshold;
+        let field = |name: &str, message: String| ParamError {
+            field: format!("policy.params.{name}"),
+            message,
+        };
+        if page_size < os_page {
+            return Err(field(
+                names.page_size,
+                format!("{page_size} is smaller than the provider's page size {os_page}"),
+            ));
+        }
+        if segment_size < page_size {
+            return Err(field(
+                names.segment_size,
+                format!("{segment_size} is smaller than page_size {page_size}"),
+            ));
+        }
+        if large_threshold > segment_size / 2 {
+            return Err(field(
+                names.large_threshold,
+                format!("{large_threshold} is more than half of segment_size {segment_size}"),
+            ));
+        }
+        // A unit is a power of two between `floor` and the segment; 0 picks the floor.
+        let unit = |name: &str, v: u64, floor: u64| -> Result<u64, ParamError> {
+            if v == 0 {
+                return Ok(floor);
+            }
+            if !v.is_power_of_two() || v < floor || v > segment_size {
+                return Err(field(
+                    name,
+                    format!(
+                        "{v} is not 0 or a power of two from {floor} to segment_size \
+                         {segment_size}"
+                    ),
+                ));
+            }
+            Ok(v)
+        };
+        let commit_unit = unit(
+            names.commit_granularity,
+            knobs.commit_granularity,
+            page_size,
+        )?;
+        let decommit_unit = unit(
+            names.decommit_granularity,
+            knobs.decommit_granularity,
+            commit_unit,
+        )?;
+        let classes = class_sizes(granularity, per_doubling, large_threshold);
+        let small_limit = (granularity * 64).min(*classes.last().expect("at least one class"));
+        let small_lut = (0..=small_limit / granularity)
+            .map(|g| classes.partition_point(|&c| c < g * granularity) as u32)
+            .collect();
+        let cache_cap = match knobs.cache_size {
+            0 => segment_size,
+            n => n,
+        };
+        Ok(SizeClass {
+            granularity,
+            granularity_shift: granularity.trailing_zeros(),
+            page_shift: page_size.trailing_zeros(),
+            seg_shift: segment_size.trailing_zeros(),
+            slots_per_seg: (segment_size / page_size) as u32,
+            large_threshold,
+            empty: knobs.empty_pages,
+            delay: knobs.decommit_delay,
+            cache_cap,
+            commit_slots: (commit_unit / page_size) as u32,
+            decommit_slots: (decommit_unit / page_size) as u32,
+            per_thread: knobs.heaps == Heaps::PerThread,
+            thread_cache: knobs.thread_cache,
+            share: knobs.share_small_large,
+            os_page,
+            heaps: vec![Heap::new(classes.len())],
+            classes,
+            small_lut,
+            small_limit,
+            segments: Vec::new(),
+            seg_index: FxHashMap::default(),
+            last_seg: Cell::new((NO_SEG, 0)),
+            generations: 0,
+            spans: Vec::new(),
+            free_span_ids: Vec::new(),
+            thread_heaps: ThreadHeaps::default(),
+            tcaches: ThreadMap::default(),
+            large: FxHashMap::default(),
+            large_free: (knobs.large_free == LargeFree::Delay).then(BTreeMap::new),
+            large_purge: VecDeque::new(),
+            next_due: u64::MAX,
+            purge: VecDeque::new(),
+            now: 0,
+            stamps: 0,
+            live_spans: 0,
+        })
+    }
+
+    /// The size classes in use, smallest first.
+    pub fn classes(&self) -> &[u64] {
+        &self.classes
+    }
+
+    #[inline]
+    fn class_of(&self, size: u64) -> u32 {
+        if size <= self.small_limit {
+            // The granularity is a power of two (the registry says so), and a shift costs
+            // a cycle where the divide `div_ceil` compiled to cost tens on every allocation.
+            self.small_lut[((size + self.granularity - 1) >> self.granularity_shift) as usize]
+        } else {
+            self.classes.partition_point(|&c| c < size) as u32
+        }
+    }
+
+    fn page_size(&self) -> u64 {
+        1 << self.page_shift
+    }
+
+    /// Large requests up to this size come from segment slots under `share_small_large`.
+    fn shared_large_limit(&self) -> u64 {
+        u64::from(self.slots_per_seg) << self.page_shift >> 1
+    }
+}
+
+impl Policy for SizeClass {
+    #[inline]
+    fn alloc<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        size: u64,
+        align: u64,
+        _arena: Option<ArenaId>,
+        thread: u32,
+    ) -> Result<Addr, AllocError> {
+        check_align(align)?;
+        check_size(size)?;
+        let size = size.max(1);
+        if size > self.large_threshold || align > self.page_size() {
+            return self.alloc_large(mem, size, align, thread);
+        }
+        let mut class = self.class_of(size);
+        if align > self.granularity {
+            // Blocks are aligned to the largest power of two dividing the class size, so
+            // an over-aligned request moves up to a class that is a multiple of it.
+            while (class as usize) < self.classes.len()
+                && !self.classes[class as usize].is_multiple_of(align)
+            {
+                class += 1;
+            }
+            if class as usize == self.classes.len() {
+                return self.alloc_large(mem, size, align, thread);
+            }
+        }
+        // The thread cache first: its blocks are still in use as far as their spans know.
+        if self.thread_cache > 0 {
+            if let Some(tc) = self.tcaches.get_mut(thread) {
+                if let Some((id, index)) = tc.lists[class as usize].pop() {
+                    let span = &mut self.spans[id as usize];
+                    tc.bytes -= span.block;
+                    span.tcached -= 1;
+                    let (w, bit) = Span::bit(index);
+                    span.in_use[w] |= bit;
+                    return Ok(span.base + u64::from(index) * span.block);
+                }
+            }
+        }
+        let heap = self.heap_of(thread);
+        if !self.heaps[heap as usize].remote[class as usize].is_empty() {
+            self.collect_remote(mem, heap, class)?;
+        }
+        let id = match self.heaps[heap as usize].queues[class as usize].last() {
+            Some(&id) => id,
+            None => self.new_span(mem, heap, class)?,
+        };
+        let span = &mut self.spans[id as usize];
+        let index = match span.free.pop() {
+            Some(i) => i,
+            None => {
+                span.extent += 1;
+                span.extent - 1
+            }
+        };
+        span.used += 1;
+        let (w, bit) = Span::bit(index);
+        span.in_use[w] |= bit;
+        let addr = span.base + u64::from(index) * span.block;
+        if span.used == span.capacity {
+            self.queue_remove(id);
+        }
+        Ok(addr)
+    }
+
+    fn free<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        block: Block,
+        thread: u32,
+    ) -> Result<(), AllocError> {
+        // Blocks in segments are found through their segment, and no large mapping lies in
+        // one (segments are reserved whole and aligned to their size), so the large map is
+        // asked only when the segment lookup fails.
+        let span = self.span_of(block.addr);
+        if span.is_none() {
+            if let Some(len) = self.large.remove(&block.addr) {
+                return self.free_large(mem, block.addr, len);
+            }
+        }
+        let id = span.ok_or_else(|| {
+            AllocError::Invalid(format!(
+                "free of {:#x}, which this heap never handed out",
+                block.addr
+            ))
+        })?;
+        let local = self.is_local(thread, self.spans[id as usize].heap);
+        let span = &mut self.spans[id as usize];
+        let (index, at_start) = span.index_of(block.addr - span.base);
+        let (w, bit) = Span::bit(index);
+        if !at_start || index >= span.extent || span.in_use[w] & bit == 0 {
+            return Err(AllocError::Invalid(format!(
+                "free of {:#x}, which is not a block in use",
+                block.addr
+            )));
+        }
+        span.in_use[w] &= !bit;
+        if span.class == LARGE {
+            // A large block goes back at once, whichever thread frees it.
+            span.used = 0;
+            return self.retire_span(mem, id);
+        }
+        let (class, block_size, heap) = (span.class, span.block, span.heap);
+        // The free-list link is written into the freed block.
+        mem.touch(block.addr, block_size.min(8))?;
+        let span = &mut self.spans[id as usize];
+        if !local {
+            span.remote.push(index);
+            if !span.in_remote {
+                span.in_remote = true;
+                self.heaps[heap as usize].remote[class as usize].push(id);
+            }
+            return Ok(());
+        }
+        if self.thread_cache > 0 {
+            let classes = self.classes.len();
+            let tc = self.tcaches.get_or_insert_with(thread, || ThreadCache {
+                lists: vec![Vec::new(); classes],
+                bytes: 0,
+            });
+            if tc.bytes + block_size <= self.thread_cache {
+                tc.bytes += block_size;
+                tc.lists[class as usize].push((id, index));
+                span.tcached += 1;
+                return Ok(());
+            }
+        }
+        span.free.push(index);
+        span.used -= 1;
+        let was_full = span.qpos == NONE;
+        // `settle` makes the same test, but called plainly here it cost ten instructions
+        // per event more (callgrind, `churn`: 315 → 325) in the code around the call.
+        if was_full || span.used == 0 {
+            self.settle(mem, id, was_full)?;
+        }
+        Ok(())
+    }
+
+    /// A free reads the span's record, then the word of its in-use bitmap and the end of
+    /// its free list, and writes a link into the block. With a million live blocks each is
+    /// a miss, and the bitmap and list are found through the record: so the record is
+    /// fetched at stage 0 and, read at stage 1, tells where the other two are.
+    const HINTS_FREE: bool = true;
+
+    #[inline(always)]
+    fn prefetch_free<P: PageProvider>(&self, mem: &Pages<P>, block: &Block, stage: u32) {
+        let Some(id) = self.span_of_quietly(block.addr) else {
+            return;
+        };
+        let Some(span) = self.spans.get(id as usize) else {
+            return;
+        };
+        if stage == 0 {
+            prefetch_whole(span);
+            return;
+        }
+        let Some(offset) = block.addr.checked_sub(span.base) else {
+            return;
+        };
+        let (w, _) = Span::bit(span.index_of(offset).0);
+        if let Some(word) = span.in_use.get(w) {
+            prefetch(word);
+        }
+        if let Some(last) = span.free.last() {
+            prefetch(last);
+        }
+        mem.prefetch(block.addr);
+    }
+
+    fn realloc<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        block: Block,
+        new_size: u64,
+        align: u64,
+        thread: u32,
+    ) -> Result<Addr, AllocError> {
+        check_size(new_size)?;
+        if !block.addr.is_multiple_of(align) {
+            return super::free_list::default_realloc(self, mem, block, new_size, align, thread);
+        }
+        let size = new_size.max(1);
+        if let Some(&len) = self.large.get(&block.addr) {
+            // A mapping reused from the large free list may be larger than its block.
+            let fits = if self.large_free.is_some() {
+                (len / 2..=len).contains(&mem.round_up(new_size))
+            } else {
+                mem.round_up(new_size) == len
+            };
+            if new_size > self.large_threshold && fits {
+                return Ok(block.addr);
+            }
+        } else if let Some(id) = self.span_of(block.addr) {
+            let span = &self.spans[id as usize];
+            let same = if span.class == LARGE {
+                size > self.large_threshold
+                    && size <= self.shared_large_limit()
+                    && size.div_ceil(self.page_size()) == u64::from(span.slots)
+            } else {
+                size <= self.large_threshold && self.class_of(size) == span.class
+            };
+            if same {
+                return Ok(block.addr);
+            }
+        }
+        super::free_list::default_realloc(self, mem, block, new_size, align, thread)
+    }
+
+    #[inline]
+    fn tick<P: PageProvider>(&mut self, mem: &mut Pages<P>, now: u64) -> Result<(), AllocError> {
+        self.now = now;
+        // Most events find nothing due.
+        if now < self.next_due {
+            return Ok(());
+        }
+        self.tick_due(mem, now)
+    }
+
+    fn metadata_bytes(&self) -> u64 {
+        let segments = self.segments.iter().flatten().count() as u64;
+        let large = self.large.len() + self.large_free.as_ref().map_or(0, BTreeMap::len);
+        self.live_spans * SPAN_META + segments * SEGMENT_META + large as u64 * SPAN_META
+    }
+
+    fn check_invariants<P: PageProvider>(&self, mem: &Pages<P>) -> Result<(), String> {
+        self.check_structures(mem)
+    }
+}
+
+/// The class sizes: multiples of the granule up to 8 granules, then `per_doubling` classes
+/// per power of two, each a multiple of the granule, up to and including the threshold.
+fn class_sizes(granularity: u64, per_doubling: u64, threshold: u64) -> Vec<u64> {
+    let mut sizes: Vec<u64> = (1..=8).map(|i| i * granularity).collect();
+    let mut base = 8 * granularity;
+    while *sizes.last().expect("non-empty") < threshold {
+        let step = (base / per_doubling).next_multiple_of(granularity);
+        let mut s = base + step;
+        while s <= 2 * base {
+            sizes.push(s);
+            s += step;
+        }
+        if *sizes.last().expect("non-empty") != 2 * base {
+            sizes.push(2 * base);
+        }
+        base *= 2;
+    }
+    sizes.dedup();
+    while sizes.len() > 1 && sizes[sizes.len() - 2] >= threshold {
+        sizes.pop();
+    }
+    sizes
+}

@@ -1,0 +1,217 @@
+//! The size-class family's knobs, declared once: the specs the registry lists, the typed
+//! struct [`SizeClass::new`](super::SizeClass::new) reads them as, the enums of its choice
+//! knobs, and the family's entry in the registry.
+
+use crate::params::{choice, knobs, ParamKind};
+use crate::policy::FamilySpec;
+
+/// The largest `segment_size`. [`Span::index_of`](super::spans::Span::index_of) is exact
+/// only while an offset times a block size, both inside one segment, is at most 2^64.
+const MAX_SEGMENT: u64 = 1 << 30;
+const _: () = assert!((MAX_SEGMENT as u128) * (MAX_SEGMENT as u128) <= 1u128 << 64);
+
+choice! {
+    /// What becomes of a large block's own mapping when it is freed.
+    pub(super) enum LargeFree {
+        Release = "release",
+        Delay = "delay",
+    }
+}
+
+choice! {
+    /// What happens to the memory of a span that empties.
+    pub(super) enum EmptyPages {
+        Keep = "keep",
+        Decommit = "decommit",
+        Delay = "delay",
+        Cache = "cache",
+    }
+}
+
+choice! {
+    /// Whether each program thread has a heap of its own.
+    pub(super) enum Heaps {
+        PerThread = "per-thread",
+        Shared = "shared",
+    }
+}
+
+knobs! {
+    /// The size-class family's knobs, read once when a heap is built.
+    pub(super) struct Knobs, names KnobNames, specs PARAMS;
+
+    granularity: u64 = ParamSpec {
+        kind: ParamKind::Bytes {
+            min: 8,
+            max: 16,
+            pow2: true,
+        },
+        default: "16",
+        unit: "bytes",
+        doc: "Smallest class and step between small classes; 16 keeps x86-64 `new` alignment.",
+        zero_means: "",
+    },
+    classes_per_doubling: u64 = ParamSpec {
+        kind: ParamKind::Int { min: 1, max: 16 },
+        default: "4",
+        unit: "classes",
+        doc: "Size classes between one power of two and the next, above 8 granules \
+              (4 wastes at most 25% to rounding; 1 is power-of-two classes).",
+        zero_means: "",
+    },
+    page_size: u64 = ParamSpec {
+        kind: ParamKind::Bytes {
+            min: 4 << 10,
+            max: 64 << 20,
+            pow2: true,
+        },
+        default: "64KiB",
+        unit: "bytes",
+        doc: "The allocator's page: the slot a span of one size class is made of \
+              (mimalloc: 64 KiB).",
+        zero_means: "",
+    },
+    segment_size: u64 = ParamSpec {
+        kind: ParamKind::Bytes {
+            min: 64 << 10,
+            max: MAX_SEGMENT,
+            pow2: true,
+        },
+        default: "4MiB",
+        unit: "bytes",
+        doc: "Aligned address-space unit pages are cut from (mimalloc: 4 MiB).",
+        zero_means: "",
+    },
+    large_threshold: u64 = ParamSpec {
+        kind: ParamKind::Bytes {
+            min: 16,
+            max: 64 << 20,
+            pow2: false,
+        },
+        default: "128KiB",
+        unit: "bytes",
+        doc: "Requests above this get a mapping of their own, returned on free, unless \
+              `share_small_large` carves them from segments.",
+        zero_means: "",
+    },
+    large_free: LargeFree = ParamSpec {
+        kind: ParamKind::Choice(LargeFree::NAMES),
+        default: "release",
+        unit: "",
+        doc: "What happens to a large block's own mapping when it is freed: released at \
+              once, or kept committed in a large free list that later large requests of \
+              the same size or smaller reuse, and released only after `decommit_delay` \
+              events (old bmalloc's large free list and its scavenger; snmalloc's and \
+              rpmalloc's caches of large chunks and spans).",
+        zero_means: "",
+    },
+    empty_pages: EmptyPages = ParamSpec {
+        kind: ParamKind::Choice(EmptyPages::NAMES),
+        default: "delay",
+        unit: "",
+        doc: "What happens to the memory of a span that empties: kept committed for reuse, \
+              decommitted at once, decommitted after `decommit_delay` events unless reused \
+              (mimalloc's purge delay), or parked committed in its heap's span cache of \
+              `cache_size` bytes, whose oldest spans are decommitted when it overflows \
+              (rpmalloc's span caches).",
+        zero_means: "",
+    },
+    decommit_delay: u64 = ParamSpec {
+        kind: ParamKind::Int {
+            min: 0,
+            max: 1_000_000_000,
+        },
+        default: "10000",
+        unit: "events",
+        doc: "How long an empty span keeps its memory under `empty_pages = delay`.",
+        zero_means: "",
+    },
+    cache_size: u64 = ParamSpec {
+        kind: ParamKind::Bytes {
+            min: 0,
+            max: 1 << 40,
+            pow2: false,
+        },
+        default: "0",
+        unit: "bytes",
+        doc: "Under `empty_pages = cache`, how many bytes of empty spans each heap keeps \
+              committed for reuse by a span of the same slot count, as rpmalloc's per-thread \
+              span caches do; 0 means one segment's worth.",
+        zero_means: "one segment's worth",
+    },
+    commit_granularity: u64 = ParamSpec {
+        kind: ParamKind::Bytes {
+            min: 0,
+            max: 1 << 30,
+            pow2: false,
+        },
+        default: "0",
+        unit: "bytes",
+        doc: "Unit in which segment memory is committed, a power of two from `page_size` to \
+              `segment_size`; 0 means one page, as mimalloc commits each page as it is used. \
+              Larger units commit more at once and call the OS less, like rpmalloc's spans; \
+              `segment_size` commits a whole segment at its first use, as snmalloc commits \
+              its chunks.",
+        zero_means: "one page",
+    },
+    decommit_granularity: u64 = ParamSpec {
+        kind: ParamKind::Bytes {
+            min: 0,
+            max: 1 << 30,
+            pow2: false,
+        },
+        default: "0",
+        unit: "bytes",
+        doc: "Aligned unit that is decommitted only once every slot in it is free, a power \
+              of two from the commit unit to `segment_size`; 0 means the commit unit. \
+              mimalloc purges single pages; snmalloc gives memory back only in large \
+              chunks, which costs fewer calls and keeps more committed.",
+        zero_means: "the commit unit",
+    },
+    heaps: Heaps = ParamSpec {
+        kind: ParamKind::Choice(Heaps::NAMES),
+        default: "per-thread",
+        unit: "",
+        doc: "Whether each program thread allocates from its own spans (mimalloc, snmalloc \
+              and rpmalloc heaps; a block freed by another thread goes on its span's remote \
+              list and returns to the span when the owner next allocates in that class, as \
+              mimalloc collects `xthread_free`) or all threads share one set of spans. A \
+              single-threaded program behaves the same either way.",
+        zero_means: "",
+    },
+    thread_cache: u64 = ParamSpec {
+        kind: ParamKind::Bytes {
+            min: 0,
+            max: 1 << 30,
+            pow2: false,
+        },
+        default: "0",
+        unit: "bytes",
+        doc: "Bytes of freed small blocks each thread keeps for its next allocations before \
+              blocks go back to their spans, like tcmalloc's and rpmalloc's thread caches; \
+              cached blocks still count as in use, so their spans cannot empty. 0 turns \
+              the cache off (mimalloc has none).",
+        zero_means: "off",
+    },
+    share_small_large: bool = ParamSpec {
+        kind: ParamKind::Bool,
+        default: "false",
+        unit: "",
+        doc: "Whether large requests up to half a segment are carved from the same segments \
+              as small spans, so both return pages to one pool, and a segment whose pages are \
+              all free is decommitted and released at once rather than waiting in small-page \
+              lists, as bmalloc does since it made small and large objects share memory. \
+              Larger requests keep mappings of their own.",
+        zero_means: "",
+    },
+}
+
+pub const FAMILY: FamilySpec = FamilySpec {
+    id: "size-class",
+    title: "Size-class slabs (mimalloc, rpmalloc, snmalloc, bmalloc)",
+    description: "Blocks of one size class per page-sized span, cut from aligned segments and \
+                  committed in units; per-thread heaps with remote frees and thread caches; \
+                  large requests mapped on their own or shared with small spans; empty spans \
+                  kept, decommitted, delayed or cached.",
+    params: PARAMS,
+};

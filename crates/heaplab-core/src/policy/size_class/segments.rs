@@ -1,0 +1,233 @@
+//! Segments: aligned reservations of `segment_size` bytes cut into page slots, each owned
+//! by a span or free. Slots are committed and decommitted in whole units, and a segment
+//! whose slots are all free and uncommitted goes back to the provider. The owner of an
+//! address's slot is the span that holds it.
+
+use super::{SizeClass, NONE};
+use crate::pages::Pages;
+use crate::policy::AllocError;
+use crate::provider::{Addr, PageProvider};
+
+/// No segment has this key (an address shifted right by at least 16 bits).
+pub(super) const NO_SEG: u64 = u64::MAX;
+
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Slot {
+    pub(super) owner: u32,
+    pub(super) committed: bool,
+    /// Empty and committed, waiting for its decommit under the delay policy.
+    pub(super) pending: bool,
+    /// When a pending slot becomes due.
+    pub(super) due: u64,
+}
+
+#[derive(Debug)]
+pub(super) struct Segment {
+    pub(super) base: Addr,
+    /// The heap whose spans it holds. Under per-thread heaps each thread cuts its spans
+    /// from segments of its own, as mimalloc's and snmalloc's threads do, so a segment is
+    /// committed for one thread's use, and a thread's free slots serve no other thread.
+    pub(super) heap: u32,
+    pub(super) slots: Vec<Slot>,
+    pub(super) free_slots: u32,
+    /// Distinguishes this segment from a later one in the same table entry, so a delayed
+    /// decommit queued for a released segment does not touch its successor.
+    pub(super) generation: u64,
+}
+
+impl SizeClass {
+    /// Finds `n` free slots in a row, in the first of the heap's segments that has them, or
+    /// a new segment.
+    pub(super) fn find_slots<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        heap: u32,
+        n: u32,
+    ) -> Result<(u32, u32), AllocError> {
+        for (si, seg) in self.segments.iter().enumerate() {
+            let Some(seg) = seg else { continue };
+            if seg.free_slots < n || seg.heap != heap {
+                continue;
+            }
+            let mut run = 0;
+            for (i, slot) in seg.slots.iter().enumerate() {
+                run = if slot.owner == NONE { run + 1 } else { 0 };
+                if run == n {
+                    return Ok((si as u32, i as u32 + 1 - n));
+                }
+            }
+        }
+        let size = u64::from(self.slots_per_seg) << self.page_shift;
+        let base = mem.reserve(size, size)?;
+        self.generations += 1;
+        // Memory that a provider could not release comes back as it was left, possibly
+        // committed (a wasm heap reusing what it freed); elsewhere it comes uncommitted.
+        let slot = |i: u64| Slot {
+            owner: NONE,
+            committed: !mem.caps().can_release
+                && mem.is_committed(base + (i << self.page_shift), 1 << self.page_shift),
+            pending: false,
+            due: 0,
+        };
+        let seg = Segment {
+            base,
+            heap,
+            slots: (0..u64::from(self.slots_per_seg)).map(slot).collect(),
+            free_slots: self.slots_per_seg,
+            generation: self.generations,
+        };
+        let si = match self.segments.iter().position(Option::is_none) {
+            Some(i) => {
+                self.segments[i] = Some(seg);
+                i
+            }
+            None => {
+                self.segments.push(Some(seg));
+                self.segments.len() - 1
+            }
+        } as u32;
+        self.seg_index.insert(base >> self.seg_shift, si);
+        Ok((si, 0))
+    }
+
+    /// Commits the uncommitted slots of the commit units a range touches, one provider call
+    /// per contiguous run.
+    pub(super) fn commit_slots<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        si: u32,
+        first: u32,
+        n: u32,
+    ) -> Result<(), AllocError> {
+        let shift = self.page_shift;
+        let unit = self.commit_slots;
+        let (lo, hi) = (first / unit * unit, (first + n).div_ceil(unit) * unit);
+        let seg = self.segments[si as usize].as_mut().expect("live segment");
+        let mut i = lo;
+        while i < hi {
+            if seg.slots[i as usize].committed {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < hi && !seg.slots[i as usize].committed {
+                i += 1;
+            }
+            mem.commit(
+                seg.base + (u64::from(start) << shift),
+                u64::from(i - start) << shift,
+            )?;
+            for s in start..i {
+                seg.slots[s as usize].committed = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// Decommits the committed slots of the decommit units a range touches whose slots are
+    /// all unowned (and, when `only_due`, none waiting for a later delayed decommit), one
+    /// provider call per contiguous run.
+    pub(super) fn decommit_units<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        si: u32,
+        first: u32,
+        n: u32,
+        only_due: bool,
+    ) -> Result<(), AllocError> {
+        // Memory that cannot be decommitted stays committed, and the slots say so.
+        if !mem.caps().can_decommit {
+            return Ok(());
+        }
+        let (shift, unit, now) = (self.page_shift, self.decommit_slots as usize, self.now);
+        let Some(seg) = self.segments[si as usize].as_mut() else {
+            return Ok(());
+        };
+        let (lo, hi) = (
+            first as usize / unit * unit,
+            ((first + n) as usize).div_ceil(unit) * unit,
+        );
+        let mut flush = |seg: &mut Segment, start: usize, end: usize| {
+            mem.decommit(
+                seg.base + ((start as u64) << shift),
+                ((end - start) as u64) << shift,
+            )?;
+            for s in &mut seg.slots[start..end] {
+                s.committed = false;
+                s.pending = false;
+            }
+            Ok::<(), AllocError>(())
+        };
+        let mut run = None;
+        let mut unit_free = false;
+        for i in lo..hi {
+            if i % unit == 0 {
+                unit_free = seg.slots[i..i + unit]
+                    .iter()
+                    .all(|s| s.owner == NONE && !(only_due && s.pending && s.due > now));
+            }
+            if unit_free && seg.slots[i].committed {
+                run.get_or_insert(i);
+            } else if let Some(start) = run.take() {
+                flush(seg, start, i)?;
+            }
+        }
+        if let Some(start) = run {
+            flush(seg, start, hi)?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn release_if_empty<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        si: u32,
+    ) -> Result<(), AllocError> {
+        let Some(seg) = &self.segments[si as usize] else {
+            return Ok(());
+        };
+        if seg.free_slots == self.slots_per_seg && seg.slots.iter().all(|s| !s.committed) {
+            let (base, size) = (seg.base, u64::from(self.slots_per_seg) << self.page_shift);
+            mem.release(base, size)?;
+            self.seg_index.remove(&(base >> self.seg_shift));
+            self.last_seg.set((NO_SEG, 0));
+            self.segments[si as usize] = None;
+        }
+        Ok(())
+    }
+
+    // Always inlined: it runs on every free, and as a call it cost a third of its
+    // instructions in saving and restoring registers.
+    #[inline(always)]
+    pub(super) fn span_of(&self, addr: Addr) -> Option<u32> {
+        let key = addr >> self.seg_shift;
+        // Frees cluster in the segment of the free before, so the last segment found is
+        // tried before the hash map.
+        let si = match self.last_seg.get() {
+            (k, si) if k == key => si,
+            _ => {
+                let si = *self.seg_index.get(&key)?;
+                self.last_seg.set((key, si));
+                si
+            }
+        };
+        self.owner_in(si, addr)
+    }
+
+    /// [`SizeClass::span_of`] for a hint: the remembered segment is neither used nor
+    /// changed, so hints for blocks ahead do not disturb the frees in between.
+    #[inline(always)]
+    pub(super) fn span_of_quietly(&self, addr: Addr) -> Option<u32> {
+        let si = *self.seg_index.get(&(addr >> self.seg_shift))?;
+        self.owner_in(si, addr)
+    }
+
+    /// The span owning the page slot of `addr` in segment `si`, if any.
+    #[inline(always)]
+    pub(super) fn owner_in(&self, si: u32, addr: Addr) -> Option<u32> {
+        let seg = self.segments[si as usize].as_ref()?;
+        let slot = ((addr - seg.base) >> self.page_shift) as usize;
+        let owner = seg.slots.get(slot)?.owner;
+        (owner != NONE).then_some(owner)
+    }
+}

@@ -1,0 +1,354 @@
+//! Spans: runs of page slots holding the blocks of one size class (or one large block),
+//! each with its free list, in-use bitmap and bump extent. A heap allocates from the spans
+//! in its class queues; a span that empties is retired, parked in its heap's span cache or
+//! given back to its segment under the empty-page policy.
+
+use super::{EmptyPages, SizeClass, NONE};
+use crate::pages::Pages;
+use crate::policy::AllocError;
+use crate::provider::{Addr, PageProvider};
+
+/// Spans are sized to hold at least this many blocks, so big classes do not waste a page
+/// per block.
+const MIN_BLOCKS_PER_SPAN: u64 = 8;
+
+#[derive(Debug)]
+pub(super) struct Span {
+    pub(super) seg: u32,
+    pub(super) first: u32,
+    pub(super) slots: u32,
+    /// A size class, or `LARGE` for a span holding one large block.
+    pub(super) class: u32,
+    /// The heap whose queues and cache the span belongs to.
+    pub(super) heap: u32,
+    pub(super) base: Addr,
+    pub(super) block: u64,
+    /// `ceil(2^64 / block)`, so that [`Span::index_of`] divides by a multiplication.
+    pub(super) recip: u64,
+    pub(super) capacity: u32,
+    /// Blocks not on the free list: handed out, on the remote list or in a thread cache.
+    pub(super) used: u32,
+    /// Blocks handed out at least once; blocks past it have never been written.
+    pub(super) extent: u32,
+    pub(super) free: Vec<u32>,
+    /// One bit per block the program holds, to catch double frees.
+    pub(super) in_use: Vec<u64>,
+    /// Index in its class queue, or `NONE` when full (or retired, cached or large).
+    pub(super) qpos: u32,
+    /// Blocks freed by a thread of another heap, not yet collected by the owner.
+    pub(super) remote: Vec<u32>,
+    /// Whether the span is on its heap's list of spans with remote frees.
+    pub(super) in_remote: bool,
+    /// Blocks sitting in thread caches.
+    pub(super) tcached: u32,
+    /// Index in its heap's span cache list for its slot count, or `NONE`.
+    pub(super) cpos: u32,
+    /// When it entered the span cache, to find stale entries in the age queue.
+    pub(super) stamp: u64,
+}
+
+impl Span {
+    pub(super) fn empty() -> Span {
+        Span {
+            seg: 0,
+            first: 0,
+            slots: 0,
+            class: 0,
+            heap: 0,
+            base: 0,
+            block: 0,
+            recip: 0,
+            capacity: 0,
+            used: 0,
+            extent: 0,
+            free: Vec::new(),
+            in_use: Vec::new(),
+            qpos: NONE,
+            remote: Vec::new(),
+            in_remote: false,
+            tcached: 0,
+            cpos: NONE,
+            stamp: 0,
+        }
+    }
+
+    /// `ceil(2^64 / block)` for [`Span::index_of`]; blocks are at least 8 bytes, so it fits.
+    pub(super) fn recip_of(block: u64) -> u64 {
+        (1u128 << 64).div_ceil(u128::from(block)) as u64
+    }
+
+    /// The index of the block at `offset` bytes into the span, and whether the offset is
+    /// that block's start. A hardware divide was a quarter of the time of `free`; this
+    /// multiplies by the reciprocal instead. With `m = ceil(2^64 / d) = (2^64 + e) / d`,
+    /// `0 <= e < d`, the product `n * m / 2^64` exceeds `n / d` by `n * e / (d * 2^64)`,
+    /// less than `1 / d` whenever `n * d <= 2^64`, so its floor is exactly `n / d` (the
+    /// fraction of `n / d` is at most `(d - 1) / d`). Offsets and blocks are both below a
+    /// segment, at most `MAX_SEGMENT` bytes, so `n * d <= 2^64` (checked where
+    /// `MAX_SEGMENT` is defined).
+    #[inline]
+    pub(super) fn index_of(&self, offset: u64) -> (u32, bool) {
+        let index = ((u128::from(offset) * u128::from(self.recip)) >> 64) as u64;
+        (index as u32, index * self.block == offset)
+    }
+
+    #[inline]
+    pub(super) fn bit(index: u32) -> (usize, u64) {
+        ((index / 64) as usize, 1u64 << (index % 64))
+    }
+}
+
+impl SizeClass {
+    pub(super) fn span_slots(&self, block: u64) -> u32 {
+        (block * MIN_BLOCKS_PER_SPAN)
+            .div_ceil(self.page_size())
+            .clamp(1, u64::from(self.slots_per_seg)) as u32
+    }
+
+    pub(super) fn queue_push(&mut self, id: u32) {
+        let span = &self.spans[id as usize];
+        let q = &mut self.heaps[span.heap as usize].queues[span.class as usize];
+        let pos = q.len() as u32;
+        q.push(id);
+        self.spans[id as usize].qpos = pos;
+    }
+
+    pub(super) fn queue_remove(&mut self, id: u32) {
+        let span = &self.spans[id as usize];
+        let (heap, class, pos) = (span.heap as usize, span.class as usize, span.qpos as usize);
+        let q = &mut self.heaps[heap].queues[class];
+        q.swap_remove(pos);
+        if let Some(&moved) = q.get(pos) {
+            self.spans[moved as usize].qpos = pos as u32;
+        }
+        self.spans[id as usize].qpos = NONE;
+    }
+
+    /// A span owning `n` committed slots, from the heap's span cache or fresh; its class
+    /// fields are for the caller to set.
+    pub(super) fn obtain_span<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        heap: u32,
+        n: u32,
+    ) -> Result<u32, AllocError> {
+        let cached = self.heaps[heap as usize]
+            .cache
+            .get(&n)
+            .and_then(|v| v.last().copied());
+        if let Some(id) = cached {
+            self.uncache(id);
+            return Ok(id);
+        }
+        let (si, first) = self.find_slots(mem, heap, n)?;
+        self.commit_slots(mem, si, first, n)?;
+        let id = match self.free_span_ids.pop() {
+            Some(id) => id,
+            None => {
+                self.spans.push(Span::empty());
+                self.spans.len() as u32 - 1
+            }
+        };
+        let seg = self.segments[si as usize].as_mut().expect("live segment");
+        for s in &mut seg.slots[first as usize..(first + n) as usize] {
+            s.owner = id;
+            s.pending = false;
+        }
+        seg.free_slots -= n;
+        let base = seg.base + (u64::from(first) << self.page_shift);
+        let span = &mut self.spans[id as usize];
+        span.seg = si;
+        span.first = first;
+        span.slots = n;
+        span.base = base;
+        self.live_spans += 1;
+        Ok(id)
+    }
+
+    /// Sets a span up empty for `class` (or `LARGE`) in `heap`.
+    pub(super) fn init_span(&mut self, id: u32, heap: u32, class: u32, block: u64) {
+        let page_shift = self.page_shift;
+        let span = &mut self.spans[id as usize];
+        let capacity = ((u64::from(span.slots) << page_shift) / block) as u32;
+        span.class = class;
+        span.heap = heap;
+        span.block = block;
+        span.recip = Span::recip_of(block);
+        span.capacity = capacity;
+        span.used = 0;
+        span.extent = 0;
+        span.free.clear();
+        span.in_use.clear();
+        span.in_use.resize(capacity.div_ceil(64) as usize, 0);
+        span.qpos = NONE;
+        span.remote.clear();
+        span.in_remote = false;
+        span.tcached = 0;
+        span.cpos = NONE;
+    }
+
+    pub(super) fn new_span<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        heap: u32,
+        class: u32,
+    ) -> Result<u32, AllocError> {
+        let block = self.classes[class as usize];
+        let id = self.obtain_span(mem, heap, self.span_slots(block))?;
+        self.init_span(id, heap, class, block);
+        self.queue_push(id);
+        Ok(id)
+    }
+
+    /// Takes an empty span out of its heap's span cache.
+    pub(super) fn uncache(&mut self, id: u32) {
+        let span = &self.spans[id as usize];
+        let (h, n, pos) = (span.heap as usize, span.slots, span.cpos as usize);
+        let heap = &mut self.heaps[h];
+        let list = heap.cache.get_mut(&n).expect("cached span's list");
+        list.swap_remove(pos);
+        if let Some(&moved) = list.get(pos) {
+            self.spans[moved as usize].cpos = pos as u32;
+        }
+        heap.cache_bytes -= u64::from(n) << self.page_shift;
+        heap.cached_spans -= 1;
+        self.spans[id as usize].cpos = NONE;
+    }
+
+    /// An empty span leaves its class: into its heap's span cache, or back to its segment.
+    pub(super) fn retire_span<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        id: u32,
+    ) -> Result<(), AllocError> {
+        if self.spans[id as usize].qpos != NONE {
+            self.queue_remove(id);
+        }
+        if self.empty != EmptyPages::Cache {
+            return self.release_span(mem, id);
+        }
+        self.stamps += 1;
+        let stamp = self.stamps;
+        let (h, n) = {
+            let span = &self.spans[id as usize];
+            (span.heap as usize, span.slots)
+        };
+        let heap = &mut self.heaps[h];
+        let list = heap.cache.entry(n).or_default();
+        let pos = list.len() as u32;
+        list.push(id);
+        heap.cache_age.push_back((id, stamp));
+        heap.cache_bytes += u64::from(n) << self.page_shift;
+        heap.cached_spans += 1;
+        let span = &mut self.spans[id as usize];
+        span.cpos = pos;
+        span.stamp = stamp;
+        // The oldest spans beyond the cap go back to their segments.
+        while self.heaps[h].cache_bytes > self.cache_cap {
+            let (old, stamp) = self.heaps[h]
+                .cache_age
+                .pop_front()
+                .expect("cached bytes have an entry");
+            let s = &self.spans[old as usize];
+            if s.cpos == NONE || s.stamp != stamp {
+                continue;
+            }
+            self.uncache(old);
+            self.release_span(mem, old)?;
+        }
+        // Entries for spans reused since are dropped now and then, so the queue stays
+        // proportional to the cache.
+        let heap = &self.heaps[h];
+        if heap.cache_age.len() > 2 * heap.cached_spans as usize + 64 {
+            let spans = &self.spans;
+            self.heaps[h].cache_age.retain(|&(id, stamp)| {
+                let s = &spans[id as usize];
+                s.cpos != NONE && s.stamp == stamp
+            });
+        }
+        Ok(())
+    }
+
+    /// Gives a span's slots back to its segment under the empty-page policy.
+    pub(super) fn release_span<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        id: u32,
+    ) -> Result<(), AllocError> {
+        let (si, first, n) = {
+            let s = &self.spans[id as usize];
+            (s.seg, s.first, s.slots)
+        };
+        let due = self.now + self.delay;
+        let seg = self.segments[si as usize].as_mut().expect("live segment");
+        let delay = self.empty == EmptyPages::Delay;
+        for s in &mut seg.slots[first as usize..(first + n) as usize] {
+            s.owner = NONE;
+            if delay {
+                s.pending = true;
+                s.due = due;
+            }
+        }
+        seg.free_slots += n;
+        let (generation, all_free) = (seg.generation, seg.free_slots == self.slots_per_seg);
+        self.free_span_ids.push(id);
+        self.live_spans -= 1;
+        match self.empty {
+            EmptyPages::Keep => return Ok(()),
+            EmptyPages::Decommit | EmptyPages::Cache => {
+                self.decommit_units(mem, si, first, n, false)?
+            }
+            EmptyPages::Delay => {
+                self.purge.push_back((due, si, generation, first, n));
+                self.next_due = self.next_due.min(due);
+            }
+        }
+        // A wholly free segment goes back to the shared pool at once (bmalloc returns a
+        // chunk whose pages are all free to its large free list, which is scavenged).
+        if self.share && all_free {
+            self.decommit_units(mem, si, 0, self.slots_per_seg, false)?;
+        }
+        self.release_if_empty(mem, si)
+    }
+
+    /// After blocks came back to span `id`: a span that was full rejoins its class queue,
+    /// and an empty span is retired unless it is the only one in the queue, so an
+    /// alloc/free loop does not commit and decommit a page every time (mimalloc's retire
+    /// heuristic). mimalloc frees such a page after a few allocation cycles; here it goes
+    /// when another span of its class has room again.
+    /// Most calls find the span neither newly non-full nor empty, and then its queue stays
+    /// as it is: one test, inline, and no call.
+    #[inline]
+    pub(super) fn settle<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        id: u32,
+        was_full: bool,
+    ) -> Result<(), AllocError> {
+        if was_full || self.spans[id as usize].used == 0 {
+            self.requeue(mem, id, was_full)?;
+        }
+        Ok(())
+    }
+
+    /// [`SizeClass::settle`] for a span that was full or is empty now.
+    #[inline(never)]
+    pub(super) fn requeue<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        id: u32,
+        was_full: bool,
+    ) -> Result<(), AllocError> {
+        let span = &self.spans[id as usize];
+        let (heap, class, empty) = (span.heap as usize, span.class as usize, span.used == 0);
+        if was_full {
+            self.queue_push(id);
+        }
+        let q = &self.heaps[heap].queues[class];
+        if empty && q.len() > 1 {
+            self.retire_span(mem, id)?;
+        } else if was_full && q.len() == 2 && self.spans[q[0] as usize].used == 0 {
+            self.retire_span(mem, q[0])?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,249 @@
+//! Tests of the size-class family's own mechanisms: exact division by reciprocals, class
+//! spacing, remote frees, thread caches, commit units, the large free list, per-thread
+//! segments, shared pages and the span cache.
+
+use super::params::PARAMS;
+use super::spans::Span;
+use super::*;
+
+#[test]
+fn index_of_divides_exactly() {
+    let mut blocks: Vec<u64> = class_sizes(8, 4, 1 << 20);
+    blocks.extend([8, 24, 4096, 3 << 12, (1 << 29) + 4096, 1 << 30]);
+    for &block in &blocks {
+        let span = Span {
+            block,
+            recip: Span::recip_of(block),
+            ..Span::empty()
+        };
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for k in 0..2000u64 {
+            // Offsets near multiples of the block, and spread up to a 1 GiB segment.
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let n = if k % 2 == 0 {
+                ((x % (1 << 30)) / block * block)
+                    .wrapping_add(k % 3)
+                    .wrapping_sub(1)
+            } else {
+                x % (1 << 30)
+            } % (1 << 30);
+            let (i, at_start) = span.index_of(n);
+            assert_eq!(u64::from(i), n / block, "{n} / {block}");
+            assert_eq!(at_start, n % block == 0, "{n} % {block}");
+        }
+    }
+}
+
+#[test]
+fn class_sizes_follow_the_spacing() {
+    let c = class_sizes(16, 4, 1024);
+    assert_eq!(&c[..8], &[16, 32, 48, 64, 80, 96, 112, 128]);
+    assert_eq!(&c[8..12], &[160, 192, 224, 256]);
+    assert_eq!(*c.last().unwrap(), 1024);
+    let pow2 = class_sizes(8, 1, 4096);
+    assert_eq!(&pow2[8..], &[128, 256, 512, 1024, 2048, 4096]);
+}
+
+use crate::provider::{SimMode, SimProvider};
+
+fn policy(given: &[(&str, &str)]) -> (SizeClass, Pages<SimProvider>) {
+    let given = given
+        .iter()
+        .map(|&(k, v)| (k.to_string(), serde_json::Value::from(v)))
+        .collect();
+    let params = Params::resolve(PARAMS, &given, "policy.params").unwrap();
+    let mem = Pages::new(SimProvider::new(SimMode::Os, 4096));
+    (SizeClass::new(&params, 4096).unwrap(), mem)
+}
+
+fn block(addr: Addr, size: u64) -> Block {
+    Block {
+        addr,
+        size,
+        arena: None,
+    }
+}
+
+#[test]
+fn a_block_freed_by_another_thread_waits_for_its_owner() {
+    let (mut p, mut mem) = policy(&[]);
+    let a: Vec<Addr> = (0..3)
+        .map(|_| p.alloc(&mut mem, 64, 16, None, 1).unwrap())
+        .collect();
+    // Thread 2 frees thread 1's block: it goes on the span's remote list, still in use
+    // as far as the span knows.
+    p.free(&mut mem, block(a[0], 64), 2).unwrap();
+    p.check_invariants(&mem).unwrap();
+    let owner = p.span_of(a[0]).unwrap();
+    assert_eq!(p.spans[owner as usize].used, 3);
+    assert_eq!(p.spans[owner as usize].remote, vec![0]);
+    // Thread 2 allocates from a span of its own heap.
+    let b = p.alloc(&mut mem, 64, 16, None, 2).unwrap();
+    assert_ne!(p.span_of(b), Some(owner));
+    // The owner collects the remote free on its next allocation in the class and hands
+    // the block out again.
+    assert_eq!(p.alloc(&mut mem, 64, 16, None, 1).unwrap(), a[0]);
+    assert!(p.spans[owner as usize].remote.is_empty());
+    p.check_invariants(&mem).unwrap();
+    // A free of a remotely freed block, before collection, is caught.
+    p.free(&mut mem, block(a[1], 64), 3).unwrap();
+    assert!(p.free(&mut mem, block(a[1], 64), 1).is_err());
+
+    // With one shared heap the same free is an ordinary one.
+    let (mut p, mut mem) = policy(&[("heaps", "shared")]);
+    let a = p.alloc(&mut mem, 64, 16, None, 1).unwrap();
+    p.alloc(&mut mem, 64, 16, None, 1).unwrap();
+    p.free(&mut mem, block(a, 64), 2).unwrap();
+    assert_eq!(p.alloc(&mut mem, 64, 16, None, 2).unwrap(), a);
+    p.check_invariants(&mem).unwrap();
+}
+
+#[test]
+fn thread_caches_keep_spans_from_emptying() {
+    let (mut p, mut mem) = policy(&[("thread_cache", "1KiB"), ("empty_pages", "decommit")]);
+    // Two spans of 8 KiB blocks (8 to a 64 KiB page), then the first one freed: the
+    // cache is too small for them, so the span empties and is decommitted.
+    let a: Vec<Addr> = (0..9)
+        .map(|_| p.alloc(&mut mem, 8192, 16, None, 0).unwrap())
+        .collect();
+    for &x in &a[..8] {
+        p.free(&mut mem, block(x, 8192), 0).unwrap();
+    }
+    assert_eq!(mem.stats().decommit_ops, 1);
+    // 64-byte blocks fit: the cache holds 16 of them and their span cannot retire.
+    let b: Vec<Addr> = (0..2048)
+        .map(|_| p.alloc(&mut mem, 64, 16, None, 0).unwrap())
+        .collect();
+    for &x in &b[..16] {
+        p.free(&mut mem, block(x, 64), 0).unwrap();
+    }
+    assert_eq!(p.tcaches[&0].bytes, 1024);
+    p.check_invariants(&mem).unwrap();
+    // The cache hands its newest block out first.
+    assert_eq!(p.alloc(&mut mem, 64, 16, None, 0).unwrap(), b[15]);
+    p.check_invariants(&mem).unwrap();
+}
+
+/// Commit and decommit calls for 17 blocks of 8 KiB (three one-page spans, the last
+/// with one block) of which the first 16 are freed, in a 1 MiB segment.
+fn ops_for(given: &[(&str, &str)]) -> (u64, u64) {
+    let mut all = vec![("segment_size", "1MiB"), ("empty_pages", "decommit")];
+    all.extend_from_slice(given);
+    let (mut p, mut mem) = policy(&all);
+    let a: Vec<Addr> = (0..17)
+        .map(|_| p.alloc(&mut mem, 8192, 16, None, 0).unwrap())
+        .collect();
+    for &x in &a[..16] {
+        p.free(&mut mem, block(x, 8192), 0).unwrap();
+        p.check_invariants(&mem).unwrap();
+    }
+    (mem.stats().commit_ops, mem.stats().decommit_ops)
+}
+
+#[test]
+fn memory_is_committed_and_decommitted_in_whole_units() {
+    // A page at a time (mimalloc): a commit per span, a decommit per emptied span.
+    assert_eq!(ops_for(&[]), (3, 2));
+    // Two pages at a time: the second span lies in the first unit, which goes back
+    // only when both of its spans are empty.
+    assert_eq!(ops_for(&[("commit_granularity", "128KiB")]), (2, 1));
+    // Decommit only whole 256 KiB units: the third span is still live in the first.
+    assert_eq!(ops_for(&[("decommit_granularity", "256KiB")]), (3, 0));
+    // The whole segment at once (snmalloc): one commit, nothing given back.
+    assert_eq!(ops_for(&[("commit_granularity", "1MiB")]), (1, 0));
+    let e = policy_error(&[("commit_granularity", "32KiB")]);
+    assert!(e.contains("power of two from 65536"), "{e}");
+}
+
+fn policy_error(given: &[(&str, &str)]) -> String {
+    let given = given
+        .iter()
+        .map(|&(k, v)| (k.to_string(), serde_json::Value::from(v)))
+        .collect();
+    let params = Params::resolve(PARAMS, &given, "policy.params").unwrap();
+    SizeClass::new(&params, 4096).unwrap_err().to_string()
+}
+
+#[test]
+fn freed_large_mappings_wait_on_a_free_list_and_are_reused() {
+    let (mut p, mut mem) = policy(&[("large_free", "delay"), ("decommit_delay", "100")]);
+    let a = p.alloc(&mut mem, 1 << 20, 16, None, 0).unwrap();
+    p.free(&mut mem, block(a, 1 << 20), 0).unwrap();
+    p.check_invariants(&mem).unwrap();
+    // Kept committed: nothing released, and a request of up to the same size reuses it
+    // without a page operation.
+    assert_eq!(mem.stats().release_ops, 0);
+    let ops = mem.stats().page_ops();
+    let b = p.alloc(&mut mem, 700_000, 16, None, 0).unwrap();
+    assert_eq!((b, mem.stats().page_ops()), (a, ops));
+    // A request less than half its size does not take it.
+    p.free(&mut mem, block(b, 700_000), 0).unwrap();
+    let c = p.alloc(&mut mem, 300_000, 16, None, 0).unwrap();
+    assert_ne!(c, a);
+    p.check_invariants(&mem).unwrap();
+    // Once the delay has passed, the kept mapping goes back to the OS.
+    p.tick(&mut mem, 50).unwrap();
+    assert_eq!(mem.stats().release_ops, 0);
+    p.tick(&mut mem, 100).unwrap();
+    assert_eq!(mem.stats().release_ops, 1);
+    assert!(!mem.is_committed(a, 1));
+    p.check_invariants(&mem).unwrap();
+}
+
+#[test]
+fn per_thread_heaps_cut_spans_from_segments_of_their_own() {
+    let (mut p, mut mem) = policy(&[("heaps", "per-thread")]);
+    let a = p.alloc(&mut mem, 100, 16, None, 0).unwrap();
+    let b = p.alloc(&mut mem, 100, 16, None, 1).unwrap();
+    let seg = |addr: Addr| addr >> p.seg_shift;
+    assert_ne!(seg(a), seg(b));
+    // A cross-thread free goes back to the owner's segment, not the freeing thread's.
+    p.free(&mut mem, block(a, 100), 1).unwrap();
+    p.check_invariants(&mem).unwrap();
+}
+
+#[test]
+fn shared_pages_serve_large_blocks_and_empty_segments_go_back() {
+    let (mut p, mut mem) = policy(&[("share_small_large", "true")]);
+    let small = p.alloc(&mut mem, 100, 16, None, 0).unwrap();
+    let large = p.alloc(&mut mem, 300_000, 16, None, 0).unwrap();
+    // Both in the same segment; a request above half a segment is mapped on its own.
+    assert_eq!(small >> 22, large >> 22);
+    let huge = p.alloc(&mut mem, 3 << 20, 16, None, 0).unwrap();
+    assert!(p.large.contains_key(&huge));
+    p.check_invariants(&mem).unwrap();
+    let reserved = mem.stats().reserve_ops;
+    p.free(&mut mem, block(large, 300_000), 1).unwrap();
+    p.free(&mut mem, block(huge, 3 << 20), 0).unwrap();
+    p.check_invariants(&mem).unwrap();
+    // The segment still holds the small span, which stays (the only one of its class).
+    assert_eq!(mem.stats().release_ops, 1);
+    assert_eq!(p.alloc(&mut mem, 300_000, 16, None, 0).unwrap(), large);
+    assert_eq!(mem.stats().reserve_ops, reserved);
+}
+
+#[test]
+fn the_span_cache_keeps_empty_spans_up_to_its_size() {
+    let (mut p, mut mem) = policy(&[("empty_pages", "cache"), ("cache_size", "128KiB")]);
+    // Four spans of 8 KiB blocks, three emptied: two stay cached, the oldest goes.
+    let a: Vec<Addr> = (0..25)
+        .map(|_| p.alloc(&mut mem, 8192, 16, None, 0).unwrap())
+        .collect();
+    for &x in &a[..24] {
+        p.free(&mut mem, block(x, 8192), 0).unwrap();
+    }
+    p.check_invariants(&mem).unwrap();
+    assert_eq!(p.heaps[0].cached_spans, 2);
+    assert_eq!(mem.stats().decommit_ops, 1);
+    assert!(!mem.is_committed(a[0], 1));
+    // A new span of one page comes from the cache, committed already.
+    let commits = mem.stats().commit_ops;
+    for _ in 0..8 {
+        p.alloc(&mut mem, 8192, 16, None, 0).unwrap();
+    }
+    p.alloc(&mut mem, 4096, 16, None, 0).unwrap();
+    assert_eq!(mem.stats().commit_ops, commits);
+    p.check_invariants(&mem).unwrap();
+}

@@ -1,0 +1,326 @@
+//! Curves over the events of a run, with the workload's phases behind them: what memory
+//! over time and page operations over time have in common.
+
+use heaplab_core::simulate::PhaseMark;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use crate::style::{self, color, font, LegendItem, Swatch, GRID, MUTED};
+use crate::units;
+use crate::PlotError;
+
+/// What the y axis counts, which decides its unit and its tick labels.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum ValueAxis {
+    /// Bytes, in the binary unit the data calls for; the text is what is measured.
+    Bytes(&'static str),
+    /// A count, with ticks such as `1.2M`; the text is what is counted.
+    Count(&'static str),
+}
+
+/// One curve: a value after each of the events in `t`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Curve<'a> {
+    pub t: &'a [u64],
+    pub v: &'a [u64],
+}
+
+/// One configuration's two curves, drawn in its colour: one solid, one dashed.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Track<'a> {
+    pub label: &'a str,
+    pub solid: Curve<'a>,
+    pub dashed: Curve<'a>,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Timeline<'a> {
+    pub title: &'a str,
+    pub tracks: Vec<Track<'a>>,
+    /// What the solid and the dashed curves are, for the legend.
+    pub keys: [&'a str; 2],
+    pub phases: &'a [PhaseMark],
+    pub zoom: Option<(u64, u64)>,
+    pub axis: ValueAxis,
+}
+
+/// Headroom above the highest value, where the phase names go.
+const HEADROOM: f64 = 1.16;
+
+pub(crate) fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    tl: &Timeline,
+) -> Result<(), PlotError> {
+    let mut legend: Vec<LegendItem> = tl
+        .tracks
+        .iter()
+        .enumerate()
+        .map(|(i, tr)| LegendItem {
+            label: tr.label.to_string(),
+            swatch: Swatch::Box(color(i)),
+        })
+        .collect();
+    legend.push(LegendItem {
+        label: tl.keys[0].to_string(),
+        swatch: Swatch::Line { dashed: false },
+    });
+    legend.push(LegendItem {
+        label: tl.keys[1].to_string(),
+        swatch: Swatch::Line { dashed: true },
+    });
+    let area = style::frame(root, tl.title, &legend)?;
+
+    let last_event = tl
+        .tracks
+        .iter()
+        .flat_map(|tr| [tr.solid.t.last(), tr.dashed.t.last()])
+        .flatten()
+        .copied()
+        .max()
+        .unwrap_or(0);
+    let (lo, hi) = window(tl.zoom, last_event);
+    let clipped: Vec<[Vec<(u64, f64)>; 2]> = tl
+        .tracks
+        .iter()
+        .map(|tr| [clip(tr.solid, lo, hi), clip(tr.dashed, lo, hi)])
+        .collect();
+    let max_v = clipped
+        .iter()
+        .flatten()
+        .flatten()
+        .map(|&(_, v)| v)
+        .fold(0.0, f64::max);
+    let (div, y_desc) = match tl.axis {
+        ValueAxis::Bytes(what) => {
+            let unit = units::byte_unit(max_v as u64);
+            (unit.bytes as f64, format!("{what} ({})", unit.name))
+        }
+        ValueAxis::Count(what) => (1.0, what.to_string()),
+    };
+    let top = if max_v > 0.0 {
+        max_v / div * HEADROOM
+    } else {
+        1.0
+    };
+    let x_desc = match tl.zoom {
+        Some(_) => format!(
+            "events ({} to {})",
+            units::count(lo as f64),
+            units::count(hi as f64)
+        ),
+        None => "events".to_string(),
+    };
+
+    let mut chart = ChartBuilder::on(&area)
+        .margin(12)
+        .margin_top(4)
+        // Room for the last x label, which is centred on the axis's end.
+        .margin_right(26)
+        .x_label_area_size(44)
+        .y_label_area_size(66)
+        .build_cartesian_2d(lo..hi, 0f64..top)?;
+
+    // Every other phase is shaded, so that phases stay apart where their names do not fit.
+    let stretches = phase_stretches(tl.phases, lo, hi);
+    for (k, &(s, e, _)) in stretches.iter().enumerate() {
+        if k % 2 == 1 && s < e {
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(s, 0.0), (e, top)],
+                RGBColor(246, 246, 246).filled(),
+            )))?;
+        }
+    }
+
+    let axis = tl.axis;
+    let y_fmt = move |v: &f64| match axis {
+        ValueAxis::Bytes(_) => units::tick(*v),
+        ValueAxis::Count(_) => units::count(*v),
+    };
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .x_labels(8)
+        .y_labels(6)
+        .x_label_formatter(&|v| units::count(*v as f64))
+        .y_label_formatter(&y_fmt)
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(GRID)
+        .axis_style(RGBColor(150, 150, 150))
+        .label_style(font(13))
+        .axis_desc_style(font(14))
+        .draw()?;
+
+    for p in tl.phases {
+        if p.end_event > lo && p.end_event < hi {
+            chart.draw_series(std::iter::once(PathElement::new(
+                vec![(p.end_event, 0.0), (p.end_event, top)],
+                RGBColor(170, 170, 170).stroke_width(1),
+            )))?;
+        }
+    }
+
+    for (i, [solid, dashed]) in clipped.iter().enumerate() {
+        let c = color(i);
+        let scale = |pts: &[(u64, f64)]| -> Vec<(u64, f64)> {
+            pts.iter().map(|&(t, v)| (t, v / div)).collect()
+        };
+        let (solid, dashed) = (scale(solid), scale(dashed));
+        chart.draw_series(LineSeries::new(solid.iter().copied(), c.stroke_width(2)))?;
+        chart.draw_series(DashedLineSeries::new(
+            dashed.iter().copied(),
+            6,
+            4,
+            c.stroke_width(2),
+        ))?;
+        // A lone sample draws no line; a dot shows where it is.
+        for pts in [&solid, &dashed] {
+            if let [only] = pts[..] {
+                chart.draw_series(std::iter::once(Circle::new(only, 3, c.filled())))?;
+            }
+        }
+    }
+
+    // Names last, over the curves, along the top where the headroom leaves them space.
+    let plot = chart.plotting_area().strip_coord_spec();
+    let label_style = font(12).color(&MUTED);
+    for &(s, e, label) in &stretches {
+        if s >= e {
+            continue;
+        }
+        let width = chart.backend_coord(&(e, 0.0)).0 - chart.backend_coord(&(s, 0.0)).0;
+        let shown = style::fit(&plot, label, &label_style, (width - 6).max(0) as u32)?;
+        // A name cut to a stub says nothing; its stretch keeps its boundary and shade.
+        if shown.is_empty() || (shown != label && shown.chars().count() < 5) {
+            continue;
+        }
+        let mid = s + (e - s) / 2;
+        chart.draw_series(std::iter::once(
+            EmptyElement::at((mid, top))
+                + Text::new(
+                    shown,
+                    (0, 4),
+                    label_style.pos(Pos::new(HPos::Center, VPos::Top)),
+                ),
+        ))?;
+    }
+
+    if clipped.iter().flatten().all(|c| c.is_empty()) {
+        style::no_data(&plot, "no samples in this range")?;
+    }
+    root.present()?;
+    Ok(())
+}
+
+/// The events shown: the zoom window, put in order and at least one event wide, or the
+/// whole run.
+pub(crate) fn window(zoom: Option<(u64, u64)>, last_event: u64) -> (u64, u64) {
+    match zoom {
+        Some((a, b)) => {
+            // One below the largest event at most, so that the window has room to widen.
+            let (lo, hi) = (a.min(b).min(u64::MAX - 1), a.max(b));
+            (lo, hi.max(lo + 1))
+        }
+        None => (0, last_event.max(1)),
+    }
+}
+
+/// Each phase's stretch of events inside `lo..=hi`, with its name. Phases arrive as JSON
+/// from the page as well as from the core, so one whose end comes before the previous
+/// end is taken as empty rather than given a negative width.
+fn phase_stretches(phases: &[PhaseMark], lo: u64, hi: u64) -> Vec<(u64, u64, &str)> {
+    let mut start = 0;
+    let mut out = Vec::with_capacity(phases.len());
+    for p in phases {
+        let end = p.end_event.max(start);
+        out.push((start.max(lo), end.min(hi), p.label.as_str()));
+        start = end;
+    }
+    out
+}
+
+/// The points of `curve` inside `lo..=hi`, with a point interpolated where the curve
+/// crosses either edge, so that a zoomed chart draws nothing outside its plot.
+pub(crate) fn clip(curve: Curve, lo: u64, hi: u64) -> Vec<(u64, f64)> {
+    let lerp = |(x0, y0): (u64, f64), (x1, y1): (u64, f64), x: u64| -> f64 {
+        if x1 == x0 {
+            return y1;
+        }
+        y0 + (y1 - y0) * ((x as f64 - x0 as f64) / (x1 as f64 - x0 as f64))
+    };
+    let mut out = Vec::new();
+    let mut prev: Option<(u64, f64)> = None;
+    for (&t, &v) in curve.t.iter().zip(curve.v) {
+        let cur = (t, v as f64);
+        if let Some(p) = prev {
+            if p.0 < lo && t > lo {
+                out.push((lo, lerp(p, cur, lo)));
+            }
+            if p.0 < hi && t > hi {
+                out.push((hi, lerp(p, cur, hi)));
+                break;
+            }
+        }
+        if t > hi {
+            break;
+        }
+        if t >= lo {
+            out.push(cur);
+        }
+        prev = Some(cur);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clipping_interpolates_at_the_edges() {
+        let t = [0, 10, 20, 30];
+        let v = [0, 100, 200, 100];
+        let c = Curve { t: &t, v: &v };
+        assert_eq!(
+            clip(c, 5, 25),
+            vec![(5, 50.0), (10, 100.0), (20, 200.0), (25, 150.0)]
+        );
+        assert_eq!(clip(c, 0, 30).len(), 4);
+        // A window between two samples still gets the line through it.
+        assert_eq!(clip(c, 12, 14), vec![(12, 120.0), (14, 140.0)]);
+        assert!(clip(c, 40, 50).is_empty());
+        // Mismatched lengths and unordered events clip without panicking.
+        assert_eq!(
+            clip(
+                Curve {
+                    t: &[5, 1],
+                    v: &[1]
+                },
+                0,
+                10
+            ),
+            vec![(5, 1.0)]
+        );
+        let _ = clip(
+            Curve {
+                t: &[9, 3, 7],
+                v: &[1, 2, 3],
+            },
+            4,
+            8,
+        );
+    }
+
+    #[test]
+    fn windows_are_ordered_and_never_empty() {
+        assert_eq!(window(None, 0), (0, 1));
+        assert_eq!(window(None, 500), (0, 500));
+        assert_eq!(window(Some((30, 10)), 500), (10, 30));
+        assert_eq!(window(Some((7, 7)), 500), (7, 8));
+        assert_eq!(
+            window(Some((u64::MAX, u64::MAX)), 5),
+            (u64::MAX - 1, u64::MAX)
+        );
+    }
+}

@@ -1,0 +1,554 @@
+//! Each chart drawn on fixed input, compared with its SVG snapshot so that any change to
+//! the drawing shows up as a diff (`UPDATE_EXPECT=1 cargo test -p heaplab-plot` rewrites
+//! the snapshots when a change is meant), plus the file writers and bad input.
+
+use expect_test::expect_file;
+use heaplab_core::simulate::PhaseMark;
+use heaplab_plot::{
+    render_png, render_svg, write, Chart, MemoryChart, MemoryRun, PageOpsChart, PageOpsRun,
+    PlotError, SummaryChart, SummaryRow, SweepChart, SweepLine, SweepScale, SweepValue,
+};
+
+const SIZE: (u32, u32) = (800, 400);
+
+fn phase(label: &str, end_event: u64) -> PhaseMark {
+    PhaseMark {
+        label: label.into(),
+        end_event,
+        live_bytes: 0,
+        committed_bytes: 0,
+        resident_bytes: 0,
+    }
+}
+
+/// Two runs of twelve points over 1.2 million events: one keeps what it freed, one gives
+/// it back after the load phase.
+struct Fixture {
+    t: Vec<u64>,
+    live: Vec<u64>,
+    kept: Vec<u64>,
+    returned: Vec<u64>,
+    commits: [Vec<u64>; 2],
+    decommits: [Vec<u64>; 2],
+    phases: Vec<PhaseMark>,
+}
+
+fn fixture() -> Fixture {
+    let t: Vec<u64> = (1..=12).map(|i| i * 100_000).collect();
+    let mib = 1u64 << 20;
+    let live: Vec<u64> = [1, 3, 6, 9, 12, 4, 2, 2, 5, 8, 3, 1]
+        .iter()
+        .map(|&m| m * mib)
+        .collect();
+    let kept: Vec<u64> = [2, 4, 7, 10, 13, 13, 13, 13, 13, 13, 13, 13]
+        .iter()
+        .map(|&m| m * mib)
+        .collect();
+    let returned: Vec<u64> = [2, 4, 7, 10, 13, 5, 3, 3, 6, 9, 4, 2]
+        .iter()
+        .map(|&m| m * mib)
+        .collect();
+    Fixture {
+        commits: [
+            (1..=12).map(|i| 40 + i * 3).collect(),
+            (1..=12).map(|i| 40 + i * 350).collect(),
+        ],
+        decommits: [vec![0; 12], (0..12).map(|i| i * 300).collect()],
+        t,
+        live,
+        kept,
+        returned,
+        phases: vec![
+            phase("load", 500_000),
+            phase("serve", 800_000),
+            phase("x", 810_000),
+            phase("reload", 1_200_000),
+        ],
+    }
+}
+
+fn memory_runs(f: &Fixture) -> [MemoryRun<'_>; 2] {
+    [
+        MemoryRun {
+            label: "keeps freed pages",
+            t: &f.t,
+            resident: &f.kept,
+            live: &f.live,
+        },
+        MemoryRun {
+            label: "returns freed pages",
+            t: &f.t,
+            resident: &f.returned,
+            live: &f.live,
+        },
+    ]
+}
+
+fn svg(chart: &impl Chart) -> String {
+    render_svg(chart, SIZE).expect("the chart draws")
+}
+
+/// Every text element of an SVG, in order.
+fn texts(svg: &str) -> Vec<String> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|s| {
+            let body = &s[s.find('>')? + 1..];
+            Some(body[..body.find("</text>")?].trim().to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn memory_chart_snapshot() {
+    let f = fixture();
+    let runs = memory_runs(&f);
+    let out = svg(&MemoryChart {
+        title: "Memory over time",
+        runs: &runs,
+        phases: &f.phases,
+        zoom: None,
+    });
+    let t = texts(&out);
+    for want in [
+        "Memory over time",
+        "keeps freed pages",
+        "returns freed pages",
+        "resident",
+        "live",
+        "memory (MiB)",
+        "events",
+        "1.2M",
+        "400k",
+        "load",
+        "serve",
+        "reload",
+    ] {
+        assert!(t.iter().any(|s| s == want), "{want:?} missing from {t:?}");
+    }
+    // Ten events are too few to hold a name: the phase keeps its boundary only.
+    assert!(!t.iter().any(|s| s == "x"), "{t:?}");
+    assert!(out.contains(r#"font-family="sans-serif""#));
+    expect_file!["snapshots/memory.svg"].assert_eq(&out);
+}
+
+#[test]
+fn zoomed_memory_chart_snapshot() {
+    let f = fixture();
+    let runs = memory_runs(&f);
+    let out = svg(&MemoryChart {
+        title: "",
+        runs: &runs,
+        phases: &f.phases,
+        zoom: Some((450_000, 850_000)),
+    });
+    let t = texts(&out);
+    assert!(t.iter().any(|s| s == "events (450k to 850k)"), "{t:?}");
+    // No title row when there is no title.
+    assert!(!t.iter().any(|s| s == "Memory over time"));
+    expect_file!["snapshots/memory-zoom.svg"].assert_eq(&out);
+}
+
+#[test]
+fn page_ops_chart_snapshot() {
+    let f = fixture();
+    let runs = [
+        PageOpsRun {
+            label: "keeps freed pages",
+            t: &f.t,
+            commits: &f.commits[0],
+            decommits: &f.decommits[0],
+        },
+        PageOpsRun {
+            label: "returns freed pages",
+            t: &f.t,
+            commits: &f.commits[1],
+            decommits: &f.decommits[1],
+        },
+    ];
+    let out = svg(&PageOpsChart {
+        title: "Page operations",
+        runs: &runs,
+        phases: &f.phases,
+        zoom: None,
+    });
+    let t = texts(&out);
+    for want in ["commits", "decommits", "page operations so far", "4k"] {
+        assert!(t.iter().any(|s| s == want), "{want:?} missing from {t:?}");
+    }
+    expect_file!["snapshots/page-ops.svg"].assert_eq(&out);
+}
+
+fn rows() -> [SummaryRow<'static>; 3] {
+    [
+        SummaryRow {
+            label: "glibc-like",
+            peak_resident_bytes: 13 << 20,
+            end_resident_bytes: 13 << 20,
+            page_ops: 52,
+            touched_bytes: 14 << 20,
+            utilization: 0.923,
+        },
+        SummaryRow {
+            label: "mimalloc-like with a name too long for its column",
+            peak_resident_bytes: 14 << 20,
+            end_resident_bytes: 2 << 20,
+            page_ops: 4_210,
+            touched_bytes: 15 << 20,
+            utilization: 0.857,
+        },
+        SummaryRow {
+            label: "buddy",
+            peak_resident_bytes: 16 << 20,
+            end_resident_bytes: 6 << 20,
+            page_ops: 1_200_000,
+            touched_bytes: 16 << 20,
+            utilization: f64::NAN,
+        },
+    ]
+}
+
+#[test]
+fn summary_bars_snapshot() {
+    let rows = rows();
+    let out = svg(&SummaryChart {
+        title: "Summary",
+        rows: &rows,
+    });
+    let t = texts(&out);
+    for want in [
+        "peak resident",
+        "end resident",
+        "page operations",
+        "touched",
+        "utilization",
+        "glibc-like",
+        "13 MiB",
+        "1.2M",
+        "4.2k",
+        "92.3%",
+        "n/a",
+    ] {
+        assert!(t.iter().any(|s| s == want), "{want:?} missing from {t:?}");
+    }
+    // The long name is cut to its column, with an ellipsis.
+    assert!(
+        t.iter()
+            .any(|s| s.starts_with("mimalloc-like") && s.ends_with('…')),
+        "{t:?}"
+    );
+    expect_file!["snapshots/summary.svg"].assert_eq(&out);
+}
+
+#[test]
+fn summary_bars_fit_a_wide_short_chart() {
+    let rows = rows();
+    let out = render_svg(
+        &SummaryChart {
+            title: "Summary",
+            rows: &rows,
+        },
+        (1280, 400),
+    )
+    .unwrap();
+    // Wide enough for the whole name.
+    let t = texts(&out);
+    assert!(t
+        .iter()
+        .any(|s| s == "mimalloc-like with a name too long for its column"));
+}
+
+#[test]
+fn sweep_snapshot() {
+    let sizes = [4096.0, 16384.0, 65536.0, 262144.0, 1048576.0];
+    let heap: Vec<(f64, f64)> = sizes.iter().map(|&s| (s, 90.0)).collect();
+    let pages: Vec<(f64, f64)> = sizes
+        .iter()
+        .zip([17_600.0, 7_800.0, f64::NAN, 560.0, 190.0])
+        .map(|(&s, v)| (s, v))
+        .collect();
+    let lines = [
+        SweepLine {
+            label: "slabs from malloc",
+            points: &heap,
+        },
+        SweepLine {
+            label: "slabs from mmap",
+            points: &pages,
+        },
+    ];
+    let out = svg(&SweepChart {
+        title: "Page operations against slab size",
+        parameter: "slab_size",
+        scale: SweepScale::Log2Bytes,
+        metric: "page operations",
+        value: SweepValue::Count,
+        lines: &lines,
+    });
+    let t = texts(&out);
+    for want in [
+        "4 KiB",
+        "64 KiB",
+        "1 MiB",
+        "slab_size",
+        "page operations",
+        "15k",
+    ] {
+        assert!(t.iter().any(|s| s == want), "{want:?} missing from {t:?}");
+    }
+    // Nine points are marked: the NaN is left out.
+    assert_eq!(
+        out.matches("<circle").count(),
+        9 + 2,
+        "points and legend markers"
+    );
+    expect_file!["snapshots/sweep.svg"].assert_eq(&out);
+}
+
+#[test]
+fn a_sweep_in_bytes_labels_its_unit() {
+    let points = [(1.0, 3.0 * 1048576.0), (2.0, 5.0 * 1048576.0)];
+    let lines = [SweepLine {
+        label: "peak resident",
+        points: &points,
+    }];
+    let out = svg(&SweepChart {
+        title: "",
+        parameter: "threads",
+        scale: SweepScale::Linear,
+        metric: "peak resident",
+        value: SweepValue::Bytes,
+        lines: &lines,
+    });
+    let t = texts(&out);
+    assert!(t.iter().any(|s| s == "peak resident (MiB)"), "{t:?}");
+}
+
+/// Bad input draws something sensible: a message, an axis around the one value, never a
+/// panic or an error.
+#[test]
+fn bad_input_still_draws() {
+    let empty = svg(&MemoryChart::default());
+    assert!(texts(&empty)
+        .iter()
+        .any(|s| s == "no samples in this range"));
+
+    let none: [u64; 0] = [];
+    let hollow = [MemoryRun {
+        label: "empty",
+        t: &none,
+        resident: &none,
+        live: &none,
+    }];
+    let phases = [phase("late", 50), phase("early", 10)];
+    svg(&MemoryChart {
+        runs: &hollow,
+        phases: &phases,
+        ..MemoryChart::default()
+    });
+
+    let one = [MemoryRun {
+        label: "one point",
+        t: &[7],
+        resident: &[4096],
+        live: &[100],
+    }];
+    let out = svg(&MemoryChart {
+        runs: &one,
+        ..MemoryChart::default()
+    });
+    assert!(out.contains("<circle"), "a lone sample is marked");
+
+    let f = fixture();
+    let runs = memory_runs(&f);
+    for zoom in [
+        (300_000, 300_000),
+        (900_000, 100_000),
+        (5_000_000, 6_000_000),
+    ] {
+        svg(&MemoryChart {
+            runs: &runs,
+            phases: &f.phases,
+            zoom: Some(zoom),
+            ..MemoryChart::default()
+        });
+    }
+    let mismatched = [PageOpsRun {
+        label: "short",
+        t: &f.t,
+        commits: &f.commits[0][..3],
+        decommits: &[],
+    }];
+    svg(&PageOpsChart {
+        runs: &mismatched,
+        ..PageOpsChart::default()
+    });
+
+    let summary = svg(&SummaryChart::default());
+    assert!(texts(&summary).iter().any(|s| s == "no runs to compare"));
+    let zeros = [SummaryRow {
+        label: "idle",
+        peak_resident_bytes: 0,
+        end_resident_bytes: 0,
+        page_ops: 0,
+        touched_bytes: 0,
+        utilization: f64::INFINITY,
+    }];
+    svg(&SummaryChart {
+        title: "",
+        rows: &zeros,
+    });
+
+    for points in [
+        vec![],
+        vec![(f64::NAN, 1.0), (4096.0, f64::NAN)],
+        vec![(0.0, 5.0), (-1.0, 2.0)],
+        vec![(4096.0, 12.0)],
+        vec![(4096.0, 12.0), (4096.0, 12.0)],
+    ] {
+        for scale in [SweepScale::Log2Bytes, SweepScale::Linear] {
+            let lines = [SweepLine {
+                label: "odd",
+                points: &points,
+            }];
+            svg(&SweepChart {
+                title: "odd sweep",
+                parameter: "x",
+                scale,
+                metric: "y",
+                value: SweepValue::Ratio,
+                lines: &lines,
+            });
+        }
+    }
+    let out = svg(&SweepChart::default());
+    assert!(texts(&out).iter().any(|s| s == "no values to draw"));
+}
+
+#[test]
+fn sizes_out_of_range_are_errors() {
+    let chart = MemoryChart::default();
+    for size in [(0, 400), (800, 0), (100_000, 400)] {
+        let e = render_svg(&chart, size).unwrap_err();
+        assert!(matches!(e, PlotError::Size { .. }), "{e}");
+        assert!(e.to_string().contains("pixels"), "{e}");
+        assert!(render_png(&chart, size).is_err());
+    }
+}
+
+/// The width, height and pixels of a PNG, read back with the decoder.
+fn decode(bytes: &[u8]) -> (u32, u32, Vec<u8>) {
+    let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    let mut reader = decoder.read_info().expect("a PNG header");
+    let mut buf = vec![0; reader.output_buffer_size().expect("a sane size")];
+    let info = reader.next_frame(&mut buf).expect("a PNG frame");
+    assert_eq!(info.color_type, png::ColorType::Rgb);
+    buf.truncate(info.buffer_size());
+    (info.width, info.height, buf)
+}
+
+#[test]
+fn png_has_the_size_asked_for_and_draws_text() {
+    let f = fixture();
+    let runs = memory_runs(&f);
+    let bytes = render_png(
+        &MemoryChart {
+            title: "Memory over time",
+            runs: &runs,
+            phases: &f.phases,
+            zoom: None,
+        },
+        (640, 320),
+    )
+    .unwrap();
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    let (w, h, pixels) = decode(&bytes);
+    assert_eq!((w, h), (640, 320));
+    // The title row holds nothing but the title: dark pixels there are its glyphs, drawn
+    // with the embedded font.
+    let dark_in_title = pixels[..(w * 28 * 3) as usize]
+        .chunks(3)
+        .filter(|p| p.iter().all(|&c| c < 120))
+        .count();
+    assert!(
+        dark_in_title > 50,
+        "{dark_in_title} dark pixels in the title row"
+    );
+    // The first run's colour is somewhere in the plot.
+    assert!(pixels.chunks(3).any(|p| p == [0, 114, 178]));
+}
+
+#[test]
+fn write_chooses_the_format_by_extension() {
+    let dir = std::env::temp_dir().join(format!("heaplab-plot-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let rows = rows();
+    let chart = SummaryChart {
+        title: "Summary",
+        rows: &rows,
+    };
+
+    let svg_path = dir.join("summary.SVG");
+    write(&svg_path, (600, 300), &chart).unwrap();
+    let text = std::fs::read_to_string(&svg_path).unwrap();
+    assert!(text.starts_with("<svg"), "{}", &text[..40]);
+
+    let png_path = dir.join("summary.png");
+    write(&png_path, (600, 300), &chart).unwrap();
+    let (w, h, _) = decode(&std::fs::read(&png_path).unwrap());
+    assert_eq!((w, h), (600, 300));
+
+    let jpg = dir.join("summary.jpg");
+    let e = write(&jpg, (600, 300), &chart).unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.contains("summary.jpg") && msg.contains(".jpg"), "{msg}");
+    assert!(!jpg.exists(), "nothing is written for an unknown extension");
+
+    let bare = dir.join("summary");
+    let msg = write(&bare, (600, 300), &chart).unwrap_err().to_string();
+    assert!(msg.contains("no extension"), "{msg}");
+
+    let missing = dir.join("no-such-dir").join("summary.svg");
+    let e = write(&missing, (600, 300), &chart).unwrap_err();
+    assert!(matches!(e, PlotError::Io { .. }));
+    assert!(e.to_string().contains("no-such-dir"), "{e}");
+
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A chart far too small for its axes and labels still draws (or fails with an error),
+/// never panics: sizes come from the command line and from the page's canvas.
+#[test]
+fn tiny_charts_do_not_panic() {
+    let f = fixture();
+    let runs = memory_runs(&f);
+    let memory = MemoryChart {
+        title: "Memory over time",
+        runs: &runs,
+        phases: &f.phases,
+        zoom: None,
+    };
+    let rows = rows();
+    let summary = SummaryChart {
+        title: "Summary",
+        rows: &rows,
+    };
+    let points = [(4096.0, 1.0), (8192.0, 2.0)];
+    let lines = [SweepLine {
+        label: "line",
+        points: &points,
+    }];
+    let sweep = SweepChart {
+        title: "Sweep",
+        lines: &lines,
+        ..SweepChart::default()
+    };
+    for size in [(1, 1), (2, 300), (300, 2), (30, 20), (120, 60)] {
+        let _ = render_svg(&memory, size);
+        let _ = render_svg(&summary, size);
+        let _ = render_svg(&sweep, size);
+        let _ = render_png(&memory, size);
+        let _ = render_png(&summary, size);
+        let _ = render_png(&sweep, size);
+    }
+}
