@@ -24,14 +24,6 @@ export function chartRun(label, series, report) {
   };
 }
 
-/**
- * The chart's data as the module reads it: JSON, with each series' typed arrays written
- * as plain arrays (JSON.stringify would write a Float64Array as an object of indices).
- */
-function chartJson(runs) {
-  return JSON.stringify(runs, (key, value) => (value instanceof Float64Array ? Array.from(value) : value));
-}
-
 function draw(runs) {
   const canvas = $('#chart');
   // The canvas is sized in device pixels so lines and text stay sharp on high-DPI
@@ -40,7 +32,8 @@ function draw(runs) {
   const ratio = window.devicePixelRatio || 1;
   canvas.width = Math.max(1, Math.round(box.width * ratio));
   canvas.height = Math.max(1, Math.round(box.height * ratio));
-  draw_chart(canvas, chartJson(runs));
+  // The series go to the module as the worker delivered them, Float64Arrays and all.
+  draw_chart(canvas, runs);
 }
 
 /** Draws `runs` (see `chartRun`); throws with the module's message if it cannot. */
