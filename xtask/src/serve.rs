@@ -50,13 +50,26 @@ fn bind(port: u16) -> Result<(Server, SocketAddr)> {
     Ok((server, addr))
 }
 
+/// Answers each request on a thread of its own. One thread for all of them stalled every
+/// page for seconds at a time: a browser that drops a page while the 1.7 MB wasm module
+/// is still on its way can keep the connection open without reading it, and the write
+/// then blocks until the browser closes the connection, while the page loads after it
+/// wait in line behind.
 fn handle_requests(server: &Server, dir: &Path) {
     for request in server.incoming_requests() {
-        let url = request.url().to_owned();
-        if let Err(err) = respond(request, dir) {
-            // The browser has usually just gone away mid-response; that is worth a
-            // line on stderr but never worth stopping the server.
-            eprintln!("static server: {url}: {err}");
+        let dir = dir.to_path_buf();
+        let spawned = thread::Builder::new()
+            .name("static-response".into())
+            .spawn(move || {
+                let url = request.url().to_owned();
+                if let Err(err) = respond(request, &dir) {
+                    // The browser has usually just gone away mid-response; that is worth
+                    // a line on stderr but never worth stopping the server.
+                    eprintln!("static server: {url}: {err}");
+                }
+            });
+        if let Err(err) = spawned {
+            eprintln!("static server: could not start a thread for a request: {err}");
         }
     }
 }

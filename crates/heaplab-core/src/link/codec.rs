@@ -94,7 +94,8 @@ fn v2(payload: &str) -> Result<LinkState, LinkError> {
         .decode(payload.trim_end_matches('=').as_bytes())
         .map_err(|e| {
             LinkError::new(format!(
-                "the payload is not base64url ({e}); was the link cut short or changed?"
+                "the payload is not base64url ({}); was the link cut short or changed?",
+                sentence(&e)
             ))
         })?;
     let mut json = Vec::new();
@@ -103,7 +104,8 @@ fn v2(payload: &str) -> Result<LinkState, LinkError> {
         .read_to_end(&mut json)
         .map_err(|e| {
             LinkError::new(format!(
-                "the payload does not inflate ({e}); was the link cut short?"
+                "the payload does not inflate ({}); was the link cut short?",
+                sentence(&e)
             ))
         })?;
     if json.len() > MAX_PAYLOAD_BYTES {
@@ -143,4 +145,9 @@ pub fn trace_ref_of<R: Read>(name: &str, mut input: R) -> std::io::Result<TraceR
         bytes: Some(total),
         sha256: Some(hash.finalize().iter().map(|b| format!("{b:02x}")).collect()),
     })
+}
+
+/// A library's error as a clause inside our sentence: without its closing full stop.
+fn sentence(e: &dyn std::fmt::Display) -> String {
+    e.to_string().trim_end_matches('.').to_string()
 }
