@@ -93,6 +93,52 @@ impl PolicyConfig {
         }
     }
 
+    /// The parameters whose values differ from the preset's (or, for a plain family, the
+    /// family's defaults), typed as the family's specs read them: what tells two
+    /// configurations of one preset apart, and all a link need carry.
+    pub fn changed_params(&self) -> Result<BTreeMap<String, Value>, ParamError> {
+        let (family, given) = self.merged()?;
+        let bare = PolicyConfig {
+            params: BTreeMap::new(),
+            ..self.clone()
+        };
+        let (_, base) = bare.merged()?;
+        let specs = family.spec().params;
+        let given = Params::resolve(specs, &given, "policy.params")?.to_json_map();
+        let base = Params::resolve(specs, &base, "policy.params")?.to_json_map();
+        Ok(given
+            .into_iter()
+            .filter(|(k, v)| base.get(k) != Some(v))
+            .collect())
+    }
+
+    /// How tables, charts and files name this configuration: the preset's or family's id,
+    /// followed by the parameters it changes (`glibc-like (release_free_pages=immediate)`,
+    /// sizes in binary units), so that two columns of one preset never share a heading.
+    pub fn label(&self) -> String {
+        let id = self.preset.as_deref().unwrap_or(&self.family).to_string();
+        let Ok(changed) = self.changed_params() else {
+            return id;
+        };
+        if changed.is_empty() {
+            return id;
+        }
+        let specs = self.merged().map_or(&[][..], |(f, _)| f.spec().params);
+        let settings: Vec<String> = changed
+            .iter()
+            .map(|(name, value)| {
+                let bytes = specs.iter().any(|s| {
+                    s.name == name && matches!(s.kind, crate::params::ParamKind::Bytes { .. })
+                });
+                match value.as_u64() {
+                    Some(b) if bytes => format!("{name}={}", crate::format::format_bytes(b)),
+                    _ => format!("{name}={}", value.to_string().trim_matches('"')),
+                }
+            })
+            .collect();
+        format!("{id} ({})", settings.join(", "))
+    }
+
     /// The family and the parameters given, with a preset's values under the user's.
     fn merged(&self) -> Result<(Family, BTreeMap<String, Value>), ParamError> {
         let Some(id) = &self.preset else {

@@ -61,10 +61,11 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         )?;
     }
     if let Some(path) = &args.plot {
-        let labels: Vec<&str> = outputs
+        let labels: Vec<String> = outputs
             .iter()
             .map(|o| output::label(&o.report.config))
             .collect();
+        let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
         output::plot::write(path, &[output::plot::runs_panel(&outputs, &labels)])?;
     }
     if args.json {

@@ -34,24 +34,32 @@ fn configs_from_file(path: &Path) -> Result<Vec<RunConfig>, CliError> {
 }
 
 /// The configs in JSON text: one config object or an array of them, as the browser page
-/// and `--json` output hold them. `origin` (a file name) starts every error message.
+/// holds them, or what `--json` printed (each report's `config`, its figures ignored).
+/// `origin` (a file name) starts every error message, and a syntax or field error names
+/// its true line and column in the text.
 pub fn configs_from_json(text: &str, origin: &str) -> Result<Vec<RunConfig>, CliError> {
-    let located = |e: String| CliError::input(format!("{origin}: {e}"));
-    let trimmed = text.trim_start();
-    if trimmed.starts_with('[') {
-        let values: Vec<Value> = serde_json::from_str(text).map_err(|e| located(e.to_string()))?;
-        values
-            .iter()
-            .enumerate()
-            .map(|(i, v)| {
-                RunConfig::from_json(&v.to_string())
-                    .map_err(|e| located(format!("config [{i}]: {}", e.message)))
-            })
-            .collect()
-    } else {
-        Ok(vec![
-            RunConfig::from_json(text).map_err(|e| located(e.to_string()))?
-        ])
+    /// A report as `--json` prints it: only its config is read back.
+    #[derive(serde::Deserialize)]
+    struct Printed {
+        config: RunConfig,
+    }
+    let located = |e: serde_json::Error| CliError::input(format!("{origin}: {e}"));
+    // The shape decides how to read the text; the text itself is then read by serde from
+    // the start, so that positions in messages are the file's own.
+    let shape: Value = serde_json::from_str(text).map_err(located)?;
+    let printed = |v: &Value| v.get("config").is_some_and(Value::is_object);
+    match &shape {
+        Value::Array(items) if !items.is_empty() && items.iter().all(printed) => {
+            let reports: Vec<Printed> = serde_json::from_str(text).map_err(located)?;
+            Ok(reports.into_iter().map(|r| r.config).collect())
+        }
+        Value::Array(_) => serde_json::from_str(text).map_err(located),
+        v if printed(v) => Ok(vec![
+            serde_json::from_str::<Printed>(text)
+                .map_err(located)?
+                .config,
+        ]),
+        _ => Ok(vec![serde_json::from_str(text).map_err(located)?]),
     }
 }
 

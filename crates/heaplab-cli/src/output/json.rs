@@ -18,7 +18,7 @@ pub fn print_json<T: Serialize + ?Sized>(value: &T) -> Result<(), CliError> {
 /// Writes the `--series` file: an array of `{"label", "series"}`, one per run, in order.
 pub fn write_series<'a>(
     path: &Path,
-    runs: impl IntoIterator<Item = (&'a str, &'a Series)>,
+    runs: impl IntoIterator<Item = (String, &'a Series)>,
 ) -> Result<(), CliError> {
     let series: Vec<Value> = runs
         .into_iter()

@@ -29,11 +29,10 @@ use crate::error::CliError;
 
 pub use json::{print_json, write_series};
 
-/// A run's label in tables and the `--series` file: the preset's name when the run used
-/// one, else the family's.
-pub fn label(config: &RunConfig) -> &str {
-    let p = &config.policy;
-    p.preset.as_deref().unwrap_or(&p.family)
+/// A run's label in tables, charts and the `--series` file: the preset's or family's id
+/// and the parameters it changes, so two runs of one preset never share a heading.
+pub fn label(config: &RunConfig) -> String {
+    config.policy.label()
 }
 
 /// The line that names a workload above its table: `trace FILE`, or `workload ID

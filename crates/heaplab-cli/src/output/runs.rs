@@ -28,7 +28,8 @@ pub fn print_runs(outputs: &[RunOutput]) {
     if let Some(skipped) = first.trace.as_ref().and_then(|t| t.skipped.as_ref()) {
         print_skipped(skipped);
     }
-    let labels: Vec<&str> = outputs.iter().map(|o| label(&o.report.config)).collect();
+    let labels: Vec<String> = outputs.iter().map(|o| label(&o.report.config)).collect();
+    let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
     let summaries: Vec<&Summary> = outputs.iter().map(|o| &o.report.summary).collect();
     let mut table = summary_table(&labels, &summaries);
     // The allocator's own counters (Pike-style), every name any run reports.
@@ -96,7 +97,7 @@ fn opt_bytes(b: Option<u64>) -> String {
 /// residency beside the model's, and where they first disagreed.
 pub fn print_real(reports: &[RealReport]) {
     let mut header = vec!["over real memory".to_string()];
-    header.extend(reports.iter().map(|r| label(&r.report.config).to_string()));
+    header.extend(reports.iter().map(|r| label(&r.report.config)));
     let col = |f: &dyn Fn(&RealReport) -> String| reports.iter().map(f).collect::<Vec<_>>();
     let rows = vec![
         (

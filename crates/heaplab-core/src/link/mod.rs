@@ -324,28 +324,14 @@ fn changed_workload_params(
 
 /// A policy with only the parameters that differ from its preset's or family's values.
 fn minimal_policy(policy: &PolicyConfig) -> Result<PolicyConfig, crate::params::ParamError> {
-    let bare = PolicyConfig {
-        params: BTreeMap::new(),
+    let mut out = PolicyConfig {
+        params: policy.changed_params()?,
         ..policy.clone()
     };
-    let base = RunConfig {
-        policy: bare.clone(),
-        ..RunConfig::new("churn", "bump")
-    }
-    .policy_params()?
-    .to_json_map();
-    let given = RunConfig {
-        policy: policy.clone(),
-        ..RunConfig::new("churn", "bump")
-    }
-    .policy_params()?
-    .to_json_map();
-    let mut out = bare;
     // A preset names its family; the link need not say it twice.
     if out.preset.is_some() {
         out.family.clear();
     }
-    out.params = changed(given, &base);
     Ok(out)
 }
 

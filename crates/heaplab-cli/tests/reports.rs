@@ -1,0 +1,105 @@
+//! What `heaplab run` prints reads back and tells its runs apart: `--json` saved and fed to
+//! `--config` runs the same configs, and two runs of one preset get distinct headings.
+
+mod common;
+
+use common::{heaplab, json_of};
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("heaplab-reports-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+#[test]
+fn what_json_prints_runs_again_as_a_config() {
+    let run = [
+        "run",
+        "-w",
+        "tree_churn",
+        "--scale",
+        "0.005",
+        "-p",
+        "glibc-like",
+        "-p",
+        "size-class:page_size=16KiB",
+        "--json",
+    ];
+    let printed = heaplab(&run);
+    let first = json_of(&printed);
+    let saved = scratch("saved.json");
+    std::fs::write(&saved, &printed.stdout).unwrap();
+    let again = json_of(&heaplab(&[
+        "run",
+        "--config",
+        saved.to_str().unwrap(),
+        "--json",
+    ]));
+    assert_eq!(again, first);
+    // One report alone reads back as well.
+    let one = scratch("one.json");
+    std::fs::write(&one, serde_json::to_string_pretty(&first[1]).unwrap()).unwrap();
+    let again = json_of(&heaplab(&[
+        "run",
+        "--config",
+        one.to_str().unwrap(),
+        "--json",
+    ]));
+    assert_eq!(again[0], first[1]);
+}
+
+#[test]
+fn a_bad_field_in_a_saved_file_names_its_own_line() {
+    let printed = heaplab(&[
+        "run", "-w", "churn", "--scale", "0.001", "-p", "bump", "--json",
+    ]);
+    let text = String::from_utf8(printed.stdout).unwrap();
+    // Put a stray field on the line where the first config's workload opens.
+    let (line, _) = text
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains("\"workload\": {"))
+        .unwrap();
+    let broken = text.replacen("\"workload\": {", "\"workload\": {\"bogus\": 1, ", 1);
+    let path = scratch("broken.json");
+    std::fs::write(&path, broken).unwrap();
+    let out = heaplab(&["run", "--config", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert!(message.contains("unknown field `bogus`"), "{message}");
+    assert!(
+        message.contains(&format!("at line {}", line + 1)),
+        "{message}"
+    );
+}
+
+#[test]
+fn two_runs_of_one_preset_have_distinct_headings() {
+    let out = heaplab(&[
+        "run",
+        "-w",
+        "browser",
+        "--scale",
+        "0.02",
+        "-p",
+        "glibc-like",
+        "-p",
+        "glibc-like:release_free_pages=immediate",
+        "-p",
+        "size-class:page_size=16KiB",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let header = text.lines().nth(2).unwrap_or_default();
+    for heading in [
+        "glibc-like ",
+        "glibc-like (release_free_pages=immediate)",
+        "size-class (page_size=16 KiB)",
+    ] {
+        assert!(header.contains(heading), "{heading:?} is not in {header:?}");
+    }
+}
