@@ -258,3 +258,82 @@ fn the_code_map_names_what_exists() {
         "ARCHITECTURE.md names files that do not exist: {stale:#?}"
     );
 }
+
+/// A knob as a table of knobs names it: choices in brackets, since they are what a user
+/// types after `=`.
+fn knob(p: &ParamSpec) -> String {
+    let v = serde_json::to_value(p).unwrap();
+    match v["choices"].as_array() {
+        Some(choices) if v["kind"] == "choice" => {
+            let names: Vec<&str> = choices.iter().filter_map(|c| c.as_str()).collect();
+            format!("`{}` ({})", p.name, names.join(", "))
+        }
+        _ => format!("`{}`", p.name),
+    }
+}
+
+/// The README's table of policy families, from the registry.
+fn policies_table() -> String {
+    let mut out = String::from("| family | what it models | knobs |\n|---|---|---|\n");
+    for f in heaplab_core::policy::FAMILIES {
+        let knobs: Vec<String> = f.params.iter().map(knob).collect();
+        out.push_str(&format!(
+            "| `{}` | {} | {} |\n",
+            f.id,
+            f.title,
+            knobs.join(", ")
+        ));
+    }
+    out
+}
+
+/// The README's table of built-in workloads with the scale each runs at by default.
+fn workloads_table() -> String {
+    let mut out = String::from("| workload | what it is | default `scale` |\n|---|---|---|\n");
+    for w in WORKLOADS {
+        let scale = w
+            .params
+            .iter()
+            .find(|p| p.name == "scale")
+            .map_or("—".to_string(), |p| p.default.to_string());
+        out.push_str(&format!("| `{}` | {} | {scale} |\n", w.id, w.title));
+    }
+    out
+}
+
+/// The README's generated tables match the registries they are made from; with
+/// `UPDATE_DOCS=1` they are rewritten in place, between their markers.
+#[test]
+fn the_readme_tables_come_from_the_registries() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut updated = text.clone();
+    let mut stale = Vec::new();
+    for (name, table) in [
+        ("policies", policies_table()),
+        ("workloads", workloads_table()),
+    ] {
+        let begin = format!("<!-- generated from the registry: {name} -->\n");
+        let end = "<!-- end of generated table -->";
+        let start = updated
+            .find(&begin)
+            .unwrap_or_else(|| panic!("README.md has no {begin:?}"))
+            + begin.len();
+        let stop = start
+            + updated[start..]
+                .find(end)
+                .expect("the generated table ends");
+        if updated[start..stop] != table {
+            stale.push(name);
+            updated.replace_range(start..stop, &table);
+        }
+    }
+    if std::env::var_os("UPDATE_DOCS").is_some() {
+        std::fs::write(&path, updated).unwrap();
+        return;
+    }
+    assert!(
+        stale.is_empty(),
+        "README.md's tables of {stale:?} are out of date; run `UPDATE_DOCS=1 cargo test -p heaplab-core --test tidy`"
+    );
+}
