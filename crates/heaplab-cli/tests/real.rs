@@ -394,9 +394,34 @@ fn lenient_real_runs_skip_bad_events_as_simulated_runs_do() {
         "--lenient",
         "--json",
     ]));
-    for field in ["events", "allocs", "frees", "peak_live_bytes"] {
+    // `--real` adds its fields beside the usual ones, the trace's included.
+    for field in [
+        "events",
+        "allocs",
+        "frees",
+        "peak_live_bytes",
+        "trace",
+        "skipped",
+    ] {
         assert_eq!(real[0][field], simulated[0][field], "{field}");
     }
     assert_eq!(real[0]["allocs"], 2);
+    assert_eq!(real[0]["trace"]["format"], "trace");
+    assert!(real[0]["ns_per_event"].as_f64().unwrap() > 0.0);
+    // The table's first line names the format, as without `--real`.
+    let table = heaplab(&[
+        "run",
+        "--real",
+        "--repeat",
+        "1",
+        "-w",
+        trace,
+        "-p",
+        "bump",
+        "--lenient",
+    ]);
+    let first = String::from_utf8_lossy(&table.stdout);
+    let first = first.lines().next().unwrap_or_default();
+    assert!(first.contains("(heaplab .trace, 6 lines)"), "{first}");
     let _ = std::fs::remove_file(&path);
 }

@@ -19,7 +19,7 @@ use heaplab_core::provider::ProviderError;
 use heaplab_core::run::RunOutput;
 use heaplab_core::series::Series;
 use heaplab_core::simulate::{sim_provider, Report, SimError, Simulation, Summary};
-use heaplab_core::trace::{ImportOptions, Skipped};
+use heaplab_core::trace::{ImportOptions, Imported};
 use heaplab_core::{trace, workload};
 use serde::Serialize;
 
@@ -71,23 +71,26 @@ pub fn decode(workload: &WorkloadConfig) -> Result<Vec<Event>, ReplayError> {
 }
 
 /// [`decode`] with a trace's import options: a lenient import skips bad lines and events
-/// instead of stopping at the first, and what it skipped comes back, by kind.
+/// instead of stopping at the first. For a trace, what the import found comes back too
+/// (its format, header, lines and, when lenient, what it skipped by kind), which a report
+/// names as `heaplab run` does.
 pub fn decode_with(
     workload: &WorkloadConfig,
     options: &ImportOptions,
-) -> Result<(Vec<Event>, Option<Skipped>), ReplayError> {
+) -> Result<(Vec<Event>, Option<Imported>), ReplayError> {
     let mut events = Vec::new();
     let mut push = |e| {
         events.push(e);
         Ok::<(), Infallible>(())
     };
-    let skipped = if workload.is_trace() {
+    let imported = if workload.is_trace() {
         let path = workload.path.clone().unwrap_or_default();
         let file = File::open(&path).map_err(|e| ReplayError::Input(format!("{path}: {e}")))?;
         // Any format `heaplab run` takes, gzip'd or not.
-        trace::import(file, &path, options, &mut push)
-            .map_err(|e| ReplayError::Input(e.to_string()))?
-            .skipped
+        Some(
+            trace::import(file, &path, options, &mut push)
+                .map_err(|e| ReplayError::Input(e.to_string()))?,
+        )
     } else {
         let spec = workload::find(&workload.id)?;
         let params = Params::resolve(spec.params, &workload.params, "workload.params")?;
@@ -96,7 +99,7 @@ pub fn decode_with(
             .map_err(|e| -> ReplayError { match e {} })?;
         None
     };
-    Ok((events, skipped))
+    Ok((events, imported))
 }
 
 /// What the real run measured, beside the simulator's summary.

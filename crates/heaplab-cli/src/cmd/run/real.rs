@@ -5,7 +5,7 @@
 
 use heaplab_core::config::{RunConfig, WorkloadConfig};
 use heaplab_core::event::Event;
-use heaplab_core::trace::ImportOptions;
+use heaplab_core::trace::{ImportOptions, Imported};
 use heaplab_native::{decode_with, replay, RealOptions};
 
 use crate::cli::RunArgs;
@@ -26,26 +26,30 @@ pub(super) fn run(args: &RunArgs, configs: &[RunConfig]) -> Result<(), CliError>
         lenient: args.lenient,
     };
     let mut reports = Vec::new();
-    let mut decoded: Option<(WorkloadConfig, Vec<Event>)> = None;
+    let mut decoded: Option<(WorkloadConfig, Vec<Event>, Option<Imported>)> = None;
     for config in configs {
         let config = config
             .resolve()
             .map_err(|e| CliError::input(e.to_string()))?;
         heaplab_native::replay::check_config(&config)?;
         // Configs from flags share one workload: decode it once.
-        let (workload, events) = match decoded.take() {
-            Some((w, events)) if w == config.workload => (w, events),
+        let (workload, events, imported) = match decoded.take() {
+            Some((w, events, imported)) if w == config.workload => (w, events, imported),
             _ => {
-                let (events, skipped) = decode_with(&config.workload, &options)?;
+                let (events, imported) = decode_with(&config.workload, &options)?;
                 // As `run` without `--real` does, on stderr: a warning about the input.
-                if let Some(skipped) = &skipped {
+                if let Some(skipped) = imported.as_ref().and_then(|i| i.skipped.as_ref()) {
                     output::runs::print_skipped(skipped);
                 }
-                (config.workload.clone(), events)
+                (config.workload.clone(), events, imported)
             }
         };
-        let (_, events) = decoded.insert((workload, events));
-        reports.push(replay(&config, events, opts)?);
+        let (_, events, imported) = decoded.insert((workload, events, imported));
+        let mut report = replay(&config, events, opts)?;
+        // What the import found goes with the report, as `run` without `--real` keeps it:
+        // the table's first line and `--json`'s `trace` and `skipped` name it.
+        report.output.trace = imported.clone();
+        reports.push(report);
     }
     if let Some(path) = &args.series {
         output::write_series(
@@ -56,7 +60,26 @@ pub(super) fn run(args: &RunArgs, configs: &[RunConfig]) -> Result<(), CliError>
         )?;
     }
     if args.json {
-        return output::print_json(&reports);
+        /// A real run as `--json` prints it: the fields of a simulated run's report
+        /// (`trace` and `skipped` included), then what the real run measured.
+        #[derive(serde::Serialize)]
+        struct Printed<'a> {
+            #[serde(flatten)]
+            run: heaplab_core::run::JsonReport<'a>,
+            #[serde(flatten)]
+            real: &'a heaplab_native::RealFigures,
+        }
+        let printed: Vec<Printed> = reports
+            .iter()
+            .map(|r| Printed {
+                run: heaplab_core::run::JsonReport {
+                    report: &r.report,
+                    ..r.output.json()
+                },
+                real: &r.real,
+            })
+            .collect();
+        return output::print_json(&printed);
     }
     let outputs: Vec<_> = reports.iter().map(|r| r.output.clone()).collect();
     output::runs::print_runs(&outputs);
