@@ -195,6 +195,10 @@ pub struct RecordArgs {
     /// to the heaplab binary (`cargo build -p heaplab-preload` puts it there).
     #[arg(long, value_name = "FILE")]
     pub preload: Option<PathBuf>,
+    /// A line for every process that wrote a trace, not only the summary: a command run
+    /// through a wrapper (a pyenv shim, a shell script) starts helper processes too.
+    #[arg(long, short)]
+    pub verbose: bool,
     /// The command to record and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,

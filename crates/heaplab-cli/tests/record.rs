@@ -347,3 +347,52 @@ fn every_entry_point_writes_the_line_it_should() {
     assert_eq!(events, expected);
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// A command run through a wrapper (here `sh`, as a pyenv shim is a bash script) starts
+/// other processes, each with a trace: one summary line names them and the largest, and
+/// `--verbose` lists each.
+#[test]
+fn a_wrapped_command_gets_one_summary_line() {
+    let d = dir("wrapped");
+    let trace = d.join("wrapped.trace");
+    let script = format!(
+        "{} -c 'x = [bytes(1000) for _ in range(3000)]'; true",
+        python()
+    );
+    let run = |verbose: bool| {
+        let mut cmd = Command::new(HEAPLAB);
+        cmd.arg("record").arg("-o").arg(&trace);
+        if verbose {
+            cmd.arg("--verbose");
+        }
+        cmd.args(["--", "sh", "-c", &script])
+            .env("HEAPLAB_PRELOAD", preload())
+            .output()
+            .expect("heaplab runs")
+    };
+    let out = run(false);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
+    assert!(
+        lines[0].contains("2 processes wrote traces; the largest, "),
+        "{stderr}"
+    );
+    // The program is python, not the shell, which wrote the trace named by -o.
+    assert!(
+        !lines[0].contains(&format!("{} ", trace.display())),
+        "{stderr}"
+    );
+    assert!(
+        lines[1].contains("replay with `heaplab run -w "),
+        "{stderr}"
+    );
+    let out = run(true);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 3, "{stderr}");
+    assert!(
+        stderr.contains(&format!("{}: ", trace.display())),
+        "{stderr}"
+    );
+}

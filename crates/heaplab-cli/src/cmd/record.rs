@@ -67,8 +67,34 @@ pub fn run(args: RecordArgs) -> Result<(), CliError> {
              one, ignores LD_PRELOAD."
         );
     }
-    for path in &written {
-        match trailer(path) {
+    let counts: Vec<Option<Counts>> = written.iter().map(|p| trailer(p)).collect();
+    // The process that allocated most is most likely the program; the others are the
+    // wrapper's helpers (a shim's `bash`, `head`, `sed`...).
+    let largest = counts
+        .iter()
+        .enumerate()
+        .max_by_key(|(i, c)| (c.as_ref().map_or(0, |c| c.allocs), std::cmp::Reverse(*i)))
+        .map(|(i, _)| i);
+    if written.len() > 1 && !args.verbose {
+        let unfinished = counts.iter().filter(|c| c.is_none()).count();
+        let unfinished = match unfinished {
+            0 => String::new(),
+            n => format!(" ({n} without a trailer, ended before finishing)"),
+        };
+        if let Some(i) = largest {
+            let allocs = counts[i].as_ref().map_or(0, |c| c.allocs);
+            eprintln!(
+                "heaplab record: {} processes wrote traces{unfinished}; the largest, {} ({} allocs), \
+                 is most likely the program; --verbose lists each",
+                written.len(),
+                written[i].display(),
+                heaplab_core::format::format_count(i128::from(allocs)),
+            );
+        }
+    }
+    let each = written.len() <= 1 || args.verbose;
+    for (path, counts) in written.iter().zip(&counts).filter(|_| each) {
+        match counts {
             Some(c) => eprintln!(
                 "heaplab record: {}: {} allocs, {} frees, {} reallocs, peak live {} B, {} threads{}",
                 path.display(),
@@ -77,7 +103,7 @@ pub fn run(args: RecordArgs) -> Result<(), CliError> {
                 c.reallocs,
                 c.peak_live_bytes,
                 c.threads,
-                left_out(&c)
+                left_out(c)
             ),
             None => eprintln!(
                 "heaplab record: {}: no trailer; the process ended without finishing its trace \
@@ -86,10 +112,10 @@ pub fn run(args: RecordArgs) -> Result<(), CliError> {
             ),
         }
     }
-    if let Some(first) = written.first() {
+    if let Some(i) = largest {
         eprintln!(
             "heaplab record: replay with `heaplab run -w {} -p glibc-like`",
-            first.display()
+            written[i].display()
         );
     }
 
