@@ -66,9 +66,18 @@ export function beginRun(status) {
   setStatus(status);
 }
 
+// Called once a run has ended, so a run asked for meanwhile (a link pasted into the
+// address bar) starts then rather than being dropped.
+let whenIdle = () => {};
+
+export function onIdle(callback) {
+  whenIdle = callback;
+}
+
 export function endRun() {
   $('#run').disabled = false;
   $('#run-scenario').disabled = false;
+  whenIdle();
 }
 
 /** Shows a failed run's message, marks the field it names, and leaves the page usable. */

@@ -1,6 +1,6 @@
 // The heaplab page's start-up: loads the wasm module and the core's lists, builds the
-// editor and the scenario menu, opens the link in the address bar, and runs the form's
-// configs in the worker when Run is pressed.
+// editor and the scenario menu, opens the link in the address bar and runs it, and runs
+// the form's configs in the worker when Run is pressed.
 //
 // The modules depend one way: main on all; scenarios on state, runner and the result
 // views (charts, tables); state on editor and trace; editor on params and trace; trace
@@ -8,7 +8,7 @@
 // module (and dom nothing at all).
 
 import init from '../pkg/heaplab_wasm.js';
-import { $, beginRun, clearError, endRun, fail, isRunning, messageOf, setState, setStatus, showError } from './dom.js';
+import { $, beginRun, clearError, endRun, fail, isRunning, messageOf, onIdle, setState, setStatus, showError } from './dom.js';
 import { TRACE_ID, loadLists } from './catalog.js';
 import { chartRun, drawChart, forgetChart, redrawOnResize, runLabels } from './charts.js';
 import { buildEditor, readForm } from './editor.js';
@@ -36,8 +36,16 @@ function traceNote(report) {
   return note;
 }
 
-async function onRun(event) {
+function onRun(event) {
   event.preventDefault();
+  runForm({ writesLink: true });
+}
+
+/**
+ * Runs the form's configs. `writesLink`: Run rewrites the address from the form; a run
+ * of the link the page was opened from leaves the address as it was opened.
+ */
+async function runForm({ writesLink }) {
   if (isRunning()) return;
   beginRun('Running…');
   forgetScenario();
@@ -46,10 +54,12 @@ async function onRun(event) {
     const form = readForm();
     const { configs } = form;
     const traceBytes = configs[0].workload.id === TRACE_ID ? await trace.traceInput(form.lenient) : null;
-    try {
-      writeLink(formLinkState(form));
-    } catch {
-      // A config only the run refuses makes no link; the run below says what is wrong.
+    if (writesLink) {
+      try {
+        writeLink(formLinkState(form));
+      } catch {
+        // A config only the run refuses makes no link; the run below says what is wrong.
+      }
     }
     const outputs = await runConfigs(configs, traceBytes, (index) =>
       setStatus(`Running policy ${index + 1} of ${configs.length}…`),
@@ -71,22 +81,29 @@ async function onRun(event) {
   }
 }
 
-// A scenario a link asked for, run once the page is ready.
-let pendingScenario = null;
+// What the link in the address bar asked to run once the page is free: `{ scenario }`,
+// `{ form: true }` for the configurations it filled the editor with, or null.
+let pending = null;
 
 /**
  * Opens the link in the address bar; returns the message to show when it could not be
- * opened, in which case the editor shows the defaults.
+ * opened, in which case the editor shows the defaults. A link runs when opened, as a
+ * scenario link always did, unless it names a trace file the page does not have yet:
+ * that one waits for the file and Run.
  */
 function openAddress() {
+  pending = null;
   try {
-    const { scenario } = openLink(window.location.hash);
-    if (scenario == null) return null;
-    // A scenario link: the scenario is chosen, its first workload and configurations
-    // fill the editor, and it runs as soon as the page is ready.
-    showScenario(scenario);
-    openScenarioInEditor(scenario);
-    pendingScenario = scenario;
+    const { scenario, runnable } = openLink(window.location.hash);
+    if (scenario != null) {
+      // A scenario link: the scenario is chosen, its first workload and configurations
+      // fill the editor, and it runs as soon as the page is ready.
+      showScenario(scenario);
+      openScenarioInEditor(scenario);
+      pending = { scenario };
+    } else if (runnable && window.location.hash.length > 1) {
+      pending = { form: true };
+    }
     return null;
   } catch (error) {
     openLink('');
@@ -95,14 +112,22 @@ function openAddress() {
   }
 }
 
-function runPendingScenario() {
-  if (pendingScenario === null) return;
-  const id = pendingScenario;
-  pendingScenario = null;
-  runScenarioNow(id);
+/**
+ * Starts what the link asked for, unless a run goes on: its end calls this again. A link
+ * opens to its results, so the page scrolls to them once shown, from the Run row and its
+ * status down.
+ */
+async function runPending() {
+  if (pending === null || isRunning()) return;
+  const asked = pending;
+  pending = null;
+  if (asked.scenario != null) await runScenarioNow(asked.scenario);
+  else await runForm({ writesLink: false });
+  if (document.body.dataset.state === 'done' && pending === null) $('#config .actions').scrollIntoView({ block: 'start' });
 }
 
 function wire() {
+  onIdle(runPending);
   buildEditor(linkFollowsForm);
   buildScenarios();
   $('#trace-file').addEventListener('change', () => {
@@ -117,12 +142,12 @@ function wire() {
   form.addEventListener('change', linkFollowsForm);
 
   // Pasting a different permalink into the address bar of an open page only changes
-  // the hash, so the form follows it here.
+  // the hash, so the form follows it here, and runs it as a link opened afresh would.
   window.addEventListener('hashchange', () => {
     clearError();
     const problem = openAddress();
     if (problem) showError(problem);
-    runPendingScenario();
+    runPending();
   });
   redrawOnResize();
 }
@@ -146,7 +171,7 @@ async function main() {
     setState('error');
   } else {
     setState('ready');
-    runPendingScenario();
+    runPending();
   }
 }
 

@@ -27,17 +27,32 @@ function shown(param, value) {
 }
 
 /**
+ * The unit a hint may name on its own: a word a person reads as a unit ("bytes",
+ * "events"). A sign such as the multiplier's "x" is no word; `multiplier` puts "×" after
+ * the value instead, and any other symbol is left out rather than shown as a stray letter.
+ */
+function unitWord(param) {
+  const unit = param.unit ?? '';
+  return /\p{L}{2,}/u.test(unit) ? unit : '';
+}
+
+function multiplier(param) {
+  return param.unit === 'x';
+}
+
+/**
  * The hint under a numeric field: a size in units while the text is one, what 0 stands
- * for where it is not an amount ("one page", "off"), or why the run will refuse the text,
- * so that a misshapen size never reads as a size.
+ * for where it is not an amount ("one page", "off"), the value as a multiple ("= 0.05×"),
+ * or why the run will refuse the text, so that a misshapen size never reads as a size.
  */
 function hintUpdater(param, input, hint, scope, owner) {
   const note = param.kind === 'bytes' && param.power_of_two ? ' · power of 2' : '';
+  const unit = unitWord(param);
   return () => {
     const text = input.value.trim();
     if (text === '') {
       hint.classList.remove('refused');
-      hint.textContent = param.kind === 'bytes' ? note.replace(' · ', '') : param.unit ?? '';
+      hint.textContent = param.kind === 'bytes' ? note.replace(' · ', '') : unit;
       return;
     }
     const { value, problem } = parse(scope, owner, param, text);
@@ -45,13 +60,15 @@ function hintUpdater(param, input, hint, scope, owner) {
     if (problem != null) {
       // Only sizes get the refusal as they are typed: their hint would otherwise
       // show a size the run will not take. Other fields say it when Run is pressed.
-      hint.textContent = param.kind === 'bytes' ? `not allowed: ${problem}` : param.unit ?? '';
+      hint.textContent = param.kind === 'bytes' ? `not allowed: ${problem}` : unit;
     } else if (param.zero_means && value === 0) {
       hint.textContent = `= ${param.zero_means}`;
     } else if (param.kind === 'bytes') {
       hint.textContent = `= ${formatBytes(value)}${note}`;
+    } else if (multiplier(param)) {
+      hint.textContent = `= ${value}×`;
     } else {
-      hint.textContent = param.unit ?? '';
+      hint.textContent = unit;
     }
   };
 }
@@ -93,7 +110,7 @@ function paramField(param, value, scope, owner) {
   input.dataset.kind = param.kind;
   field.append(input);
 
-  if (NUMERIC.has(param.kind) && (param.kind === 'bytes' || param.unit || param.zero_means)) {
+  if (NUMERIC.has(param.kind) && (param.kind === 'bytes' || unitWord(param) || multiplier(param) || param.zero_means)) {
     const hint = document.createElement('span');
     hint.className = 'hint';
     const update = hintUpdater(param, input, hint, scope, owner);

@@ -16,6 +16,14 @@ let lastScenario = null;
 export function forgetScenario() {
   lastScenario = null;
   $('#finding').hidden = true;
+  scenarioStatus('');
+}
+
+/** The scenario's status next to its button: running, ran, or failed. */
+function scenarioStatus(text, state = '') {
+  const status = $('#scenario-status');
+  status.textContent = text;
+  status.dataset.state = state;
 }
 
 function workloadLabel(workload) {
@@ -76,13 +84,23 @@ function showScenarioWorkload(index) {
   );
 }
 
-/** Runs scenario `id` and shows its finding, chart and table. */
+/**
+ * Runs scenario `id` and shows its finding, chart and table; its first workload and
+ * configurations fill the editor, so the form below shows what ran.
+ */
 export async function runScenarioNow(id) {
   if (isRunning()) return;
   const spec = scenarioById(id);
   beginRun(`Running scenario ${id}…`);
   forgetScenario();
   forgetChart();
+  scenarioStatus(`Running ${id}…`, 'running');
+  let editorNote = '';
+  try {
+    openScenarioInEditor(id);
+  } catch (error) {
+    editorNote = ` The editor still shows the last form: the scenario did not fit it (${messageOf(error)}).`;
+  }
   try {
     writeScenarioLink(id);
     const { output, series } = await runScenario(id);
@@ -93,9 +111,12 @@ export async function runScenarioNow(id) {
     window.heaplabScenario = output;
     window.heaplabResults = output.runs;
     const verdict = output.finding.holds ? 'the finding holds' : 'the finding does not hold';
-    setStatus(`Ran scenario ${id}: ${output.runs.length} runs; ${verdict}.`);
+    const ran = `Ran scenario ${id}: ${output.runs.length} runs; ${verdict}.`;
+    setStatus(`${ran}${editorNote}`);
+    scenarioStatus(`${ran} Results below.`, output.finding.holds ? 'holds' : 'fails');
     setState('done');
   } catch (error) {
+    scenarioStatus(`Scenario ${id} failed; see the message below.`, 'failed');
     fail(error);
   } finally {
     endRun();
@@ -123,8 +144,11 @@ export function buildScenarios() {
     $('#config').scrollIntoView();
   });
   $('#scenario-workload').addEventListener('input', () => {
+    const index = Number($('#scenario-workload').value);
     try {
-      showScenarioWorkload(Number($('#scenario-workload').value));
+      showScenarioWorkload(index);
+      // The editor follows the workload shown, as it showed the first after the run.
+      openScenarioInEditor(lastScenario.spec.id, index);
     } catch (error) {
       showError(`Could not show that workload: ${messageOf(error)}`);
     }

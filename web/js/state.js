@@ -80,9 +80,11 @@ export function linkFollowsForm() {
 }
 
 /**
- * Opens a link (a URL, a fragment, or '' for the defaults): fills the editor from it, or
- * returns `{ scenario }` when it names a seed scenario to run. Throws the core's Error,
- * whose message starts with `link:` and names what is wrong.
+ * Opens a link (a URL, a fragment, or '' for the defaults): returns `{ scenario }` when
+ * it names a seed scenario to run, else fills the editor from it and returns
+ * `{ runnable }`, whether the page has all the link runs (not so for a trace file the
+ * link only names, until it is loaded). Throws the core's Error, whose message starts
+ * with `link:` and names what is wrong.
  */
 export function openLink(text) {
   const state = link_decode(text);
@@ -91,7 +93,7 @@ export function openLink(text) {
   trace.fromLink(state.workload);
   view = state.view ?? null;
   showConfigs(configs, state.lenient === true);
-  return {};
+  return { runnable: configs[0].workload.id !== TRACE_ID || trace.hasTrace() };
 }
 
 /** Shows configs that came from elsewhere than a link (a scenario opened in the editor). */

@@ -111,6 +111,11 @@ function mismatch(loaded, named) {
   return `it has ${described(ref.bytes, ref.sha256)}; the link's ${named.name} had ${described(named.bytes, named.sha256)}`;
 }
 
+/** Whether there is a trace to run: a file loaded, or one a link carried. */
+export function hasTrace() {
+  return source !== null;
+}
+
 /** The name the form runs: the loaded trace's, or the one a link asked for. */
 export function traceName() {
   return source?.name ?? wanted?.name ?? '';

@@ -141,6 +141,20 @@ function v2Link(state) {
   return `#2.${deflateRawSync(Buffer.from(JSON.stringify(state))).toString('base64url')}`;
 }
 
+/**
+ * Waits for the run a link with configurations starts by itself when opened, and
+ * returns the state it settled in, "done" or "error". `openPage` returns once start-up
+ * ends, by when that run is already under way.
+ */
+async function ranOnOpen(page) {
+  await page.waitForFunction(
+    () => ['done', 'error'].includes(document.body.dataset.state),
+    null,
+    { timeout: RUN_TIMEOUT_MS },
+  );
+  return page.evaluate(() => document.body.dataset.state);
+}
+
 /** Waits for a run the page started by itself (a scenario link) to settle. */
 async function settled(page) {
   await page.waitForFunction(
@@ -237,6 +251,8 @@ describe('heaplab page', () => {
     // Reloading the link brings the preset back, not just its family.
     const reopened = await openPage(new URL(page.url()).hash);
     assert.equal(await reopened.page.inputValue('.policy select.family'), 'preset:glibc-like');
+    assert.equal(await ranOnOpen(reopened.page), 'done', await errorText(reopened.page));
+    assert.deepEqual((await results(reopened.page)).reports, reports);
     assert.equal(configs.length, 1);
     normalRunProblems.push(...problems, ...reopened.problems);
     await reopened.page.close();
@@ -354,16 +370,19 @@ describe('heaplab page', () => {
     await first.page.reload();
     await first.page.waitForFunction(() => document.body.dataset.state !== 'loading');
     assert.equal(first.page.url(), link);
+    // The link runs by itself; Run is not pressed.
+    assert.equal(await ranOnOpen(first.page), 'done', await errorText(first.page));
     assert.equal(await first.page.isVisible('#error'), false, await errorText(first.page));
-    assert.equal(await clickRun(first.page), 'done', await errorText(first.page));
     assert.deepEqual(await results(first.page), original);
     normalRunProblems.push(...first.problems);
     await first.page.close();
 
     const second = await openPage(link);
+    assert.equal(await ranOnOpen(second.page), 'done', await errorText(second.page));
     assert.equal(await second.page.isVisible('#error'), false, await errorText(second.page));
-    assert.equal(await clickRun(second.page), 'done', await errorText(second.page));
     assert.deepEqual(await results(second.page), original);
+    // Opening the link left its address as it was.
+    assert.equal(second.page.url(), link);
     // The CLI reads the page's link as the page does.
     const cli = await heaplabJson(['run', '--link', link, '--json']);
     assert.deepEqual(cli, original.reports);
@@ -462,7 +481,8 @@ describe('heaplab page', () => {
     const second = await openPage(link);
     assert.equal(await second.page.inputValue('#workload'), 'trace');
     assert.match(await second.page.textContent('#link-note'), /carries the trace tiny\.trace/);
-    assert.equal(await clickRun(second.page), 'done', await errorText(second.page));
+    // The link holds all it runs, so it runs when opened.
+    assert.equal(await ranOnOpen(second.page), 'done', await errorText(second.page));
     assert.deepEqual(await results(second.page), original);
     // The CLI reads the trace out of the page's link, and the page out of the CLI's.
     assert.deepEqual(await heaplabJson(['run', '--link', link, '--json']), original.reports);
@@ -470,7 +490,7 @@ describe('heaplab page', () => {
     const cliLink = (await heaplabText(['link', '--base-url', PAGE_URL, '-w', file, '-p', family])).trim();
     const third = await openPage(cliLink);
     assert.match(await third.page.textContent('#link-note'), /carries the trace tiny\.trace/);
-    assert.equal(await clickRun(third.page), 'done', await errorText(third.page));
+    assert.equal(await ranOnOpen(third.page), 'done', await errorText(third.page));
     assert.deepEqual((await results(third.page)).reports, original.reports);
     normalRunProblems.push(...second.problems, ...third.problems);
     await third.page.close();
@@ -589,8 +609,8 @@ describe('heaplab page', () => {
     assert.equal(await page.inputValue('.policy:nth-of-type(1) [data-param="page_size"]'), '32768');
     assert.equal(await page.inputValue('.policy:nth-of-type(2) [data-param="trim_threshold"]'), '1048576');
 
-    // A link only fills the form; Run runs it, as the CLI runs the same link.
-    assert.equal(await clickRun(page), 'done', await errorText(page));
+    // The link runs when opened, as the CLI runs the same link.
+    assert.equal(await ranOnOpen(page), 'done', await errorText(page));
     const { reports } = await results(page);
     assert.deepEqual(await heaplabJson(['run', '--link', PAGE_URL + link, '--json']), reports);
     normalRunProblems.push(...problems);
@@ -681,12 +701,113 @@ describe('heaplab page', () => {
     assert.deepEqual(families, ['preset:glibc-like', 'size-class']);
     assert.equal(await page.inputValue('.policy:nth-of-type(2) [data-param="page_size"]'), '16384');
 
-    assert.equal(await clickRun(page), 'done', await errorText(page));
+    assert.equal(await ranOnOpen(page), 'done', await errorText(page));
     const { reports } = await results(page);
     const cli = JSON.parse(await heaplabText(['run', '--link', link, '--json']));
     assert.equal(reports.length, 2);
     assert.deepStrictEqual(reports, cli);
     normalRunProblems.push(...problems);
+    await page.close();
+  });
+
+  it('runs a CLI link when opened, without Run, and a link pasted into the open page', async () => {
+    const link = (await heaplabText(['link', '-w', 'churn', '--scale', '0.01', '-p', 'bump', '--base-url', PAGE_URL])).trim();
+    assert.match(link, /^https?:\/\/[^#]+#2\.[A-Za-z0-9_-]+$/, `not a page link: ${link}`);
+    const cli = await heaplabJson(['run', '--link', link, '--json']);
+
+    const { page, problems } = await openPage(link);
+    // Run is never clicked: the link alone brings the results.
+    assert.equal(await ranOnOpen(page), 'done', await errorText(page));
+    assert.deepStrictEqual(await page.evaluate(() => window.heaplabResults), cli);
+    assert.equal(await page.isVisible('#results'), true, 'the results are not shown');
+    assert.match(await page.textContent('#status'), /^Ran 1 policy\./);
+    assert.equal(page.url(), link, 'opening the link changed the address');
+    // The page scrolls to the results the link opened to.
+    await page.waitForFunction(() => document.querySelector('#config .actions').getBoundingClientRect().top < 10);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'link-opened-to-results.png') });
+
+    // Another link pasted into the address bar runs too, once.
+    const other = (await heaplabText(['link', '-w', 'churn', '--scale', '0.02', '-p', 'bump', '--base-url', PAGE_URL])).trim();
+    const otherCli = await heaplabJson(['run', '--link', other, '--json']);
+    await page.evaluate((hash) => {
+      window.heaplabRunsSeen = 0;
+      new MutationObserver(() => {
+        if (document.body.dataset.state === 'running') window.heaplabRunsSeen += 1;
+      }).observe(document.body, { attributes: true, attributeFilter: ['data-state'] });
+      delete window.heaplabResults;
+      window.location.hash = hash;
+    }, new URL(other).hash);
+    await page.waitForFunction(() => window.heaplabResults !== undefined || document.body.dataset.state === 'error', null, {
+      timeout: RUN_TIMEOUT_MS,
+    });
+    assert.equal(await page.evaluate(() => document.body.dataset.state), 'done', await errorText(page));
+    assert.equal(await page.inputValue('.workload [data-param="scale"]'), '0.02');
+    assert.deepStrictEqual(await page.evaluate(() => window.heaplabResults), otherCli);
+    assert.equal(await page.evaluate(() => window.heaplabRunsSeen), 1, 'the pasted link ran more than once');
+    normalRunProblems.push(...problems);
+    await page.close();
+  });
+
+  it('says next to "Run scenario" how the run goes, and loads what ran into the editor', async () => {
+    const { page, problems } = await openPage();
+    await page.setViewportSize({ width: 1280, height: 800 });
+    // The form shows something else than the scenario will run.
+    await page.selectOption('#workload', 'churn');
+    await page.selectOption('.policy select.family', 'bump');
+    assert.equal(await page.locator('#scenario-status').textContent(), '');
+    await page.selectOption('#scenario', 'share-small-large');
+    await page.evaluate(() => {
+      document.body.dataset.state = 'before-click';
+    });
+    await page.click('#run-scenario');
+    await settled(page);
+    assert.equal(await page.evaluate(() => document.body.dataset.state), 'done', await errorText(page));
+    const scenario = await page.evaluate(() => window.heaplabScenario);
+    assert.equal(scenario.id, 'share-small-large');
+
+    const status = page.locator('.scenario-row #scenario-status');
+    assert.ok(await status.isVisible(), 'no status next to the scenario button');
+    assert.match(await status.textContent(), /^Ran scenario share-small-large: 4 runs; the finding holds\./);
+
+    // The editor shows the scenario's first workload and its configurations.
+    const first = scenario.runs[0].config;
+    const perWorkload = scenario.runs.filter((run) => run.config.workload.id === first.workload.id).length;
+    assert.equal(await page.inputValue('#workload'), first.workload.id);
+    assert.equal(await page.inputValue('.workload [data-param="scale"]'), String(first.workload.params.scale));
+    const families = await page.$$eval('.policy select.family', (selects) => selects.map((s) => s.value));
+    assert.deepEqual(
+      families,
+      scenario.runs.slice(0, perWorkload).map(({ config }) => (config.policy.preset ? `preset:${config.policy.preset}` : config.policy.family)),
+    );
+    // The link stays the scenario's, and the form holds no refused value.
+    assert.match(page.url(), /#2\./);
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'scenario-run.png') });
+
+    // Showing the runs on the second workload brings that one into the editor.
+    await page.selectOption('#scenario-workload', '1');
+    assert.equal(await page.inputValue('#workload'), scenario.runs[perWorkload].config.workload.id);
+
+    // A form run afterwards clears the scenario's status: its results are gone.
+    await page.fill('.workload [data-param="scale"]', '0.01');
+    assert.equal(await clickRun(page), 'done', await errorText(page));
+    assert.equal(await status.textContent(), '');
+    normalRunProblems.push(...problems);
+    await page.close();
+  });
+
+  it('shows a multiplier as "×" after the value, and no stray unit letter', async () => {
+    const { page } = await openPage();
+    await page.selectOption('#workload', 'churn');
+    const scale = page.locator('.workload [data-param="scale"]');
+    const hint = page.locator('.workload label:has([data-param="scale"]) .hint');
+    await scale.fill('0.05');
+    assert.equal(await hint.textContent(), '= 0.05×');
+    await scale.fill('');
+    assert.equal(await hint.textContent(), '');
+    // No hint anywhere is a lone letter.
+    const hints = await page.$$eval('.hint', (elements) => elements.map((element) => element.textContent));
+    assert.ok(hints.every((text) => !/^\p{L}$/u.test(text.trim())), hints.join(' | '));
     await page.close();
   });
 
