@@ -84,8 +84,16 @@ async function openPage(where = '') {
       if (message.type() === 'error') problems.push(`worker console error: ${message.text()}`);
     });
   });
-  await page.goto(/^https?:/.test(where) ? where : PAGE_URL + where);
-  await page.waitForFunction(() => document.body.dataset.state !== 'loading');
+  // The page says itself when it has started (data-state); waiting for the document
+  // alone, not every subresource's load event, keeps a slow favicon or a stalled
+  // connection of the browser's own from failing a test that has nothing to do with it.
+  await page.goto(/^https?:/.test(where) ? where : PAGE_URL + where, {
+    waitUntil: 'domcontentloaded',
+    timeout: RUN_TIMEOUT_MS,
+  });
+  await page.waitForFunction(() => document.body.dataset.state !== 'loading', null, {
+    timeout: RUN_TIMEOUT_MS,
+  });
   return { page, problems };
 }
 
@@ -367,8 +375,10 @@ describe('heaplab page', () => {
     assert.match(link, /#2\.[A-Za-z0-9_-]+$/);
 
     // Reloading the page at its own address brings the same form back.
-    await first.page.reload();
-    await first.page.waitForFunction(() => document.body.dataset.state !== 'loading');
+    await first.page.reload({ waitUntil: 'domcontentloaded', timeout: RUN_TIMEOUT_MS });
+    await first.page.waitForFunction(() => document.body.dataset.state !== 'loading', null, {
+      timeout: RUN_TIMEOUT_MS,
+    });
     assert.equal(first.page.url(), link);
     // The link runs by itself; Run is not pressed.
     assert.equal(await ranOnOpen(first.page), 'done', await errorText(first.page));

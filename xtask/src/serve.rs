@@ -86,9 +86,12 @@ fn respond(request: Request, dir: &Path) -> std::io::Result<()> {
         Ok(file) if file.metadata()?.is_file() => file,
         _ => return request.respond(text_response(404, "not found\n")),
     };
+    // Every response closes its connection: on loopback a new one costs nothing, and no
+    // idle keep-alive socket is left for the browser to queue a later page's requests on.
     let response = Response::from_file(file)
         .with_header(header("Content-Type", content_type(&path)))
-        .with_header(no_store());
+        .with_header(no_store())
+        .with_header(header("Connection", "close"));
     request.respond(response)
 }
 
