@@ -103,13 +103,7 @@ impl PolicyConfig {
             ..self.clone()
         };
         let (_, base) = bare.merged()?;
-        let specs = family.spec().params;
-        let given = Params::resolve(specs, &given, "policy.params")?.to_json_map();
-        let base = Params::resolve(specs, &base, "policy.params")?.to_json_map();
-        Ok(given
-            .into_iter()
-            .filter(|(k, v)| base.get(k) != Some(v))
-            .collect())
+        Params::changed(family.spec().params, &given, &base, "policy.params")
     }
 
     /// How tables, charts and files name this configuration: the preset's or family's id,

@@ -258,6 +258,23 @@ impl Params {
         Ok(Params(out))
     }
 
+    /// The values `given` sets that differ from those `base` resolves to, both read by
+    /// `specs` (so `"64KiB"` and `65536` are one value): what a link or a column heading
+    /// says of a configuration beyond its defaults.
+    pub fn changed(
+        specs: &[ParamSpec],
+        given: &BTreeMap<String, Value>,
+        base: &BTreeMap<String, Value>,
+        field: &str,
+    ) -> Result<BTreeMap<String, Value>, ParamError> {
+        let given = Params::resolve(specs, given, field)?.to_json_map();
+        let base = Params::resolve(specs, base, field)?.to_json_map();
+        Ok(given
+            .into_iter()
+            .filter(|(k, v)| base.get(k) != Some(v))
+            .collect())
+    }
+
     /// The parameters back as plain JSON, for re-resolving or storing in a config.
     pub fn to_json_map(&self) -> BTreeMap<String, Value> {
         self.0

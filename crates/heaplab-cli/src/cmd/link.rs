@@ -59,11 +59,15 @@ fn trace_workload(path: &str) -> Result<LinkWorkload, CliError> {
         open()?
             .read_to_end(&mut bytes)
             .map_err(|e| CliError::input(format!("{path}: {e}")))?;
-        // Only text travels inside a link; a gzip'd trace is named instead.
-        if let Ok(text) = String::from_utf8(bytes) {
-            let name = link::trace_ref(path, text.as_bytes()).name;
-            return Ok(LinkWorkload::Embedded { name, text });
-        }
+        // Only text travels inside a link; a gzip'd trace is named instead, by the bytes
+        // already read.
+        return Ok(match String::from_utf8(bytes) {
+            Ok(text) => LinkWorkload::Embedded {
+                name: link::trace_ref(path, &[]).name,
+                text,
+            },
+            Err(e) => LinkWorkload::Trace(link::trace_ref(path, e.as_bytes())),
+        });
     }
     let found =
         link::trace_ref_of(path, open()?).map_err(|e| CliError::input(format!("{path}: {e}")))?;

@@ -312,14 +312,13 @@ fn changed_workload_params(
     workload: &WorkloadConfig,
 ) -> Result<BTreeMap<String, Value>, LinkError> {
     let spec = crate::workload::find(&workload.id).map_err(|e| LinkError::new(e.to_string()))?;
-    let field = "workload.params";
-    let given = crate::params::Params::resolve(spec.params, &workload.params, field)
-        .map_err(|e| LinkError::new(e.to_string()))?
-        .to_json_map();
-    let defaults = crate::params::Params::resolve(spec.params, &BTreeMap::new(), field)
-        .map_err(|e| LinkError::new(e.to_string()))?
-        .to_json_map();
-    Ok(changed(given, &defaults))
+    crate::params::Params::changed(
+        spec.params,
+        &workload.params,
+        &BTreeMap::new(),
+        "workload.params",
+    )
+    .map_err(|e| LinkError::new(e.to_string()))
 }
 
 /// A policy with only the parameters that differ from its preset's or family's values.
@@ -333,16 +332,6 @@ fn minimal_policy(policy: &PolicyConfig) -> Result<PolicyConfig, crate::params::
         out.family.clear();
     }
     Ok(out)
-}
-
-fn changed(
-    given: BTreeMap<String, Value>,
-    base: &BTreeMap<String, Value>,
-) -> BTreeMap<String, Value> {
-    given
-        .into_iter()
-        .filter(|(k, v)| base.get(k) != Some(v))
-        .collect()
 }
 
 #[cfg(test)]
