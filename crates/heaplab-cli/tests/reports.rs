@@ -103,3 +103,40 @@ fn two_runs_of_one_preset_have_distinct_headings() {
         assert!(header.contains(heading), "{heading:?} is not in {header:?}");
     }
 }
+
+/// Counters are shown for the policy that keeps them, and never made up for one that does
+/// not: glibc-like's would only repeat its live blocks and bytes under Pike's names.
+#[test]
+fn counters_are_the_pools_own_and_absent_elsewhere() {
+    let args = ["run", "-w", "short_strings", "--scale", "0.2"];
+    let glibc = json_of(&heaplab(
+        &[&args[..], &["-p", "glibc-like", "--json"]].concat(),
+    ));
+    assert_eq!(glibc[0]["counters"], serde_json::json!({}));
+    let pool = json_of(&heaplab(
+        &[&args[..], &["-p", "pike-block", "--json"]].concat(),
+    ));
+    let counters = &pool[0]["counters"];
+    for name in [
+        "num_malloc",
+        "malloc_bytes",
+        "malloc_block_bytes",
+        "num_blocks",
+        "block_bytes",
+        "free_block_bytes",
+    ] {
+        assert!(counters[name].is_u64(), "{name} missing from {counters}");
+    }
+    // The pool's blocks in use are its share of the live blocks, so fewer than all.
+    let live = pool[0]["allocs"].as_u64().unwrap() - pool[0]["frees"].as_u64().unwrap();
+    assert!(counters["num_blocks"].as_u64().unwrap() < live);
+
+    let table = |policy: &str| {
+        let out = heaplab(&[&args[..], &["-p", policy]].concat());
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert!(!table("glibc-like").contains("Allocator counters"));
+    let both = table("pike-block");
+    assert!(both.contains("Allocator counters") && both.contains("free_block_bytes"));
+}

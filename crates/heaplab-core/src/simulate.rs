@@ -78,7 +78,8 @@ pub struct Summary {
     pub utilization: f64,
     pub phases: Vec<PhaseMark>,
     /// The modelled allocator's own counters at the end, Pike-style (`num_malloc`,
-    /// `malloc_bytes`, `free_block_bytes`, ...).
+    /// `malloc_bytes`, `free_block_bytes`, ...), for the policies that keep them (the pool
+    /// family); empty for the others.
     pub counters: BTreeMap<String, u64>,
 }
 
@@ -513,18 +514,13 @@ impl<P: PageProvider> Books<P> {
         let st = *self.mem.stats();
         let page = self.mem.page_size();
         let peak_resident = st.resident_pages.peak * page;
-        let mut counters: BTreeMap<String, u64> = policy
+        // Only a policy that keeps counters of its own reports any: made up from the live
+        // blocks for the others, they would repeat the live figures under other names.
+        let counters: BTreeMap<String, u64> = policy
             .extra_counters()
             .into_iter()
             .map(|(k, v)| (k.to_string(), v))
             .collect();
-        // Every live block not counted otherwise was one malloc.
-        counters
-            .entry("num_malloc".into())
-            .or_insert(self.live.len() as u64);
-        counters
-            .entry("malloc_bytes".into())
-            .or_insert(self.live_bytes.current);
         let summary = Summary {
             events: self.events,
             allocs: self.allocs,

@@ -1,7 +1,7 @@
 //! `run`'s report is printed here as text, with `run --real`'s figures and lenient skips.
 
 use comfy_table::{Cell, CellAlignment};
-use heaplab_core::format::format_bytes;
+use heaplab_core::format::{format_bytes, format_count};
 use heaplab_core::run::RunOutput;
 use heaplab_core::simulate::Summary;
 use heaplab_core::trace::Skipped;
@@ -32,7 +32,8 @@ pub fn print_runs(outputs: &[RunOutput]) {
     let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
     let summaries: Vec<&Summary> = outputs.iter().map(|o| &o.report.summary).collect();
     let mut table = summary_table(&labels, &summaries);
-    // The allocator's own counters (Pike-style), every name any run reports.
+    // The counters a policy keeps of its own (the pool's are Pike's), every name any run
+    // reports; a policy that keeps none shows a dash rather than live figures renamed.
     let names: std::collections::BTreeSet<&String> = outputs
         .iter()
         .flat_map(|o| o.report.summary.counters.keys())
@@ -47,7 +48,7 @@ pub fn print_runs(outputs: &[RunOutput]) {
         row.extend(outputs.iter().map(|o| {
             let text = match o.report.summary.counters.get(name) {
                 Some(&v) if name.ends_with("_bytes") => format_bytes(v),
-                Some(v) => v.to_string(),
+                Some(&v) => format_count(i128::from(v)),
                 None => "—".into(),
             };
             Cell::new(text).set_alignment(CellAlignment::Right)

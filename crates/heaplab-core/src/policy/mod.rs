@@ -158,8 +158,7 @@ pub trait Policy {
 
     /// Counters of the modelled allocator in the style of Pike's `Debug.memory_usage`
     /// (`num_malloc`, `malloc_bytes`, `free_block_bytes`, ...), current values. Policies
-    /// that serve every request with one allocation leave this empty and the simulator
-    /// reports `num_malloc` and `malloc_bytes` from the live blocks.
+    /// that keep no such counters leave this empty, and reports show none for them.
     fn extra_counters(&self) -> Vec<(&'static str, u64)> {
         Vec::new()
     }
