@@ -57,13 +57,39 @@ export function clearError() {
  */
 export function beginRun(status) {
   clearError();
+  previous = { results: window.heaplabResults, configs: window.heaplabConfigs, scenario: window.heaplabScenario };
   setState('running');
   delete window.heaplabResults;
   delete window.heaplabConfigs;
   delete window.heaplabScenario;
   $('#run').disabled = true;
   $('#run-scenario').disabled = true;
+  $('#cancel').hidden = false;
+  const bar = $('#progress');
+  bar.value = 0;
+  bar.hidden = false;
   setStatus(status);
+}
+
+// What the last finished run left, kept while another runs so that Cancel can put it back.
+let previous = {};
+
+/** Shows the share of the run done, 0 to 1. */
+export function setProgress(share) {
+  $('#progress').value = Math.max(0, Math.min(1, share));
+}
+
+/**
+ * Ends a cancelled run: the results of the run before stay on screen and in the test
+ * hooks, as they were.
+ */
+export function cancelledRun() {
+  const { results, configs, scenario } = previous;
+  if (results !== undefined) window.heaplabResults = results;
+  if (configs !== undefined) window.heaplabConfigs = configs;
+  if (scenario !== undefined) window.heaplabScenario = scenario;
+  setStatus(results || scenario ? 'Cancelled; the results shown are those of the run before.' : 'Cancelled.');
+  setState(results || scenario ? 'done' : 'ready');
 }
 
 // Called once a run has ended, so a run asked for meanwhile (a link pasted into the
@@ -77,6 +103,8 @@ export function onIdle(callback) {
 export function endRun() {
   $('#run').disabled = false;
   $('#run-scenario').disabled = false;
+  $('#cancel').hidden = true;
+  $('#progress').hidden = true;
   whenIdle();
 }
 

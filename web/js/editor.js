@@ -62,11 +62,11 @@ function showFamily(card, value, values) {
   const { family: familyId, preset } = selection(value);
   const family = familyById(familyId);
   $('select.family', card).value = value;
+  $('details.about summary', card).textContent = preset ? `About ${preset.id}: ${preset.title}` : `About ${family.title ?? family.id}`;
   $('.family-doc', card).textContent = preset
     ? `${preset.title}: ${preset.description} Leaves out: ${preset.leaves_out}`
     : family.description ?? '';
-  const filled = preset ? { ...preset.params, ...(values ?? {}) } : values;
-  fillParams($('.params', card), family.params, filled, 'policy', familyId);
+  fillParams($('.params', card), family.params, values, 'policy', familyId, preset ? preset.params : {});
 }
 
 function familyMenu(select) {
@@ -100,6 +100,16 @@ export function addPolicyCard(value, values) {
     showFamily(card, select.value, kept);
     changed();
   });
+  $('.duplicate-policy', card).addEventListener('click', () => {
+    if (policyCards().length >= MAX_POLICIES) return;
+    // The copy starts with this card's values as typed, right after it, so the next
+    // change to one knob asks what-if against the original.
+    const { family } = selection(select.value);
+    const copy = addPolicyCard(select.value, carriedOver($('.params', card), familyById(family).params));
+    card.after(copy);
+    renumberPolicies();
+    changed();
+  });
   $('.remove-policy', card).addEventListener('click', () => {
     card.remove();
     renumberPolicies();
@@ -108,14 +118,21 @@ export function addPolicyCard(value, values) {
   $('#policies').append(card);
   showFamily(card, value, values);
   renumberPolicies();
+  return card;
+}
+
+/** A configuration's letter: A for the first, which the others are compared with by default. */
+export function configLetter(index) {
+  return String.fromCharCode(65 + index);
 }
 
 function renumberPolicies() {
   const cards = policyCards();
   cards.forEach((card, index) => {
-    $('.policy-title', card).textContent = `Policy ${index + 1}`;
+    $('.policy-title', card).textContent = `Configuration ${configLetter(index)}`;
     // The last card stays: a run with no policy has nothing to compare.
     $('.remove-policy', card).hidden = cards.length === 1;
+    $('.duplicate-policy', card).disabled = cards.length >= MAX_POLICIES;
   });
   $('#add-policy').disabled = cards.length >= MAX_POLICIES;
 }

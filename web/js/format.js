@@ -1,7 +1,7 @@
 // Numbers as people read them, through the core's one formatter: a figure reads the same
 // in the page as in `heaplab run`'s tables. Nothing here formats on its own.
 
-import { format_bytes, format_metric } from '../pkg/heaplab_wasm.js';
+import { format_bytes, format_delta, format_metric } from '../pkg/heaplab_wasm.js';
 
 /** A byte count: "1.46 MiB". */
 export function formatBytes(bytes) {
@@ -19,4 +19,9 @@ export function formatMetric(key, value) {
  */
 export function formatCount(value) {
   return format_metric('', value);
+}
+
+/** A metric's value against the baseline's: "^ 1.12x smaller", "! 1.02x bigger", or ''. */
+export function formatDelta(key, base, value) {
+  return format_delta(key, base, value);
 }

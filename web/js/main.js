@@ -7,15 +7,15 @@
 // on runner; and all of them on dom, format and catalog, which need only the wasm
 // module (and dom nothing at all).
 
-import init from '../pkg/heaplab_wasm.js';
-import { $, beginRun, clearError, endRun, fail, isRunning, messageOf, onIdle, setState, setStatus, showError } from './dom.js';
+import init, { chart_svg, series_csv, summary_csv } from '../pkg/heaplab_wasm.js';
+import { $, beginRun, cancelledRun, clearError, endRun, fail, isRunning, messageOf, onIdle, option, setProgress, setState, setStatus, showError } from './dom.js';
 import { TRACE_ID, loadLists } from './catalog.js';
-import { chartRun, drawChart, forgetChart, redrawOnResize, runLabels } from './charts.js';
-import { buildEditor, readForm } from './editor.js';
+import { chartRun, drawChart, redrawOnResize, runLabels } from './charts.js';
+import { buildEditor, configLetter, readForm, showWorkload } from './editor.js';
 import { formatCount } from './format.js';
-import { runConfigs } from './runner.js';
+import { Cancelled, cancelAll, runConfigs } from './runner.js';
 import { buildScenarios, forgetScenario, openScenarioInEditor, runScenarioNow, showScenario } from './scenarios.js';
-import { formLinkState, linkFollowsForm, openLink, writeLink } from './state.js';
+import { formLinkState, linkFollowsForm, openLink, setViewBaseline, viewBaseline, writeLink } from './state.js';
 import { renderSummary } from './tables.js';
 import * as trace from './trace.js';
 
@@ -38,7 +38,69 @@ function traceNote(report) {
 
 function onRun(event) {
   event.preventDefault();
-  runForm({ writesLink: true });
+  restart();
+}
+
+// The form's run in progress, if any: a new request cancels it and waits for its end, so
+// Run (or an edit under auto-run) always runs the form as it stands now.
+let active = null;
+
+async function restart() {
+  clearTimeout(autoTimer);
+  if (active) {
+    cancelAll();
+    await active;
+  }
+  if (isRunning()) return; // A scenario runs: its end starts nothing, Run is pressed again.
+  active = runForm({ writesLink: true });
+  await active;
+  active = null;
+}
+
+// Auto-run: a change re-runs by itself after this pause, when the last run of the same
+// workload had at most AUTO_RUN_EVENTS events; a larger one waits for Run.
+const AUTO_RUN_DELAY_MS = 300;
+const AUTO_RUN_EVENTS = 2_000_000;
+let autoTimer = 0;
+// The workload of the last finished run and its event count, `{ key, events }`.
+let lastRun = null;
+// The last finished run's labels, configs and outputs, for the baseline menu and export.
+let shown = null;
+
+function workloadKey(configs) {
+  return JSON.stringify(configs[0]?.workload ?? null);
+}
+
+/** After an edit: re-runs soon if auto-run is on and the workload is known to be small. */
+function scheduleAutoRun() {
+  clearTimeout(autoTimer);
+  if (!$('#auto-run').checked) return;
+  let form;
+  try {
+    form = readForm();
+  } catch {
+    return; // A field the run would refuse: Run says what is wrong.
+  }
+  const small = lastRun && lastRun.key === workloadKey(form.configs) && lastRun.events <= AUTO_RUN_EVENTS;
+  if (!small) {
+    if (lastRun) setStatus('Changed: press Run (auto-run waits for Run when the workload changes or is large).');
+    return;
+  }
+  autoTimer = setTimeout(restart, AUTO_RUN_DELAY_MS);
+}
+
+/** Fills the baseline menu with the configurations that ran, keeping the choice. */
+function showBaselineMenu(labels, baseline) {
+  const menu = $('#baseline');
+  menu.replaceChildren(...labels.map((label, index) => option(index, `${configLetter(index)}: ${label}`)));
+  menu.value = String(Math.min(baseline, labels.length - 1));
+  menu.closest('.table-head').hidden = labels.length < 2;
+}
+
+function renderShown() {
+  const { labels, configs, outputs } = shown;
+  const baseline = Number($('#baseline').value) || 0;
+  renderSummary(labels, configs, outputs.map((output) => output.report), baseline);
 }
 
 /**
@@ -47,9 +109,8 @@ function onRun(event) {
  */
 async function runForm({ writesLink }) {
   if (isRunning()) return;
+  clearTimeout(autoTimer);
   beginRun('Running…');
-  forgetScenario();
-  forgetChart();
   try {
     const form = readForm();
     const { configs } = form;
@@ -61,24 +122,106 @@ async function runForm({ writesLink }) {
         // A config only the run refuses makes no link; the run below says what is wrong.
       }
     }
-    const outputs = await runConfigs(configs, traceBytes, (index) =>
-      setStatus(`Running policy ${index + 1} of ${configs.length}…`),
-    );
+    setStatus(`Running ${configs.length} ${configs.length === 1 ? 'configuration' : 'configurations'}…`);
+    const outputs = await runConfigs(configs, traceBytes, (done, total) => {
+      setProgress(done / total);
+      setStatus(`Ran ${done} of ${total}…`);
+    });
+    forgetScenario();
     const reports = outputs.map((output) => output.report);
     const labels = runLabels(configs);
-    $('#results').hidden = false;
+    shown = { labels, configs, outputs };
+    lastRun = { key: workloadKey(configs), events: reports[0]?.events ?? Infinity };
     drawChart(outputs.map((output, index) => chartRun(labels[index], output.series, output.report)));
-    renderSummary(labels, configs, reports);
+    showBaselineMenu(labels, viewBaseline());
+    renderShown();
     window.heaplabConfigs = configs;
     window.heaplabResults = reports;
-    const count = `${configs.length} ${configs.length === 1 ? 'policy' : 'policies'}`;
-    setStatus(`Ran ${count}.${traceNote(reports[0])}`);
+    const count = `${configs.length} ${configs.length === 1 ? 'configuration' : 'configurations'}`;
+    setStatus(`Ran ${count}, ${formatCount(reports[0]?.events ?? 0)} events each.${traceNote(reports[0])}`);
     setState('done');
   } catch (error) {
-    fail(error);
+    if (error instanceof Cancelled) cancelledRun();
+    else fail(error);
   } finally {
     endRun();
   }
+}
+
+/** Saves `text` (or a Blob) as a download named `name`. */
+function download(name, content, type) {
+  const blob = content instanceof Blob ? content : new Blob([content], { type });
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** The export menu's downloads, each made by the core's writers through wasm. */
+function exportFile(kind) {
+  if (!shown) {
+    showError('Nothing to export yet: run the configurations first.');
+    return;
+  }
+  const { labels, outputs } = shown;
+  const reports = outputs.map((output) => output.report);
+  const runs = outputs.map((output, index) => chartRun(labels[index], output.series, output.report));
+  if (kind === 'summary-csv') download('heaplab-summary.csv', summary_csv(labels, reports), 'text/csv');
+  else if (kind === 'summary-json') download('heaplab-summary.json', `${JSON.stringify(reports, null, 2)}\n`, 'application/json');
+  else if (kind === 'series-csv') download('heaplab-series.csv', series_csv(labels, outputs.map((output) => output.series)), 'text/csv');
+  else if (kind === 'chart-svg') download('heaplab-memory.svg', chart_svg(runs, 1200, 600), 'image/svg+xml');
+  else if (kind === 'chart-png') $('#chart').toBlob((blob) => blob && download('heaplab-memory.png', blob));
+}
+
+async function copyLink() {
+  linkFollowsForm();
+  window.heaplabLink = window.location.href;
+  try {
+    await navigator.clipboard.writeText(window.location.href);
+    setStatus('Link copied: whoever opens it sees this run.');
+  } catch {
+    // Clipboard access needs a secure context and permission; the address bar has it.
+    setStatus(`Link: ${window.location.href}`);
+  }
+}
+
+/** A trace dropped anywhere on the page becomes the workload. */
+function wireDrop() {
+  const zone = $('#drop-zone');
+  let depth = 0;
+  const hasFiles = (event) => [...(event.dataTransfer?.types ?? [])].includes('Files');
+  window.addEventListener('dragenter', (event) => {
+    if (!hasFiles(event)) return;
+    depth += 1;
+    zone.hidden = false;
+  });
+  window.addEventListener('dragleave', () => {
+    depth = Math.max(0, depth - 1);
+    if (depth === 0) zone.hidden = true;
+  });
+  window.addEventListener('dragover', (event) => {
+    if (hasFiles(event)) event.preventDefault();
+  });
+  window.addEventListener('drop', (event) => {
+    if (!hasFiles(event)) return;
+    event.preventDefault();
+    depth = 0;
+    zone.hidden = true;
+    const file = event.dataTransfer.files?.[0];
+    if (!file) return;
+    showWorkload(TRACE_ID, {});
+    trace.chooseFile(file).then(
+      () => {
+        linkFollowsForm();
+        restart();
+      },
+      (error) => showError(messageOf(error)),
+    );
+  });
 }
 
 // What the link in the address bar asked to run once the page is free: `{ scenario }`,
@@ -101,7 +244,9 @@ function openAddress() {
       showScenario(scenario);
       openScenarioInEditor(scenario);
       pending = { scenario };
-    } else if (runnable && window.location.hash.length > 1) {
+    } else if (runnable) {
+      // A link runs when opened; so does the bare page, which opens on its defaults'
+      // results rather than on an empty chart.
       pending = { form: true };
     }
     return null;
@@ -114,21 +259,26 @@ function openAddress() {
 
 /**
  * Starts what the link asked for, unless a run goes on: its end calls this again. A link
- * opens to its results, so the page scrolls to them once shown, from the Run row and its
- * status down.
+ * opens to its results, which the results column shows beside the editor.
  */
 async function runPending() {
   if (pending === null || isRunning()) return;
   const asked = pending;
   pending = null;
   if (asked.scenario != null) await runScenarioNow(asked.scenario);
-  else await runForm({ writesLink: false });
-  if (document.body.dataset.state === 'done' && pending === null) $('#config .actions').scrollIntoView({ block: 'start' });
+  else {
+    active = runForm({ writesLink: false });
+    await active;
+    active = null;
+  }
 }
 
 function wire() {
   onIdle(runPending);
-  buildEditor(linkFollowsForm);
+  buildEditor(() => {
+    linkFollowsForm();
+    scheduleAutoRun();
+  });
   buildScenarios();
   $('#trace-file').addEventListener('change', () => {
     trace.chooseFile($('#trace-file').files?.[0] ?? null).then(linkFollowsForm, (error) => showError(messageOf(error)));
@@ -138,8 +288,30 @@ function wire() {
   form.addEventListener('input', (event) => {
     event.target.removeAttribute?.('aria-invalid');
     linkFollowsForm();
+    scheduleAutoRun();
   });
-  form.addEventListener('change', linkFollowsForm);
+  form.addEventListener('change', () => {
+    linkFollowsForm();
+    scheduleAutoRun();
+  });
+  $('#cancel').addEventListener('click', () => cancelAll());
+  $('#baseline').addEventListener('change', () => {
+    setViewBaseline(Number($('#baseline').value) || 0);
+    if (shown) renderShown();
+    linkFollowsForm();
+  });
+  $('#copy-link').addEventListener('click', copyLink);
+  for (const button of document.querySelectorAll('[data-export]')) {
+    button.addEventListener('click', () => {
+      $('#export').open = false;
+      try {
+        exportFile(button.dataset.export);
+      } catch (error) {
+        showError(`Could not export: ${messageOf(error)}`);
+      }
+    });
+  }
+  wireDrop();
 
   // Pasting a different permalink into the address bar of an open page only changes
   // the hash, so the form follows it here, and runs it as a link opened afresh would.

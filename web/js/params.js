@@ -73,14 +73,50 @@ function hintUpdater(param, input, hint, scope, owner) {
   };
 }
 
-/** One labelled editor for `param` showing `value`. */
-function paramField(param, value, scope, owner) {
+// The sizes a size slider steps through: 0 where the parameter takes it, then every power
+// of two from the least the parameter takes to the most (capped at 1 TiB: no slider
+// needs more than forty stops).
+function sliderStops(param) {
+  const least = Math.max(1, Number(param.min ?? 1));
+  const most = Math.min(Number(param.max ?? 2 ** 40), 2 ** 40);
+  const stops = Number(param.min) === 0 ? [0] : [];
+  for (let size = 2 ** Math.ceil(Math.log2(least)); size <= most; size *= 2) stops.push(size);
+  return stops;
+}
+
+/** A size as a person types it ("64KiB"), which the core's parser reads back exactly. */
+function sizeText(bytes) {
+  return bytes === 0 ? '0' : formatBytes(bytes).replace(' ', '');
+}
+
+/** The stop nearest to `value`, by ratio: what the slider shows for a size between stops. */
+function nearestStop(stops, value) {
+  let best = 0;
+  for (const [index, stop] of stops.entries()) {
+    const gap = (x) => Math.abs(Math.log2(Math.max(x, 0.5)) - Math.log2(Math.max(value, 0.5)));
+    if (gap(stop) < gap(stops[best])) best = index;
+  }
+  return best;
+}
+
+/** Whether what `input` holds is the parameter's starting value `start`. */
+function isStart(param, input, start, scope, owner) {
+  if (param.kind === 'bool') return input.checked === (start === true || start === 'true');
+  if (param.kind === 'choice' || param.kind === 'text') return input.value === String(start ?? '');
+  const { value, problem } = parse(scope, owner, param, input.value.trim());
+  return problem == null && value === start;
+}
+
+/**
+ * One compact row for `param` showing `value`: name, value, a unit or size hint, for
+ * sizes a slider stepping by powers of two, a reset to `start` (the family's or preset's
+ * value) while the value differs from it, and the parameter's documentation behind "?".
+ */
+function paramField(param, value, start, scope, owner) {
   const field = document.createElement('label');
   field.className = `field param param-${param.kind}`;
   if (param.doc) field.title = param.doc;
 
-  // The name stays on one line so editors side by side line up; units and size
-  // notes go in the hint under the input.
   const name = document.createElement('span');
   name.className = 'field-name';
   name.textContent = param.name;
@@ -110,32 +146,95 @@ function paramField(param, value, scope, owner) {
   input.dataset.kind = param.kind;
   field.append(input);
 
-  if (NUMERIC.has(param.kind) && (param.kind === 'bytes' || unitWord(param) || multiplier(param) || param.zero_means)) {
-    const hint = document.createElement('span');
-    hint.className = 'hint';
+  let slider = null;
+  if (param.kind === 'bytes') {
+    const stops = sliderStops(param);
+    slider = document.createElement('input');
+    slider.type = 'range';
+    slider.className = 'pow2';
+    slider.min = '0';
+    slider.max = String(stops.length - 1);
+    slider.step = '1';
+    slider.tabIndex = -1;
+    slider.setAttribute('aria-label', `${param.name} in powers of two`);
+    const follow = () => {
+      const { value: bytes, problem } = parse(scope, owner, param, input.value.trim());
+      if (problem == null) slider.value = String(nearestStop(stops, bytes));
+    };
+    follow();
+    input.addEventListener('input', follow);
+    slider.addEventListener('input', () => {
+      input.value = sizeText(stops[Number(slider.value)] ?? 0);
+      // The text field is what the form reads, so the change goes through it.
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    field.append(slider);
+  }
+
+  const hint = document.createElement('span');
+  hint.className = 'hint';
+  if (NUMERIC.has(param.kind)) {
     const update = hintUpdater(param, input, hint, scope, owner);
     update();
     input.addEventListener('input', update);
-    field.append(hint);
   }
+  field.append(hint);
+
+  const reset = document.createElement('button');
+  reset.type = 'button';
+  reset.className = 'reset';
+  reset.textContent = '↺';
+  reset.title = `Back to ${param.kind === 'bytes' && typeof start === 'number' ? formatBytes(start) : String(start)}`;
+  const mark = () => {
+    const changed = !isStart(param, input, start, scope, owner);
+    field.classList.toggle('changed', changed);
+    reset.hidden = !changed;
+  };
+  reset.addEventListener('click', (event) => {
+    event.preventDefault();
+    if (param.kind === 'bool') input.checked = shown(param, start);
+    else input.value = param.kind === 'bytes' && typeof start === 'number' ? sizeText(start) : shown(param, start);
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+    input.dispatchEvent(new Event('change', { bubbles: true }));
+  });
+  input.addEventListener('input', mark);
+  input.addEventListener('change', mark);
+  mark();
+  field.append(reset);
+
   if (param.doc) {
+    const help = document.createElement('button');
+    help.type = 'button';
+    help.className = 'help';
+    help.textContent = '?';
+    help.setAttribute('aria-expanded', 'false');
+    help.title = 'What this parameter does';
     const doc = document.createElement('span');
     doc.className = 'param-doc';
     doc.textContent = param.doc;
-    field.append(doc);
+    doc.hidden = true;
+    help.addEventListener('click', (event) => {
+      event.preventDefault();
+      doc.hidden = !doc.hidden;
+      help.setAttribute('aria-expanded', String(!doc.hidden));
+    });
+    field.append(help, doc);
   }
   return field;
 }
 
 /**
  * Fills `container` with editors for `params` of the family or workload `owner` (in
- * `scope` "policy" or "workload"), each showing its value in `values` or its default.
+ * `scope` "policy" or "workload"), each showing its value in `values` or its start: the
+ * value in `starts` (a preset's) or else the parameter's default. A value that differs
+ * from its start is marked, with a reset.
  */
-export function fillParams(container, params, values, scope, owner) {
+export function fillParams(container, params, values, scope, owner, starts = {}) {
   container.replaceChildren();
   for (const param of params) {
-    const value = values && Object.hasOwn(values, param.name) ? values[param.name] : param.default;
-    container.append(paramField(param, value, scope, owner));
+    const start = Object.hasOwn(starts, param.name) ? starts[param.name] : param.default;
+    const value = values && Object.hasOwn(values, param.name) ? values[param.name] : start;
+    container.append(paramField(param, value, start, scope, owner));
   }
 }
 

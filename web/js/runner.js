@@ -1,23 +1,40 @@
-// The page's side of the worker protocol (see worker.js): requests carry an id, and the
-// answers are matched to them by it, so hashing a trace file while a run goes on is fine.
+// The page's side of the worker protocol (see worker.js). Requests carry an id, and the
+// answers are matched to them by it. Runs go to a small pool of workers, one config per
+// request, so the configurations of a comparison (and the values of a sweep) run side by
+// side on as many cores as the browser offers; Cancel ends every worker at once.
 
-let worker = null;
+const POOL_SIZE = Math.max(1, Math.min(4, navigator.hardwareConcurrency || 2));
+
+// The workers, each `{ worker, busy }`.
+const pool = [];
 let counter = 0;
-// Requests sent and not yet answered: id -> { resolve, reject, onProgress, where }.
+// Requests sent and not yet answered: id -> { resolve, reject, onProgress, where, slot }.
 const pending = new Map();
+// Requests waiting for a free worker, in order.
+const queue = [];
 
-/** Ends the worker and fails what it still owed, so that no caller waits forever. */
-function dropWorker(error) {
-  worker?.terminate();
-  worker = null;
-  for (const request of pending.values()) request.reject(error);
-  pending.clear();
+/** A run stopped by Cancel: callers keep what they showed before. */
+export class Cancelled extends Error {
+  constructor() {
+    super('Cancelled');
+    this.name = 'Cancelled';
+  }
 }
 
-function ensureWorker() {
-  if (worker) return worker;
-  worker = new Worker(new URL('../worker.js', import.meta.url), { type: 'module' });
-  worker.onmessage = (event) => {
+/** Ends one worker and fails what it still owed, so that no caller waits forever. */
+function dropSlot(slot, error) {
+  slot.worker.terminate();
+  pool.splice(pool.indexOf(slot), 1);
+  for (const [id, request] of pending) {
+    if (request.slot !== slot) continue;
+    pending.delete(id);
+    request.reject(error);
+  }
+}
+
+function newSlot() {
+  const slot = { worker: new Worker(new URL('../worker.js', import.meta.url), { type: 'module' }), busy: false };
+  slot.worker.onmessage = (event) => {
     const message = event.data;
     const request = pending.get(message.id);
     if (!request) return;
@@ -26,27 +43,44 @@ function ensureWorker() {
       return;
     }
     pending.delete(message.id);
+    slot.busy = false;
     if (message.ok) {
       request.resolve(message);
     } else {
-      const error = new Error(`${request.where?.(message.index) ?? ''}${message.message}`);
-      // A panic inside the module can leave its memory inconsistent, so every failure
+      request.reject(new Error(`${request.where?.(message.index) ?? ''}${message.message}`));
+      // A panic inside the module can leave its memory inconsistent, so a failure
       // gets a fresh worker for the next request.
-      request.reject(error);
-      dropWorker(new Error('The simulation worker was restarted after an error; try again'));
+      dropSlot(slot, new Error('The simulation worker was restarted after an error; try again'));
     }
+    pump();
   };
-  worker.onerror = (event) => {
+  slot.worker.onerror = (event) => {
     // Handled here and shown on the page, so the browser need not log it too.
     event.preventDefault();
-    dropWorker(
-      new Error(`The simulation worker failed: ${event.message || 'worker.js or the WebAssembly module could not be loaded'}`),
-    );
+    dropSlot(slot, new Error(`The simulation worker failed: ${event.message || 'worker.js or the WebAssembly module could not be loaded'}`));
+    pump();
   };
-  worker.onmessageerror = () => {
-    dropWorker(new Error('The simulation worker sent a message the page could not read'));
+  slot.worker.onmessageerror = () => {
+    dropSlot(slot, new Error('The simulation worker sent a message the page could not read'));
+    pump();
   };
-  return worker;
+  pool.push(slot);
+  return slot;
+}
+
+/** Hands queued requests to free workers, starting workers up to the pool's size. */
+function pump() {
+  while (queue.length > 0) {
+    let slot = pool.find((s) => !s.busy);
+    if (!slot && pool.length < POOL_SIZE) slot = newSlot();
+    if (!slot) return;
+    const { id, payload, transfer } = queue.shift();
+    const request = pending.get(id);
+    if (!request) continue;
+    slot.busy = true;
+    request.slot = slot;
+    slot.worker.postMessage({ id, ...payload }, transfer);
+  }
 }
 
 /**
@@ -54,31 +88,48 @@ function ensureWorker() {
  * messages; `where(index)` prefixes a failure's message with what failed.
  */
 function ask(payload, { onProgress = null, where = null } = {}) {
-  const target = ensureWorker();
   const id = ++counter;
   return new Promise((resolve, reject) => {
-    pending.set(id, { resolve, reject, onProgress, where });
-    target.postMessage({ id, ...payload });
+    pending.set(id, { resolve, reject, onProgress, where, slot: null });
+    queue.push({ id, payload, transfer: [] });
+    pump();
   });
 }
 
+/** Stops every run in progress: each caller's promise rejects with `Cancelled`. */
+export function cancelAll() {
+  queue.length = 0;
+  for (const slot of [...pool]) dropSlot(slot, new Cancelled());
+  for (const [id, request] of pending) {
+    pending.delete(id);
+    request.reject(new Cancelled());
+  }
+}
+
 /**
- * Runs every config and resolves to `[{report, series}]` as `run` (or, for a trace,
- * `run_trace`) returned them. `trace` is `{ bytes, lenient }` when the workload is a
- * trace, else null.
+ * Runs every config, each in a worker of the pool, and resolves to `[{report, series}]`
+ * in the configs' order, as `run` (or, for a trace, `run_trace`) returned them. `trace`
+ * is `{ bytes, lenient }` when the workload is a trace, else null. `onProgress(done,
+ * total)` hears each config that finished.
  */
 export async function runConfigs(configs, trace, onProgress) {
-  const answer = await ask(
-    { configs, trace },
-    {
-      onProgress,
-      where: (index) => {
-        const failed = configs[index]?.policy;
-        return failed ? `Policy ${index + 1} (${failed.preset ?? failed.family}): ` : '';
+  let done = 0;
+  const runs = configs.map((config, index) =>
+    ask(
+      { configs: [config], trace },
+      {
+        where: () => {
+          const failed = config.policy;
+          return failed ? `Policy ${index + 1} (${failed.preset ?? failed.family}): ` : '';
+        },
       },
-    },
+    ).then((answer) => {
+      done += 1;
+      onProgress?.(done, configs.length);
+      return answer.outputs[0];
+    }),
   );
-  return answer.outputs;
+  return Promise.all(runs);
 }
 
 /** Runs a seed scenario; resolves to `{output, series}` as `run_scenario` returned it. */

@@ -3,10 +3,10 @@
 // `heaplab scenario <id>` would, and opens in the editor to be changed.
 
 import { resolve } from '../pkg/heaplab_wasm.js';
-import { $, beginRun, clearError, endRun, fail, isRunning, messageOf, option, setState, setStatus, showError } from './dom.js';
+import { $, beginRun, cancelledRun, clearError, endRun, fail, isRunning, messageOf, option, setState, setStatus, showError } from './dom.js';
 import { MAX_POLICIES, SERIES_POINTS, lists, scenarioById } from './catalog.js';
 import { chartRun, drawChart, forgetChart } from './charts.js';
-import { runScenario } from './runner.js';
+import { Cancelled, runScenario } from './runner.js';
 import { linkFollowsForm, openConfigs, writeScenarioLink } from './state.js';
 import { renderSummary } from './tables.js';
 
@@ -113,10 +113,15 @@ export async function runScenarioNow(id) {
     const verdict = output.finding.holds ? 'the finding holds' : 'the finding does not hold';
     const ran = `Ran scenario ${id}: ${output.runs.length} runs; ${verdict}.`;
     setStatus(`${ran}${editorNote}`);
-    scenarioStatus(`${ran} Results below.`, output.finding.holds ? 'holds' : 'fails');
+    scenarioStatus(`${ran} Results shown.`, output.finding.holds ? 'holds' : 'fails');
     setState('done');
   } catch (error) {
-    scenarioStatus(`Scenario ${id} failed; see the message below.`, 'failed');
+    if (error instanceof Cancelled) {
+      scenarioStatus(`Scenario ${id} cancelled.`, 'failed');
+      cancelledRun();
+      return;
+    }
+    scenarioStatus(`Scenario ${id} failed; see the message beside.`, 'failed');
     fail(error);
   } finally {
     endRun();

@@ -8,8 +8,8 @@ import { SERIES_POINTS, TRACE_ID } from './catalog.js';
 import { readForm, showConfigs } from './editor.js';
 import * as trace from './trace.js';
 
-// How the link the page was opened from shows its runs (chart, zoom, baseline): the page
-// draws none of it yet, but passes it on while it still fits the configurations.
+// How the page shows its runs: the baseline the table compares with, and what else a link
+// said of the view (chart, zoom), passed on while it still fits the configurations.
 let view = null;
 
 /**
@@ -58,6 +58,21 @@ function fragmentOf(state) {
  */
 export function writeLink(state) {
   history.replaceState(null, '', `#${fragmentOf(state)}`);
+  // Test contract: the link that opens what the page shows now.
+  window.heaplabLink = window.location.href;
+}
+
+/** The configuration the comparison table reads the others against, by index. */
+export function viewBaseline() {
+  return view?.baseline ?? 0;
+}
+
+/** Chooses the baseline; the link carries it from the next write on. */
+export function setViewBaseline(index) {
+  view = { ...(view ?? {}) };
+  if (index > 0) view.baseline = index;
+  else delete view.baseline;
+  if (Object.keys(view).length === 0) view = null;
 }
 
 /** The link to a seed scenario, which opens the page on it and runs it. */
@@ -88,6 +103,7 @@ export function linkFollowsForm() {
  */
 export function openLink(text) {
   const state = link_decode(text);
+  window.heaplabLink = window.location.href;
   if (state.scenario != null) return { scenario: state.scenario };
   const configs = link_configs(state, SERIES_POINTS);
   trace.fromLink(state.workload);

@@ -5,7 +5,7 @@
 
 import { $ } from './dom.js';
 import { familyById, lists, presetById } from './catalog.js';
-import { formatBytes, formatCount, formatMetric } from './format.js';
+import { formatBytes, formatCount, formatDelta, formatMetric } from './format.js';
 
 const GROUP_TITLES = { workload: 'Workload', memory: 'Memory', page_calls: 'Page provider calls' };
 
@@ -33,6 +33,7 @@ function summaryRows(reports) {
         title: `${metric.doc} (${metric.key})`,
         get: (r) => r[metric.key],
         format: asMetric(metric),
+        delta: (base, value) => formatDelta(metric.key, base, value),
       })),
   }));
   const listed = new Set(lists.metrics.map((metric) => metric.key));
@@ -80,8 +81,12 @@ function paramSummary(policy) {
     .join(', ');
 }
 
-/** Fills #summary: `labels` head the columns, `configs[i].policy` is run i's policy. */
-export function renderSummary(labels, configs, reports) {
+/**
+ * Fills #summary: `labels` head the columns, `configs[i].policy` is run i's policy, and
+ * every metric of a run other than `baseline` (an index) reads against the baseline's as
+ * MallocBench prints it ("^ 1.12x smaller", "! 1.02x bigger", blank when equal).
+ */
+export function renderSummary(labels, configs, reports, baseline = 0) {
   const table = $('#summary');
   table.replaceChildren();
 
@@ -93,7 +98,7 @@ export function renderSummary(labels, configs, reports) {
   labels.forEach((label, index) => {
     const th = document.createElement('th');
     th.scope = 'col';
-    th.textContent = label;
+    th.textContent = index === baseline && reports.length > 1 ? `${label} (baseline)` : label;
     const detail = document.createElement('span');
     detail.className = 'policy-params';
     detail.textContent = paramSummary(configs[index].policy);
@@ -118,13 +123,21 @@ export function renderSummary(labels, configs, reports) {
       th.textContent = row.label;
       th.title = row.title;
       tr.append(th);
-      for (const report of reports) {
+      const base = row.get(reports[baseline] ?? reports[0]);
+      reports.forEach((report, index) => {
         const td = tr.insertCell();
         const value = row.get(report);
         const [shown, exact] = typeof value === 'number' ? row.format(value) : [String(value), String(value)];
         td.textContent = shown;
         td.title = exact;
-      }
+        const delta = index !== baseline && row.delta && typeof value === 'number' && typeof base === 'number' ? row.delta(base, value) : '';
+        if (delta) {
+          const mark = document.createElement('span');
+          mark.className = `delta ${delta.startsWith('^') ? 'better' : 'worse'}`;
+          mark.textContent = delta;
+          td.append(mark);
+        }
+      });
     }
   }
 }

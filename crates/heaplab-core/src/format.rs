@@ -1,5 +1,5 @@
-//! How heaplab writes numbers for people: byte sizes in binary units and counts with
-//! thousands separators. One function each, used by the CLI's tables, the page (through
+//! How heaplab writes numbers for people: byte sizes in binary units, counts with
+//! thousands separators, and one figure against a baseline's as MallocBench's reports do. One function each, used by the CLI's tables, the page (through
 //! the wasm crate), the parameter messages and the charts, so a figure reads the same
 //! everywhere.
 
@@ -51,9 +51,83 @@ pub fn format_count(n: i128) -> String {
     out
 }
 
+/// Which way a figure is better, for [`format_delta`]: a smaller figure (memory, page
+/// operations, time) or a larger one (utilization).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    Smaller,
+    Larger,
+    /// Time: smaller is better, and reads as faster or slower.
+    Faster,
+}
+
+/// `value` against `base` as MallocBench's `run-malloc-benchmarks` prints it: a caret for
+/// better, a bang for worse, and the ratio of the larger to the smaller with two decimals
+/// ("^ 1.12x smaller", "! 1.02x bigger", "^ 1.10x faster"). Blank when the two round to
+/// the same ratio of 1.00, so a table of mostly equal figures shows only what changed. A
+/// zero on one side only reads "new" or "gone" rather than an infinite ratio.
+pub fn format_delta(base: f64, value: f64, direction: Direction) -> String {
+    if !base.is_finite() || !value.is_finite() || base < 0.0 || value < 0.0 {
+        return String::new();
+    }
+    if base == value {
+        return String::new();
+    }
+    if base == 0.0 || value == 0.0 {
+        let better = match direction {
+            Direction::Larger => value > base,
+            Direction::Smaller | Direction::Faster => value < base,
+        };
+        let mark = if better { '^' } else { '!' };
+        return format!("{mark} {}", if value == 0.0 { "none" } else { "from none" });
+    }
+    let ratio = if value > base {
+        value / base
+    } else {
+        base / value
+    };
+    if format!("{ratio:.2}") == "1.00" {
+        return String::new();
+    }
+    let larger = value > base;
+    let (better, word) = match direction {
+        Direction::Smaller => (!larger, if larger { "bigger" } else { "smaller" }),
+        Direction::Larger => (larger, if larger { "higher" } else { "lower" }),
+        Direction::Faster => (!larger, if larger { "slower" } else { "faster" }),
+    };
+    format!("{} {ratio:.2}x {word}", if better { '^' } else { '!' })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn deltas_read_as_mallocbench_prints_them() {
+        assert_eq!(
+            format_delta(100.0, 89.0, Direction::Smaller),
+            "^ 1.12x smaller"
+        );
+        assert_eq!(
+            format_delta(100.0, 102.0, Direction::Smaller),
+            "! 1.02x bigger"
+        );
+        assert_eq!(
+            format_delta(110.0, 100.0, Direction::Faster),
+            "^ 1.10x faster"
+        );
+        assert_eq!(
+            format_delta(100.0, 104.0, Direction::Faster),
+            "! 1.04x slower"
+        );
+        assert_eq!(format_delta(0.5, 0.6, Direction::Larger), "^ 1.20x higher");
+        assert_eq!(format_delta(100.0, 100.0, Direction::Smaller), "");
+        // Equal to two decimals is equal.
+        assert_eq!(format_delta(1000.0, 1001.0, Direction::Smaller), "");
+        assert_eq!(format_delta(5.0, 0.0, Direction::Smaller), "^ none");
+        assert_eq!(format_delta(0.0, 5.0, Direction::Smaller), "! from none");
+        assert_eq!(format_delta(f64::NAN, 5.0, Direction::Smaller), "");
+    }
 
     #[test]
     fn bytes_read_as_people_read_them() {

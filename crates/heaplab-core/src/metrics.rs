@@ -77,6 +77,17 @@ impl Metric {
     pub fn format(&self, value: f64) -> String {
         format_value(self.unit, value)
     }
+
+    /// `value` against a baseline's, MallocBench-style ("^ 1.12x smaller"); blank for a
+    /// property of the workload, which no policy changes.
+    pub fn delta(&self, base: f64, value: f64) -> String {
+        let direction = match self.better {
+            Better::Smaller => crate::format::Direction::Smaller,
+            Better::Larger => crate::format::Direction::Larger,
+            Better::Neither => return String::new(),
+        };
+        crate::format::format_delta(base, value, direction)
+    }
 }
 
 /// Formats a value of `unit` as every table of heaplab prints it.

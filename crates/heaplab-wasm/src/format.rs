@@ -28,6 +28,13 @@ pub fn format_metric(key: &str, value: f64) -> String {
     }
 }
 
+/// A metric's value against the baseline's, as the comparison table prints it ("^ 1.12x
+/// smaller", "! 1.02x bigger", blank when equal or for a key that is no metric).
+#[wasm_bindgen]
+pub fn format_delta(key: &str, base: f64, value: f64) -> String {
+    metrics::find(key).map_or_else(String::new, |m| m.delta(base, value))
+}
+
 /// The parameter `name` of a policy family (`scope` "policy") or a built-in workload
 /// (`scope` "workload") with id `id`.
 fn spec(scope: &str, id: &str, name: &str) -> Result<&'static ParamSpec, JsError> {

@@ -9,6 +9,7 @@
 //! parameter parser ([`format`]) are the core's, so the page re-implements none of them.
 
 mod convert;
+mod export;
 mod format;
 mod links;
 
@@ -175,18 +176,21 @@ fn chart_run(value: &JsValue, index: u32) -> Result<ChartRun, JsError> {
     })
 }
 
-/// Draws memory over time for `[{label, series, phases}]` on a canvas, with the one
-/// drawing function the CLI writes to SVG and PNG.
-#[wasm_bindgen]
-pub fn draw_chart(canvas: HtmlCanvasElement, runs: JsValue) -> Result<(), JsError> {
-    let runs: Vec<ChartRun> = js_sys::Array::from(&runs)
+/// Reads the page's runs `[{label, series, phases}]` for a chart.
+fn chart_runs(runs: &JsValue) -> Result<Vec<ChartRun>, JsError> {
+    js_sys::Array::from(runs)
         .iter()
         .enumerate()
         .map(|(i, r)| chart_run(&r, i as u32 + 1))
-        .collect::<Result<_, _>>()?;
-    let backend = CanvasBackend::with_canvas_object(canvas)
-        .ok_or_else(|| JsError::new("chart: the canvas has no 2D context"))?;
-    let root = backend.into_drawing_area();
+        .collect()
+}
+
+/// Hands the memory chart of `runs` to `draw`: the one chart the canvas and the SVG
+/// export both show.
+fn with_memory_chart<T>(
+    runs: &[ChartRun],
+    draw: impl FnOnce(&MemoryChart<'_>) -> Result<T, JsError>,
+) -> Result<T, JsError> {
     // Every run of a comparison replays the same workload, so the first run's phases
     // mark the chart for all.
     let phases = runs.first().map_or(&[][..], |r| &r.phases[..]);
@@ -194,10 +198,33 @@ pub fn draw_chart(canvas: HtmlCanvasElement, runs: JsValue) -> Result<(), JsErro
         .iter()
         .map(|r| MemoryRun::from_series(&r.label, &r.series))
         .collect();
-    let chart = MemoryChart {
+    draw(&MemoryChart {
         runs: &curves,
         phases,
         ..MemoryChart::default()
-    };
-    heaplab_plot::draw_memory(&root, &chart).map_err(|e| JsError::new(&format!("chart: {e}")))
+    })
+}
+
+/// Draws memory over time for `[{label, series, phases}]` on a canvas, with the one
+/// drawing function the CLI writes to SVG and PNG.
+#[wasm_bindgen]
+pub fn draw_chart(canvas: HtmlCanvasElement, runs: JsValue) -> Result<(), JsError> {
+    let runs = chart_runs(&runs)?;
+    let backend = CanvasBackend::with_canvas_object(canvas)
+        .ok_or_else(|| JsError::new("chart: the canvas has no 2D context"))?;
+    let root = backend.into_drawing_area();
+    with_memory_chart(&runs, |chart| {
+        heaplab_plot::draw_memory(&root, chart).map_err(|e| JsError::new(&format!("chart: {e}")))
+    })
+}
+
+/// The same chart as [`draw_chart`] as SVG text of `width` by `height` pixels, for the
+/// page's export: what `heaplab run --plot out.svg` writes for the same runs.
+#[wasm_bindgen]
+pub fn chart_svg(runs: JsValue, width: u32, height: u32) -> Result<String, JsError> {
+    let runs = chart_runs(&runs)?;
+    with_memory_chart(&runs, |chart| {
+        heaplab_plot::render_svg(chart, (width.clamp(200, 4000), height.clamp(150, 4000)))
+            .map_err(|e| JsError::new(&format!("chart: {e}")))
+    })
 }
