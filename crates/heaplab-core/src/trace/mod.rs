@@ -27,6 +27,8 @@ use crate::event::Event;
 use crate::workload::Sink;
 
 pub use check::{Problem, ProblemKind};
+
+use check::{Checker, ReallocOf};
 pub use native::{parse_line, write_event};
 pub use rep::RepHeader;
 
@@ -60,12 +62,16 @@ pub enum Format {
     Mtrace,
 }
 
-/// How to treat bad lines and events.
+/// How to treat bad lines and events, and the conventions of recorded traces.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ImportOptions {
     /// Skip bad lines and events and count them by kind, rather than stopping at the
     /// first.
     pub lenient: bool,
+    /// Refuse what recorders write for `free(NULL)` (`f -1`) and `realloc(NULL, n)` (a
+    /// realloc of an id never allocated), as a bad line or event, rather than taking them
+    /// as C does: a free of nothing, and an allocation.
+    pub strict: bool,
 }
 
 /// Bad lines and events skipped in a lenient import, counted by kind.
@@ -83,6 +89,12 @@ pub struct Imported {
     pub gzip: bool,
     /// Lines read, blank and skipped ones included.
     pub lines: u64,
+    /// `free(NULL)` calls the trace held (`.rep` and `.trace` `f -1`, mtrace `- 0`),
+    /// imported as nothing.
+    pub null_frees: u64,
+    /// `realloc(NULL, n)` calls the trace held (a realloc of an id never allocated,
+    /// mtrace `< 0`), imported as allocations of `n` bytes.
+    pub null_reallocs: u64,
     /// Present when the import was lenient, even if nothing was skipped.
     #[serde(skip)]
     pub skipped: Option<Skipped>,
@@ -99,7 +111,17 @@ impl fmt::Display for Imported {
         if self.gzip {
             f.write_str(", gzip")?;
         }
-        write!(f, ", {} lines", self.lines)
+        write!(f, ", {} lines", self.lines)?;
+        // Said only when the trace had some: most traces have none, and a table's first
+        // line is read by people.
+        if self.null_frees > 0 || self.null_reallocs > 0 {
+            write!(
+                f,
+                ", {} free(NULL) as nothing, {} realloc(NULL, n) as malloc",
+                self.null_frees, self.null_reallocs
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -108,7 +130,10 @@ impl fmt::Display for Imported {
 struct Feed<'a, 's, E> {
     name: &'a str,
     lenient: bool,
+    strict: bool,
     skipped: Skipped,
+    null_frees: u64,
+    null_reallocs: u64,
     sink: &'a mut Sink<'s, E>,
 }
 
@@ -128,6 +153,53 @@ impl<E: fmt::Display> Feed<'_, '_, E> {
         } else {
             Err(self.fail(line, problem.message))
         }
+    }
+
+    /// An event of a trace whose blocks are named by id (`.trace`, `.rep`), checked and
+    /// sent on. Unless strict, a realloc of an id never allocated is the allocation
+    /// `realloc(NULL, n)` makes, and is counted.
+    #[inline]
+    fn op(&mut self, checker: &mut Checker, line: u64, event: Event) -> Result<(), TraceError> {
+        if let Event::Realloc { id, size, thread } = event {
+            if !self.strict {
+                return match checker.realloc_or_alloc(id) {
+                    Ok(ReallocOf::Live) => self.emit(line, event),
+                    Ok(ReallocOf::Nothing) => {
+                        self.null_reallocs += 1;
+                        self.emit(
+                            line,
+                            Event::Alloc {
+                                id,
+                                size,
+                                align: crate::event::DEFAULT_ALIGN,
+                                arena: None,
+                                thread,
+                            },
+                        )
+                    }
+                    Err(problem) => self.problem(line, problem),
+                };
+            }
+        }
+        match checker.event(line, &event) {
+            Ok(()) => self.emit(line, event),
+            Err(problem) => self.problem(line, problem),
+        }
+    }
+
+    /// A `free(NULL)`: nothing happens to memory, and it is counted; when strict, it is
+    /// the bad line it was before recorders' conventions were taken in, `refusal`.
+    #[inline]
+    fn null_free(
+        &mut self,
+        line: u64,
+        refusal: impl FnOnce() -> Problem,
+    ) -> Result<(), TraceError> {
+        if self.strict {
+            return self.problem(line, refusal());
+        }
+        self.null_frees += 1;
+        Ok(())
     }
 
     fn fail(&self, line: u64, message: String) -> TraceError {
@@ -166,7 +238,10 @@ pub fn import<R: Read, E: fmt::Display>(
     let mut feed = Feed {
         name,
         lenient: options.lenient,
+        strict: options.strict,
         skipped: Skipped::new(),
+        null_frees: 0,
+        null_reallocs: 0,
         sink,
     };
     let format = sniff(&mut lines, &feed)?;
@@ -186,6 +261,8 @@ pub fn import<R: Read, E: fmt::Display>(
         rep_header,
         gzip,
         lines: lines.count(),
+        null_frees: feed.null_frees,
+        null_reallocs: feed.null_reallocs,
         skipped: options.lenient.then_some(feed.skipped),
     })
 }

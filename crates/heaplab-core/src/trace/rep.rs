@@ -24,7 +24,7 @@ use serde::Serialize;
 
 use super::check::{Checker, Naming, Problem, ProblemKind};
 use super::lines::Lines;
-use super::native::number;
+use super::native::{null_free_refused, number, Line};
 use super::{Feed, TraceError};
 use crate::event::Event;
 
@@ -99,7 +99,11 @@ pub(super) fn feed<R: BufRead, E: fmt::Display>(
         // header's author counted.
         ops += 1;
         let event = match parse_op(text) {
-            Ok(event) => event,
+            Ok(Line::Event(event)) => event,
+            Ok(Line::NullFree) => {
+                feed.null_free(line, null_free_refused)?;
+                continue;
+            }
             Err(problem) => {
                 feed.problem(line, problem)?;
                 continue;
@@ -109,10 +113,7 @@ pub(super) fn feed<R: BufRead, E: fmt::Display>(
         {
             max_id = max_id.max(Some(id));
         }
-        match checker.event(line, &event) {
-            Ok(()) => feed.emit(line, event)?,
-            Err(problem) => feed.problem(line, problem)?,
-        }
+        feed.op(&mut checker, line, event)?;
     }
 
     let at = header.first().map_or(1, |&(line, _)| line);
@@ -146,7 +147,7 @@ pub(super) fn feed<R: BufRead, E: fmt::Display>(
         ProblemKind::HeaderCounts,
         format!(
             "counts that disagree with the header: as `{}` it says {num_ids} ids (0 to {}) and \
-             {num_ops} ops, but {found} follow",
+             {num_ops} ops, but {found} follow; --lenient runs the op lines as they are",
             variant.fields(),
             num_ids.saturating_sub(1),
         ),
@@ -155,8 +156,9 @@ pub(super) fn feed<R: BufRead, E: fmt::Display>(
     Ok(None)
 }
 
-/// Parses one op line: `a <id> <bytes>`, `r <id> <bytes>` or `f <id>`.
-fn parse_op(text: &str) -> Result<Event, Problem> {
+/// Parses one op line: `a <id> <bytes>`, `r <id> <bytes>` or `f <id>` (`f -1` being
+/// `free(NULL)`).
+fn parse_op(text: &str) -> Result<Line, Problem> {
     let mut words = text.split_whitespace();
     let op = words.next().unwrap_or("");
     let mut fields = [""; 2];
@@ -187,10 +189,13 @@ fn parse_op(text: &str) -> Result<Event, Problem> {
             format!("expected `{usage}`, found {:?}", text.trim()),
         ));
     }
+    if op == "f" && fields[0] == "-1" {
+        return Ok(Line::NullFree);
+    }
     let id = number(fields[0], "id")?;
-    Ok(match op {
+    Ok(Line::Event(match op {
         "a" => Event::alloc(id, number(fields[1], "bytes")?),
         "r" => Event::realloc(id, number(fields[1], "bytes")?),
         _ => Event::free(id),
-    })
+    }))
 }
