@@ -12,6 +12,7 @@
 //! wrong`, or, when lenient, skipped and counted by kind.
 
 pub mod check;
+mod fast;
 mod lines;
 pub mod mtrace;
 pub mod native;
@@ -19,7 +20,7 @@ pub mod rep;
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::io::{BufRead, Read};
+use std::io::Read;
 
 use serde::Serialize;
 
@@ -210,9 +211,24 @@ impl<E: fmt::Display> Feed<'_, '_, E> {
         }
     }
 
+    /// The next line's bytes, with a read error turned into a [`TraceError`] at its line.
+    #[inline]
+    fn next_bytes<'l, R: Read>(
+        &self,
+        lines: &'l mut Lines<R>,
+    ) -> Result<Option<(u64, &'l [u8])>, TraceError> {
+        lines.next_bytes().map_err(|(line, m)| self.fail(line, m))
+    }
+
+    /// Bytes as text, or an error at their line.
+    #[inline]
+    fn text<'b>(&self, line: u64, bytes: &'b [u8]) -> Result<&'b str, TraceError> {
+        std::str::from_utf8(bytes).map_err(|_| self.fail(line, lines::not_text()))
+    }
+
     /// The next line, with a read error turned into a [`TraceError`] at its line.
     #[inline]
-    fn next<'l, R: BufRead>(
+    fn next<'l, R: Read>(
         &self,
         lines: &'l mut Lines<R>,
     ) -> Result<Option<(u64, &'l str)>, TraceError> {
@@ -272,7 +288,7 @@ pub fn import<R: Read, E: fmt::Display>(
 /// malloc-lab header; `@ `, `= ` or an mtrace sign (`+ - < > !`), mtrace. A file whose
 /// first line fits none is taken by its extension (`.rep`, `mtrace`), else as `.trace`,
 /// whose reader then names the line.
-fn sniff<R: BufRead, E: fmt::Display>(
+fn sniff<R: Read, E: fmt::Display>(
     lines: &mut Lines<R>,
     feed: &Feed<'_, '_, E>,
 ) -> Result<Format, TraceError> {

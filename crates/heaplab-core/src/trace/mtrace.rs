@@ -18,7 +18,7 @@
 //! counted, unless the import is strict.
 
 use std::fmt;
-use std::io::BufRead;
+use std::io::Read;
 
 use super::check::{Checker, Naming, Problem, ProblemKind};
 use super::lines::Lines;
@@ -52,7 +52,7 @@ enum Line {
 }
 
 /// Sends every event of an mtrace log to the feed, checked.
-pub(super) fn feed<R: BufRead, E: fmt::Display>(
+pub(super) fn feed<R: Read, E: fmt::Display>(
     lines: &mut Lines<R>,
     feed: &mut Feed<'_, '_, E>,
 ) -> Result<(), TraceError> {

@@ -13,9 +13,10 @@
 //! header reads as a `.trace`.
 
 use std::fmt;
-use std::io::{self, BufRead, Write};
+use std::io::{self, Read, Write};
 
 use super::check::{Checker, Naming, Problem, ProblemKind};
+use super::fast;
 use super::lines::Lines;
 use super::{Feed, TraceError};
 use crate::event::{Event, DEFAULT_ALIGN};
@@ -24,13 +25,17 @@ use crate::event::{Event, DEFAULT_ALIGN};
 pub const OPS: &[&str] = &["a", "f", "r", "p", "arena", "reset", "drop"];
 
 /// Sends every event of a `.trace` to the feed, checked.
-pub(super) fn feed<R: BufRead, E: fmt::Display>(
+pub(super) fn feed<R: Read, E: fmt::Display>(
     lines: &mut Lines<R>,
     feed: &mut Feed<'_, '_, E>,
 ) -> Result<(), TraceError> {
     let mut checker = Checker::new(Naming::Id);
-    while let Some((line, text)) = feed.next(lines)? {
-        match parse_line(text) {
+    while let Some((line, bytes)) = feed.next_bytes(lines)? {
+        if let Some(event) = fast::op(bytes) {
+            feed.op(&mut checker, line, event)?;
+            continue;
+        }
+        match parse_line(feed.text(line, bytes)?) {
             Ok(Some(Line::Event(event))) => feed.op(&mut checker, line, event)?,
             Ok(Some(Line::NullFree)) => feed.null_free(line, null_free_refused)?,
             Ok(None) => continue,

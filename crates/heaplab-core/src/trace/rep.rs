@@ -18,11 +18,12 @@
 //! header's first line with "counts that disagree with the header".
 
 use std::fmt;
-use std::io::BufRead;
+use std::io::Read;
 
 use serde::Serialize;
 
 use super::check::{Checker, Naming, Problem, ProblemKind};
+use super::fast;
 use super::lines::Lines;
 use super::native::{null_free_refused, number, Line};
 use super::{Feed, TraceError};
@@ -69,7 +70,7 @@ const MAX_WEIGHT: u64 = 3;
 
 /// Sends every event of a `.rep` to the feed, checked, and returns the header it had
 /// (`None` when a lenient import found none that fits).
-pub(super) fn feed<R: BufRead, E: fmt::Display>(
+pub(super) fn feed<R: Read, E: fmt::Display>(
     lines: &mut Lines<R>,
     feed: &mut Feed<'_, '_, E>,
 ) -> Result<Option<RepHeader>, TraceError> {
@@ -91,14 +92,21 @@ pub(super) fn feed<R: BufRead, E: fmt::Display>(
     let mut checker = Checker::new(Naming::Id);
     let mut ops = 0u64;
     let mut max_id: Option<u64> = None;
-    while let Some((line, text)) = feed.next(lines)? {
-        if text.trim().is_empty() {
-            continue;
-        }
+    while let Some((line, bytes)) = feed.next_bytes(lines)? {
         // Every op line counts against the header, a bad one too: it is a line the
         // header's author counted.
+        let parsed = match fast::op(bytes) {
+            Some(event) => Ok(Line::Event(event)),
+            None => {
+                let text = feed.text(line, bytes)?;
+                if text.trim().is_empty() {
+                    continue;
+                }
+                parse_op(text)
+            }
+        };
         ops += 1;
-        let event = match parse_op(text) {
+        let event = match parsed {
             Ok(Line::Event(event)) => event,
             Ok(Line::NullFree) => {
                 feed.null_free(line, null_free_refused)?;
