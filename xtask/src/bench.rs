@@ -24,10 +24,83 @@ const FAMILIES: &[&str] = &[
 /// table; with `--table` alone, prints the table of the last run without running.
 pub fn run(root: &Path, extra: &[String]) -> Result<()> {
     if extra != ["--table"] {
-        run_bench(root, extra)?;
+        run_bench(root, "simulate", extra)?;
+        // Trace import takes no criterion filter of the simulator's; a filter given
+        // is meant for the simulator's bench, so import runs only without one.
+        if extra.is_empty() {
+            run_bench(root, "import", extra)?;
+        }
     }
-    print_table(&crate::target_dir(root).join("criterion"));
+    let target = crate::target_dir(root);
+    print_table(&target.join("criterion"));
+    print_import(
+        &target.join("criterion/trace-import"),
+        &target.join("tmp/tracebench"),
+    );
     Ok(())
+}
+
+/// The events of `benches/import.rs`'s traces.
+const IMPORT_EVENTS: f64 = 1e7;
+
+/// Trace import end to end: events/s and MB/s of each trace file (the bytes of the file
+/// as stored, gzip'd for `trace-gz`), and each against its floor in the same run: `wc -l`
+/// on the text, `zcat` on the gzip'd file.
+fn print_import(dir: &Path, traces: &Path) {
+    let Some(text_floor) = rate(&dir.join("wc-l")) else {
+        return;
+    };
+    let zcat_floor = rate(&dir.join("zcat"));
+    let size = |name: &str| std::fs::metadata(traces.join(name)).map_or(0, |m| m.len());
+    println!(
+        "
+trace import, 10 M events, `heaplab run -w FILE -p size-class` end to end (medians):
+"
+    );
+    println!("| input | events/s | MB/s | floor | floor MB/s | import / floor time |");
+    println!("|---|---|---|---|---|---|");
+    let rows = [
+        (
+            "trace",
+            "import-v1.trace",
+            "wc -l",
+            Some(text_floor),
+            "import-v1.trace",
+        ),
+        (
+            "rep",
+            "import-v1.rep",
+            "wc -l",
+            Some(text_floor),
+            "import-v1.trace",
+        ),
+        (
+            "trace-gz",
+            "import-v1.trace.gz",
+            "zcat",
+            zcat_floor,
+            "import-v1.trace.gz",
+        ),
+    ];
+    for (bench, file, floor_name, floor, floor_file) in rows {
+        let Some(r) = rate(&dir.join(bench)) else {
+            continue;
+        };
+        // Each iteration reads one file of `IMPORT_EVENTS` events whole.
+        let mb = |rate: f64, file: &str| rate / IMPORT_EVENTS * size(file) as f64 / 1e6;
+        let (floor_mb, ratio) = match floor {
+            Some(f) => (
+                format!("{:.0}", mb(f, floor_file)),
+                format!("{:.1}x", f / r),
+            ),
+            None => ("—".into(), "—".into()),
+        };
+        println!(
+            "| {bench} | {} | {:.0} | {floor_name} | {floor_mb} | {ratio} |",
+            per_second(r),
+            mb(r, file),
+        );
+    }
 }
 
 /// glibc's malloc told to keep what the bench frees: the heap's top is never trimmed and
@@ -43,11 +116,11 @@ pub fn run(root: &Path, extra: &[String]) -> Result<()> {
 const KEEP_FREED_MEMORY: &str =
     "glibc.malloc.trim_threshold=1073741824:glibc.malloc.mmap_threshold=1073741824";
 
-fn run_bench(root: &Path, extra: &[String]) -> Result<()> {
+fn run_bench(root: &Path, name: &str, extra: &[String]) -> Result<()> {
     let mut bench = Command::new(env!("CARGO"));
     bench
         .current_dir(root)
-        .args(["bench", "-p", "heaplab-core", "--bench", "simulate", "--"])
+        .args(["bench", "-p", "heaplab-core", "--bench", name, "--"])
         .arg("--noplot")
         .args(extra);
     match std::env::var_os("GLIBC_TUNABLES") {

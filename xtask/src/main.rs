@@ -24,7 +24,8 @@ commands:
   bench [ARGS]        the simulator's criterion bench, then tables of events/s per family
                       and the 1M/10K live-block ratios, from criterion's median and from
                       the fastest sample (ARGS go to criterion; `--table` alone prints the
-                      last run's tables)
+                      last run's tables); without ARGS also trace import end to end on
+                      a generated 10M-event trace beside `wc -l` and `zcat`
 ";
 
 fn main() -> ExitCode {

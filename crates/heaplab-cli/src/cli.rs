@@ -88,6 +88,11 @@ pub struct RunArgs {
     /// count them by kind, instead of stopping at the first.
     #[arg(long)]
     pub lenient: bool,
+    /// For a trace file: refuse `free(NULL)` (`f -1`) and `realloc(NULL, n)` (a realloc
+    /// of an id never allocated) as bad lines, instead of importing them as a free of
+    /// nothing and an allocation: for checking a trace of one's own.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// The flags that say what to run: a workload and policies with their settings, or a
@@ -214,6 +219,10 @@ pub struct ConvertArgs {
     /// Skip bad lines and events, and report how many of each kind, instead of stopping.
     #[arg(long)]
     pub lenient: bool,
+    /// Refuse `free(NULL)` (`f -1`) and `realloc(NULL, n)` (a realloc of an id never
+    /// allocated) as bad lines, instead of writing them as nothing and an allocation.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 #[derive(Debug, Args)]

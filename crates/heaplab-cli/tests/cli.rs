@@ -482,13 +482,70 @@ fn rep_mtrace_and_gzip_traces_run_and_say_what_they_were() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(text.contains("(glibc mtrace, 7 lines)"), "{text}");
+    assert!(
+        text.contains(
+            "(glibc mtrace, 7 lines, 1 free(NULL) as nothing, 0 realloc(NULL, n) as malloc)"
+        ),
+        "{text}"
+    );
     for row in ["Allocations", "Frees", "Reallocations"] {
         let line = text.lines().find(|l| l.contains(row)).unwrap_or_default();
         assert!(
             line.trim_end_matches('│').trim_end().ends_with(" 1"),
             "{row}: {text}"
         );
+    }
+}
+
+#[test]
+fn free_null_and_realloc_null_run_and_are_counted_unless_strict() {
+    let rep = tmp("nulls.rep");
+    std::fs::write(&rep, "2\n6\na 0 16\nf -1\nr 1 32\nf 0\nf -1\nf 1\n").unwrap();
+    let rep = rep.to_str().unwrap();
+    let v = json_of(&heaplab(&["run", "-w", rep, "-p", "size-class", "--json"]));
+    assert_eq!(v[0]["trace"]["null_frees"], 2);
+    assert_eq!(v[0]["trace"]["null_reallocs"], 1);
+    assert_eq!(v[0]["allocs"], 2);
+    assert_eq!(v[0]["reallocs"], 0);
+    assert_eq!(v[0]["frees"], 2);
+    let out = heaplab(&["run", "-w", rep, "-p", "size-class"]);
+    let first = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        first.contains("8 lines, 2 free(NULL) as nothing, 1 realloc(NULL, n) as malloc"),
+        "{first}"
+    );
+    let strict = heaplab(&["run", "-w", rep, "-p", "size-class", "--strict"]);
+    assert_eq!(strict.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&strict.stderr)
+            .contains("nulls.rep:4: bad id \"-1\": expected a non-negative whole number"),
+        "{}",
+        String::from_utf8_lossy(&strict.stderr)
+    );
+    let strict = heaplab(&["convert", rep, "-o", "-", "--strict"]);
+    assert_eq!(strict.status.code(), Some(2));
+    let converted = heaplab(&["convert", rep, "-o", "-"]);
+    assert!(converted.status.success());
+    let text = String::from_utf8_lossy(&converted.stdout);
+    assert!(text.ends_with("a 0 16\na 1 32\nf 0\nf 1\n"), "{text}");
+    if cfg!(target_os = "linux") {
+        let real = json_of(&heaplab(&[
+            "run",
+            "-w",
+            rep,
+            "-p",
+            "size-class",
+            "--real",
+            "--repeat",
+            "1",
+            "--json",
+        ]));
+        assert_eq!(real[0]["trace"]["null_frees"], 2);
+        assert_eq!(real[0]["trace"]["null_reallocs"], 1);
     }
 }
 

@@ -75,7 +75,10 @@ pub fn run_json(config: JsValue) -> Result<String, JsError> {
 #[wasm_bindgen]
 pub fn run_trace(config: JsValue, bytes: &[u8], lenient: bool) -> Result<JsValue, JsError> {
     let config: RunConfig = from_js(config, "config")?;
-    let options = ImportOptions { lenient };
+    let options = ImportOptions {
+        lenient,
+        ..ImportOptions::default()
+    };
     let out = heaplab_core::run::run_trace(&config, bytes, &options)
         .map_err(|e| JsError::new(&e.to_string()))?;
     output_js(&out)

@@ -18,6 +18,7 @@ pub fn run(args: ConvertArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::failed(format!("{out_name}: {e}")))?;
     let options = ImportOptions {
         lenient: args.lenient,
+        strict: args.strict,
     };
     let imported = trace::import(input, &name, &options, &mut |event| {
         trace::write_event(&mut w, &event)

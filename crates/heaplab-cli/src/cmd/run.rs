@@ -30,10 +30,14 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         }
         output::plot::check_path(path)?;
     }
-    if args.lenient && !configs.iter().any(|c| c.workload.is_trace()) {
-        // Not an error: the flag asks for nothing that cannot be done. But a user who
-        // meant it for a trace should learn that none was read.
-        eprintln!("heaplab: --lenient applies to trace files, and no run here reads one");
+    if !configs.iter().any(|c| c.workload.is_trace()) {
+        // Not an error: the flags ask for nothing that cannot be done. But a user who
+        // meant one for a trace should learn that none was read.
+        for (set, flag) in [(args.lenient, "--lenient"), (args.strict, "--strict")] {
+            if set {
+                eprintln!("heaplab: {flag} applies to trace files, and no run here reads one");
+            }
+        }
     }
     if args.real {
         if embedded.is_some() {
@@ -44,7 +48,10 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         }
         return real::run(&args, &configs);
     }
-    let options = ImportOptions { lenient };
+    let options = ImportOptions {
+        lenient,
+        strict: args.strict,
+    };
     let mut outputs = Vec::new();
     for config in &configs {
         outputs.push(match &embedded {

@@ -162,6 +162,14 @@ impl Graveyard {
     }
 }
 
+/// What a realloc of a key found: a live block, or nothing ever allocated under it (the
+/// key is now live, as `realloc(NULL, n)` makes it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReallocOf {
+    Live,
+    Nothing,
+}
+
 /// Follows every block of a trace and refuses the events the simulator would refuse.
 #[derive(Debug)]
 pub struct Checker {
@@ -235,6 +243,28 @@ impl Checker {
             Some(block) => Ok(block.id),
             None => Err(self.not_live("realloc", key)),
         }
+    }
+
+    /// A realloc of `key` as recorders write `realloc(NULL, n)`: a key never allocated is
+    /// allocated now, without an arena. A key that died is still refused with its
+    /// history. Once the memory of dead blocks has forgotten a generation, a key dead for
+    /// longer than it remembers cannot be told from one never allocated, and is taken as
+    /// a new allocation.
+    pub fn realloc_or_alloc(&mut self, key: u64) -> Result<ReallocOf, Problem> {
+        if self.live.contains_key(&key) {
+            return Ok(ReallocOf::Live);
+        }
+        if self.dead.find(key).is_some() {
+            return Err(self.not_live("realloc", key));
+        }
+        self.live.insert(
+            key,
+            Live {
+                id: key,
+                arena: None,
+            },
+        );
+        Ok(ReallocOf::Nothing)
     }
 
     /// A realloc that moved the block from key `from` to key `to` (an mtrace realloc);

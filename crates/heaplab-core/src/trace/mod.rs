@@ -12,6 +12,7 @@
 //! wrong`, or, when lenient, skipped and counted by kind.
 
 pub mod check;
+mod fast;
 mod lines;
 pub mod mtrace;
 pub mod native;
@@ -19,7 +20,7 @@ pub mod rep;
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::io::{BufRead, Read};
+use std::io::Read;
 
 use serde::Serialize;
 
@@ -27,6 +28,8 @@ use crate::event::Event;
 use crate::workload::Sink;
 
 pub use check::{Problem, ProblemKind};
+
+use check::{Checker, ReallocOf};
 pub use native::{parse_line, write_event};
 pub use rep::RepHeader;
 
@@ -60,12 +63,16 @@ pub enum Format {
     Mtrace,
 }
 
-/// How to treat bad lines and events.
+/// How to treat bad lines and events, and the conventions of recorded traces.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ImportOptions {
     /// Skip bad lines and events and count them by kind, rather than stopping at the
     /// first.
     pub lenient: bool,
+    /// Refuse what recorders write for `free(NULL)` (`f -1`) and `realloc(NULL, n)` (a
+    /// realloc of an id never allocated), as a bad line or event, rather than taking them
+    /// as C does: a free of nothing, and an allocation.
+    pub strict: bool,
 }
 
 /// Bad lines and events skipped in a lenient import, counted by kind.
@@ -83,6 +90,12 @@ pub struct Imported {
     pub gzip: bool,
     /// Lines read, blank and skipped ones included.
     pub lines: u64,
+    /// `free(NULL)` calls the trace held (`.rep` and `.trace` `f -1`, mtrace `- 0`),
+    /// imported as nothing.
+    pub null_frees: u64,
+    /// `realloc(NULL, n)` calls the trace held (a realloc of an id never allocated,
+    /// mtrace `< 0`), imported as allocations of `n` bytes.
+    pub null_reallocs: u64,
     /// Present when the import was lenient, even if nothing was skipped.
     #[serde(skip)]
     pub skipped: Option<Skipped>,
@@ -99,7 +112,17 @@ impl fmt::Display for Imported {
         if self.gzip {
             f.write_str(", gzip")?;
         }
-        write!(f, ", {} lines", self.lines)
+        write!(f, ", {} lines", self.lines)?;
+        // Said only when the trace had some: most traces have none, and a table's first
+        // line is read by people.
+        if self.null_frees > 0 || self.null_reallocs > 0 {
+            write!(
+                f,
+                ", {} free(NULL) as nothing, {} realloc(NULL, n) as malloc",
+                self.null_frees, self.null_reallocs
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -108,7 +131,10 @@ impl fmt::Display for Imported {
 struct Feed<'a, 's, E> {
     name: &'a str,
     lenient: bool,
+    strict: bool,
     skipped: Skipped,
+    null_frees: u64,
+    null_reallocs: u64,
     sink: &'a mut Sink<'s, E>,
 }
 
@@ -130,6 +156,53 @@ impl<E: fmt::Display> Feed<'_, '_, E> {
         }
     }
 
+    /// An event of a trace whose blocks are named by id (`.trace`, `.rep`), checked and
+    /// sent on. Unless strict, a realloc of an id never allocated is the allocation
+    /// `realloc(NULL, n)` makes, and is counted.
+    #[inline]
+    fn op(&mut self, checker: &mut Checker, line: u64, event: Event) -> Result<(), TraceError> {
+        if let Event::Realloc { id, size, thread } = event {
+            if !self.strict {
+                return match checker.realloc_or_alloc(id) {
+                    Ok(ReallocOf::Live) => self.emit(line, event),
+                    Ok(ReallocOf::Nothing) => {
+                        self.null_reallocs += 1;
+                        self.emit(
+                            line,
+                            Event::Alloc {
+                                id,
+                                size,
+                                align: crate::event::DEFAULT_ALIGN,
+                                arena: None,
+                                thread,
+                            },
+                        )
+                    }
+                    Err(problem) => self.problem(line, problem),
+                };
+            }
+        }
+        match checker.event(line, &event) {
+            Ok(()) => self.emit(line, event),
+            Err(problem) => self.problem(line, problem),
+        }
+    }
+
+    /// A `free(NULL)`: nothing happens to memory, and it is counted; when strict, it is
+    /// the bad line it was before recorders' conventions were taken in, `refusal`.
+    #[inline]
+    fn null_free(
+        &mut self,
+        line: u64,
+        refusal: impl FnOnce() -> Problem,
+    ) -> Result<(), TraceError> {
+        if self.strict {
+            return self.problem(line, refusal());
+        }
+        self.null_frees += 1;
+        Ok(())
+    }
+
     fn fail(&self, line: u64, message: String) -> TraceError {
         TraceError {
             name: self.name.to_string(),
@@ -138,9 +211,24 @@ impl<E: fmt::Display> Feed<'_, '_, E> {
         }
     }
 
+    /// The next line's bytes, with a read error turned into a [`TraceError`] at its line.
+    #[inline]
+    fn next_bytes<'l, R: Read>(
+        &self,
+        lines: &'l mut Lines<R>,
+    ) -> Result<Option<(u64, &'l [u8])>, TraceError> {
+        lines.next_bytes().map_err(|(line, m)| self.fail(line, m))
+    }
+
+    /// Bytes as text, or an error at their line.
+    #[inline]
+    fn text<'b>(&self, line: u64, bytes: &'b [u8]) -> Result<&'b str, TraceError> {
+        std::str::from_utf8(bytes).map_err(|_| self.fail(line, lines::not_text()))
+    }
+
     /// The next line, with a read error turned into a [`TraceError`] at its line.
     #[inline]
-    fn next<'l, R: BufRead>(
+    fn next<'l, R: Read>(
         &self,
         lines: &'l mut Lines<R>,
     ) -> Result<Option<(u64, &'l str)>, TraceError> {
@@ -166,7 +254,10 @@ pub fn import<R: Read, E: fmt::Display>(
     let mut feed = Feed {
         name,
         lenient: options.lenient,
+        strict: options.strict,
         skipped: Skipped::new(),
+        null_frees: 0,
+        null_reallocs: 0,
         sink,
     };
     let format = sniff(&mut lines, &feed)?;
@@ -186,6 +277,8 @@ pub fn import<R: Read, E: fmt::Display>(
         rep_header,
         gzip,
         lines: lines.count(),
+        null_frees: feed.null_frees,
+        null_reallocs: feed.null_reallocs,
         skipped: options.lenient.then_some(feed.skipped),
     })
 }
@@ -195,7 +288,7 @@ pub fn import<R: Read, E: fmt::Display>(
 /// malloc-lab header; `@ `, `= ` or an mtrace sign (`+ - < > !`), mtrace. A file whose
 /// first line fits none is taken by its extension (`.rep`, `mtrace`), else as `.trace`,
 /// whose reader then names the line.
-fn sniff<R: BufRead, E: fmt::Display>(
+fn sniff<R: Read, E: fmt::Display>(
     lines: &mut Lines<R>,
     feed: &Feed<'_, '_, E>,
 ) -> Result<Format, TraceError> {

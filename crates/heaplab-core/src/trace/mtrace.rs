@@ -11,11 +11,14 @@
 //!
 //! The `@ caller` part is optional and ignored. Each address that malloc returns gets a
 //! fresh block id, which a realloc carries to its new address. `free(NULL)` (`- (nil)`
-//! or `- 0`), a failed malloc (`+ (nil) ...`), a failed realloc (`! ...`) and `=` lines
-//! change nothing and are skipped without complaint.
+//! or `- 0`) changes nothing and is counted; a failed malloc (`+ (nil) ...`), a failed
+//! realloc (`! ...`) and `=` lines change nothing and are skipped without complaint.
+//! glibc logs `realloc(NULL, n)` as the malloc it is (`+`); a log that writes it as a
+//! pair from address 0 (`< (nil)`, `> 0x... 0x...`) is read as that malloc too, and
+//! counted, unless the import is strict.
 
 use std::fmt;
-use std::io::BufRead;
+use std::io::Read;
 
 use super::check::{Checker, Naming, Problem, ProblemKind};
 use super::lines::Lines;
@@ -42,12 +45,14 @@ enum Line {
         addr: u64,
         size: u64,
     },
-    /// Nothing happened to memory: a marker, a failed call, a free of NULL.
+    /// `free(NULL)`: nothing happened to memory, and it is counted.
+    NullFree,
+    /// Nothing happened to memory: a marker, a failed call.
     Nothing,
 }
 
 /// Sends every event of an mtrace log to the feed, checked.
-pub(super) fn feed<R: BufRead, E: fmt::Display>(
+pub(super) fn feed<R: Read, E: fmt::Display>(
     lines: &mut Lines<R>,
     feed: &mut Feed<'_, '_, E>,
 ) -> Result<(), TraceError> {
@@ -74,6 +79,11 @@ pub(super) fn feed<R: BufRead, E: fmt::Display>(
         }
         let result = match parsed {
             Line::Nothing => Ok(()),
+            Line::NullFree => {
+                // A no-op in every mode: the importer always read it so.
+                feed.null_frees += 1;
+                Ok(())
+            }
             Line::Malloc { addr, size } => match checker.alloc(addr, next_id, None) {
                 Ok(()) => {
                     next_id += 1;
@@ -98,6 +108,15 @@ pub(super) fn feed<R: BufRead, E: fmt::Display>(
                     ProblemKind::UnpairedRealloc,
                     "realloc `>` line without the `<` line before it",
                 )),
+                Some((_, 0)) if !feed.strict => match checker.alloc(addr, next_id, None) {
+                    Ok(()) => {
+                        next_id += 1;
+                        feed.null_reallocs += 1;
+                        feed.emit(line, Event::alloc(next_id - 1, size))?;
+                        Ok(())
+                    }
+                    Err(p) => Err(p),
+                },
                 Some((_, from)) => match checker.realloc_moved(line, from, addr) {
                     Ok(id) => {
                         feed.emit(line, Event::realloc(id, size))?;
@@ -161,7 +180,7 @@ fn parse(text: &str) -> Result<Line, Problem> {
             }
         }
         "-" => match field("address")? {
-            0 => Line::Nothing,
+            0 => Line::NullFree,
             addr => Line::Free { addr },
         },
         "<" => Line::ReallocFrom {
@@ -225,8 +244,8 @@ mod tests {
         );
         assert_eq!(parse("< 0x20").unwrap(), Line::ReallocFrom { addr: 0x20 });
         assert_eq!(parse("= Start").unwrap(), Line::Nothing);
-        assert_eq!(parse("- (nil)").unwrap(), Line::Nothing);
-        assert_eq!(parse("- 0").unwrap(), Line::Nothing);
+        assert_eq!(parse("- (nil)").unwrap(), Line::NullFree);
+        assert_eq!(parse("- 0").unwrap(), Line::NullFree);
         assert_eq!(parse("+ (nil) 0x100").unwrap(), Line::Nothing);
         assert_eq!(parse("! 0x20 0x100").unwrap(), Line::Nothing);
         assert_eq!(parse("* 0x20").unwrap_err().kind, ProblemKind::UnknownOp);

@@ -13,9 +13,10 @@
 //! header reads as a `.trace`.
 
 use std::fmt;
-use std::io::{self, BufRead, Write};
+use std::io::{self, Read, Write};
 
 use super::check::{Checker, Naming, Problem, ProblemKind};
+use super::fast;
 use super::lines::Lines;
 use super::{Feed, TraceError};
 use crate::event::{Event, DEFAULT_ALIGN};
@@ -24,30 +25,46 @@ use crate::event::{Event, DEFAULT_ALIGN};
 pub const OPS: &[&str] = &["a", "f", "r", "p", "arena", "reset", "drop"];
 
 /// Sends every event of a `.trace` to the feed, checked.
-pub(super) fn feed<R: BufRead, E: fmt::Display>(
+pub(super) fn feed<R: Read, E: fmt::Display>(
     lines: &mut Lines<R>,
     feed: &mut Feed<'_, '_, E>,
 ) -> Result<(), TraceError> {
     let mut checker = Checker::new(Naming::Id);
-    while let Some((line, text)) = feed.next(lines)? {
-        let event = match parse_line(text) {
-            Ok(Some(event)) => event,
+    while let Some((line, bytes)) = feed.next_bytes(lines)? {
+        if let Some(event) = fast::op(bytes) {
+            feed.op(&mut checker, line, event)?;
+            continue;
+        }
+        match parse_line(feed.text(line, bytes)?) {
+            Ok(Some(Line::Event(event))) => feed.op(&mut checker, line, event)?,
+            Ok(Some(Line::NullFree)) => feed.null_free(line, null_free_refused)?,
             Ok(None) => continue,
-            Err(problem) => {
-                feed.problem(line, problem)?;
-                continue;
-            }
-        };
-        match checker.event(line, &event) {
-            Ok(()) => feed.emit(line, event)?,
             Err(problem) => feed.problem(line, problem)?,
         }
     }
     Ok(())
 }
 
+/// What a line of a trace says.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Line {
+    Event(Event),
+    /// `f -1`: the program called `free(NULL)`, which does nothing. Recorders write it
+    /// so; an id is otherwise never negative.
+    NullFree,
+}
+
+/// What `f -1` is when the import is strict: the bad id it was before recorders'
+/// `free(NULL)` was taken in. `.rep` shares it.
+pub(super) fn null_free_refused() -> Problem {
+    Problem::new(
+        ProblemKind::BadNumber,
+        "bad id \"-1\": expected a non-negative whole number",
+    )
+}
+
 /// Parses one line; `Ok(None)` for blank lines and comments.
-pub fn parse_line(line: &str) -> Result<Option<Event>, Problem> {
+pub fn parse_line(line: &str) -> Result<Option<Line>, Problem> {
     let line = line.split('#').next().unwrap_or("").trim();
     if line.is_empty() {
         return Ok(None);
@@ -62,7 +79,7 @@ pub fn parse_line(line: &str) -> Result<Option<Event>, Problem> {
                 "`p` needs a phase label",
             ));
         }
-        return Ok(Some(Event::Phase(label.to_string())));
+        return Ok(Some(Line::Event(Event::Phase(label.to_string()))));
     }
     // No op takes more than three positional words; more are only counted, for the
     // message. An array rather than a `Vec`: no allocation for every line of a trace.
@@ -124,6 +141,9 @@ pub fn parse_line(line: &str) -> Result<Option<Event>, Problem> {
         }
         "f" => {
             arity(1, 1, "f <id>")?;
+            if positional[0] == "-1" {
+                return Ok(Some(Line::NullFree));
+            }
             Event::Free {
                 id: number(positional[0], "id")?,
                 thread,
@@ -153,7 +173,7 @@ pub fn parse_line(line: &str) -> Result<Option<Event>, Problem> {
             ))
         }
     };
-    Ok(Some(event))
+    Ok(Some(Line::Event(event)))
 }
 
 /// A field that must be a whole number; malloc-lab's `.rep` shares it.
@@ -246,7 +266,10 @@ mod tests {
             let text = String::from_utf8(text).unwrap();
             let back: Vec<Event> = text
                 .lines()
-                .map(|l| parse_line(l).unwrap().unwrap())
+                .map(|l| match parse_line(l).unwrap().unwrap() {
+                    Line::Event(e) => e,
+                    Line::NullFree => panic!("{l:?} is not free(NULL)"),
+                })
                 .collect();
             prop_assert_eq!(back, events);
         }
@@ -264,6 +287,9 @@ mod tests {
         assert_eq!(kind("a 1 -5"), ProblemKind::BadNumber);
         assert_eq!(kind("a 1 8 3"), ProblemKind::BadNumber);
         assert_eq!(kind("f x"), ProblemKind::BadNumber);
+        assert_eq!(kind("f -2"), ProblemKind::BadNumber);
+        assert_eq!(kind("a -1 8"), ProblemKind::BadNumber);
+        assert_eq!(parse_line("f -1 thread=2").unwrap(), Some(Line::NullFree));
         assert_eq!(
             parse_line("a 1 -5").unwrap_err().message,
             "bad size \"-5\": expected a non-negative whole number"

@@ -18,13 +18,14 @@
 //! header's first line with "counts that disagree with the header".
 
 use std::fmt;
-use std::io::BufRead;
+use std::io::Read;
 
 use serde::Serialize;
 
 use super::check::{Checker, Naming, Problem, ProblemKind};
+use super::fast;
 use super::lines::Lines;
-use super::native::number;
+use super::native::{null_free_refused, number, Line};
 use super::{Feed, TraceError};
 use crate::event::Event;
 
@@ -69,7 +70,7 @@ const MAX_WEIGHT: u64 = 3;
 
 /// Sends every event of a `.rep` to the feed, checked, and returns the header it had
 /// (`None` when a lenient import found none that fits).
-pub(super) fn feed<R: BufRead, E: fmt::Display>(
+pub(super) fn feed<R: Read, E: fmt::Display>(
     lines: &mut Lines<R>,
     feed: &mut Feed<'_, '_, E>,
 ) -> Result<Option<RepHeader>, TraceError> {
@@ -91,15 +92,26 @@ pub(super) fn feed<R: BufRead, E: fmt::Display>(
     let mut checker = Checker::new(Naming::Id);
     let mut ops = 0u64;
     let mut max_id: Option<u64> = None;
-    while let Some((line, text)) = feed.next(lines)? {
-        if text.trim().is_empty() {
-            continue;
-        }
+    while let Some((line, bytes)) = feed.next_bytes(lines)? {
         // Every op line counts against the header, a bad one too: it is a line the
         // header's author counted.
+        let parsed = match fast::op(bytes) {
+            Some(event) => Ok(Line::Event(event)),
+            None => {
+                let text = feed.text(line, bytes)?;
+                if text.trim().is_empty() {
+                    continue;
+                }
+                parse_op(text)
+            }
+        };
         ops += 1;
-        let event = match parse_op(text) {
-            Ok(event) => event,
+        let event = match parsed {
+            Ok(Line::Event(event)) => event,
+            Ok(Line::NullFree) => {
+                feed.null_free(line, null_free_refused)?;
+                continue;
+            }
             Err(problem) => {
                 feed.problem(line, problem)?;
                 continue;
@@ -109,10 +121,7 @@ pub(super) fn feed<R: BufRead, E: fmt::Display>(
         {
             max_id = max_id.max(Some(id));
         }
-        match checker.event(line, &event) {
-            Ok(()) => feed.emit(line, event)?,
-            Err(problem) => feed.problem(line, problem)?,
-        }
+        feed.op(&mut checker, line, event)?;
     }
 
     let at = header.first().map_or(1, |&(line, _)| line);
@@ -146,7 +155,7 @@ pub(super) fn feed<R: BufRead, E: fmt::Display>(
         ProblemKind::HeaderCounts,
         format!(
             "counts that disagree with the header: as `{}` it says {num_ids} ids (0 to {}) and \
-             {num_ops} ops, but {found} follow",
+             {num_ops} ops, but {found} follow; --lenient runs the op lines as they are",
             variant.fields(),
             num_ids.saturating_sub(1),
         ),
@@ -155,8 +164,9 @@ pub(super) fn feed<R: BufRead, E: fmt::Display>(
     Ok(None)
 }
 
-/// Parses one op line: `a <id> <bytes>`, `r <id> <bytes>` or `f <id>`.
-fn parse_op(text: &str) -> Result<Event, Problem> {
+/// Parses one op line: `a <id> <bytes>`, `r <id> <bytes>` or `f <id>` (`f -1` being
+/// `free(NULL)`).
+fn parse_op(text: &str) -> Result<Line, Problem> {
     let mut words = text.split_whitespace();
     let op = words.next().unwrap_or("");
     let mut fields = [""; 2];
@@ -187,10 +197,13 @@ fn parse_op(text: &str) -> Result<Event, Problem> {
             format!("expected `{usage}`, found {:?}", text.trim()),
         ));
     }
+    if op == "f" && fields[0] == "-1" {
+        return Ok(Line::NullFree);
+    }
     let id = number(fields[0], "id")?;
-    Ok(match op {
+    Ok(Line::Event(match op {
         "a" => Event::alloc(id, number(fields[1], "bytes")?),
         "r" => Event::realloc(id, number(fields[1], "bytes")?),
         _ => Event::free(id),
-    })
+    }))
 }

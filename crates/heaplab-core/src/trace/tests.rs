@@ -10,10 +10,18 @@ use super::*;
 /// Imports `text` as file `name`, returning the events and what the import found.
 fn events_of(text: &[u8], name: &str, lenient: bool) -> Result<(Vec<Event>, Imported), String> {
     let mut events = Vec::new();
-    let imported = import(text, name, &ImportOptions { lenient }, &mut |e| {
-        events.push(e);
-        Ok::<(), String>(())
-    })
+    let imported = import(
+        text,
+        name,
+        &ImportOptions {
+            lenient,
+            ..ImportOptions::default()
+        },
+        &mut |e| {
+            events.push(e);
+            Ok::<(), String>(())
+        },
+    )
     .map_err(|e| e.to_string())?;
     Ok((events, imported))
 }
@@ -87,10 +95,6 @@ fn each_bad_kind_names_file_and_line() {
         (
             "a 1 16\nf 1\nr 1 32\n",
             "x.trace:3: realloc of id 1, which was freed at line 2",
-        ),
-        (
-            "r 5 32\n",
-            "x.trace:1: realloc of id 5, which was never allocated",
         ),
         (
             "a 1 16\na 1 16\n",
@@ -173,7 +177,7 @@ fn an_event_the_simulator_refuses_is_named_at_its_line() {
 
 #[test]
 fn lenient_skips_bad_events_and_counts_them_by_kind() {
-    let text = "a 1 16\nf 1\nf 1\nf 1\nq 7\na 2 x\nr 9 8\na 3 16\na 3 16\nf 3\n";
+    let text = "a 1 16\nf 1\nf 1\nf 1\nq 7\na 2 x\nf 9\na 3 16\na 3 16\nf 3\n";
     let (events, imported) = events_of(text.as_bytes(), "x.trace", true).unwrap();
     assert_eq!(
         events,
@@ -255,13 +259,15 @@ fn a_header_that_fits_no_variant_is_an_error_at_the_header() {
     assert_eq!(
         error_of(&wrong_ops, "short.rep"),
         "short.rep:1: counts that disagree with the header: as `heap_size num_ids num_ops \
-         weight` it says 3 ids (0 to 2) and 9 ops, but 8 op lines with ids up to 2 follow"
+         weight` it says 3 ids (0 to 2) and 9 ops, but 8 op lines with ids up to 2 follow; \
+         --lenient runs the op lines as they are"
     );
     let wrong_ids = format!("2\n8\n{REP_OPS}");
     assert_eq!(
         error_of(&wrong_ids, "short.rep"),
         "short.rep:1: counts that disagree with the header: as `num_ids num_ops` it says 2 \
-         ids (0 to 1) and 8 ops, but 8 op lines with ids up to 2 follow"
+         ids (0 to 1) and 8 ops, but 8 op lines with ids up to 2 follow; --lenient runs the \
+         op lines as they are"
     );
     let three = format!("\n20000\n3\n8\n{REP_OPS}");
     assert!(
@@ -443,4 +449,211 @@ fn trace_extensions_are_told_from_other_files_gzipped_or_not() {
     ] {
         assert!(!has_trace_extension(name), "{name}");
     }
+}
+
+// ------------------------------------------------------------------------------------
+// Recorders' conventions: free(NULL) and realloc(NULL, n)
+
+fn strict_error_of(text: &str, name: &str) -> String {
+    let options = ImportOptions {
+        strict: true,
+        ..ImportOptions::default()
+    };
+    import(text.as_bytes(), name, &options, &mut |_| {
+        Ok::<(), String>(())
+    })
+    .unwrap_err()
+    .to_string()
+}
+
+#[test]
+fn free_null_and_realloc_null_import_as_c_means_them_in_rep() {
+    let rep = "2\n6\na 0 16\nf -1\nr 1 32\nf 0\nf -1\nf 1\n";
+    let (events, imported) = events_of(rep.as_bytes(), "t.rep", false).unwrap();
+    assert_eq!(
+        events,
+        [
+            Event::alloc(0, 16),
+            Event::alloc(1, 32),
+            Event::free(0),
+            Event::free(1)
+        ]
+    );
+    assert_eq!((imported.null_frees, imported.null_reallocs), (2, 1));
+    // The `f -1` lines are op lines the header counted.
+    assert_eq!(imported.rep_header, Some(RepHeader::TwoLine));
+    let json = serde_json::to_value(&imported).unwrap();
+    assert_eq!(json["null_frees"], 2);
+    assert_eq!(json["null_reallocs"], 1);
+    assert_eq!(
+        imported.to_string(),
+        "malloc-lab .rep, two-line header (num_ids num_ops), 8 lines, \
+         2 free(NULL) as nothing, 1 realloc(NULL, n) as malloc"
+    );
+    // Strict keeps the refusals that were.
+    assert_eq!(
+        strict_error_of(rep, "t.rep"),
+        "t.rep:4: bad id \"-1\": expected a non-negative whole number"
+    );
+    assert_eq!(
+        strict_error_of("2\n2\na 0 16\nr 1 32\n", "t.rep"),
+        "t.rep:4: realloc of id 1, which was never allocated"
+    );
+}
+
+#[test]
+fn free_null_and_realloc_null_import_as_c_means_them_in_trace() {
+    let text = "a 1 16\nf -1\nr 2 64 thread=3\nf -1 thread=3\nf 1\nf 2\n";
+    let (events, imported) = events_of(text.as_bytes(), "x.trace", false).unwrap();
+    assert_eq!(
+        events,
+        [
+            Event::alloc(1, 16),
+            Event::Alloc {
+                id: 2,
+                size: 64,
+                align: crate::event::DEFAULT_ALIGN,
+                arena: None,
+                thread: 3
+            },
+            Event::free(1),
+            Event::free(2)
+        ]
+    );
+    assert_eq!((imported.null_frees, imported.null_reallocs), (2, 1));
+    assert_eq!(
+        strict_error_of(text, "x.trace"),
+        "x.trace:2: bad id \"-1\": expected a non-negative whole number"
+    );
+    assert_eq!(
+        strict_error_of("r 2 64\n", "x.trace"),
+        "x.trace:1: realloc of id 2, which was never allocated"
+    );
+    // A trace without them counts none, and says nothing of them.
+    let (_, plain) = events_of(b"a 1 16\nf 1\n", "x.trace", false).unwrap();
+    assert_eq!((plain.null_frees, plain.null_reallocs), (0, 0));
+    assert_eq!(plain.to_string(), "heaplab .trace, 2 lines");
+}
+
+#[test]
+fn free_null_and_realloc_null_import_as_c_means_them_in_mtrace() {
+    let log = "+ 0x10 0x20\n- (nil)\n- 0\n< (nil)\n> 0x40 0x80\n- 0x10\n- 0x40\n";
+    let (events, imported) = events_of(log.as_bytes(), "m.mtrace", false).unwrap();
+    assert_eq!(
+        events,
+        [
+            Event::alloc(0, 0x20),
+            Event::alloc(1, 0x80),
+            Event::free(0),
+            Event::free(1)
+        ]
+    );
+    assert_eq!((imported.null_frees, imported.null_reallocs), (2, 1));
+    // mtrace's free(NULL) was always read as nothing; strict refuses only the realloc.
+    assert_eq!(
+        strict_error_of(log, "m.mtrace"),
+        "m.mtrace:5: realloc of address 0x0, which was never allocated"
+    );
+}
+
+#[test]
+fn what_stays_an_error_keeps_its_line() {
+    let cases = [
+        // A missing field.
+        (
+            "2\n1\nr 0\n",
+            "t.rep:3: expected `r <id> <bytes>`, found \"r 0\"",
+        ),
+        ("f\n", "x.trace:1: expected `f <id>`, found \"f\""),
+        // A live id allocated again.
+        (
+            "2\n2\na 0 8\na 0 8\n",
+            "t.rep:4: alloc of id 0, which is already live",
+        ),
+        // A double free.
+        (
+            "2\n3\na 0 8\nf 0\nf 0\n",
+            "t.rep:5: double free of id 0 (freed at line 4)",
+        ),
+        // A free of an id never allocated, other than -1.
+        (
+            "2\n1\nf 1\n",
+            "t.rep:3: free of id 1, which was never allocated",
+        ),
+        (
+            "f -2\n",
+            "x.trace:1: bad id \"-2\": expected a non-negative whole number",
+        ),
+        // A realloc of a freed id.
+        (
+            "2\n3\na 0 8\nf 0\nr 0 16\n",
+            "t.rep:5: realloc of id 0, which was freed at line 4",
+        ),
+        (
+            "a 0 8\nf 0\nr 0 16\n",
+            "x.trace:3: realloc of id 0, which was freed at line 2",
+        ),
+    ];
+    for (text, message) in cases {
+        let name = if text.starts_with('2') {
+            "t.rep"
+        } else {
+            "x.trace"
+        };
+        assert_eq!(error_of(text, name), message, "{text:?}");
+    }
+}
+
+#[test]
+fn a_header_a_few_ops_off_says_lenient_runs_the_op_lines() {
+    let text = format!("20000\n3\n7\n1\n{REP_OPS}");
+    let err = error_of(&text, "short.rep");
+    assert!(
+        err.starts_with("short.rep:1: counts that disagree with the header"),
+        "{err}"
+    );
+    assert!(
+        err.contains("it says 3 ids (0 to 2) and 7 ops, but 8 op lines"),
+        "{err}"
+    );
+    assert!(
+        err.ends_with("--lenient runs the op lines as they are"),
+        "{err}"
+    );
+    let (events, _) = events_of(text.as_bytes(), "short.rep", true).unwrap();
+    assert_eq!(events.len(), 8);
+}
+
+/// A `.rep` written as recorders write it runs to the summary of the same program
+/// written without `free(NULL)` and with `realloc(NULL, n)` as the allocation it is.
+#[test]
+fn a_rep_with_null_conventions_runs_as_the_trace_without_them() {
+    use crate::config::{RunConfig, WorkloadConfig};
+    let config = |name: &str| {
+        let mut config = RunConfig::new("", "size-class");
+        config.workload = WorkloadConfig {
+            id: "trace".into(),
+            params: Default::default(),
+            path: Some(name.into()),
+        };
+        config
+    };
+    let rep = "20000\n4\n11\n1\nf -1\na 0 100\nr 1 5000\nf -1\nr 0 300\nr 2 24\nf 0\na 3 70000\nf 1\nf 3\nf 2\n";
+    let plain = "a 0 100\na 1 5000\nr 0 300\na 2 24\nf 0\na 3 70000\nf 1\nf 3\nf 2\n";
+    let options = ImportOptions::default();
+    let with = crate::run::run_trace(&config("w.rep"), rep.as_bytes(), &options).unwrap();
+    let without = crate::run::run_trace(&config("p.trace"), plain.as_bytes(), &options).unwrap();
+    assert_eq!(with.report.summary, without.report.summary);
+    assert_eq!(with.series, without.series);
+    let found = with.trace.unwrap();
+    assert_eq!(found.rep_header, Some(RepHeader::Csapp2002));
+    assert_eq!((found.null_frees, found.null_reallocs), (2, 2));
+    let json = serde_json::to_value(with_json(&config("w.rep"), rep)).unwrap();
+    assert_eq!(json["trace"]["null_frees"], 2);
+    assert_eq!(json["trace"]["null_reallocs"], 2);
+}
+
+fn with_json(config: &crate::config::RunConfig, text: &str) -> serde_json::Value {
+    let out = crate::run::run_trace(config, text.as_bytes(), &ImportOptions::default()).unwrap();
+    serde_json::to_value(out.json()).unwrap()
 }

@@ -24,6 +24,7 @@ pub(super) fn run(args: &RunArgs, configs: &[RunConfig]) -> Result<(), CliError>
     };
     let options = ImportOptions {
         lenient: args.lenient,
+        strict: args.strict,
     };
     let mut reports = Vec::new();
     let mut decoded: Option<(WorkloadConfig, Vec<Event>, Option<Imported>)> = None;
