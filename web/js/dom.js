@@ -80,14 +80,24 @@ export function setProgress(share) {
 }
 
 /**
- * Ends a cancelled run: the results of the run before stay on screen and in the test
- * hooks, as they were.
+ * Puts back the test hooks of the run before the one that was cancelled, and returns
+ * them; the state is left to the caller (a run that supersedes the cancelled one keeps
+ * "running" until its own end).
  */
-export function cancelledRun() {
+export function restorePrevious() {
   const { results, configs, scenario } = previous;
   if (results !== undefined) window.heaplabResults = results;
   if (configs !== undefined) window.heaplabConfigs = configs;
   if (scenario !== undefined) window.heaplabScenario = scenario;
+  return previous;
+}
+
+/**
+ * Ends a cancelled run: the results of the run before stay on screen and in the test
+ * hooks, as they were.
+ */
+export function cancelledRun() {
+  const { results, scenario } = restorePrevious();
   setStatus(results || scenario ? 'Cancelled; the results shown are those of the run before.' : 'Cancelled.');
   setState(results || scenario ? 'done' : 'ready');
 }

@@ -8,7 +8,7 @@
 // module (and dom nothing at all).
 
 import init, { chart_svg, series_csv, summary_csv } from '../pkg/heaplab_wasm.js';
-import { $, beginRun, cancelledRun, clearError, endRun, fail, isRunning, messageOf, onIdle, option, setProgress, setState, setStatus, showError } from './dom.js';
+import { $, beginRun, cancelledRun, clearError, endRun, fail, isRunning, messageOf, onIdle, option, restorePrevious, setProgress, setState, setStatus, showError } from './dom.js';
 import { TRACE_ID, loadLists } from './catalog.js';
 import { chartRun, drawChart, redrawOnResize, runLabels } from './charts.js';
 import { buildEditor, configLetter, readForm, showWorkload } from './editor.js';
@@ -44,12 +44,17 @@ function onRun(event) {
 // The form's run in progress, if any: a new request cancels it and waits for its end, so
 // Run (or an edit under auto-run) always runs the form as it stands now.
 let active = null;
+// Set while a run is cancelled to make way for a new one, which the page then shows: the
+// cancelled run neither reports "Cancelled" nor settles the page's state.
+let superseded = false;
 
 async function restart() {
   clearTimeout(autoTimer);
   if (active) {
+    superseded = true;
     cancelAll();
     await active;
+    superseded = false;
   }
   if (isRunning()) return; // A scenario runs: its end starts nothing, Run is pressed again.
   active = runForm({ writesLink: true });
@@ -141,7 +146,8 @@ async function runForm({ writesLink }) {
     setStatus(`Ran ${count}, ${formatCount(reports[0]?.events ?? 0)} events each.${traceNote(reports[0])}`);
     setState('done');
   } catch (error) {
-    if (error instanceof Cancelled) cancelledRun();
+    if (error instanceof Cancelled && superseded) restorePrevious();
+    else if (error instanceof Cancelled) cancelledRun();
     else fail(error);
   } finally {
     endRun();
