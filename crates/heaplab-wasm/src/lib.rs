@@ -11,6 +11,7 @@
 mod convert;
 mod format;
 mod links;
+mod sweep;
 
 use heaplab_core::config::RunConfig;
 use heaplab_core::series::Series;
