@@ -143,3 +143,40 @@ fn bad_values_name_the_parameter() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--metric speed"));
 }
+
+/// The table and the plot of a small fixed sweep, as snapshots (`UPDATE_EXPECT=1`
+/// rewrites them).
+#[test]
+fn a_small_sweep_prints_and_draws_as_before() {
+    let dir = std::env::temp_dir().join(format!("heaplab-sweep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let plot = dir.join("sweep.svg");
+    let out = heaplab(&[
+        "sweep",
+        "-p",
+        "bump",
+        "--vary",
+        "slab_size=4K,16K,64K",
+        "--vary",
+        "scale=0.001,0.002",
+        "-w",
+        "churn",
+        "--metric",
+        "peak_committed_bytes",
+        "--metric",
+        "page_ops",
+        "--plot",
+        plot.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    expect_test::expect_file!["snapshots/sweep-table.txt"]
+        .assert_eq(&String::from_utf8(out.stdout).unwrap());
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(svg.contains("page_ops") || svg.contains("All page calls"));
+    expect_test::expect_file!["snapshots/sweep.svg"].assert_eq(&svg);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

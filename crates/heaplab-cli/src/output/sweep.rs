@@ -29,10 +29,15 @@ fn value_text(axis: &Axis, value: &Value) -> String {
 /// Prints the sweep's table under a line naming the configuration and the workload.
 pub fn print(report: &SweepReport) {
     let params: Vec<&str> = report.params.iter().map(|a| a.param.as_str()).collect();
+    // The workload line leaves out what the sweep varies, which each column gives.
+    let mut workload = report.config.workload.clone();
+    for axis in &report.params {
+        workload.params.remove(&axis.param);
+    }
     println!(
         "{} on {}, varying {}",
         report.label,
-        super::workload_line(&report.config.workload),
+        super::workload_line(&workload),
         params.join(" and ")
     );
     println!("{}", table(report));
