@@ -30,8 +30,9 @@ pub enum Command {
     Export(ExportArgs),
     /// Convert a trace (.rep, mtrace, .trace; gzip'd or not) to heaplab's .trace.
     Convert(ConvertArgs),
-    /// Print the page's link for a run (the same arguments as `run`) or a seed scenario:
-    /// whoever opens it sees the same run, and `heaplab run --link` replays it.
+    /// Print the page's link for a run (the same arguments as `run`), a sweep or a seed
+    /// scenario: whoever opens it sees the same run, and `heaplab run --link` replays it.
+    #[command(after_help = LINK_EXAMPLES)]
     Link(LinkArgs),
     /// Run one of the seed scenarios (see `heaplab scenarios`) and work out its finding.
     Scenario(ScenarioArgs),
@@ -171,6 +172,11 @@ pub struct LinkArgs {
     #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8000/")]
     pub base_url: String,
 }
+
+const LINK_EXAMPLES: &str = "Examples:
+  heaplab link -w churn -p glibc-like -p mimalloc-like --scale 0.1
+  heaplab link --sweep -p bump --vary slab_size=4K..1M -w churn
+  heaplab link --scenario jit-arenas";
 
 const SWEEP_EXAMPLES: &str = "Examples:
   heaplab sweep --policy bump --vary slab_size=4K..1M --workload churn --scale 0.01
