@@ -30,8 +30,9 @@ pub enum Command {
     Export(ExportArgs),
     /// Convert a trace (.rep, mtrace, .trace; gzip'd or not) to heaplab's .trace.
     Convert(ConvertArgs),
-    /// Print the page's link for a run (the same arguments as `run`) or a seed scenario:
-    /// whoever opens it sees the same run, and `heaplab run --link` replays it.
+    /// Print the page's link for a run (the same arguments as `run`), a sweep or a seed
+    /// scenario: whoever opens it sees the same run, and `heaplab run --link` replays it.
+    #[command(after_help = LINK_EXAMPLES)]
     Link(LinkArgs),
     /// Run one of the seed scenarios (see `heaplab scenarios`) and work out its finding.
     Scenario(ScenarioArgs),
@@ -45,6 +46,10 @@ pub enum Command {
     /// Compare each preset that models a real allocator (glibc-like, mimalloc-like,
     /// jemalloc-like) with that allocator on the same workloads: peak and end memory.
     Fidelity(FidelityArgs),
+    /// Run one configuration at each value of one numeric parameter (or a grid of two)
+    /// and report every metric per value.
+    #[command(after_help = SWEEP_EXAMPLES)]
+    Sweep(SweepArgs),
     /// The child process of `baseline`: one allocator, the resolved workload as JSON.
     #[command(hide = true)]
     BaselineChild(ChildArgs),
@@ -161,9 +166,50 @@ pub struct LinkArgs {
     /// For a trace file: the page skips bad lines and events, as `run --lenient` does.
     #[arg(long)]
     pub lenient: bool,
+    /// A link to the page's sweep mode: the one --policy at each value of --vary.
+    #[arg(long, requires = "vary", conflicts_with_all = ["scenario", "link"])]
+    pub sweep: bool,
+    /// With --sweep: a parameter and its values, as `heaplab sweep --vary` takes them.
+    /// Give it twice for a grid.
+    #[arg(long, value_name = "KEY=VALUES", requires = "sweep")]
+    pub vary: Vec<String>,
     /// The page's address the link starts with.
     #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8000/")]
     pub base_url: String,
+}
+
+const LINK_EXAMPLES: &str = "Examples:
+  heaplab link -w churn -p glibc-like -p mimalloc-like --scale 0.1
+  heaplab link --sweep -p bump --vary slab_size=4K..1M -w churn
+  heaplab link --scenario jit-arenas";
+
+const SWEEP_EXAMPLES: &str = "Examples:
+  heaplab sweep --policy bump --vary slab_size=4K..1M --workload churn --scale 0.01
+  heaplab sweep -p size-class --vary page_size=4K,16K,64K --vary scale=0.01..0.03:0.01 -w churn --json
+  heaplab sweep -p buddy --vary min_block=16..256 -w cfrac --scale 0.05 --metric page_ops --plot sweep.svg";
+
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// The configuration to sweep: one --policy and a workload, or a --link to the page's
+    /// sweep mode.
+    #[command(flatten)]
+    pub input: RunInputArgs,
+    /// A parameter of the policy or the workload and its values: `slab_size=4K..1M`
+    /// (doublings), `slab_size=4K,16K,64K` (a list) or `scale=0.1..0.5:0.1` (steps).
+    /// Give it twice for a grid.
+    #[arg(long, value_name = "KEY=VALUES")]
+    pub vary: Vec<String>,
+    /// A metric to plot (a `--json` field, e.g. page_ops). Repeatable; the first is the
+    /// sweep's own [default: peak_resident_bytes].
+    #[arg(long, value_name = "KEY")]
+    pub metric: Vec<String>,
+    /// Print the sweep as JSON: the object the page's sweep mode keeps in
+    /// `window.heaplabSweep`.
+    #[arg(long)]
+    pub json: bool,
+    /// Also draw each chosen metric against the parameter to this file: `.svg` or `.png`.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -32,6 +32,7 @@ fn main() -> ExitCode {
         Command::Record(a) => cmd::record::run(a),
         Command::Baseline(a) => cmd::baseline::run(a),
         Command::Fidelity(a) => cmd::fidelity::run(a),
+        Command::Sweep(a) => cmd::sweep::run(a),
         Command::BaselineChild(a) => cmd::baseline::child(a),
     };
     match result {

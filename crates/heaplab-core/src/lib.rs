@@ -36,5 +36,6 @@ pub mod series;
 pub mod simulate;
 mod small_map;
 pub mod stats;
+pub mod sweep;
 pub mod trace;
 pub mod workload;

@@ -12,6 +12,7 @@ mod convert;
 mod export;
 mod format;
 mod links;
+mod sweep;
 
 use heaplab_core::config::RunConfig;
 use heaplab_core::series::Series;

@@ -17,6 +17,10 @@ pub fn run(args: LinkArgs) -> Result<(), CliError> {
             scenario: Some(id.clone()),
             ..LinkState::default()
         }
+    } else if args.sweep {
+        input::sweep::from_flags(&args.input, &args.vary, None)?
+            .link_state()
+            .map_err(|e| CliError::input(e.message))?
     } else if let Some(url) = &args.input.link {
         // An older link comes out in today's form.
         link::decode(url).map_err(|e| CliError::input(e.message))?

@@ -18,3 +18,4 @@ pub mod list;
 pub mod record;
 pub mod run;
 pub mod scenario;
+pub mod sweep;

@@ -8,6 +8,7 @@
 //! - `sets`: `KEY=VALUE` settings (`--set`, `--wset`, `--seed`, `--scale`) parsed by
 //!   each parameter's spec.
 //! - `link`: a page link's configs, and the trace it names or carries.
+//! - `sweep`: a sweep from a configuration's flags and `--vary` settings.
 //! - `run`: `run_one`, one config run in this process, a trace streamed from its file.
 //!
 //! Nothing here prints; errors are `CliError`s that name the flag or file at fault.
@@ -17,6 +18,7 @@ pub mod link;
 mod policy;
 mod run;
 mod sets;
+pub mod sweep;
 mod workload;
 
 pub use config::configs;

@@ -16,6 +16,7 @@ mod json;
 pub mod plot;
 pub mod runs;
 pub mod scenario;
+pub mod sweep;
 mod table;
 
 use std::fs::File;

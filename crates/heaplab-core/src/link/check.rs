@@ -128,6 +128,31 @@ fn check_sweep(state: &LinkState, sweep: &super::SweepView) -> Result<(), LinkEr
                 ))
             })?;
     }
+    if let Some(then) = &sweep.then {
+        if then.values.is_empty() || then.values.len() > MAX_SWEEP_VALUES {
+            return Err(LinkError::new(format!(
+                "view.sweep.then.values: {} values; a sweep runs 1 to {MAX_SWEEP_VALUES}",
+                then.values.len()
+            )));
+        }
+        let axis = super::SweepView {
+            param: then.param.clone(),
+            values: then.values.clone(),
+            then: None,
+            ..sweep.clone()
+        };
+        for (k, value) in then.values.iter().enumerate() {
+            state
+                .with_sweep_value(&axis, value)
+                .run_configs(2)
+                .map_err(|e| {
+                    LinkError::new(format!(
+                        "view.sweep.then.values[{k}]: {}",
+                        e.message.trim_start_matches("link: ")
+                    ))
+                })?;
+        }
+    }
     Ok(())
 }
 

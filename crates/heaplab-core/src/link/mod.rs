@@ -189,6 +189,17 @@ pub struct SweepView {
     /// A metric's key (see [`crate::metrics::METRICS`]).
     #[serde(default = "default_sweep_metric")]
     pub metric: String,
+    /// A second parameter, for a grid: every value of `param` runs with every one of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub then: Option<SweepAxis>,
+}
+
+/// The second parameter of a grid sweep and its values.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepAxis {
+    pub param: String,
+    pub values: Vec<Value>,
 }
 
 fn default_sweep_metric() -> String {

@@ -1,0 +1,63 @@
+//! `heaplab sweep` runs one configuration at each value of one or two numeric parameters
+//! and reports every metric per value: the core's `Sweep` lists the points, they run in
+//! parallel on every core (rayon, results kept in the points' order, so the output is the
+//! same whatever the number of cores), and the core assembles the report the page's sweep
+//! mode builds from the same points.
+
+use heaplab_core::link;
+use heaplab_core::sweep::Sweep;
+use heaplab_core::trace::ImportOptions;
+use rayon::prelude::*;
+use serde_json::Value;
+
+use crate::cli::SweepArgs;
+use crate::error::CliError;
+use crate::input;
+use crate::output;
+
+pub fn run(args: SweepArgs) -> Result<(), CliError> {
+    if let Some(path) = &args.plot {
+        output::plot::check_path(path)?;
+    }
+    // A misspelt --metric is named as such before anything runs.
+    output::sweep::metrics(&args.metric, "peak_resident_bytes")?;
+    let sweep = match &args.input.link {
+        Some(url) => {
+            if !args.vary.is_empty() {
+                return Err(CliError::input(
+                    "--vary: a link names its own sweep; give --link or --vary, not both",
+                ));
+            }
+            let state = link::decode(url).map_err(|e| CliError::input(e.message))?;
+            Sweep::from_link(&state).map_err(|e| CliError::input(e.message))?
+        }
+        None => input::sweep::from_flags(&args.input, &args.vary, args.metric.first())?,
+    };
+    let metrics = output::sweep::metrics(&args.metric, &sweep.metric)?;
+    let reports = run_points(&sweep)?;
+    let report = sweep.report(&reports).map_err(CliError::failed)?;
+    if let Some(path) = &args.plot {
+        output::sweep::write_plot(path, &report, &metrics)?;
+    }
+    if args.json {
+        output::print_json(&report)
+    } else {
+        output::sweep::print(&report);
+        Ok(())
+    }
+}
+
+/// Runs every point on the cores rayon has, each report as its `--json` object.
+/// `collect` keeps the points' order, and each run is deterministic, so the reports do
+/// not depend on how many threads ran them.
+fn run_points(sweep: &Sweep) -> Result<Vec<Value>, CliError> {
+    let options = ImportOptions::default();
+    sweep
+        .points
+        .par_iter()
+        .map(|point| {
+            let out = input::run_one(&point.config, &options)?;
+            serde_json::to_value(out.json()).map_err(|e| CliError::failed(e.to_string()))
+        })
+        .collect()
+}

@@ -1,0 +1,182 @@
+//! `heaplab sweep`: the same output on one core as on two, the figures of each point those
+//! of `run --json` at that value, a link's sweep equal to the core's report built from the
+//! page's runs, and bad `--vary` values refused with exit code 2 and the parameter named.
+
+mod common;
+
+use std::process::Command;
+
+use common::{heaplab, json_of};
+use heaplab_core::sweep::Sweep;
+use serde_json::Value;
+
+const SWEEP: &[&str] = &[
+    "sweep",
+    "-p",
+    "bump",
+    "--vary",
+    "slab_size=4K..64K",
+    "--vary",
+    "scale=0.002,0.004",
+    "-w",
+    "churn",
+];
+
+fn on_threads(threads: &str, extra: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_heaplab"))
+        .args(SWEEP)
+        .args(extra)
+        .env("RAYON_NUM_THREADS", threads)
+        .output()
+        .expect("heaplab runs")
+}
+
+#[test]
+fn one_core_and_two_print_the_same() {
+    for extra in [&[][..], &["--json"][..]] {
+        let one = on_threads("1", extra);
+        let two = on_threads("2", extra);
+        assert!(
+            one.status.success(),
+            "{}",
+            String::from_utf8_lossy(&one.stderr)
+        );
+        assert_eq!(one.stdout, two.stdout);
+    }
+}
+
+#[test]
+fn each_point_is_the_run_at_its_values() {
+    let mut args = SWEEP.to_vec();
+    args.push("--json");
+    let sweep = json_of(&heaplab(&args));
+    let points = sweep["points"].as_array().unwrap();
+    assert_eq!(points.len(), 10);
+    assert_eq!(sweep["params"][0]["size"], true);
+    assert_eq!(sweep["params"][1]["target"], "workload");
+    let point = &points[7];
+    assert_eq!(point["values"], serde_json::json!([32768, 0.004]));
+    let run = json_of(&heaplab(&[
+        "run",
+        "-p",
+        "bump:slab_size=32K",
+        "-w",
+        "churn",
+        "--scale",
+        "0.004",
+        "--json",
+    ]));
+    for (key, value) in point["metrics"].as_object().unwrap() {
+        assert_eq!(&run[0][key], value, "{key}");
+    }
+}
+
+/// What the page does with a link, here natively: `Sweep::from_link` gives the points, each
+/// runs, and the report built from their results equals `heaplab sweep --link --json`.
+#[test]
+fn a_link_sweeps_as_the_page_builds_it() {
+    let out = heaplab(&[
+        "link",
+        "--sweep",
+        "-p",
+        "size-class",
+        "--vary",
+        "page_size=4K,16K,64K",
+        "-w",
+        "churn",
+        "--scale",
+        "0.002",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let url = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    let printed = json_of(&heaplab(&["sweep", "--link", &url, "--json"]));
+    let state = heaplab_core::link::decode(&url).unwrap();
+    let sweep = Sweep::from_link(&state).unwrap();
+    let reports: Vec<Value> = sweep
+        .points
+        .iter()
+        .map(|p| {
+            let out = heaplab_core::run::run(&p.config).unwrap();
+            serde_json::json!({"report": out.json()})
+        })
+        .collect();
+    let built = serde_json::to_value(sweep.report(&reports).unwrap()).unwrap();
+    assert_eq!(printed, built);
+    assert_eq!(printed["points"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn bad_values_name_the_parameter() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--vary", "slab_size=8..64"],
+            "--vary slab_size: 8 is outside",
+        ),
+        (&["--vary", "slab=4K..8K"], "slab is a parameter of neither"),
+        (&["--vary", "growth=4"], "not numeric"),
+        (&["--vary", "slab_size"], "expected KEY=VALUES"),
+        (&[], "--vary: give one parameter"),
+    ];
+    for (extra, wanted) in cases {
+        let mut args = vec!["sweep", "-p", "bump", "-w", "churn"];
+        args.extend_from_slice(extra);
+        let out = heaplab(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(wanted), "{args:?}: {err}");
+    }
+    let out = heaplab(&[
+        "sweep",
+        "-p",
+        "bump",
+        "-w",
+        "churn",
+        "--vary",
+        "slab_size=4K",
+        "--metric",
+        "speed",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--metric speed"));
+}
+
+/// The table and the plot of a small fixed sweep, as snapshots (`UPDATE_EXPECT=1`
+/// rewrites them).
+#[test]
+fn a_small_sweep_prints_and_draws_as_before() {
+    let dir = std::env::temp_dir().join(format!("heaplab-sweep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let plot = dir.join("sweep.svg");
+    let out = heaplab(&[
+        "sweep",
+        "-p",
+        "bump",
+        "--vary",
+        "slab_size=4K,16K,64K",
+        "--vary",
+        "scale=0.001,0.002",
+        "-w",
+        "churn",
+        "--metric",
+        "peak_committed_bytes",
+        "--metric",
+        "page_ops",
+        "--plot",
+        plot.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    expect_test::expect_file!["snapshots/sweep-table.txt"]
+        .assert_eq(&String::from_utf8(out.stdout).unwrap());
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(svg.contains("page_ops") || svg.contains("All page calls"));
+    expect_test::expect_file!["snapshots/sweep.svg"].assert_eq(&svg);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
