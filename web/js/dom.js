@@ -28,7 +28,10 @@ export function isRunning() {
 }
 
 export function setStatus(text) {
-  $('#status').textContent = text;
+  const status = $('#status');
+  status.textContent = text;
+  // The line is cut to one line; the whole of it is on hover.
+  status.title = text;
 }
 
 export function showError(message) {

@@ -88,7 +88,7 @@ function scheduleAutoRun() {
   }
   const small = lastRun && lastRun.key === workloadKey(form.configs) && lastRun.events <= AUTO_RUN_EVENTS;
   if (!small) {
-    if (lastRun) setStatus('Changed: press Run (auto-run waits for Run when the workload changes or is large).');
+    if (lastRun) setStatus('Changed: press Run (auto-run waits when the workload changes or is large).');
     return;
   }
   autoTimer = setTimeout(restart, AUTO_RUN_DELAY_MS);

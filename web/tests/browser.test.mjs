@@ -8,7 +8,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -752,10 +752,8 @@ describe('heaplab page', () => {
     assert.equal(await ranOnOpen(page), 'done', await errorText(page));
     assert.deepStrictEqual(await page.evaluate(() => window.heaplabResults), cli);
     assert.equal(await page.isVisible('#results'), true, 'the results are not shown');
-    assert.match(await page.textContent('#status'), /^Ran 1 policy\./);
+    assert.match(await page.textContent('#status'), /^Ran 1 configuration, /);
     assert.equal(page.url(), link, 'opening the link changed the address');
-    // The page scrolls to the results the link opened to.
-    await page.waitForFunction(() => document.querySelector('#config .actions').getBoundingClientRect().top < 10);
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.screenshot({ path: path.join(RESULTS_DIR, 'link-opened-to-results.png') });
 
@@ -871,6 +869,180 @@ describe('heaplab page', () => {
     assert.equal(await clickRun(page), 'done', await errorText(page));
     assert.equal((await results(page)).reports[0].config.policy.params.slab_size, 16384);
     await page.screenshot({ path: path.join(RESULTS_DIR, 'parser-message.png'), fullPage: true });
+    normalRunProblems.push(...problems);
+    await page.close();
+  });
+
+  it('keeps Run, the chart and the first configuration in view at 1280x800', async () => {
+    const { page, problems } = await openPage();
+    await page.setViewportSize({ width: 1280, height: 800 });
+    assert.equal(await ranOnOpen(page), 'done', await errorText(page));
+    const inView = (selector) =>
+      page.$eval(selector, (element) => {
+        const box = element.getBoundingClientRect();
+        return box.top >= 0 && box.left >= 0 && box.bottom <= window.innerHeight && box.right <= window.innerWidth && box.height > 0;
+      });
+    for (const selector of ['#run', '#chart', '.policy .param']) {
+      assert.ok(await inView(selector), `${selector} is not in view at 1280x800 without scrolling`);
+    }
+    // A parameter's documentation is one "?" away, not printed in full.
+    assert.equal(await page.isVisible('.policy .param-doc'), false);
+    await page.click('.policy .param .help');
+    assert.equal(await page.isVisible('.policy .param-doc'), true);
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'layout-1280x800.png') });
+    normalRunProblems.push(...problems);
+    await page.close();
+  });
+
+  it('reruns by itself when a size slider moves, with the numbers the CLI gives', async () => {
+    const { page, problems } = await openPage();
+    assert.equal(await ranOnOpen(page), 'done', await errorText(page));
+    await page.selectOption('.policy select.family', 'bump');
+    await page.waitForFunction(() => window.heaplabResults?.[0]?.config.policy.family === 'bump', null, { timeout: RUN_TIMEOUT_MS });
+    const before = await page.evaluate(() => window.heaplabResults[0]);
+    await page.evaluate(() => {
+      document.body.dataset.state = 'before-slide';
+    });
+    // Two stops up from 4 KiB: 16 KiB.
+    const slider = page.locator('.policy label:has([data-param="slab_size"]) input.pow2');
+    await slider.fill(String(Number(await slider.inputValue()) + 2));
+    assert.equal(await page.inputValue('.policy [data-param="slab_size"]'), '16KiB');
+    assert.ok(await page.locator('.policy label.changed:has([data-param="slab_size"])').count(), 'the changed value is not marked');
+    await page.waitForFunction(() => document.body.dataset.state === 'done', null, { timeout: RUN_TIMEOUT_MS });
+    const { reports, configs } = await results(page);
+    assert.equal(reports[0].config.policy.params.slab_size, 16384);
+    assert.notDeepEqual(summaryFields(reports[0]), summaryFields(before), 'the numbers did not change');
+    const configFile = path.join(scratch, 'slider.json');
+    await writeFile(configFile, JSON.stringify(configs[0]));
+    const [cli] = await heaplabJson(['run', '--config', configFile, '--json']);
+    assert.deepStrictEqual(summaryFields(reports[0]), summaryFields(cli));
+    // The reset puts the preset's or family's value back, and the page reruns again.
+    await page.click('.policy label:has([data-param="slab_size"]) .reset');
+    await page.waitForFunction(() => window.heaplabResults?.[0]?.config.policy.params.slab_size === 4096, null, { timeout: RUN_TIMEOUT_MS });
+    normalRunProblems.push(...problems);
+    await page.close();
+  });
+
+  it('duplicates a configuration, compares one knob against the baseline, and a copied link keeps the view', async () => {
+    const { page, problems } = await openPage();
+    assert.equal(await ranOnOpen(page), 'done', await errorText(page));
+    await page.selectOption('.policy select.family', 'preset:glibc-like');
+    await page.click('.policy .duplicate-policy');
+    await page.fill('.policy:nth-of-type(2) [data-param="trim_threshold"]', '1MiB');
+    await page.waitForFunction(
+      () => window.heaplabResults?.length === 2 && window.heaplabResults[1].config.policy.params.trim_threshold === 1048576,
+      null,
+      { timeout: RUN_TIMEOUT_MS },
+    );
+    const { reports } = await results(page);
+    const differing = Object.keys(reports[0].config.policy.params).filter(
+      (name) => reports[0].config.policy.params[name] !== reports[1].config.policy.params[name],
+    );
+    assert.deepEqual(differing, ['trim_threshold']);
+    // MallocBench's marks, from the core's formatter: B against A.
+    const deltas = await page.$$eval('#summary .delta', (marks) => marks.map((mark) => mark.textContent));
+    for (const delta of deltas) assert.match(delta, /^[!^] \d+\.\d\dx (smaller|bigger|higher|lower)$|^[!^] (none|from none)$/);
+    assert.match(await page.textContent('#summary thead'), /\(baseline\)/);
+
+    await page.selectOption('#baseline', '1');
+    assert.match(await page.textContent('#summary thead th:nth-child(3)'), /\(baseline\)/);
+    await page.click('#copy-link');
+    const link = await page.evaluate(() => window.heaplabLink);
+    assert.ok(link.includes('#2.'), `not a link: ${link}`);
+    const reopened = await openPage(link);
+    assert.equal(await ranOnOpen(reopened.page), 'done', await errorText(reopened.page));
+    assert.deepStrictEqual(await reopened.page.evaluate(() => window.heaplabResults), reports);
+    assert.equal(await reopened.page.inputValue('#baseline'), '1');
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'duplicate-and-baseline.png') });
+    normalRunProblems.push(...problems, ...reopened.problems);
+    await reopened.page.close();
+    await page.close();
+  });
+
+  it('cancels a long run and keeps the results shown before', async () => {
+    const { page, problems } = await openPage();
+    assert.equal(await ranOnOpen(page), 'done', await errorText(page));
+    const before = await page.evaluate(() => window.heaplabResults);
+    await page.selectOption('#workload', 'tree_churn');
+    await page.fill('.workload [data-param="scale"]', '1');
+    await page.click('#run');
+    await page.waitForFunction(() => document.body.dataset.state === 'running');
+    assert.equal(await page.isVisible('#progress'), true, 'no progress bar during the run');
+    await page.click('#cancel');
+    await page.waitForFunction(() => document.body.dataset.state === 'done', null, { timeout: RUN_TIMEOUT_MS });
+    assert.match(await page.textContent('#status'), /Cancelled/);
+    assert.deepStrictEqual(await page.evaluate(() => window.heaplabResults), before);
+    // The page stays usable: a small run afterwards goes through.
+    await page.fill('.workload [data-param="scale"]', '0.01');
+    assert.equal(await clickRun(page), 'done', await errorText(page));
+    normalRunProblems.push(...problems);
+    await page.close();
+  });
+
+  it('runs a trace dropped on the page as the CLI runs the file', async () => {
+    const { page, problems } = await openPage();
+    assert.equal(await ranOnOpen(page), 'done', await errorText(page));
+    const text = 'a 1 100\na 2 5000\nf 1\nr 2 9000\na 3 64\nf 2\nf 3\n';
+    const file = path.join(scratch, 'dropped.trace');
+    await writeFile(file, text);
+    const dataTransfer = await page.evaluateHandle((content) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([content], 'dropped.trace'));
+      return transfer;
+    }, text);
+    await page.evaluate(() => {
+      document.body.dataset.state = 'before-drop';
+    });
+    await page.dispatchEvent('body', 'dragenter', { dataTransfer });
+    await page.dispatchEvent('body', 'drop', { dataTransfer });
+    await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, { timeout: RUN_TIMEOUT_MS });
+    assert.equal(await page.evaluate(() => document.body.dataset.state), 'done', await errorText(page));
+    assert.equal(await page.inputValue('#workload'), 'trace');
+    const { reports } = await results(page);
+    const policy = reports[0].config.policy;
+    const cli = await heaplabJson(['run', '-w', file, '-p', policy.preset ?? policy.family, '--json']);
+    assert.deepStrictEqual(summaryFields(reports[0]), summaryFields(cli[0]));
+    assert.equal(await page.isVisible('#drop-zone'), false);
+    normalRunProblems.push(...problems);
+    await page.close();
+  });
+
+  it('exports the summary, the series and the chart, each a file that parses', async () => {
+    const { page, problems } = await openPage();
+    assert.equal(await ranOnOpen(page), 'done', await errorText(page));
+    await page.click('#add-policy');
+    assert.equal(await clickRun(page), 'done', await errorText(page));
+    const { reports } = await results(page);
+    const save = async (kind) => {
+      await page.click('#export summary');
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click(`[data-export="${kind}"]`)]);
+      const where = path.join(scratch, `export-${kind}`);
+      await download.saveAs(where);
+      return { name: download.suggestedFilename(), bytes: await readFile(where) };
+    };
+    const csv = await save('summary-csv');
+    assert.equal(csv.name, 'heaplab-summary.csv');
+    const [header, ...rows] = csv.bytes.toString().trim().split('\n');
+    const columns = header.split(',');
+    assert.equal(columns[0], 'configuration');
+    assert.equal(rows.length, reports.length);
+    for (const [index, row] of rows.entries()) {
+      const cells = row.split(',');
+      for (const key of ['events', 'peak_resident_bytes', 'page_ops']) {
+        assert.equal(Number(cells[columns.indexOf(key)]), reports[index][key], `${key} of row ${index}`);
+      }
+    }
+    const json = await save('summary-json');
+    assert.deepStrictEqual(JSON.parse(json.bytes.toString()), reports);
+    const series = await save('series-csv');
+    const seriesRows = series.bytes.toString().trim().split('\n');
+    assert.equal(seriesRows[0], 'configuration,event,live_bytes,committed_bytes,resident_bytes');
+    assert.ok(seriesRows.length > 10, 'the series CSV is nearly empty');
+    const svg = await save('chart-svg');
+    assert.match(svg.bytes.toString(), /^<svg[\s\S]*<\/svg>\s*$/);
+    const png = await save('chart-png');
+    assert.deepEqual([...png.bytes.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
     normalRunProblems.push(...problems);
     await page.close();
   });
