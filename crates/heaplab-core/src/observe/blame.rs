@@ -60,11 +60,7 @@ pub fn blame(map: &HeapMap) -> Blame {
         let mut given = 0;
         for b in &page.blocks {
             let bytes_here = (b.addr + b.size).min(page.addr + ps) - b.addr.max(page.addr);
-            let share = if on_page == 0 {
-                0
-            } else {
-                free * bytes_here / on_page
-            };
+            let share = (free * bytes_here).checked_div(on_page).unwrap_or(0);
             given += share;
             per_block.entry(b.id).or_insert_with(|| (b.clone(), 0)).1 += share;
         }
