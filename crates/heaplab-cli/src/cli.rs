@@ -20,6 +20,10 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Explain, event by event, what a policy decided and why.
+    Explain(ExplainArgs),
+    /// Which live blocks keep resident memory that is not live, at an event.
+    Blame(BlameArgs),
     /// Run a workload through one or more policies and report memory and page operations.
     Run(RunArgs),
     /// List the policy families and their parameters.
@@ -385,4 +389,42 @@ mod tests {
         assert_eq!(run.input.seed.as_deref(), Some("-3"));
         assert!(run.json);
     }
+}
+
+/// `heaplab explain`: a workload or trace through one policy, one line per event.
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    #[command(flatten)]
+    pub input: RunInputArgs,
+    /// The first event to explain (1-based).
+    #[arg(long, default_value_t = 1)]
+    pub from: usize,
+    /// The last event to explain (included; the end when not given).
+    #[arg(long)]
+    pub to: Option<usize>,
+    /// Print the steps with their structured decisions as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// For a trace file: skip bad lines and events.
+    #[arg(long)]
+    pub lenient: bool,
+}
+
+/// `heaplab blame`: resident bytes split into live, pinned and kept by the policy.
+#[derive(Debug, Args)]
+pub struct BlameArgs {
+    #[command(flatten)]
+    pub input: RunInputArgs,
+    /// The event to blame at: a number (1-based), `peak` or `end`.
+    #[arg(long, default_value = "end")]
+    pub at: String,
+    /// How many pinning blocks the table lists.
+    #[arg(long, default_value_t = 10)]
+    pub top: usize,
+    /// Print the totals and groups as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// For a trace file: skip bad lines and events.
+    #[arg(long)]
+    pub lenient: bool,
 }

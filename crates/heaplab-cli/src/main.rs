@@ -22,6 +22,8 @@ fn main() -> ExitCode {
     die_quietly_on_closed_pipe();
     let result = match Cli::parse().command {
         Command::Run(a) => cmd::run::run(a),
+        Command::Explain(a) => cmd::explain::run(a),
+        Command::Blame(a) => cmd::blame::run(a),
         Command::Link(a) => cmd::link::run(a),
         Command::Policies(a) => cmd::list::policies(a),
         Command::Workloads(a) => cmd::list::workloads(a),

@@ -17,11 +17,13 @@
 
 pub mod catalog;
 pub mod config;
+pub mod decision;
 pub mod event;
 pub mod format;
 pub mod link;
 mod live;
 pub mod metrics;
+pub mod observe;
 mod page_dir;
 pub mod pages;
 pub mod params;

@@ -452,6 +452,33 @@ impl<P: PageProvider> Pages<P> {
         (addr >> self.shift, ((addr + bytes - 1) >> self.shift) + 1)
     }
 
+    /// Hands a policy's decision to the provider (see [`PageProvider::note`]): nothing
+    /// unless the provider watches.
+    #[inline(always)]
+    pub fn note<F: FnOnce() -> crate::decision::Decision>(&mut self, decision: F) {
+        self.provider.note(decision);
+    }
+
+    /// The reservations held, released ones a provider kept included, as (start, bytes)
+    /// in address order: the address space a heap map draws.
+    pub fn reservations(&self) -> Vec<(Addr, u64)> {
+        let mut all: Vec<(Addr, u64)> = self
+            .reservations
+            .iter()
+            .chain(self.retained.iter())
+            .map(|(&a, &n)| (a, n))
+            .collect();
+        all.sort_unstable();
+        all
+    }
+
+    /// Whether page number `page` (an address shifted by the page size) is committed and
+    /// whether it is resident.
+    pub fn page_flags(&self, page: u64) -> (bool, bool) {
+        let s = self.state(page);
+        (s & COMMITTED != 0, s & RESIDENT != 0)
+    }
+
     #[inline]
     fn state(&self, page: u64) -> u8 {
         self.dir.get(page)

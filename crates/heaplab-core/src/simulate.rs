@@ -191,6 +191,11 @@ impl<P: PageProvider> Simulation<P> {
         self.books.live.iter()
     }
 
+    /// The live block `id`, if it is live.
+    pub fn block(&self, id: BlockId) -> Option<Block> {
+        self.books.live.get(id)
+    }
+
     pub fn live_bytes(&self) -> u64 {
         self.books.live_bytes.current
     }

@@ -10,7 +10,9 @@
 //! call each other: what two of them share lives in `input`, `output` or `child`.
 
 pub mod baseline;
+pub mod blame;
 pub mod convert;
+pub mod explain;
 pub mod export;
 pub mod fidelity;
 pub mod link;

@@ -14,6 +14,7 @@
 //! Nothing here prints; errors are `CliError`s that name the flag or file at fault.
 
 mod config;
+mod events;
 pub mod link;
 mod policy;
 mod run;
@@ -22,6 +23,7 @@ pub mod sweep;
 mod workload;
 
 pub use config::configs;
+pub use events::one_config_events;
 pub use run::{run_bytes, run_one};
 pub use sets::{apply_sets, workload_sets};
 pub use workload::{builtin_workload, is_trace_arg};

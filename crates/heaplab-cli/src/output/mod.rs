@@ -10,6 +10,7 @@
 //! Output takes results and prints them; it decides nothing about what runs.
 
 pub mod baseline;
+mod blame;
 pub mod catalog;
 pub mod fidelity;
 mod json;
@@ -28,6 +29,7 @@ use serde_json::Value;
 
 use crate::error::CliError;
 
+pub use blame::print_blame;
 pub use json::{print_json, write_series};
 
 /// A run's label in tables, charts and the `--series` file: the preset's or family's id

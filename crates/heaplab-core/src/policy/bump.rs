@@ -218,9 +218,19 @@ impl Bump {
         if self.pages_backing {
             let len = mem.round_up(len);
             let addr = mem.map(len, mem.page_size())?;
+            mem.note(|| crate::decision::Decision::NewRegion {
+                what: "slab",
+                addr,
+                bytes: len,
+            });
             Ok(Slab { addr, len })
         } else {
             let addr = self.heap.alloc(mem, len, 16, None, 0)?;
+            mem.note(|| crate::decision::Decision::NewRegion {
+                what: "slab",
+                addr,
+                bytes: len,
+            });
             Ok(Slab { addr, len })
         }
     }
@@ -231,6 +241,9 @@ impl Bump {
         slab: Slab,
     ) -> Result<(), AllocError> {
         if self.pages_backing {
+            mem.note(|| crate::decision::Decision::Reason {
+                why: "the arena's slab goes back",
+            });
             mem.release(slab.addr, slab.len)?;
             Ok(())
         } else {
@@ -257,6 +270,9 @@ impl Bump {
     ) -> Result<Addr, AllocError> {
         let padded = size + align - 1;
         if padded > self.custom_threshold {
+            mem.note(|| crate::decision::Decision::Reason {
+                why: "above custom_threshold: a slab of its own",
+            });
             let slab = self.get_slab(mem, padded)?;
             self.arena_entry(key).custom.push(slab);
             return Ok(slab.addr.next_multiple_of(align));

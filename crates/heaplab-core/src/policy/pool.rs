@@ -179,6 +179,12 @@ impl Pool {
         let start = self
             .heap
             .alloc(mem, self.chunk_bytes, self.block_align, None, 0)?;
+        let bytes = self.chunk_bytes;
+        mem.note(|| crate::decision::Decision::NewRegion {
+            what: "chunk",
+            addr: start,
+            bytes,
+        });
         self.chunks.insert(start, Chunk::default());
         self.partial.insert(start);
         let c = &mut self.counters;
@@ -196,7 +202,13 @@ impl Pool {
         };
         let chunk = self.chunks.get_mut(&start).expect("partial chunks exist");
         let addr = match chunk.free.pop() {
-            Some(a) => a,
+            Some(a) => {
+                mem.note(|| crate::decision::Decision::CacheHit {
+                    cache: "pool free list",
+                    addr: a,
+                });
+                a
+            }
             None => {
                 let a = start + chunk.carved * self.block_size;
                 chunk.carved += 1;

@@ -10,6 +10,8 @@ pub use sim::{SimMode, SimProvider};
 
 use std::fmt;
 
+use crate::decision::Decision;
+
 /// A simulated or real address. Addresses are plain integers so the same policy code runs
 /// over simulated space and over real mappings.
 pub type Addr = u64;
@@ -109,5 +111,14 @@ pub trait PageProvider {
     fn verify(&self, addr: Addr, bytes: u64) -> Result<(), ProviderError> {
         let _ = (addr, bytes);
         Ok(())
+    }
+
+    /// Takes a policy's account of a decision, for teaching mode. Only the watching
+    /// provider of [`crate::observe`] keeps it; every other provider ignores it without
+    /// calling `decision`, so with the observer off the call compiles to nothing (it is
+    /// generic over the provider, not a `dyn` call or a flag tested per event).
+    #[inline(always)]
+    fn note<F: FnOnce() -> Decision>(&mut self, decision: F) {
+        let _ = decision;
     }
 }

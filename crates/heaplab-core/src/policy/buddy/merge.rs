@@ -73,6 +73,9 @@ impl Buddy {
             // mark there is nothing to give back.
             let fresh = self.fresh_from[self.slot_of(block)];
             if block < fresh {
+                mem.note(|| crate::decision::Decision::Reason {
+                    why: "a free block at or above decommit_from gives its pages back",
+                });
                 mem.decommit_committed(block, size.min(fresh - block))?;
             }
         } else {
@@ -105,6 +108,12 @@ impl Buddy {
             start &= !(1 << k);
             block &= !self.size_of(k);
             k += 1;
+            let size = self.size_of(k);
+            mem.note(|| crate::decision::Decision::Coalesce {
+                with: "buddy",
+                addr: block,
+                size,
+            });
             if k >= self.max_order || !self.free_set(k).contains((start >> k) ^ 1) {
                 return self.put_free(mem, start, block, k);
             }

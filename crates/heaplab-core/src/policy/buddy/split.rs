@@ -29,6 +29,11 @@ impl Buddy {
         let start = index << k;
         let slot = start >> self.max_order;
         let block = self.address(slot, start, 0);
+        mem.note(|| crate::decision::Decision::Search {
+            structure: "order",
+            index: u64::from(k),
+            found: Some(block),
+        });
         self.commit_block(mem, slot, start, block, self.size_of(k))?;
         if self.free_set_mut(k).take_first() {
             self.nonempty &= !(1 << k);
@@ -58,6 +63,19 @@ impl Buddy {
         let start = index << from;
         let slot = start >> self.max_order;
         let block = self.address(slot, start, 0);
+        let (whole, taken) = (self.size_of(from), self.size_of(k));
+        mem.note(|| crate::decision::Decision::Search {
+            structure: "order",
+            index: u64::from(k),
+            found: None,
+        });
+        mem.note(|| crate::decision::Decision::Split {
+            from: "larger buddy block",
+            addr: block,
+            size: whole,
+            taken,
+            rest: whole - taken,
+        });
         // Commit first: the block keeps the address of the block it is split from, so a
         // refusal leaves the free lists as they were.
         self.commit_block(mem, slot, start, block, self.size_of(k))?;
@@ -114,6 +132,7 @@ impl Buddy {
         let end = (block + bytes).next_multiple_of(mem.page_size());
         let fresh = &mut self.fresh_from[slot];
         *fresh = (*fresh).max(end);
+        mem.note(|| crate::decision::Decision::Reason { why: "first use" });
         mem.commit_missing(block, bytes)
     }
 
@@ -133,6 +152,12 @@ impl Buddy {
             )));
         }
         let base = mem.reserve(self.arena_size, self.arena_size)?;
+        let bytes = self.arena_size;
+        mem.note(|| crate::decision::Decision::NewRegion {
+            what: "arena",
+            addr: base,
+            bytes,
+        });
         let slot = self.arenas.partition_point(|&a| a < base);
         // A provider that cannot release hands back memory it kept, whose pages may still
         // be committed; then nothing is known of the arena's pages.

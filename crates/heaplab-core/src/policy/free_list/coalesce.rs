@@ -16,10 +16,23 @@ impl FreeList {
         mem: &mut Pages<P>,
         csize: u64,
     ) -> Result<Addr, AllocError> {
+        let index = u64::try_from(self.size_bin(csize)).unwrap_or(u64::MAX);
         if let Some(h) = self.take_fit(csize) {
             let Chunk { addr: c, size, .. } = self.chunks[h];
+            mem.note(|| crate::decision::Decision::Search {
+                structure: "bin",
+                index,
+                found: Some(c),
+            });
             self.ready(mem, c, csize)?;
             if size - csize >= self.min_chunk {
+                mem.note(|| crate::decision::Decision::Split {
+                    from: "free chunk",
+                    addr: c,
+                    size,
+                    taken: csize,
+                    rest: size - csize,
+                });
                 self.split(mem, h, csize)?;
             }
             self.live_chunks += 1;
@@ -28,6 +41,11 @@ impl FreeList {
             mem.write_resident(c, self.header);
             return Ok(c);
         }
+        mem.note(|| crate::decision::Decision::Search {
+            structure: "bin",
+            index,
+            found: None,
+        });
         self.alloc_from_top(mem, csize)
     }
 
@@ -150,6 +168,11 @@ impl FreeList {
             cur = below;
             start = self.chunks[below].addr;
             size += self.chunks[below].size;
+            mem.note(|| crate::decision::Decision::Coalesce {
+                with: "previous",
+                addr: start,
+                size,
+            });
         }
         let above = self.chunks[cur].next;
         if above == NIL {
@@ -161,6 +184,11 @@ impl FreeList {
             if lower != NIL {
                 self.chunks[lower].next = NIL;
             }
+            mem.note(|| crate::decision::Decision::Coalesce {
+                with: "top",
+                addr: start,
+                size: self.segments[seg].committed_end - start,
+            });
             let s = &mut self.segments[seg];
             s.top = start;
             s.last = lower;
@@ -174,8 +202,17 @@ impl FreeList {
         }
         if self.chunks.is_free(above) {
             size += self.absorb_next(cur, above, start);
+            mem.note(|| crate::decision::Decision::Coalesce {
+                with: "next",
+                addr: start,
+                size,
+            });
         }
         self.chunks[cur].size = size;
+        mem.note(|| crate::decision::Decision::Cached {
+            cache: "free chunks",
+            addr: start,
+        });
         self.insert_free(cur);
         // Header and links at the front, the boundary tag at the back. The front is
         // nearly always known resident, so the page map need not be asked: a free chunk's
@@ -201,7 +238,12 @@ impl FreeList {
         }
         match self.release {
             Release::Never => Ok(()),
-            Release::Immediate => self.purge(mem, start, size),
+            Release::Immediate => {
+                mem.note(|| crate::decision::Decision::Reason {
+                    why: "free pages inside a free chunk given back",
+                });
+                self.purge(mem, start, size)
+            }
             Release::Delay => {
                 self.purge_queue
                     .push_back((self.now + self.release_delay, start));

@@ -186,14 +186,20 @@ impl Policy for FreeList {
         check_size(size)?;
         let csize = self.chunk_size(size);
         if self.mmap_threshold > 0 && csize >= self.mmap_threshold {
+            mem.note(|| crate::decision::Decision::Reason {
+                why: "at or above the mmap threshold",
+            });
             return self.alloc_mapped(mem, size, align);
         }
         if align <= self.align {
-            if let Some(h) = self
+            let cached = self
                 .tcache_take(thread, csize)
-                .or_else(|| self.fast_take(csize))
-            {
-                return Ok(self.chunks[h].addr + self.header);
+                .map(|h| (h, "tcache"))
+                .or_else(|| self.fast_take(csize).map(|h| (h, "fast bin")));
+            if let Some((h, cache)) = cached {
+                let addr = self.chunks[h].addr;
+                mem.note(|| crate::decision::Decision::CacheHit { cache, addr });
+                return Ok(addr + self.header);
             }
             if csize >= MIN_LARGE_CHUNK {
                 self.consolidate(mem)?;
@@ -217,6 +223,9 @@ impl Policy for FreeList {
             self.mapped.remove(&block.addr)
         };
         if let Some((base, len)) = mapped {
+            mem.note(|| crate::decision::Decision::Reason {
+                why: "a block mapped on its own goes back whole",
+            });
             mem.release(base, len)?;
             if self.dynamic_mmap_threshold && len > self.mmap_threshold && len <= MMAP_THRESHOLD_MAX
             {
@@ -231,6 +240,9 @@ impl Policy for FreeList {
         if !shifted {
             let cached = self.tcache_put(thread, h, csize);
             if cached || csize <= self.fast_max_chunk {
+                let addr = block.addr - self.header;
+                let cache = if cached { "tcache" } else { "fast bin" };
+                mem.note(|| crate::decision::Decision::Cached { cache, addr });
                 if !cached {
                     let bin = self.size_bin(csize);
                     self.fastbins[bin].push(h);

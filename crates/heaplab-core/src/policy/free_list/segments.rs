@@ -47,6 +47,9 @@ impl FreeList {
         self.ready(mem, from, to.min(s.committed_end).saturating_sub(from))?;
         if to > s.committed_end {
             let want = (to + self.top_pad).next_multiple_of(self.page).min(s.end);
+            mem.note(|| crate::decision::Decision::Reason {
+                why: "first use: the top grows",
+            });
             mem.commit(s.committed_end, want - s.committed_end)?;
             self.segments[seg].committed_end = want;
         }
@@ -71,6 +74,14 @@ impl FreeList {
         let c = seg.top;
         let new_top = c + csize;
         self.extend_into_top(mem, i, c, new_top)?;
+        let top_end = self.segments[i].committed_end;
+        mem.note(|| crate::decision::Decision::Split {
+            from: "top",
+            addr: c,
+            size: top_end - c,
+            taken: csize,
+            rest: top_end.saturating_sub(new_top),
+        });
         let h = self.chunks.add(Chunk {
             addr: c,
             size: csize,
@@ -104,6 +115,11 @@ impl FreeList {
             .segment_size
             .max((pad + csize + self.min_chunk).next_multiple_of(self.page));
         let base = mem.reserve(len, self.page)?;
+        mem.note(|| crate::decision::Decision::NewRegion {
+            what: "segment",
+            addr: base,
+            bytes: len,
+        });
         self.segments.push(Segment {
             base,
             end: base + len,
@@ -124,6 +140,9 @@ impl FreeList {
     ) -> Result<(), AllocError> {
         let s = self.segments[seg];
         if seg > 0 && s.top == s.first {
+            mem.note(|| crate::decision::Decision::Reason {
+                why: "a later segment became empty",
+            });
             mem.release(s.base, s.end - s.base)?;
             self.segments.remove(seg);
             return Ok(());
@@ -133,6 +152,9 @@ impl FreeList {
         }
         let keep = (s.top + self.header + self.top_pad).next_multiple_of(self.page);
         if keep < s.committed_end {
+            mem.note(|| crate::decision::Decision::Reason {
+                why: "trim of the top",
+            });
             mem.decommit_committed(keep, s.committed_end - keep)?;
             self.segments[seg].committed_end = keep;
         }

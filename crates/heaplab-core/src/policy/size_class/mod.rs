@@ -279,7 +279,12 @@ impl Policy for SizeClass {
                     span.tcached -= 1;
                     let (w, bit) = Span::bit(index);
                     span.in_use[w] |= bit;
-                    return Ok(span.base + u64::from(index) * span.block);
+                    let addr = span.base + u64::from(index) * span.block;
+                    mem.note(|| crate::decision::Decision::CacheHit {
+                        cache: "thread cache",
+                        addr,
+                    });
+                    return Ok(addr);
                 }
             }
         }
@@ -289,7 +294,14 @@ impl Policy for SizeClass {
         }
         let id = match self.heaps[heap as usize].queues[class as usize].last() {
             Some(&id) => id,
-            None => self.new_span(mem, heap, class)?,
+            None => {
+                mem.note(|| crate::decision::Decision::Search {
+                    structure: "class",
+                    index: self.classes[class as usize],
+                    found: None,
+                });
+                self.new_span(mem, heap, class)?
+            }
         };
         let span = &mut self.spans[id as usize];
         let index = match span.free.pop() {
@@ -299,6 +311,12 @@ impl Policy for SizeClass {
                 span.extent - 1
             }
         };
+        let found = span.base + u64::from(index) * span.block;
+        mem.note(|| crate::decision::Decision::Search {
+            structure: "class",
+            index: self.classes[class as usize],
+            found: Some(found),
+        });
         span.used += 1;
         let (w, bit) = Span::bit(index);
         span.in_use[w] |= bit;
@@ -351,6 +369,10 @@ impl Policy for SizeClass {
         mem.touch(block.addr, block_size.min(8))?;
         let span = &mut self.spans[id as usize];
         if !local {
+            mem.note(|| crate::decision::Decision::RemoteFree {
+                owner: heap,
+                thread,
+            });
             span.remote.push(index);
             if !span.in_remote {
                 span.in_remote = true;
@@ -368,6 +390,10 @@ impl Policy for SizeClass {
                 tc.bytes += block_size;
                 tc.lists[class as usize].push((id, index));
                 span.tcached += 1;
+                mem.note(|| crate::decision::Decision::Cached {
+                    cache: "thread cache",
+                    addr: block.addr,
+                });
                 return Ok(());
             }
         }

@@ -59,6 +59,11 @@ impl SizeClass {
         }
         let size = u64::from(self.slots_per_seg) << self.page_shift;
         let base = mem.reserve(size, size)?;
+        mem.note(|| crate::decision::Decision::NewRegion {
+            what: "segment",
+            addr: base,
+            bytes: size,
+        });
         self.generations += 1;
         // Memory that a provider could not release comes back as it was left, possibly
         // committed (a wasm heap reusing what it freed); elsewhere it comes uncommitted.
@@ -113,6 +118,7 @@ impl SizeClass {
             while i < hi && !seg.slots[i as usize].committed {
                 i += 1;
             }
+            mem.note(|| crate::decision::Decision::Reason { why: "first use" });
             mem.commit(
                 seg.base + (u64::from(start) << shift),
                 u64::from(i - start) << shift,
@@ -148,6 +154,9 @@ impl SizeClass {
             ((first + n) as usize).div_ceil(unit) * unit,
         );
         let mut flush = |seg: &mut Segment, start: usize, end: usize| {
+            mem.note(|| crate::decision::Decision::Reason {
+                why: "empty span's pages given back",
+            });
             mem.decommit(
                 seg.base + ((start as u64) << shift),
                 ((end - start) as u64) << shift,

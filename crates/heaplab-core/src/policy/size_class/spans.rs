@@ -137,6 +137,11 @@ impl SizeClass {
             .and_then(|v| v.last().copied());
         if let Some(id) = cached {
             self.uncache(id);
+            let addr = self.spans[id as usize].base;
+            mem.note(|| crate::decision::Decision::CacheHit {
+                cache: "span cache",
+                addr,
+            });
             return Ok(id);
         }
         let (si, first) = self.find_slots(mem, heap, n)?;
@@ -161,6 +166,12 @@ impl SizeClass {
         span.slots = n;
         span.base = base;
         self.live_spans += 1;
+        let bytes = u64::from(n) << self.page_shift;
+        mem.note(|| crate::decision::Decision::NewRegion {
+            what: "span",
+            addr: base,
+            bytes,
+        });
         Ok(id)
     }
 

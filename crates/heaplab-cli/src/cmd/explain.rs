@@ -1,0 +1,31 @@
+//! `heaplab explain`: one line per event with what the policy decided and why, from the
+//! core's one line function, so the page shows the same lines.
+
+use heaplab_core::observe::explain_range;
+
+use crate::cli::ExplainArgs;
+use crate::error::CliError;
+use crate::input::one_config_events;
+use crate::output::print_json;
+
+pub fn run(args: ExplainArgs) -> Result<(), CliError> {
+    let (config, events) = one_config_events(&args.input, args.lenient)?;
+    let to = args.to.unwrap_or(events.len());
+    if args.from == 0 {
+        return Err(CliError::input("--from: events are numbered from 1"));
+    }
+    if to < args.from {
+        return Err(CliError::input(format!(
+            "--to: {to} is before --from {}",
+            args.from
+        )));
+    }
+    let steps = explain_range(&config, events, args.from, to)?;
+    if args.json {
+        return print_json(&steps);
+    }
+    for s in &steps {
+        println!("{}", s.line);
+    }
+    Ok(())
+}

@@ -1,0 +1,38 @@
+//! `one_config_events`: the one configuration and the events of its workload that
+//! `explain` and `blame` step through in memory, a trace read from its file.
+
+use std::fs::File;
+
+use heaplab_core::config::RunConfig;
+use heaplab_core::event::Event;
+use heaplab_core::observe::session::{trace_events, Session};
+use heaplab_core::trace::ImportOptions;
+
+use crate::cli::RunInputArgs;
+use crate::error::CliError;
+
+use super::configs;
+
+/// The single configuration the arguments name, and its events. More than one policy is
+/// an input error naming `--policy`, since a step-through follows one policy.
+pub fn one_config_events(
+    args: &RunInputArgs,
+    lenient: bool,
+) -> Result<(RunConfig, Vec<Event>), CliError> {
+    let mut all = configs(args)?;
+    if all.len() != 1 {
+        return Err(CliError::input(format!(
+            "--policy: this command follows one policy, and {} were given",
+            all.len()
+        )));
+    }
+    let config = all.remove(0);
+    let events = if config.workload.is_trace() {
+        let path = config.workload.path.clone().unwrap_or_default();
+        let file = File::open(&path).map_err(|e| CliError::input(format!("{path}: {e}")))?;
+        trace_events(file, &path, &ImportOptions { lenient })?
+    } else {
+        Session::workload_events(&config)?
+    };
+    Ok((config, events))
+}

@@ -1,0 +1,183 @@
+//! `heaplab explain` and `heaplab blame` on a small hand-written trace: a snapshot of the
+//! explanation for each family, and blame's totals adding up.
+
+mod common;
+
+use common::{heaplab, json_of};
+use expect_test::{expect, Expect};
+
+const TRACE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/teach/small.trace");
+
+fn explain(policy: &str, expected: Expect) {
+    let out = heaplab(&["explain", "-w", TRACE, "-p", policy]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    expected.assert_eq(&String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn explain_free_list() {
+    explain(
+        "free-list",
+        expect![[r#"
+        event 1: a 48 B (id 1): no free block in bin 4; reserve 67,108,864 B at 0x100000000; new segment of 67,108,864 B at 0x100000000; commit 135,168 B at 0x100000000 (first use: the top grows); split the 135,160 B top: 64 B to id 1, 135,096 B stays top; placed at 0x100000010
+        event 2: a 100 B (id 2): no free block in bin 7; split the 135,096 B top: 112 B to id 2, 134,984 B stays top; placed at 0x100000050
+        event 3: a 5,000 B (id 3): no free block in bin 313; split the 134,984 B top: 5,008 B to id 3, 129,976 B stays top; placed at 0x1000000c0
+        event 4: f id 1: kept in the free chunks; page 0 stays resident: id 2 (100 B, allocated at event 2) still lives there
+        event 5: a 40 B (id 4): found a free block at 0x100000008 in bin 3; placed at 0x100000010
+        event 6: f id 3: merged with the top free block into 134,984 B at 0x1000000b8; page 0 stays resident: id 4 (40 B, allocated at event 5) still lives there; page 1 stays resident: nothing lives there, the policy keeps it
+        event 7: f id 2: merged with the top free block into 135,096 B at 0x100000048; page 0 stays resident: id 4 (40 B, allocated at event 5) still lives there
+        event 8: a 64 B (id 5): no free block in bin 5; split the 135,096 B top: 80 B to id 5, 135,016 B stays top; placed at 0x100000050
+    "#]],
+    );
+}
+
+#[test]
+fn explain_glibc_like() {
+    explain(
+        "glibc-like",
+        expect![[r#"
+        event 1: a 48 B (id 1): no free block in bin 4; reserve 67,108,864 B at 0x100000000; new segment of 67,108,864 B at 0x100000000; commit 135,168 B at 0x100000000 (first use: the top grows); split the 135,160 B top: 64 B to id 1, 135,096 B stays top; placed at 0x100000010
+        event 2: a 100 B (id 2): no free block in bin 7; split the 135,096 B top: 112 B to id 2, 134,984 B stays top; placed at 0x100000050
+        event 3: a 5,000 B (id 3): no free block in bin 313; split the 134,984 B top: 5,008 B to id 3, 129,976 B stays top; placed at 0x1000000c0
+        event 4: f id 1: kept in the tcache; page 0 stays resident: id 2 (100 B, allocated at event 2) still lives there
+        event 5: a 40 B (id 4): no free block in bin 3; split the 129,976 B top: 48 B to id 4, 129,928 B stays top; placed at 0x100001450
+        event 6: f id 3: kept in the free chunks; page 0 stays resident: id 2 (100 B, allocated at event 2) still lives there; page 1 stays resident: id 4 (40 B, allocated at event 5) still lives there
+        event 7: f id 2: kept in the tcache; page 0 stays resident: nothing lives there, the policy keeps it
+        event 8: a 64 B (id 5): found a free block at 0x1000000b8 in bin 5; split the 5,008 B free chunk: 80 B to id 5, 4,928 B stays free; placed at 0x1000000c0
+    "#]],
+    );
+}
+
+#[test]
+fn explain_size_class() {
+    explain(
+        "size-class",
+        expect![[r#"
+        event 1: a 48 B (id 1): no free block in class 48 B; reserve 4,194,304 B at 0x100000000; new segment of 4,194,304 B at 0x100000000; commit 65,536 B at 0x100000000 (first use); new span of 65,536 B at 0x100000000; found a free block at 0x100000000 in class 48 B; placed at 0x100000000
+        event 2: a 100 B (id 2): no free block in class 112 B; commit 65,536 B at 0x100010000 (first use); new span of 65,536 B at 0x100010000; found a free block at 0x100010000 in class 112 B; placed at 0x100010000
+        event 3: a 5,000 B (id 3): no free block in class 5,120 B; commit 65,536 B at 0x100020000 (first use); new span of 65,536 B at 0x100020000; found a free block at 0x100020000 in class 5,120 B; placed at 0x100020000
+        event 4: f id 1: page 0 stays resident: nothing lives there, the policy keeps it
+        event 5: a 40 B (id 4): found a free block at 0x100000000 in class 48 B; placed at 0x100000000
+        event 6: f id 3: page 32 stays resident: nothing lives there, the policy keeps it; page 33 stays resident: nothing lives there, the policy keeps it
+        event 7: f id 2: page 16 stays resident: nothing lives there, the policy keeps it
+        event 8: a 64 B (id 5): no free block in class 64 B; commit 65,536 B at 0x100030000 (first use); new span of 65,536 B at 0x100030000; found a free block at 0x100030000 in class 64 B; placed at 0x100030000
+    "#]],
+    );
+}
+
+#[test]
+fn explain_buddy() {
+    explain(
+        "buddy",
+        expect![[r#"
+        event 1: a 48 B (id 1): reserve 67,108,864 B at 0x100000000; new arena of 67,108,864 B at 0x100000000; no free block in order 2; split the 67,108,864 B larger buddy block: 64 B to id 1, 67,108,800 B stays free; commit 4,096 B at 0x100000000 (first use); placed at 0x100000000
+        event 2: a 100 B (id 2): found a free block at 0x100000080 in order 3; placed at 0x100000080
+        event 3: a 5,000 B (id 3): found a free block at 0x100002000 in order 9; commit 8,192 B at 0x100002000 (first use); placed at 0x100002000
+        event 4: f id 1: merged with the buddy free block into 128 B at 0x100000000; page 0 stays resident: id 2 (100 B, allocated at event 2) still lives there
+        event 5: a 40 B (id 4): no free block in order 2; split the 128 B larger buddy block: 64 B to id 4, 64 B stays free; placed at 0x100000000
+        event 6: f id 3: page 2 stays resident: nothing lives there, the policy keeps it; page 3 stays resident: nothing lives there, the policy keeps it
+        event 7: f id 2: page 0 stays resident: id 4 (40 B, allocated at event 5) still lives there
+        event 8: a 64 B (id 5): found a free block at 0x100000040 in order 2; placed at 0x100000040
+    "#]],
+    );
+}
+
+#[test]
+fn explain_bump() {
+    explain(
+        "bump",
+        expect![[r#"
+        event 1: a 48 B (id 1): no free block in bin 257; reserve 67,108,864 B at 0x100000000; new segment of 67,108,864 B at 0x100000000; commit 139,264 B at 0x100000000 (first use: the top grows); split the 139,256 B top: 4,112 B to id 1, 135,144 B stays top; new slab of 4,096 B at 0x100000010; placed at 0x100000010
+        event 2: a 100 B (id 2): placed at 0x100000040
+        event 3: a 5,000 B (id 3): no free block in bin 314; split the 135,144 B top: 5,024 B to id 3, 130,120 B stays top; new slab of 5,015 B at 0x100001020; placed at 0x100001020
+        event 4: f id 1: page 0 stays resident: id 2 (100 B, allocated at event 2) still lives there
+        event 5: a 40 B (id 4): placed at 0x1000000b0
+        event 6: f id 3: page 1 stays resident: nothing lives there, the policy keeps it; page 2 stays resident: nothing lives there, the policy keeps it
+        event 7: f id 2: page 0 stays resident: id 4 (40 B, allocated at event 5) still lives there
+        event 8: a 64 B (id 5): placed at 0x1000000e0
+    "#]],
+    );
+}
+
+#[test]
+fn explain_pool() {
+    explain(
+        "pool:block_size=64",
+        expect![[r#"
+        event 1: a 48 B (id 1): no free block in bin 513; reserve 67,108,864 B at 0x100000000; new segment of 67,108,864 B at 0x100000000; commit 143,360 B at 0x100000000 (first use: the top grows); split the 143,352 B top: 8,208 B to id 1, 135,144 B stays top; new chunk of 8,192 B at 0x100000010; placed at 0x100000010
+        event 2: a 100 B (id 2): no free block in bin 7; split the 135,144 B top: 112 B to id 2, 135,032 B stays top; placed at 0x100002020
+        event 3: a 5,000 B (id 3): no free block in bin 313; split the 135,032 B top: 5,008 B to id 3, 130,024 B stays top; placed at 0x100002090
+        event 4: f id 1: kept in the free chunks; page 0 stays resident: nothing lives there, the policy keeps it
+        event 5: a 40 B (id 4): found a free block at 0x100000008 in bin 513; new chunk of 8,192 B at 0x100000010; placed at 0x100000010
+        event 6: f id 3: merged with the top free block into 135,032 B at 0x100002088; page 2 stays resident: id 2 (100 B, allocated at event 2) still lives there; page 3 stays resident: nothing lives there, the policy keeps it
+        event 7: f id 2: merged with the top free block into 135,144 B at 0x100002018; page 2 stays resident: nothing lives there, the policy keeps it
+        event 8: a 64 B (id 5): placed at 0x100000050
+    "#]],
+    );
+}
+
+#[test]
+fn explain_range_and_json_agree() {
+    let lines = heaplab(&[
+        "explain", "-w", TRACE, "-p", "buddy", "--from", "4", "--to", "5",
+    ]);
+    let text = String::from_utf8_lossy(&lines.stdout).to_string();
+    assert_eq!(text.lines().count(), 2);
+    assert!(text.starts_with("event 4: f id 1"), "{text}");
+    let json = json_of(&heaplab(&[
+        "explain", "-w", TRACE, "-p", "buddy", "--from", "4", "--to", "5", "--json",
+    ]));
+    let from_json: Vec<String> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["line"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(from_json, text.lines().collect::<Vec<_>>());
+    assert!(json[0]["decisions"].is_array());
+}
+
+#[test]
+fn blame_adds_up_for_every_family() {
+    for p in [
+        "free-list",
+        "glibc-like",
+        "size-class",
+        "buddy",
+        "bump",
+        "pool",
+        "mimalloc-like",
+    ] {
+        for at in ["peak", "end", "5"] {
+            let b = json_of(&heaplab(&[
+                "blame", "-w", TRACE, "-p", p, "--at", at, "--json",
+            ]));
+            let f = |k: &str| {
+                b[k].as_u64()
+                    .unwrap_or_else(|| panic!("{p} {at}: {k} in {b}"))
+            };
+            assert_eq!(
+                f("live") + f("pinned") + f("kept_by_policy"),
+                f("resident"),
+                "{p} {at}"
+            );
+            assert_eq!(f("resident") - f("live"), f("not_live"), "{p} {at}");
+        }
+    }
+}
+
+#[test]
+fn bad_input_is_named() {
+    let out = heaplab(&["blame", "-w", TRACE, "-p", "buddy", "--at", "soon"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--at"));
+    let out = heaplab(&["explain", "-w", TRACE, "-p", "buddy", "-p", "bump"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--policy"));
+    let out = heaplab(&["explain", "-w", TRACE, "-p", "buddy", "--from", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -1,0 +1,62 @@
+//! What a policy decided while it served one event, as data: the vocabulary of teaching
+//! mode. Policies hand a [`Decision`] to their provider's
+//! [`crate::provider::PageProvider::note`], which every provider but the watching one in
+//! [`crate::observe`] ignores without building it. A leaf: it imports nothing of the
+//! crate, so the provider trait can name it without a cycle.
+
+use serde::Serialize;
+
+/// One decision, with the addresses and sizes it involved.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Decision {
+    /// A free structure was searched: `structure` names it ("bin", "tcache", "fast bin",
+    /// "class", "order", "free tree"), `index` which one (a bin number, a class size, an
+    /// order), and `found` the address of what it found, if anything.
+    Search {
+        structure: &'static str,
+        index: u64,
+        found: Option<u64>,
+    },
+    /// A free piece of `size` bytes at `addr` (`from` says which: "top", "free chunk",
+    /// "block of order 5") was cut: `taken` bytes used, `rest` bytes left free.
+    Split {
+        from: &'static str,
+        addr: u64,
+        size: u64,
+        taken: u64,
+        rest: u64,
+    },
+    /// A freed piece merged with a free neighbour (`with`: "previous", "next", "buddy",
+    /// "top") into `size` bytes at `addr`.
+    Coalesce {
+        with: &'static str,
+        addr: u64,
+        size: u64,
+    },
+    /// A new region to carve blocks from: `what` is "segment", "span", "slab", "arena",
+    /// "chunk" or "mapping".
+    NewRegion {
+        what: &'static str,
+        addr: u64,
+        bytes: u64,
+    },
+    /// A request served from a cache ("tcache", "fast bin", "thread cache", "span free
+    /// list", "pool free list") without searching further.
+    CacheHit { cache: &'static str, addr: u64 },
+    /// A freed block kept in a cache or free structure rather than merged or given back.
+    Cached { cache: &'static str, addr: u64 },
+    /// A block freed by another thread than the one owning its span: queued for the owner.
+    RemoteFree { owner: u32, thread: u32 },
+    /// Why the page operation that follows happens: "first use", "trim of the top",
+    /// "mmap threshold", "empty span after its delay", "free pages given back", ...
+    Reason { why: &'static str },
+    /// A page operation (`op`: "reserve", "commit", "decommit", "release") the provider
+    /// carried out, with the reason noted just before it, if any.
+    PageOp {
+        op: &'static str,
+        addr: u64,
+        bytes: u64,
+        reason: Option<&'static str>,
+    },
+}
