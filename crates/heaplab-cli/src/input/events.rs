@@ -30,7 +30,14 @@ pub fn one_config_events(
     let events = if config.workload.is_trace() {
         let path = config.workload.path.clone().unwrap_or_default();
         let file = File::open(&path).map_err(|e| CliError::input(format!("{path}: {e}")))?;
-        trace_events(file, &path, &ImportOptions { lenient })?
+        trace_events(
+            file,
+            &path,
+            &ImportOptions {
+                lenient,
+                ..ImportOptions::default()
+            },
+        )?
     } else {
         Session::workload_events(&config)?
     };
