@@ -2,17 +2,17 @@
 // when the window changes size so lines stay sharp.
 
 import { draw_chart } from '../pkg/heaplab_wasm.js';
-import { $, messageOf, showError } from './dom.js';
+import { $, configLetter, messageOf, showError } from './dom.js';
 
 // The last runs drawn, kept so a window resize can redraw the chart crisply.
 let lastRuns = null;
 
-/** Chart labels: the preset or family alone when unique, numbered when one repeats. */
+/**
+ * Chart and table labels: each configuration's letter, as the editor names it, and its
+ * preset or family ("A: glibc-like", "B: glibc-like"), so two runs of one preset differ.
+ */
 export function runLabels(configs) {
-  const families = configs.map((config) => config.policy.preset ?? config.policy.family);
-  return families.map((family, index) =>
-    families.indexOf(family) === families.lastIndexOf(family) ? family : `${family} #${index + 1}`,
-  );
+  return configs.map((config, index) => `${configLetter(index)}: ${config.policy.preset ?? config.policy.family}`);
 }
 
 /** One run for the chart: its label, its series and the phases its report names. */

@@ -139,3 +139,8 @@ export function option(value, text, title = '') {
   if (title) element.title = title;
   return element;
 }
+
+/** A configuration's letter: A for the first, which the others are compared with by default. */
+export function configLetter(index) {
+  return String.fromCharCode(65 + index);
+}

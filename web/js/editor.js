@@ -3,7 +3,7 @@
 // shows run configs (resolved, every value present) in the form; it knows nothing of
 // links, which state.js turns into configs and back.
 
-import { $, option } from './dom.js';
+import { $, configLetter, option } from './dom.js';
 import {
   MAX_POLICIES,
   PRESET_PREFIX,
@@ -121,10 +121,6 @@ export function addPolicyCard(value, values) {
   return card;
 }
 
-/** A configuration's letter: A for the first, which the others are compared with by default. */
-export function configLetter(index) {
-  return String.fromCharCode(65 + index);
-}
 
 function renumberPolicies() {
   const cards = policyCards();

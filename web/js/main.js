@@ -11,11 +11,12 @@ import init, { chart_svg, series_csv, summary_csv } from '../pkg/heaplab_wasm.js
 import { $, beginRun, cancelledRun, clearError, endRun, fail, isRunning, messageOf, onIdle, option, restorePrevious, setProgress, setState, setStatus, showError } from './dom.js';
 import { TRACE_ID, loadLists } from './catalog.js';
 import { chartRun, drawChart, redrawOnResize, runLabels } from './charts.js';
-import { buildEditor, configLetter, readForm, showWorkload } from './editor.js';
+import { buildEditor, readForm, showWorkload } from './editor.js';
 import { formatCount } from './format.js';
 import { Cancelled, cancelAll, runConfigs } from './runner.js';
 import { buildScenarios, forgetScenario, openScenarioInEditor, runScenarioNow, showScenario } from './scenarios.js';
-import { formLinkState, linkFollowsForm, openLink, setViewBaseline, viewBaseline, writeLink } from './state.js';
+import { formLinkState, linkFollowsForm, openLink, setViewBaseline, setViewSweep, viewBaseline, viewSweep, writeLink } from './state.js';
+import { buildSweep, refreshSweepMenus, runSweep } from './sweep.js';
 import { renderSummary } from './tables.js';
 import * as trace from './trace.js';
 
@@ -97,7 +98,7 @@ function scheduleAutoRun() {
 /** Fills the baseline menu with the configurations that ran, keeping the choice. */
 function showBaselineMenu(labels, baseline) {
   const menu = $('#baseline');
-  menu.replaceChildren(...labels.map((label, index) => option(index, `${configLetter(index)}: ${label}`)));
+  menu.replaceChildren(...labels.map((label, index) => option(index, label)));
   menu.value = String(Math.min(baseline, labels.length - 1));
   menu.closest('.table-head').hidden = labels.length < 2;
 }
@@ -133,6 +134,10 @@ async function runForm({ writesLink }) {
       setStatus(`Ran ${done} of ${total}…`);
     });
     forgetScenario();
+    // The comparison takes the results column back from a sweep.
+    $('#sweep-results').hidden = true;
+    $('#results').hidden = false;
+    setViewSweep(null);
     const reports = outputs.map((output) => output.report);
     const labels = runLabels(configs);
     shown = { labels, configs, outputs };
@@ -250,6 +255,9 @@ function openAddress() {
       showScenario(scenario);
       openScenarioInEditor(scenario);
       pending = { scenario };
+    } else if (runnable && viewSweep()) {
+      // A sweep's link opens the sweep and runs it.
+      pending = { sweep: viewSweep() };
     } else if (runnable) {
       // A link runs when opened; so does the bare page, which opens on its defaults'
       // results rather than on an empty chart.
@@ -272,6 +280,7 @@ async function runPending() {
   const asked = pending;
   pending = null;
   if (asked.scenario != null) await runScenarioNow(asked.scenario);
+  else if (asked.sweep) await runSweep(asked.sweep);
   else {
     active = runForm({ writesLink: false });
     await active;
@@ -282,9 +291,11 @@ async function runPending() {
 function wire() {
   onIdle(runPending);
   buildEditor(() => {
+    refreshSweepMenus();
     linkFollowsForm();
     scheduleAutoRun();
   });
+  buildSweep();
   buildScenarios();
   $('#trace-file').addEventListener('change', () => {
     trace.chooseFile($('#trace-file').files?.[0] ?? null).then(linkFollowsForm, (error) => showError(messageOf(error)));
@@ -344,6 +355,7 @@ async function main() {
   }
   wire();
   const problem = openAddress();
+  refreshSweepMenus();
   if (problem) {
     showError(problem);
     setState('error');

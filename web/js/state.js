@@ -67,6 +67,24 @@ export function viewBaseline() {
   return view?.baseline ?? 0;
 }
 
+/** The sweep the page shows (`view.sweep`: config, param, values, metric), or null. */
+export function viewSweep() {
+  return view?.sweep ?? null;
+}
+
+/** Shows a sweep (or none); the link carries it from the next write on. */
+export function setViewSweep(sweep) {
+  view = { ...(view ?? {}) };
+  if (sweep) {
+    view.sweep = sweep;
+    view.chart = 'sweep';
+  } else {
+    delete view.sweep;
+    if (view.chart === 'sweep') delete view.chart;
+  }
+  if (Object.keys(view).length === 0) view = null;
+}
+
 /** Chooses the baseline; the link carries it from the next write on. */
 export function setViewBaseline(index) {
   view = { ...(view ?? {}) };

@@ -1047,6 +1047,59 @@ describe('heaplab page', () => {
     await page.close();
   });
 
+  it('sweeps a parameter as heaplab sweep does, and opens a point as a configuration', async () => {
+    const { page, problems } = await openPage();
+    assert.equal(await ranOnOpen(page), 'done', await errorText(page));
+    await page.selectOption('#workload', 'tree_churn');
+    await page.fill('.workload [data-param="scale"]', '0.01');
+    await page.selectOption('.policy select.family', 'bump');
+    await page.selectOption('#sweep-param', 'slab_size');
+    await page.fill('#sweep-values', '4K..64K');
+    await page.selectOption('#sweep-metric', 'page_ops');
+    await page.evaluate(() => {
+      document.body.dataset.state = 'before-sweep';
+    });
+    await page.click('#run-sweep');
+    await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, { timeout: RUN_TIMEOUT_MS });
+    assert.equal(await page.evaluate(() => document.body.dataset.state), 'done', await errorText(page));
+    const sweep = await page.evaluate(() => window.heaplabSweep);
+    assert.deepEqual(sweep.points.map((point) => point.values[0]), [4096, 8192, 16384, 32768, 65536]);
+    // The page's link holds the sweep, and the CLI runs it to the same object.
+    const link = await page.evaluate(() => window.heaplabLink);
+    assert.deepStrictEqual(await heaplabJson(['sweep', '--link', link, '--json']), sweep);
+    // Each point is the run of that value, as `heaplab run` gives it.
+    const [single] = await heaplabJson(['run', '-w', 'tree_churn', '--scale', '0.01', '-p', 'bump', '--set', 'slab_size=16KiB', '--json']);
+    assert.equal(sweep.points[2].metrics.page_ops, single.page_ops);
+    assert.equal(await page.locator('#sweep-table tbody tr').count(), 5);
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'sweep.png') });
+
+    // A row opens its value beside the swept configuration, and the comparison runs.
+    await page.evaluate(() => {
+      document.body.dataset.state = 'before-open';
+    });
+    await page.click('#sweep-table tbody tr:nth-child(5)');
+    await page.waitForFunction(() => window.heaplabResults?.length === 2 && document.body.dataset.state === 'done', null, { timeout: RUN_TIMEOUT_MS });
+    const { reports } = await results(page);
+    assert.deepEqual(reports.map((report) => report.config.policy.params.slab_size), [4096, 65536]);
+    assert.equal(await page.isVisible('#sweep-results'), false);
+    normalRunProblems.push(...problems);
+    await page.close();
+  });
+
+  it('opens a sweep link the CLI made and gives heaplab sweep\'s object', async () => {
+    const link = (
+      await heaplabText(['link', '--sweep', '-p', 'size-class', '--vary', 'page_size=4K,16K,64K', '-w', 'churn', '--scale', '0.01', '--base-url', PAGE_URL])
+    ).trim();
+    const cli = await heaplabJson(['sweep', '--link', link, '--json']);
+    const { page, problems } = await openPage(link);
+    await page.waitForFunction(() => window.heaplabSweep !== undefined || document.body.dataset.state === 'error', null, { timeout: RUN_TIMEOUT_MS });
+    assert.equal(await page.evaluate(() => document.body.dataset.state), 'done', await errorText(page));
+    assert.deepStrictEqual(await page.evaluate(() => window.heaplabSweep), cli);
+    assert.equal(await page.isVisible('#sweep-chart'), true);
+    normalRunProblems.push(...problems);
+    await page.close();
+  });
+
   it('logged no console errors during valid runs', () => {
     assert.deepEqual(normalRunProblems, []);
   });

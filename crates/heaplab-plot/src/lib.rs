@@ -21,6 +21,7 @@ mod page_ops;
 mod style;
 mod summary;
 mod sweep;
+mod sweep_plot;
 mod timeline;
 pub mod units;
 
@@ -40,6 +41,7 @@ pub use page_ops::{
 pub use style::{color, PALETTE};
 pub use summary::{draw_summary_bars, SummaryChart, SummaryRow};
 pub use sweep::{draw_sweep, SweepChart, SweepLine, SweepScale, SweepValue};
+pub use sweep_plot::{sweep_plot_size, SweepPlot};
 
 /// The largest width or height drawn, in pixels: a bitmap takes three bytes a pixel, and
 /// a size typed wrong should be an error, not an allocation of many gigabytes.

@@ -3,9 +3,14 @@
 //! `heaplab sweep --json` prints for the same link (the page's `window.heaplabSweep`).
 
 use heaplab_core::link::LinkState;
-use heaplab_core::sweep::Sweep;
+use heaplab_core::metrics::{self, Metric};
+use heaplab_core::sweep::{Sweep, SweepReport};
+use heaplab_plot::{Chart, SweepPlot};
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
+use web_sys::HtmlCanvasElement;
 
 use crate::convert::{from_js, to_js};
 
@@ -19,14 +24,13 @@ pub fn sweep_points(state: JsValue) -> Result<JsValue, JsError> {
     to_js(&sweep.points)
 }
 
-/// The sweep's report from each point's result, in `sweep_points`' order: the `{report,
-/// series}` objects `run` returned, or the reports alone.
-#[wasm_bindgen]
-pub fn sweep_report(state: JsValue, reports: JsValue) -> Result<JsValue, JsError> {
+/// The sweep's report from each point's result in `sweep_points`' order (the `{report,
+/// series}` objects `run` returned, or the reports alone), as the core assembles it.
+fn report_of(state: JsValue, reports: &JsValue) -> Result<SweepReport, JsError> {
     let state: LinkState = from_js(state, "link")?;
     let sweep = Sweep::from_link(&state).map_err(|e| JsError::new(&e.message))?;
     // Only the reports' figures are read; the series' typed arrays are left in the page.
-    let reports: Vec<Value> = js_sys::Array::from(&reports)
+    let reports: Vec<Value> = js_sys::Array::from(reports)
         .iter()
         .enumerate()
         .map(|(i, r)| {
@@ -37,8 +41,78 @@ pub fn sweep_report(state: JsValue, reports: JsValue) -> Result<JsValue, JsError
             from_js::<Value>(report, &format!("sweep: reports[{i}]"))
         })
         .collect::<Result<_, _>>()?;
-    let report = sweep
+    sweep
         .report(&reports)
+        .map_err(|e| JsError::new(&format!("sweep: {e}")))
+}
+
+/// The object `heaplab sweep --json` prints for the same link (`window.heaplabSweep`).
+#[wasm_bindgen]
+pub fn sweep_report(state: JsValue, reports: JsValue) -> Result<JsValue, JsError> {
+    to_js(&report_of(state, &reports)?)
+}
+
+/// The metric `key` of the core's list, or an Error naming the valid ones.
+fn metric(key: &str) -> Result<&'static Metric, JsError> {
+    metrics::find(key).ok_or_else(|| {
+        let keys: Vec<&str> = metrics::METRICS.iter().map(|m| m.key).collect();
+        JsError::new(&format!(
+            "sweep: no metric {key:?}; valid ones are: {}",
+            keys.join(", ")
+        ))
+    })
+}
+
+/// Draws the sweep's metric `key` against the swept parameter on a canvas: the chart
+/// `heaplab sweep --plot` draws for the same sweep.
+#[wasm_bindgen]
+pub fn draw_sweep_chart(
+    canvas: HtmlCanvasElement,
+    state: JsValue,
+    reports: JsValue,
+    key: &str,
+) -> Result<(), JsError> {
+    let report = report_of(state, &reports)?;
+    let metrics = [metric(key)?];
+    let backend = CanvasBackend::with_canvas_object(canvas)
+        .ok_or_else(|| JsError::new("chart: the canvas has no 2D context"))?;
+    let root = backend.into_drawing_area();
+    let plot = SweepPlot {
+        report: &report,
+        metrics: &metrics,
+    };
+    plot.draw(&root)
+        .map_err(|e| JsError::new(&format!("chart: {e}")))
+}
+
+/// The same chart as SVG text of `width` by `height` pixels, for the page's export.
+#[wasm_bindgen]
+pub fn sweep_svg(
+    state: JsValue,
+    reports: JsValue,
+    key: &str,
+    width: u32,
+    height: u32,
+) -> Result<String, JsError> {
+    let report = report_of(state, &reports)?;
+    let metrics = [metric(key)?];
+    let plot = SweepPlot {
+        report: &report,
+        metrics: &metrics,
+    };
+    heaplab_plot::render_svg(&plot, (width.clamp(200, 4000), height.clamp(150, 4000)))
+        .map_err(|e| JsError::new(&format!("chart: {e}")))
+}
+
+/// The values of `param` (a numeric parameter of `config`'s policy or workload) that
+/// `text` names, as `heaplab sweep --vary param=text` reads it: `4K..1M` doubling, a list
+/// `4K,16K,64K`, or `a..b:step`. Throws the core's message naming the parameter.
+#[wasm_bindgen]
+pub fn sweep_values(config: JsValue, param: &str, text: &str) -> Result<JsValue, JsError> {
+    let config: heaplab_core::config::RunConfig = from_js(config, "config")?;
+    let (_, spec) = heaplab_core::sweep::find_param(&config, param)
         .map_err(|e| JsError::new(&format!("sweep: {e}")))?;
-    to_js(&report)
+    let values = heaplab_core::sweep::parse_values(spec, text)
+        .map_err(|e| JsError::new(&format!("sweep: {param}={text}: {e}")))?;
+    to_js(&values)
 }

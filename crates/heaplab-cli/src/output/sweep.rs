@@ -4,27 +4,12 @@
 use std::path::Path;
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Attribute, Cell, CellAlignment, Table};
-use heaplab_core::format::format_bytes;
-use heaplab_core::metrics::{Group, Metric, Unit, METRICS};
-use heaplab_core::sweep::{Axis, SweepReport};
-use heaplab_plot::{Chart, PlotError, SweepChart, SweepLine, SweepScale, SweepValue};
-use plotters::coord::Shift;
-use plotters::prelude::{DrawingArea, DrawingBackend};
+use heaplab_core::metrics::{Group, Metric, METRICS};
+use heaplab_core::sweep::SweepReport;
+use heaplab_plot::{PlotError, SweepPlot};
 use serde_json::Value;
 
 use crate::error::CliError;
-
-/// The width of a sweep's plot, and the height of each metric's chart in it.
-const WIDTH: u32 = 1024;
-const PANEL_HEIGHT: u32 = 480;
-
-/// A value as a heading shows it: sizes in binary units.
-fn value_text(axis: &Axis, value: &Value) -> String {
-    match value.as_u64() {
-        Some(b) if axis.size => format_bytes(b),
-        _ => value.to_string(),
-    }
-}
 
 /// Prints the sweep's table under a line naming the configuration and the workload.
 pub fn print(report: &SweepReport) {
@@ -54,7 +39,7 @@ pub fn table(report: &SweepReport) -> Table {
             .params
             .iter()
             .zip(&p.values)
-            .map(|(a, v)| format!("{}={}", a.param, value_text(a, v)))
+            .map(|(a, v)| format!("{}={}", a.param, a.value_text(v)))
             .collect();
         Cell::new(parts.join("\n"))
     }));
@@ -102,95 +87,6 @@ pub fn metrics(keys: &[String], default: &str) -> Result<Vec<&'static Metric>, C
         .collect()
 }
 
-/// The lines of one metric's chart: one for a single parameter, one per value of the
-/// second parameter for a grid, each over the first parameter's values.
-fn lines(report: &SweepReport, metric: &Metric) -> Vec<(String, Vec<(f64, f64)>)> {
-    if report.params.is_empty() {
-        return Vec::new();
-    }
-    let point = |p: &heaplab_core::sweep::PointReport| {
-        let x = p.values.first().and_then(Value::as_f64).unwrap_or(f64::NAN);
-        (x, p.metrics.get(metric.key).unwrap_or(f64::NAN))
-    };
-    match report.params.get(1) {
-        None => vec![(
-            report.label.clone(),
-            report.points.iter().map(point).collect(),
-        )],
-        Some(second) => second
-            .values
-            .iter()
-            .map(|v| {
-                let label = format!("{}={}", second.param, value_text(second, v));
-                let points = report
-                    .points
-                    .iter()
-                    .filter(|p| p.values.get(1) == Some(v))
-                    .map(point)
-                    .collect();
-                (label, points)
-            })
-            .collect(),
-    }
-    .into_iter()
-    .map(|(label, points)| (label, sorted(points)))
-    .collect()
-}
-
-fn sorted(mut points: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
-    // A list may be given in any order; a line joins its points from left to right.
-    points.sort_by(|a, b| a.0.total_cmp(&b.0));
-    points
-}
-
-/// Each chosen metric's chart, stacked top to bottom.
-pub struct SweepPlot<'a> {
-    pub report: &'a SweepReport,
-    pub metrics: &'a [&'static Metric],
-}
-
-impl Chart for SweepPlot<'_> {
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
-        let areas = root.split_evenly((self.metrics.len().max(1), 1));
-        let first = self.report.params.first();
-        for (metric, area) in self.metrics.iter().zip(&areas) {
-            let lines = lines(self.report, metric);
-            let sweep_lines: Vec<SweepLine> = lines
-                .iter()
-                .map(|(label, points)| SweepLine { label, points })
-                .collect();
-            let title = format!(
-                "{} on {}: {}",
-                self.report.label, self.report.config.workload.id, metric.label
-            );
-            let chart = SweepChart {
-                title: &title,
-                parameter: first.map_or("", |a| a.param.as_str()),
-                scale: if first.is_some_and(|a| a.size) {
-                    SweepScale::Log2Bytes
-                } else {
-                    SweepScale::Linear
-                },
-                metric: metric.label,
-                value: match metric.unit {
-                    Unit::Bytes => SweepValue::Bytes,
-                    Unit::Count => SweepValue::Count,
-                    Unit::Fraction => SweepValue::Ratio,
-                },
-                lines: &sweep_lines,
-            };
-            heaplab_plot::draw_sweep(area, &chart)?;
-        }
-        Ok(())
-    }
-}
-
-/// The plot's size for `n` metrics.
-pub fn plot_size(n: usize) -> (u32, u32) {
-    let height = PANEL_HEIGHT * n.max(1) as u32;
-    (WIDTH, height.min(heaplab_plot::MAX_SIDE))
-}
-
 /// Writes `--plot FILE`.
 pub fn write_plot(
     path: &Path,
@@ -198,7 +94,7 @@ pub fn write_plot(
     metrics: &[&'static Metric],
 ) -> Result<(), CliError> {
     let plot = SweepPlot { report, metrics };
-    let size = plot_size(metrics.len());
+    let size = heaplab_plot::sweep_plot_size(metrics.len());
     let drawn = match heaplab_plot::Format::from_path(path) {
         Ok(heaplab_plot::Format::Svg) => {
             heaplab_plot::render_svg(&plot, size).map(String::into_bytes)

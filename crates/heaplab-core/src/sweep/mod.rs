@@ -47,6 +47,16 @@ pub struct Axis {
     pub values: Vec<Value>,
 }
 
+impl Axis {
+    /// One of the axis's values as a heading or a legend shows it: sizes in binary units.
+    pub fn value_text(&self, value: &Value) -> String {
+        match value.as_u64() {
+            Some(b) if self.size => crate::format::format_bytes(b),
+            _ => value.to_string(),
+        }
+    }
+}
+
 /// One run of a sweep: the value of each axis, and the config that runs them.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Point {

@@ -1,0 +1,246 @@
+// Sweep mode: one configuration run at several values of one numeric parameter, each value
+// a run in the worker pool, then the core's report of them (`sweep_report`, the object
+// `heaplab sweep --json` prints) drawn by the core's sweep chart and listed value by value.
+// The values text is read by the core as `--vary` reads it, so the page and the CLI take
+// the same lists.
+
+import { draw_sweep_chart, sweep_points, sweep_report, sweep_values } from '../pkg/heaplab_wasm.js';
+import { $, beginRun, cancelledRun, configLetter, endRun, fail, isRunning, option, setProgress, setState, setStatus } from './dom.js';
+import { MAX_POLICIES, TRACE_ID, familyById, lists, selection, workloadById } from './catalog.js';
+import { addPolicyCard, policyCards, readForm } from './editor.js';
+import { carriedOver } from './params.js';
+import { formatBytes, formatMetric } from './format.js';
+import { Cancelled, runConfigs } from './runner.js';
+import { formLinkState, linkFollowsForm, setViewSweep } from './state.js';
+import * as trace from './trace.js';
+
+const NUMERIC = new Set(['int', 'bytes', 'float']);
+// What the sweep chart shows by default: the question of the JIT-arenas scenario.
+const DEFAULT_METRIC = 'peak_resident_bytes';
+
+// The last sweep shown: `{ state, outputs, report }`, redrawn when the window resizes.
+let last = null;
+
+/**
+ * The numeric parameters of a card's policy, then of the workload (a name both have is
+ * the policy's, as the core decides): `[{ name, target, spec }]`.
+ */
+function numericParams(card) {
+  const { family } = selection($('select.family', card).value);
+  const workloadId = $('#workload').value;
+  const policy = (familyById(family)?.params ?? []).filter((spec) => NUMERIC.has(spec.kind));
+  const names = new Set(policy.map((spec) => spec.name));
+  const workload = workloadId === TRACE_ID ? [] : (workloadById(workloadId)?.params ?? []).filter((spec) => NUMERIC.has(spec.kind) && !names.has(spec.name));
+  return [...policy.map((spec) => ({ name: spec.name, target: 'policy', spec })), ...workload.map((spec) => ({ name: spec.name, target: 'workload', spec }))];
+}
+
+/** A size as a person types it ("64KiB"). */
+function sizeText(bytes) {
+  return formatBytes(bytes).replace(' ', '');
+}
+
+/** A values text to start from for `spec` at `value`: a few doublings around it for a size. */
+function suggestion(spec, value) {
+  if (spec.kind === 'bytes') {
+    const least = Math.max(Number(spec.min) || 1, 1);
+    const from = Math.max(least, 2 ** Math.floor(Math.log2(Math.max(Number(value) || least, 1) / 4)));
+    const to = Math.min(Number(spec.max), from * 256);
+    return `${sizeText(from)}..${sizeText(to)}`;
+  }
+  if (spec.kind === 'int') {
+    const base = Math.max(Number(value) || 1, 1);
+    return [base, base * 2, base * 4, base * 8].filter((v) => v <= Number(spec.max)).join(',');
+  }
+  const base = Number(value) || 1;
+  return [base / 2, base, base * 2].join(',');
+}
+
+/** Fills the sweep's menus from the editor, keeping what is chosen while it still exists. */
+export function refreshSweepMenus() {
+  const cards = policyCards();
+  // Before the editor is filled there is nothing to sweep yet.
+  if (cards.length === 0) return;
+  const configMenu = $('#sweep-config');
+  const chosenConfig = Math.min(Number(configMenu.value) || 0, cards.length - 1);
+  configMenu.replaceChildren(...cards.map((card, index) => option(index, configLetter(index))));
+  configMenu.value = String(chosenConfig);
+  const paramMenu = $('#sweep-param');
+  const chosenParam = paramMenu.value;
+  const params = numericParams(cards[chosenConfig]);
+  paramMenu.replaceChildren(...params.map(({ name, target }) => option(name, target === 'workload' ? `${name} (workload)` : name)));
+  if (params.some(({ name }) => name === chosenParam)) paramMenu.value = chosenParam;
+  suggestValues();
+  const metricMenu = $('#sweep-metric');
+  if (metricMenu.options.length === 0) {
+    for (const metric of lists.metrics.filter((m) => m.better !== 'neither')) metricMenu.append(option(metric.key, metric.label, metric.doc));
+    metricMenu.value = DEFAULT_METRIC;
+  }
+}
+
+/** Puts a values text for the chosen parameter in the field's placeholder. */
+function suggestValues() {
+  const card = policyCards()[Number($('#sweep-config').value) || 0];
+  const found = card && numericParams(card).find(({ name }) => name === $('#sweep-param').value);
+  if (!found) return;
+  const scope = found.target === 'policy' ? card : $('.workload');
+  const input = scope.querySelector(`[data-param="${CSS.escape(found.name)}"]`);
+  $('#sweep-values').placeholder = suggestion(found.spec, input?.value);
+}
+
+/** The sweep the controls ask for: `{ config, param, values, metric }`, values read by the core. */
+function sweepOfControls(form) {
+  const config = Number($('#sweep-config').value) || 0;
+  const param = $('#sweep-param').value;
+  const text = $('#sweep-values').value.trim() || $('#sweep-values').placeholder;
+  const values = sweep_values(form.configs[config], param, text);
+  return { config, param, values, metric: $('#sweep-metric').value || DEFAULT_METRIC };
+}
+
+/** Shows a link's sweep in the controls. */
+function showControls(sweep) {
+  $('#sweep-config').value = String(sweep.config ?? 0);
+  refreshSweepMenus();
+  $('#sweep-param').value = sweep.param;
+  $('#sweep-values').value = sweep.values.map((v) => String(v)).join(',');
+  $('#sweep-metric').value = sweep.metric ?? DEFAULT_METRIC;
+}
+
+function drawSweep() {
+  const canvas = $('#sweep-chart');
+  const box = canvas.getBoundingClientRect();
+  const ratio = window.devicePixelRatio || 1;
+  canvas.width = Math.max(1, Math.round(box.width * ratio));
+  canvas.height = Math.max(1, Math.round(box.height * ratio));
+  draw_sweep_chart(canvas, last.state, last.outputs, last.report.metric);
+}
+
+/** The table of the sweep: a row per value, the chosen metric first, then the main figures. */
+function renderTable() {
+  const { report } = last;
+  const [axis] = report.params;
+  const keys = [...new Set([report.metric, 'peak_resident_bytes', 'end_resident_bytes', 'page_ops', 'touched_bytes', 'utilization'])];
+  const table = $('#sweep-table');
+  table.replaceChildren();
+  const head = table.createTHead().insertRow();
+  for (const text of [axis.param, ...keys.map((key) => lists.metrics.find((m) => m.key === key)?.label ?? key)]) {
+    const th = document.createElement('th');
+    th.scope = 'col';
+    th.textContent = text;
+    head.append(th);
+  }
+  const body = table.createTBody();
+  report.points.forEach((point, index) => {
+    const row = body.insertRow();
+    row.dataset.point = String(index);
+    row.title = `Open ${axis.param} = ${point.values[0]} as a configuration beside the others`;
+    row.insertCell().textContent = axis.size ? formatBytes(point.values[0]) : String(point.values[0]);
+    const reportOf = last.outputs[index].report;
+    for (const key of keys) row.insertCell().textContent = formatMetric(key, reportOf[key]);
+    row.addEventListener('click', () => openPoint(index));
+  });
+}
+
+/**
+ * Opens a point as a configuration: a policy parameter becomes a copy of the swept card
+ * with that value (the what-if against the original), a workload parameter is set in the
+ * workload; then the comparison shows again and runs.
+ */
+function openPoint(index) {
+  const { report, state } = last;
+  const [axis] = report.params;
+  const value = report.points[index].values[0];
+  const text = axis.size ? sizeText(value) : String(value);
+  const cards = policyCards();
+  const card = cards[state.view.sweep.config] ?? cards[0];
+  if (axis.target === 'policy' && cards.length < MAX_POLICIES) {
+    const select = $('select.family', card);
+    const values = carriedOver($('.params', card), familyById(selection(select.value).family).params);
+    values[axis.param] = text;
+    const copy = addPolicyCard(select.value, values);
+    card.after(copy);
+    copy.querySelector(`[data-param="${CSS.escape(axis.param)}"]`)?.dispatchEvent(new Event('input', { bubbles: true }));
+  } else {
+    const scope = axis.target === 'policy' ? card : $('.workload');
+    const input = scope.querySelector(`[data-param="${CSS.escape(axis.param)}"]`);
+    if (input) {
+      input.value = text;
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    }
+  }
+  closeSweep();
+  $('#run').click();
+}
+
+export function closeSweep() {
+  $('#sweep-results').hidden = true;
+  $('#results').hidden = false;
+  setViewSweep(null);
+  linkFollowsForm();
+}
+
+/**
+ * Runs a sweep: the one a link opened with (`sweep`), or the one the controls ask for.
+ * Test contract: `window.heaplabSweep` is the object `heaplab sweep --json` prints for
+ * the same sweep (`heaplab sweep --link` of the page's link).
+ */
+export async function runSweep(sweep = null) {
+  if (isRunning()) return;
+  beginRun('Running the sweep…');
+  delete window.heaplabSweep;
+  try {
+    const form = readForm();
+    if (sweep) showControls(sweep);
+    const chosen = sweep ?? sweepOfControls(form);
+    const state = formLinkState(form);
+    state.view = { ...(state.view ?? {}), chart: 'sweep', sweep: chosen };
+    const points = sweep_points(state);
+    const config = form.configs[chosen.config];
+    const traceBytes = config?.workload.id === TRACE_ID ? await trace.traceInput(form.lenient) : null;
+    setStatus(`Running ${points.length} values of ${chosen.param}…`);
+    const outputs = await runConfigs(
+      points.map((point) => point.config),
+      traceBytes,
+      (done, total) => {
+        setProgress(done / total);
+        setStatus(`Ran ${done} of ${total} values of ${chosen.param}…`);
+      },
+    );
+    const report = sweep_report(state, outputs);
+    last = { state, outputs, report };
+    $('#results').hidden = true;
+    $('#sweep-results').hidden = false;
+    drawSweep();
+    renderTable();
+    setViewSweep(chosen);
+    linkFollowsForm();
+    window.heaplabSweep = report;
+    window.heaplabResults = outputs.map((output) => output.report);
+    window.heaplabConfigs = points.map((point) => point.config);
+    setStatus(`Swept ${chosen.param} of ${configLetter(chosen.config)} over ${points.length} values.`);
+    setState('done');
+  } catch (error) {
+    if (error instanceof Cancelled) cancelledRun();
+    else fail(error);
+  } finally {
+    endRun();
+  }
+}
+
+/** Wires the sweep's controls. */
+export function buildSweep() {
+  $('#sweep-config').addEventListener('change', () => refreshSweepMenus());
+  // The editor may have changed from a link or a scenario since the menus were filled.
+  $('#sweep').addEventListener('focusin', (event) => {
+    if (event.target.id !== 'sweep-values') refreshSweepMenus();
+  });
+  $('#sweep-param').addEventListener('change', () => {
+    $('#sweep-values').value = '';
+    suggestValues();
+  });
+  $('#run-sweep').addEventListener('click', () => runSweep());
+  $('#close-sweep').addEventListener('click', closeSweep);
+  window.addEventListener('resize', () => {
+    if (last && !$('#sweep-results').hidden) drawSweep();
+  });
+  refreshSweepMenus();
+}
