@@ -10,7 +10,7 @@
 import init, { chart_svg, series_csv, summary_csv } from '../pkg/heaplab_wasm.js';
 import { $, beginRun, cancelledRun, clearError, endRun, fail, isRunning, messageOf, onIdle, option, restorePrevious, setProgress, setState, setStatus, showError } from './dom.js';
 import { TRACE_ID, loadLists } from './catalog.js';
-import { chartRun, drawChart, redrawOnResize, runLabels } from './charts.js';
+import { chartKind, chartRun, drawChart, runLabels, wireCharts } from './charts.js';
 import { buildEditor, readForm, showWorkload } from './editor.js';
 import { formatCount } from './format.js';
 import { Cancelled, cancelAll, runConfigs } from './runner.js';
@@ -184,8 +184,8 @@ function exportFile(kind) {
   if (kind === 'summary-csv') download('heaplab-summary.csv', summary_csv(labels, reports), 'text/csv');
   else if (kind === 'summary-json') download('heaplab-summary.json', `${JSON.stringify(reports, null, 2)}\n`, 'application/json');
   else if (kind === 'series-csv') download('heaplab-series.csv', series_csv(labels, outputs.map((output) => output.series)), 'text/csv');
-  else if (kind === 'chart-svg') download('heaplab-memory.svg', chart_svg(runs, 1200, 600), 'image/svg+xml');
-  else if (kind === 'chart-png') $('#chart').toBlob((blob) => blob && download('heaplab-memory.png', blob));
+  else if (kind === 'chart-svg') download(`heaplab-${chartKind()}.svg`, chart_svg(runs, 1200, 600, chartKind()), 'image/svg+xml');
+  else if (kind === 'chart-png') $('#chart').toBlob((blob) => blob && download(`heaplab-${chartKind()}.png`, blob));
 }
 
 async function copyLink() {
@@ -338,7 +338,7 @@ function wire() {
     if (problem) showError(problem);
     runPending();
   });
-  redrawOnResize();
+  wireCharts();
 }
 
 async function main() {

@@ -1043,6 +1043,15 @@ describe('heaplab page', () => {
     assert.match(svg.bytes.toString(), /^<svg[\s\S]*<\/svg>\s*$/);
     const png = await save('chart-png');
     assert.deepEqual([...png.bytes.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+    // The summary bars, from the same reports, in the page and exported.
+    await page.click('.tab[data-chart="bars"]');
+    assert.match(await page.textContent('#chart-caption'), /Peak and end resident/);
+    assert.ok((await chartColourCount(page)) > 1, 'the bars chart is blank');
+    const bars = await save('chart-svg');
+    assert.equal(bars.name, 'heaplab-bars.svg');
+    assert.match(bars.bytes.toString(), /^<svg[\s\S]*peak resident[\s\S]*<\/svg>\s*$/);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'summary-bars.png') });
     normalRunProblems.push(...problems);
     await page.close();
   });

@@ -8,6 +8,7 @@
 //! ([`convert`]). Permalinks ([`links`]), the metrics list, the byte formatter and the
 //! parameter parser ([`format`]) are the core's, so the page re-implements none of them.
 
+mod charts;
 mod convert;
 mod export;
 mod format;
@@ -16,14 +17,9 @@ mod sweep;
 
 use heaplab_core::config::RunConfig;
 use heaplab_core::series::Series;
-use heaplab_core::simulate::PhaseMark;
 use heaplab_core::trace::ImportOptions;
-use heaplab_plot::{MemoryChart, MemoryRun};
-use plotters::prelude::IntoDrawingArea;
-use plotters_canvas::CanvasBackend;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
-use web_sys::HtmlCanvasElement;
 
 use convert::{from_js, output_js, series_js, to_js};
 
@@ -121,114 +117,4 @@ pub fn resolve(config: JsValue) -> Result<JsValue, JsError> {
     let config: RunConfig = from_js(config, "config")?;
     let config = config.resolve().map_err(|e| JsError::new(&e.to_string()))?;
     to_js(&config)
-}
-
-/// One line of the memory chart as the page holds it.
-struct ChartRun {
-    label: String,
-    series: Series,
-    phases: Vec<PhaseMark>,
-}
-
-/// Reads `{label, series: {t, live, resident}, phases?}`: the series' gauges as the
-/// `Float64Array`s `run` returned (or plain arrays), the phases as in a report (the byte
-/// figures may be left out).
-fn chart_run(value: &JsValue, index: u32) -> Result<ChartRun, JsError> {
-    let what = format!("chart data: run {index}");
-    let get = |object: &JsValue, key: &str| {
-        js_sys::Reflect::get(object, &JsValue::from_str(key))
-            .map_err(|_| JsError::new(&format!("{what}: cannot read {key}")))
-    };
-    let label = get(value, "label")?
-        .as_string()
-        .ok_or_else(|| JsError::new(&format!("{what}: label is not text")))?;
-    let series = get(value, "series")?;
-    let gauge = |key: &str| -> Result<Vec<u64>, JsError> {
-        let array = get(&series, key)?;
-        if array.is_undefined() || array.is_null() {
-            return Ok(Vec::new());
-        }
-        // A typed array or a plain array of numbers alike; negative or fractional
-        // values cannot come from a run and are clamped rather than trusted.
-        Ok(js_sys::Float64Array::new(&array)
-            .to_vec()
-            .into_iter()
-            .map(|v| {
-                if v.is_finite() && v > 0.0 {
-                    v as u64
-                } else {
-                    0
-                }
-            })
-            .collect())
-    };
-    let phases = get(value, "phases")?;
-    let phases = if phases.is_undefined() || phases.is_null() {
-        Vec::new()
-    } else {
-        from_js(phases, &format!("{what}: phases"))?
-    };
-    Ok(ChartRun {
-        label,
-        series: Series {
-            t: gauge("t")?,
-            live: gauge("live")?,
-            committed: gauge("committed")?,
-            resident: gauge("resident")?,
-        },
-        phases,
-    })
-}
-
-/// Reads the page's runs `[{label, series, phases}]` for a chart.
-fn chart_runs(runs: &JsValue) -> Result<Vec<ChartRun>, JsError> {
-    js_sys::Array::from(runs)
-        .iter()
-        .enumerate()
-        .map(|(i, r)| chart_run(&r, i as u32 + 1))
-        .collect()
-}
-
-/// Hands the memory chart of `runs` to `draw`: the one chart the canvas and the SVG
-/// export both show.
-fn with_memory_chart<T>(
-    runs: &[ChartRun],
-    draw: impl FnOnce(&MemoryChart<'_>) -> Result<T, JsError>,
-) -> Result<T, JsError> {
-    // Every run of a comparison replays the same workload, so the first run's phases
-    // mark the chart for all.
-    let phases = runs.first().map_or(&[][..], |r| &r.phases[..]);
-    let curves: Vec<MemoryRun> = runs
-        .iter()
-        .map(|r| MemoryRun::from_series(&r.label, &r.series))
-        .collect();
-    draw(&MemoryChart {
-        runs: &curves,
-        phases,
-        ..MemoryChart::default()
-    })
-}
-
-/// Draws memory over time for `[{label, series, phases}]` on a canvas, with the one
-/// drawing function the CLI writes to SVG and PNG.
-#[wasm_bindgen]
-pub fn draw_chart(canvas: HtmlCanvasElement, runs: JsValue) -> Result<(), JsError> {
-    let runs = chart_runs(&runs)?;
-    let backend = CanvasBackend::with_canvas_object(canvas)
-        .ok_or_else(|| JsError::new("chart: the canvas has no 2D context"))?;
-    let root = backend.into_drawing_area();
-    with_memory_chart(&runs, |chart| {
-        heaplab_plot::draw_memory(&root, chart).map_err(|e| JsError::new(&format!("chart: {e}")))
-    })
-}
-
-/// The same chart as [`draw_chart`] as SVG text of `width` by `height` pixels, for the
-/// page's export: what `heaplab run --plot out.svg` writes for the same runs.
-#[wasm_bindgen]
-pub fn chart_svg(runs: JsValue, width: u32, height: u32) -> Result<String, JsError> {
-    let runs = chart_runs(&runs)?;
-    with_memory_chart(&runs, |chart| {
-        heaplab_plot::render_svg(chart, (width.clamp(200, 4000), height.clamp(150, 4000)))
-            .map_err(|e| JsError::new(&format!("chart: {e}")))
-    })
 }
