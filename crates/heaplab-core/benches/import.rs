@@ -94,11 +94,7 @@ fn traces() -> [PathBuf; 3] {
 /// `heaplab run -w path -p size-class`, without the printing.
 fn run(path: &Path) {
     let mut config = RunConfig::new("", "size-class");
-    config.workload = WorkloadConfig {
-        id: "trace".into(),
-        params: Default::default(),
-        path: Some(path.display().to_string()),
-    };
+    config.workload = WorkloadConfig::trace(path.display().to_string());
     let out = run_trace(
         &config,
         File::open(path).unwrap(),

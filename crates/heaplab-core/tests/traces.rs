@@ -76,11 +76,7 @@ impl Read for LazyTrace {
 
 fn trace_config(name: &str) -> RunConfig {
     let mut config = RunConfig::new("", "size-class");
-    config.workload = WorkloadConfig {
-        id: "trace".into(),
-        params: Default::default(),
-        path: Some(name.into()),
-    };
+    config.workload = WorkloadConfig::trace(name);
     config
 }
 

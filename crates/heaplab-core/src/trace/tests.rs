@@ -631,11 +631,7 @@ fn a_rep_with_null_conventions_runs_as_the_trace_without_them() {
     use crate::config::{RunConfig, WorkloadConfig};
     let config = |name: &str| {
         let mut config = RunConfig::new("", "size-class");
-        config.workload = WorkloadConfig {
-            id: "trace".into(),
-            params: Default::default(),
-            path: Some(name.into()),
-        };
+        config.workload = WorkloadConfig::trace(name);
         config
     };
     let rep = "20000\n4\n11\n1\nf -1\na 0 100\nr 1 5000\nf -1\nr 0 300\nr 2 24\nf 0\na 3 70000\nf 1\nf 3\nf 2\n";
