@@ -7,7 +7,6 @@
 //! which is not live". It keeps a record per live block, like the simulator, and a
 //! bounded memory of dead ones (see [`Graveyard`]), so a trace of any length streams.
 
-use std::collections::hash_map::Entry;
 use std::fmt;
 
 use rustc_hash::FxHashMap;
@@ -123,42 +122,171 @@ enum Death {
     ArenaDropped(ArenaId),
 }
 
-/// Dead blocks by key, with the line they died at, in bounded memory.
+/// What the checker knows of a key: nothing, a live block, or how and at which line the
+/// block died (with the generation of deaths it died in, see [`Keys`]).
+#[derive(Clone, Copy, Debug)]
+enum Slot {
+    Empty,
+    Live(Live),
+    Dead { line: u64, how: Death, gen: u64 },
+}
+
+/// Deaths one generation holds. A death is remembered while it is in the current
+/// generation or the one before, so at least this many of the latest deaths are.
+const GENERATION: usize = 1 << 18;
+
+/// Slack the window may always have, and how far past its end a new key may be and
+/// still stretch it rather than go to the overflow map.
+const MIN_SPAN: u64 = 1 << 16;
+
+/// Every key's [`Slot`], live or dead, in bounded memory.
 ///
-/// Two generations: when the recent one is full it becomes the old one and the previous
-/// old one is forgotten. A key allocated again keeps its old entry: it is looked up only
-/// while the key is not live, and by then a newer death has shadowed it in the recent
-/// generation (so an allocation costs no graveyard work). A use of a block dead for more than a generation's worth of
-/// deaths is then reported as a use of an unknown block: still an error at its line,
-/// only with less history. The bound keeps a trace of unique ids from growing the
-/// checker without limit.
+/// Trace ids are mostly small integers handed out in order, so the keys in use crowd into
+/// a window that slides forward; the window is a vector indexed by `key - base`, which
+/// makes the check of a free one array access where two hash maps (live blocks and dead
+/// ones) cost an insert and a remove per free. Keys that do not fit (far behind the
+/// window, far ahead of it, or addresses) live in an overflow map, and no key is ever in
+/// both. Deaths are stamped with their generation: when a generation fills, the one
+/// before it is forgotten, and a use of a block dead for longer is reported as a use of
+/// an unknown block (still an error at its line, only with less history). The window is
+/// cut down to about twice its live blocks plus the two remembered generations, and the
+/// overflow map drops its forgotten deaths at each new generation, so a trace of unique
+/// ids never grows the checker without limit.
 #[derive(Debug, Default)]
-struct Graveyard {
-    recent: FxHashMap<u64, (u64, Death)>,
-    old: FxHashMap<u64, (u64, Death)>,
+struct Keys {
+    window: Vec<Slot>,
+    base: u64,
+    /// Keys outside the window.
+    far: FxHashMap<u64, Slot>,
+    /// No key of `far` at or past the window's end is below this; `u64::MAX` when none
+    /// may be.
+    far_ahead_min: u64,
+    live: usize,
+    gen: u64,
+    in_gen: usize,
+    /// Whether a generation of deaths has been forgotten.
     forgot: bool,
 }
 
-/// Deaths one generation holds: both generations together stay near 25 MB.
-const GENERATION: usize = 1 << 18;
-
-impl Graveyard {
-    fn bury(&mut self, key: u64, line: u64, how: Death) {
-        if self.recent.len() >= GENERATION {
-            self.forgot |= !self.old.is_empty();
-            // The forgotten generation's table, cleared, holds the next one: after the
-            // first two generations no death pays for a table growing.
-            std::mem::swap(&mut self.recent, &mut self.old);
-            self.recent.clear();
+impl Keys {
+    fn new() -> Keys {
+        Keys {
+            far_ahead_min: u64::MAX,
+            ..Keys::default()
         }
-        self.recent.insert(key, (line, how));
     }
 
+    fn remembered(&self, slot: &Slot) -> bool {
+        match *slot {
+            Slot::Empty => false,
+            Slot::Live(_) => true,
+            Slot::Dead { gen, .. } => gen + 1 >= self.gen,
+        }
+    }
+
+    fn end(&self) -> u64 {
+        self.base + self.window.len() as u64
+    }
+
+    fn get(&self, key: u64) -> Slot {
+        if key >= self.base && key < self.end() {
+            return self.window[(key - self.base) as usize];
+        }
+        self.far.get(&key).copied().unwrap_or(Slot::Empty)
+    }
+
+    /// The death's line and how, if the key is dead and its death remembered.
     fn find(&self, key: u64) -> Option<(u64, Death)> {
-        self.recent
-            .get(&key)
-            .or_else(|| self.old.get(&key))
-            .copied()
+        match self.get(key) {
+            Slot::Dead { line, how, gen } if gen + 1 >= self.gen => Some((line, how)),
+            _ => None,
+        }
+    }
+
+    /// Stamps a new death with its generation, starting a new one when it is full.
+    fn bury(&mut self, key: u64, line: u64, how: Death) {
+        if self.in_gen >= GENERATION {
+            self.gen += 1;
+            self.in_gen = 0;
+            self.forgot |= self.gen >= 2;
+            // The overflow map would otherwise keep every far key that ever died.
+            let gen = self.gen;
+            self.far.retain(|_, s| match *s {
+                Slot::Dead { gen: g, .. } => g + 1 >= gen,
+                _ => true,
+            });
+        }
+        self.in_gen += 1;
+        let gen = self.gen;
+        self.put(key, Slot::Dead { line, how, gen });
+    }
+
+    fn put(&mut self, key: u64, slot: Slot) {
+        if self.window.is_empty() && self.far.is_empty() {
+            // The first key places the window, so traces whose ids start high (or are
+            // addresses) still use it.
+            self.base = key;
+        }
+        let end = self.end();
+        if key >= end && key - end < MIN_SPAN {
+            self.grow(key + 1);
+        }
+        let place = if key >= self.base && key < self.end() {
+            &mut self.window[(key - self.base) as usize]
+        } else {
+            if key >= self.end() {
+                self.far_ahead_min = self.far_ahead_min.min(key);
+            }
+            self.far.entry(key).or_insert(Slot::Empty)
+        };
+        let was_live = matches!(place, Slot::Live(_));
+        *place = slot;
+        let is_live = matches!(slot, Slot::Live(_));
+        match (was_live, is_live) {
+            (false, true) => self.live += 1,
+            (true, false) => self.live -= 1,
+            _ => {}
+        }
+    }
+
+    /// Stretches the window to end at `new_end`, taking in the overflow map's keys it now
+    /// covers, then cuts its front if it has grown too wide.
+    fn grow(&mut self, new_end: u64) {
+        let old_end = self.end();
+        self.window
+            .resize((new_end - self.base) as usize, Slot::Empty);
+        if self.far_ahead_min < new_end {
+            let mut min = u64::MAX;
+            let mut moved = Vec::new();
+            self.far.retain(|&k, s| {
+                if k >= old_end && k < new_end {
+                    moved.push((k, *s));
+                    false
+                } else {
+                    if k >= new_end {
+                        min = min.min(k);
+                    }
+                    true
+                }
+            });
+            for (k, s) in moved {
+                self.window[(k - self.base) as usize] = s;
+            }
+            self.far_ahead_min = min;
+        }
+        let bound = 2 * self.live + 2 * GENERATION + MIN_SPAN as usize;
+        if self.window.len() > 2 * bound {
+            // Cut in batches, so each slot pays for its move once.
+            let cut = self.window.len() - bound;
+            for i in 0..cut {
+                let s = self.window[i];
+                if self.remembered(&s) {
+                    self.far.insert(self.base + i as u64, s);
+                }
+            }
+            self.window.drain(..cut);
+            self.base += cut as u64;
+        }
     }
 }
 
@@ -174,8 +302,7 @@ pub enum ReallocOf {
 #[derive(Debug)]
 pub struct Checker {
     naming: Naming,
-    live: FxHashMap<u64, Live>,
-    dead: Graveyard,
+    keys: Keys,
     /// Each arena's blocks, by key; keys freed or reused since are skipped when it ends.
     arenas: FxHashMap<ArenaId, Vec<u64>>,
 }
@@ -184,9 +311,15 @@ impl Checker {
     pub fn new(naming: Naming) -> Checker {
         Checker {
             naming,
-            live: FxHashMap::default(),
-            dead: Graveyard::default(),
+            keys: Keys::new(),
             arenas: FxHashMap::default(),
+        }
+    }
+
+    fn live(&self, key: u64) -> Option<Live> {
+        match self.keys.get(key) {
+            Slot::Live(b) => Some(b),
+            _ => None,
         }
     }
 
@@ -205,16 +338,12 @@ impl Checker {
 
     /// A block allocated under `key`, to be simulated as block `id`.
     pub fn alloc(&mut self, key: u64, id: BlockId, arena: Option<ArenaId>) -> Result<(), Problem> {
-        // One lookup for the check and the insert: this runs for every allocation.
-        let slot = match self.live.entry(key) {
-            Entry::Occupied(_) => {
-                return Err(Problem::new(
-                    ProblemKind::AllocOfLive,
-                    format!("alloc of {}, which is already live", self.naming.name(key)),
-                ))
-            }
-            Entry::Vacant(slot) => slot,
-        };
+        if self.live(key).is_some() {
+            return Err(Problem::new(
+                ProblemKind::AllocOfLive,
+                format!("alloc of {}, which is already live", self.naming.name(key)),
+            ));
+        }
         if let Some(a) = arena {
             let Some(blocks) = self.arenas.get_mut(&a) else {
                 return Err(Problem::new(
@@ -224,22 +353,22 @@ impl Checker {
             };
             blocks.push(key);
         }
-        slot.insert(Live { id, arena });
+        self.keys.put(key, Slot::Live(Live { id, arena }));
         Ok(())
     }
 
     /// A free of `key`; returns the block's id.
     pub fn free(&mut self, line: u64, key: u64) -> Result<BlockId, Problem> {
-        let Some(block) = self.live.remove(&key) else {
+        let Some(block) = self.live(key) else {
             return Err(self.not_live("free", key));
         };
-        self.dead.bury(key, line, Death::Freed);
+        self.keys.bury(key, line, Death::Freed);
         Ok(block.id)
     }
 
     /// A realloc of `key` that keeps its key; returns the block's id.
     pub fn realloc(&mut self, key: u64) -> Result<BlockId, Problem> {
-        match self.live.get(&key) {
+        match self.live(key) {
             Some(block) => Ok(block.id),
             None => Err(self.not_live("realloc", key)),
         }
@@ -251,18 +380,18 @@ impl Checker {
     /// longer than it remembers cannot be told from one never allocated, and is taken as
     /// a new allocation.
     pub fn realloc_or_alloc(&mut self, key: u64) -> Result<ReallocOf, Problem> {
-        if self.live.contains_key(&key) {
+        if self.live(key).is_some() {
             return Ok(ReallocOf::Live);
         }
-        if self.dead.find(key).is_some() {
+        if self.keys.find(key).is_some() {
             return Err(self.not_live("realloc", key));
         }
-        self.live.insert(
+        self.keys.put(
             key,
-            Live {
+            Slot::Live(Live {
                 id: key,
                 arena: None,
-            },
+            }),
         );
         Ok(ReallocOf::Nothing)
     }
@@ -271,12 +400,11 @@ impl Checker {
     /// returns the block's id. Checked whole before anything changes, so a refusal
     /// leaves the checker as it was.
     pub fn realloc_moved(&mut self, line: u64, from: u64, to: u64) -> Result<BlockId, Problem> {
-        let block = *self
-            .live
-            .get(&from)
+        let block = self
+            .live(from)
             .ok_or_else(|| self.not_live("realloc", from))?;
         if from != to {
-            if self.live.contains_key(&to) {
+            if self.live(to).is_some() {
                 return Err(Problem::new(
                     ProblemKind::AllocOfLive,
                     format!(
@@ -286,9 +414,8 @@ impl Checker {
                     ),
                 ));
             }
-            self.live.remove(&from);
-            self.dead.bury(from, line, Death::Moved);
-            self.live.insert(to, block);
+            self.keys.bury(from, line, Death::Moved);
+            self.keys.put(to, Slot::Live(block));
         }
         Ok(block.id)
     }
@@ -319,9 +446,8 @@ impl Checker {
             Death::ArenaReset(a)
         };
         for key in keys {
-            if self.live.get(&key).is_some_and(|b| b.arena == Some(a)) {
-                self.live.remove(&key);
-                self.dead.bury(key, line, how);
+            if self.live(key).is_some_and(|b| b.arena == Some(a)) {
+                self.keys.bury(key, line, how);
             }
         }
         if !drop {
@@ -334,8 +460,8 @@ impl Checker {
     #[cold]
     fn not_live(&self, op: &str, key: u64) -> Problem {
         let name = self.naming.name(key);
-        let Some((line, how)) = self.dead.find(key) else {
-            let message = if self.dead.forgot {
+        let Some((line, how)) = self.keys.find(key) else {
+            let message = if self.keys.forgot {
                 format!("{op} of {name}, which is not live (never allocated, or gone too long ago to remember)")
             } else {
                 format!("{op} of {name}, which was never allocated")
@@ -445,8 +571,8 @@ mod tests {
     }
 
     #[test]
-    fn the_graveyard_forgets_old_generations_and_says_so() {
-        let mut g = Graveyard::default();
+    fn old_generations_are_forgotten_and_said_to_be() {
+        let mut g = Keys::new();
         for key in 0..(2 * GENERATION as u64 + 1) {
             g.bury(key, key + 1, Death::Freed);
         }
@@ -456,6 +582,32 @@ mod tests {
             g.find(2 * GENERATION as u64),
             Some((2 * GENERATION as u64 + 1, Death::Freed))
         );
-        assert!(g.recent.len() + g.old.len() <= 2 * GENERATION);
+        assert!(g.window.len() + g.far.len() <= 4 * GENERATION + 4 * MIN_SPAN as usize);
+    }
+
+    #[test]
+    fn far_and_sparse_keys_keep_their_history() {
+        let mut c = Checker::new(Naming::Id);
+        for (line, key) in [5u64, 1 << 40, 3, 1 << 20, 6].into_iter().enumerate() {
+            c.alloc(key, key, None).unwrap();
+            c.free(line as u64 + 10, key).unwrap();
+        }
+        assert_eq!(
+            c.free(1, 1 << 40).unwrap_err().message,
+            format!("double free of id {} (freed at line 11)", 1u64 << 40)
+        );
+        assert_eq!(
+            c.free(1, 3).unwrap_err().message,
+            "double free of id 3 (freed at line 12)"
+        );
+        // A window stretched over a far key takes its history in.
+        for key in 7..(1 << 20) + 5 {
+            c.alloc(key, key, None).unwrap();
+        }
+        assert_eq!(
+            c.alloc(1 << 20, 1 << 20, None).unwrap_err().kind,
+            ProblemKind::AllocOfLive
+        );
+        assert_eq!(c.keys.live, (1 << 20) + 5 - 7);
     }
 }
