@@ -2,7 +2,7 @@
 // time or the summary bars, redrawn when the window changes size so lines stay sharp.
 
 import { draw_chart } from '../pkg/heaplab_wasm.js';
-import { $, configLetter, messageOf, showError } from './dom.js';
+import { $, configLetter, fitCanvas, messageOf, showError } from './dom.js';
 
 /**
  * Chart and table labels: each configuration's letter, as the editor names it, and its
@@ -35,12 +35,7 @@ export function chartKind() {
 
 function draw(runs) {
   const canvas = $('#chart');
-  // The canvas is sized in device pixels so lines and text stay sharp on high-DPI
-  // screens; its CSS size is set by the stylesheet.
-  const box = canvas.getBoundingClientRect();
-  const ratio = window.devicePixelRatio || 1;
-  canvas.width = Math.max(1, Math.round(box.width * ratio));
-  canvas.height = Math.max(1, Math.round(box.height * ratio));
+  fitCanvas(canvas);
   // The series go to the module as the worker delivered them, Float64Arrays and all.
   draw_chart(canvas, runs, kind);
   $('#chart-caption').textContent = CAPTIONS[kind];

@@ -144,3 +144,14 @@ export function option(value, text, title = '') {
 export function configLetter(index) {
   return String.fromCharCode(65 + index);
 }
+
+/**
+ * Sizes a canvas in device pixels to its laid-out size, so lines and text stay sharp on
+ * high-DPI screens; its CSS size comes from the stylesheet.
+ */
+export function fitCanvas(canvas) {
+  const box = canvas.getBoundingClientRect();
+  const ratio = window.devicePixelRatio || 1;
+  canvas.width = Math.max(1, Math.round(box.width * ratio));
+  canvas.height = Math.max(1, Math.round(box.height * ratio));
+}

@@ -8,6 +8,11 @@ export function formatBytes(bytes) {
   return format_bytes(bytes);
 }
 
+/** A size as a person types it ("64KiB"), which the core's parser reads back exactly. */
+export function sizeText(bytes) {
+  return bytes === 0 ? '0' : format_bytes(bytes).replace(' ', '');
+}
+
 /** A summary metric's value as the CLI's table prints it, by the metric's unit. */
 export function formatMetric(key, value) {
   return format_metric(key, value);

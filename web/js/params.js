@@ -7,9 +7,10 @@
 
 import { parse_param } from '../pkg/heaplab_wasm.js';
 import { FieldError, messageOf, option } from './dom.js';
-import { formatBytes } from './format.js';
+import { formatBytes, sizeText } from './format.js';
 
-const NUMERIC = new Set(['int', 'float', 'bytes']);
+// The kinds of parameter that take numbers, and so can be swept.
+export const NUMERIC = new Set(['int', 'float', 'bytes']);
 
 /** The parsed value of `text`, or `{ problem }` with the core's reason for refusing it. */
 function parse(scope, owner, param, text) {
@@ -82,11 +83,6 @@ function sliderStops(param) {
   const stops = Number(param.min) === 0 ? [0] : [];
   for (let size = 2 ** Math.ceil(Math.log2(least)); size <= most; size *= 2) stops.push(size);
   return stops;
-}
-
-/** A size as a person types it ("64KiB"), which the core's parser reads back exactly. */
-function sizeText(bytes) {
-  return bytes === 0 ? '0' : formatBytes(bytes).replace(' ', '');
 }
 
 /** The stop nearest to `value`, by ratio: what the slider shows for a size between stops. */

@@ -5,16 +5,15 @@
 // the same lists.
 
 import { draw_sweep_chart, sweep_points, sweep_report, sweep_values } from '../pkg/heaplab_wasm.js';
-import { $, beginRun, cancelledRun, configLetter, endRun, fail, isRunning, option, setProgress, setState, setStatus } from './dom.js';
+import { $, beginRun, cancelledRun, configLetter, endRun, fail, fitCanvas, isRunning, option, setProgress, setState, setStatus } from './dom.js';
 import { MAX_POLICIES, TRACE_ID, familyById, lists, selection, workloadById } from './catalog.js';
 import { addPolicyCard, policyCards, readForm } from './editor.js';
-import { carriedOver } from './params.js';
-import { formatBytes, formatMetric } from './format.js';
+import { NUMERIC, carriedOver } from './params.js';
+import { formatBytes, formatMetric, sizeText } from './format.js';
 import { Cancelled, runConfigs } from './runner.js';
 import { formLinkState, linkFollowsForm, setViewSweep } from './state.js';
 import * as trace from './trace.js';
 
-const NUMERIC = new Set(['int', 'bytes', 'float']);
 // What the sweep chart shows by default: the question of the JIT-arenas scenario.
 const DEFAULT_METRIC = 'peak_resident_bytes';
 
@@ -32,11 +31,6 @@ function numericParams(card) {
   const names = new Set(policy.map((spec) => spec.name));
   const workload = workloadId === TRACE_ID ? [] : (workloadById(workloadId)?.params ?? []).filter((spec) => NUMERIC.has(spec.kind) && !names.has(spec.name));
   return [...policy.map((spec) => ({ name: spec.name, target: 'policy', spec })), ...workload.map((spec) => ({ name: spec.name, target: 'workload', spec }))];
-}
-
-/** A size as a person types it ("64KiB"). */
-function sizeText(bytes) {
-  return formatBytes(bytes).replace(' ', '');
 }
 
 /** A values text to start from for `spec` at `value`: a few doublings around it for a size. */
@@ -107,10 +101,7 @@ function showControls(sweep) {
 
 function drawSweep() {
   const canvas = $('#sweep-chart');
-  const box = canvas.getBoundingClientRect();
-  const ratio = window.devicePixelRatio || 1;
-  canvas.width = Math.max(1, Math.round(box.width * ratio));
-  canvas.height = Math.max(1, Math.round(box.height * ratio));
+  fitCanvas(canvas);
   draw_sweep_chart(canvas, last.state, last.outputs, last.report.metric);
 }
 

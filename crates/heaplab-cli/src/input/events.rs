@@ -1,8 +1,6 @@
 //! `one_config_events`: the one configuration and the events of its workload that
 //! `explain` and `blame` step through in memory, a trace read from its file.
 
-use std::fs::File;
-
 use heaplab_core::config::RunConfig;
 use heaplab_core::event::Event;
 use heaplab_core::observe::session::{trace_events, Session};
@@ -28,8 +26,7 @@ pub fn one_config_events(
     }
     let config = all.remove(0);
     let events = if config.workload.is_trace() {
-        let path = config.workload.path.clone().unwrap_or_default();
-        let file = File::open(&path).map_err(|e| CliError::input(format!("{path}: {e}")))?;
+        let (file, path) = super::run::open_trace(&config)?;
         trace_events(
             file,
             &path,

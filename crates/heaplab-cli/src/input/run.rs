@@ -13,13 +13,20 @@ use crate::error::CliError;
 /// are input errors.
 pub fn run_one(config: &RunConfig, options: &ImportOptions) -> Result<RunOutput, CliError> {
     let result = if config.workload.is_trace() {
-        let path = config.workload.path.clone().unwrap_or_default();
-        let file = File::open(&path).map_err(|e| CliError::input(format!("{path}: {e}")))?;
+        let (file, _) = open_trace(config)?;
         run_trace(config, file, options)
     } else {
         heaplab_core::run::run(config)
     };
     result.map_err(CliError::from)
+}
+
+/// The trace file a trace config names, opened, and its path; a file that cannot be
+/// opened is an input error naming it.
+pub fn open_trace(config: &RunConfig) -> Result<(File, String), CliError> {
+    let path = config.workload.path.clone().unwrap_or_default();
+    let file = File::open(&path).map_err(|e| CliError::input(format!("{path}: {e}")))?;
+    Ok((file, path))
 }
 
 /// Runs one config whose trace is `bytes`, which a link carried, instead of a file.
