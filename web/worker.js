@@ -3,7 +3,8 @@
 // Protocol: every request carries an `id`, and every message back carries it too.
 // - `{ id, configs, trace }` runs each config: `trace` is `{ bytes, lenient }` when the
 //   workload is a trace file (bytes: a Uint8Array of the file) and null otherwise. The
-//   worker answers with zero or more `{ id, progress: i }` and then exactly one of
+//   worker answers with zero or more `{ id, progress: { index, events } }` (config
+//   `index` has applied `events` events so far) and then exactly one of
 //   `{ id, ok: true, outputs }`, each output `{report, series}` as `run` (or `run_trace`)
 //   returned it, or `{ id, ok: false, index, message }`, `index` being the failing
 //   config's position.
@@ -45,9 +46,10 @@ function answer(id, data) {
 function runAll(id, configs, trace) {
   const outputs = [];
   for (const [index, config] of configs.entries()) {
-    self.postMessage({ id, progress: index });
+    const progress = (events) => self.postMessage({ id, progress: { index, events } });
+    progress(0);
     try {
-      outputs.push(trace ? run_trace(config, trace.bytes, trace.lenient) : run(config));
+      outputs.push(trace ? run_trace(config, trace.bytes, trace.lenient, progress) : run(config, progress));
     } catch (error) {
       answer(id, { ok: false, index, message: messageOf(error) });
       return;

@@ -10,12 +10,12 @@
 import init, { chart_svg, series_csv, summary_csv } from '../pkg/heaplab_wasm.js';
 import { $, beginRun, cancelledRun, clearError, endRun, fail, isRunning, messageOf, onIdle, option, restorePrevious, setProgress, setState, setStatus, showError } from './dom.js';
 import { TRACE_ID, loadLists } from './catalog.js';
-import { chartKind, chartRun, drawChart, runLabels, wireCharts } from './charts.js';
+import { chartKind, chartRun, chartZoom, drawChart, runLabels, setChartView, wireCharts } from './charts.js';
 import { buildEditor, readForm, showWorkload } from './editor.js';
 import { formatCount } from './format.js';
 import { Cancelled, cancelAll, runConfigs } from './runner.js';
 import { buildScenarios, forgetScenario, openScenarioInEditor, runScenarioNow, showScenario } from './scenarios.js';
-import { formLinkState, linkFollowsForm, openLink, setViewBaseline, setViewSweep, viewBaseline, viewSweep, writeLink } from './state.js';
+import { formLinkState, linkFollowsForm, openLink, setViewBaseline, setViewChart, setViewSweep, viewBaseline, viewChart, viewSweep, writeLink } from './state.js';
 import { buildSweep, refreshSweepMenus, runSweep } from './sweep.js';
 import { renderSummary } from './tables.js';
 import * as trace from './trace.js';
@@ -129,10 +129,18 @@ async function runForm({ writesLink }) {
       }
     }
     setStatus(`Running ${configs.length} ${configs.length === 1 ? 'configuration' : 'configurations'}…`);
-    const outputs = await runConfigs(configs, traceBytes, (done, total) => {
-      setProgress(done / total);
-      setStatus(`Ran ${done} of ${total}…`);
-    });
+    // A re-run of the workload last run knows its length, so the bar follows the
+    // events; a new workload's bar follows the configurations as they finish.
+    const expected = lastRun?.key === workloadKey(configs) ? lastRun.events : null;
+    const outputs = await runConfigs(
+      configs,
+      traceBytes,
+      (share) => {
+        setProgress(share);
+        setStatus(`Running ${configs.length} ${configs.length === 1 ? 'configuration' : 'configurations'}: ${Math.floor(share * 100)}%…`);
+      },
+      expected,
+    );
     forgetScenario();
     // The comparison takes the results column back from a sweep.
     $('#sweep-results').hidden = true;
@@ -141,6 +149,12 @@ async function runForm({ writesLink }) {
     const reports = outputs.map((output) => output.report);
     const labels = runLabels(configs);
     shown = { labels, configs, outputs };
+    // A zoom into one workload's events means nothing for another's.
+    if (lastRun && lastRun.key !== workloadKey(configs) && chartZoom()) {
+      setChartView({ chart: chartKind(), zoom: null });
+      setViewChart(chartKind(), null);
+      if (writesLink) linkFollowsForm();
+    }
     lastRun = { key: workloadKey(configs), events: reports[0]?.events ?? Infinity };
     drawChart(outputs.map((output, index) => chartRun(labels[index], output.series, output.report)));
     showBaselineMenu(labels, viewBaseline());
@@ -184,7 +198,7 @@ function exportFile(kind) {
   if (kind === 'summary-csv') download('heaplab-summary.csv', summary_csv(labels, reports), 'text/csv');
   else if (kind === 'summary-json') download('heaplab-summary.json', `${JSON.stringify(reports, null, 2)}\n`, 'application/json');
   else if (kind === 'series-csv') download('heaplab-series.csv', series_csv(labels, outputs.map((output) => output.series)), 'text/csv');
-  else if (kind === 'chart-svg') download(`heaplab-${chartKind()}.svg`, chart_svg(runs, 1200, 600, chartKind()), 'image/svg+xml');
+  else if (kind === 'chart-svg') download(`heaplab-${chartKind()}.svg`, chart_svg(runs, 1200, 600, chartKind(), chartZoom()), 'image/svg+xml');
   else if (kind === 'chart-png') $('#chart').toBlob((blob) => blob && download(`heaplab-${chartKind()}.png`, blob));
 }
 
@@ -249,6 +263,7 @@ function openAddress() {
   pending = null;
   try {
     const { scenario, runnable } = openLink(window.location.hash);
+    setChartView(viewChart());
     if (scenario != null) {
       // A scenario link: the scenario is chosen, its first workload and configurations
       // fill the editor, and it runs as soon as the page is ready.
@@ -266,6 +281,7 @@ function openAddress() {
     return null;
   } catch (error) {
     openLink('');
+    setChartView(viewChart());
     const message = messageOf(error);
     return `${message}${/[.?!]$/.test(message) ? '' : '.'} The page shows its defaults instead.`;
   }
@@ -338,7 +354,10 @@ function wire() {
     if (problem) showError(problem);
     runPending();
   });
-  wireCharts();
+  wireCharts(() => {
+    setViewChart(chartKind(), chartZoom());
+    linkFollowsForm();
+  });
 }
 
 async function main() {

@@ -109,23 +109,36 @@ export function cancelAll() {
 /**
  * Runs every config, each in a worker of the pool, and resolves to `[{report, series}]`
  * in the configs' order, as `run` (or, for a trace, `run_trace`) returned them. `trace`
- * is `{ bytes, lenient }` when the workload is a trace, else null. `onProgress(done,
- * total)` hears each config that finished.
+ * is `{ bytes, lenient }` when the workload is a trace, else null. `onProgress(share)`
+ * hears the share of the work done, 0 to 1: of the events, when `expectedEvents` (each
+ * config's events, known from an earlier run of the same workload) is given, else of the
+ * configs.
  */
-export async function runConfigs(configs, trace, onProgress) {
-  let done = 0;
+export async function runConfigs(configs, trace, onProgress, expectedEvents = null) {
+  const events = configs.map(() => 0);
+  const finished = configs.map(() => false);
+  const report = () => {
+    const share = expectedEvents > 0
+      ? events.reduce((sum, n, i) => sum + (finished[i] ? 1 : Math.min(1, n / expectedEvents)), 0)
+      : finished.filter(Boolean).length;
+    onProgress?.(share / configs.length);
+  };
   const runs = configs.map((config, index) =>
     ask(
       { configs: [config], trace },
       {
+        onProgress: (progress) => {
+          events[index] = progress.events;
+          report();
+        },
         where: () => {
           const failed = config.policy;
           return failed ? `Policy ${index + 1} (${failed.preset ?? failed.family}): ` : '';
         },
       },
     ).then((answer) => {
-      done += 1;
-      onProgress?.(done, configs.length);
+      finished[index] = true;
+      report();
       return answer.outputs[0];
     }),
   );

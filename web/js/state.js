@@ -67,6 +67,21 @@ export function viewBaseline() {
   return view?.baseline ?? 0;
 }
 
+/** The chart and zoom a link named (`view.chart`, `view.zoom`), for the chart to show. */
+export function viewChart() {
+  return { chart: view?.chart ?? 'memory', zoom: view?.zoom ?? null };
+}
+
+/** Shows chart `kind` zoomed to `zoom` (or the whole run); the link carries both. */
+export function setViewChart(kind, zoom) {
+  view = { ...(view ?? {}) };
+  if (kind === 'memory') delete view.chart;
+  else view.chart = kind;
+  if (zoom) view.zoom = zoom;
+  else delete view.zoom;
+  if (Object.keys(view).length === 0) view = null;
+}
+
 /** The sweep the page shows (`view.sweep`: config, param, values, metric), or null. */
 export function viewSweep() {
   return view?.sweep ?? null;

@@ -191,9 +191,9 @@ export async function runSweep(sweep = null) {
     const outputs = await runConfigs(
       points.map((point) => point.config),
       traceBytes,
-      (done, total) => {
-        setProgress(done / total);
-        setStatus(`Ran ${done} of ${total} values of ${chosen.param}…`);
+      (share) => {
+        setProgress(share);
+        setStatus(`Ran ${Math.round(share * points.length)} of ${points.length} values of ${chosen.param}…`);
       },
     );
     const report = sweep_report(state, outputs);

@@ -42,6 +42,7 @@ pub use style::{color, PALETTE};
 pub use summary::{draw_summary_bars, SummaryChart, SummaryRow};
 pub use sweep::{draw_sweep, SweepChart, SweepLine, SweepScale, SweepValue};
 pub use sweep_plot::{sweep_plot_size, SweepPlot};
+pub use timeline::{sample_at, PlotFrame};
 
 /// The largest width or height drawn, in pixels: a bitmap takes three bytes a pixel, and
 /// a size typed wrong should be an error, not an allocation of many gigabytes.
@@ -56,13 +57,13 @@ pub trait Chart {
 
 impl Chart for MemoryChart<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
-        draw_memory(root, self)
+        draw_memory(root, self).map(|_| ())
     }
 }
 
 impl Chart for PageOpsChart<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
-        draw_page_ops(root, self)
+        draw_page_ops(root, self).map(|_| ())
     }
 }
 

@@ -6,7 +6,7 @@ use heaplab_core::simulate::PhaseMark;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::timeline::{self, Curve, Timeline, Track, ValueAxis};
+use crate::timeline::{self, Curve, PlotFrame, Timeline, Track, ValueAxis};
 use crate::PlotError;
 
 /// One configuration's memory over time: `resident[i]` and `live[i]` are bytes after
@@ -51,11 +51,12 @@ pub struct MemoryChart<'a> {
 /// data calls for, and the legend above the plot.
 ///
 /// Generic over the backend so that the browser draws it on a canvas and the CLI writes
-/// the same picture as SVG or PNG (see [`crate::write`]).
+/// the same picture as SVG or PNG (see [`crate::write`]). Returns where the plot landed,
+/// for mapping a pointer back to an event.
 pub fn draw_memory<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     chart: &MemoryChart,
-) -> Result<(), PlotError> {
+) -> Result<PlotFrame, PlotError> {
     let tracks = chart
         .runs
         .iter()

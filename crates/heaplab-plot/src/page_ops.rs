@@ -15,7 +15,7 @@ use heaplab_core::workload::{self, Sink};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::timeline::{self, Curve, Timeline, Track, ValueAxis};
+use crate::timeline::{self, Curve, PlotFrame, Timeline, Track, ValueAxis};
 use crate::PlotError;
 
 /// One configuration's page operations over time: `commits[i]` and `decommits[i]` are the
@@ -55,11 +55,12 @@ pub struct PageOpsChart<'a> {
 
 /// Draws cumulative commits (solid) and decommits (dashed) over events, one colour per
 /// configuration, with the phases marked as on the memory chart: where a policy gives
-/// memory back, its decommit curve climbs, and the steps show in which phase.
+/// memory back, its decommit curve climbs, and the steps show in which phase. Returns
+/// where the plot landed, as [`crate::draw_memory`] does.
 pub fn draw_page_ops<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     chart: &PageOpsChart,
-) -> Result<(), PlotError> {
+) -> Result<PlotFrame, PlotError> {
     let tracks = chart
         .runs
         .iter()

@@ -45,13 +45,48 @@ pub(crate) struct Timeline<'a> {
     pub axis: ValueAxis,
 }
 
+/// Where a timeline's plot landed on its drawing area, in the backend's pixels, and the
+/// events its x axis spans. A page maps a pointer on the canvas back to an event with it
+/// (for hover and for dragging a zoom window) without knowing how the axes were laid out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PlotFrame {
+    /// The plot's left, right, top and bottom edges, in pixels of the drawing backend.
+    pub left: i32,
+    pub right: i32,
+    pub top: i32,
+    pub bottom: i32,
+    /// The events at the left and the right edge.
+    pub first_event: u64,
+    pub last_event: u64,
+}
+
+impl PlotFrame {
+    /// The event under pixel column `x`, clamped to the plot: where a pointer points.
+    pub fn event_at(&self, x: f64) -> u64 {
+        let width = f64::from((self.right - self.left).max(1));
+        let share = ((x - f64::from(self.left)) / width).clamp(0.0, 1.0);
+        let span = (self.last_event - self.first_event) as f64;
+        self.first_event + (share * span).round() as u64
+    }
+}
+
+/// The sample of a series that holds `event`: a series keeps, after event `t[i]`, the
+/// maxima since the previous point, so the first point at or after `event` covers it;
+/// past the last point, the last. `None` for an empty series.
+pub fn sample_at(t: &[u64], event: u64) -> Option<usize> {
+    if t.is_empty() {
+        return None;
+    }
+    Some(t.partition_point(|&x| x < event).min(t.len() - 1))
+}
+
 /// Headroom above the highest value, where the phase names go.
 const HEADROOM: f64 = 1.16;
 
 pub(crate) fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     tl: &Timeline,
-) -> Result<(), PlotError> {
+) -> Result<PlotFrame, PlotError> {
     let mut legend: Vec<LegendItem> = tl
         .tracks
         .iter()
@@ -209,8 +244,16 @@ pub(crate) fn draw<DB: DrawingBackend>(
     if clipped.iter().flatten().all(|c| c.is_empty()) {
         style::no_data(&plot, "no samples in this range")?;
     }
+    let (xs, ys) = chart.plotting_area().get_pixel_range();
     root.present()?;
-    Ok(())
+    Ok(PlotFrame {
+        left: xs.start,
+        right: xs.end,
+        top: ys.start,
+        bottom: ys.end,
+        first_event: lo,
+        last_event: hi,
+    })
 }
 
 /// The events shown: the zoom window, put in order and at least one event wide, or the
@@ -310,6 +353,40 @@ mod tests {
             4,
             8,
         );
+    }
+
+    #[test]
+    fn a_frame_maps_pixels_to_events_and_clamps_outside_the_plot() {
+        let frame = PlotFrame {
+            left: 100,
+            right: 300,
+            top: 10,
+            bottom: 90,
+            first_event: 1_000,
+            last_event: 2_000,
+        };
+        assert_eq!(frame.event_at(100.0), 1_000);
+        assert_eq!(frame.event_at(200.0), 1_500);
+        assert_eq!(frame.event_at(300.0), 2_000);
+        assert_eq!(frame.event_at(-50.0), 1_000);
+        assert_eq!(frame.event_at(9_999.0), 2_000);
+        // A frame of no width still answers its first event.
+        let flat = PlotFrame {
+            right: 100,
+            ..frame
+        };
+        assert_eq!(flat.event_at(100.0), 1_000);
+    }
+
+    #[test]
+    fn the_sample_at_an_event_is_the_bucket_that_covers_it() {
+        let t = [4, 8, 12];
+        assert_eq!(sample_at(&t, 0), Some(0));
+        assert_eq!(sample_at(&t, 4), Some(0));
+        assert_eq!(sample_at(&t, 5), Some(1));
+        assert_eq!(sample_at(&t, 12), Some(2));
+        assert_eq!(sample_at(&t, 99), Some(2));
+        assert_eq!(sample_at(&[], 3), None);
     }
 
     #[test]

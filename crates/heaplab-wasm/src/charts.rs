@@ -1,21 +1,30 @@
 //! The page's charts, drawn by heaplab-plot's functions on a canvas and, for the export,
-//! as SVG: memory over time and the summary bars, from the runs the page holds.
+//! as SVG: memory over time, page operations over time and the summary bars, from the
+//! runs the page holds.
 
 use heaplab_core::series::Series;
 use heaplab_core::simulate::PhaseMark;
-use heaplab_plot::{MemoryChart, MemoryRun, PlotError, SummaryChart, SummaryRow};
+use heaplab_plot::{
+    MemoryChart, MemoryRun, PageOpsChart, PageOpsRun, PlotError, PlotFrame, SummaryChart,
+    SummaryRow,
+};
 use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, DrawingBackend, IntoDrawingArea};
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlCanvasElement;
 
-use crate::convert::from_js;
+use crate::convert::{from_js, to_js};
+use serde::Serialize;
 
 /// One configuration's run as the page holds it for a chart.
 struct ChartRun {
     label: String,
     series: Series,
+    /// Page operations so far on the series' events, when the run recorded them (a
+    /// scenario's runs do not).
+    commits: Vec<u64>,
+    decommits: Vec<u64>,
     phases: Vec<PhaseMark>,
     /// The report's figures the summary bars show, when the page passed its report.
     figures: Option<Figures>,
@@ -31,9 +40,9 @@ struct Figures {
     utilization: f64,
 }
 
-/// Reads `{label, series: {t, live, resident}, phases?}`: the series' gauges as the
-/// `Float64Array`s `run` returned (or plain arrays), the phases as in a report (the byte
-/// figures may be left out).
+/// Reads `{label, series: {t, live, resident, commits?, decommits?}, phases?, report?}`:
+/// the series' gauges as the `Float64Array`s `run` returned (or plain arrays), the phases
+/// as in a report (the byte figures may be left out).
 fn chart_run(value: &JsValue, index: u32) -> Result<ChartRun, JsError> {
     let what = format!("chart data: run {index}");
     let get = |object: &JsValue, key: &str| {
@@ -94,6 +103,8 @@ fn chart_run(value: &JsValue, index: u32) -> Result<ChartRun, JsError> {
     Ok(ChartRun {
         label,
         figures,
+        commits: gauge("commits")?,
+        decommits: gauge("decommits")?,
         series: Series {
             t: gauge("t")?,
             live: gauge("live")?,
@@ -113,10 +124,11 @@ fn chart_runs(runs: &JsValue) -> Result<Vec<ChartRun>, JsError> {
         .collect()
 }
 
-/// Which chart the page shows: memory over time, or the summary bars.
+/// Which chart the page shows, by the names of the link's `view.chart`.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Memory,
+    PageOps,
     Bars,
 }
 
@@ -124,11 +136,27 @@ impl Kind {
     fn parse(kind: Option<String>) -> Result<Kind, JsError> {
         match kind.as_deref() {
             None | Some("memory") => Ok(Kind::Memory),
+            Some("page_ops") => Ok(Kind::PageOps),
             Some("bars") => Ok(Kind::Bars),
             Some(other) => Err(JsError::new(&format!(
-                "chart: no chart {other:?}; the page draws memory and bars"
+                "chart: no chart {other:?}; the page draws memory, page_ops and bars"
             ))),
         }
+    }
+}
+
+/// Reads a zoom window `[first, last]` of events, or none for the whole run.
+fn zoom_window(zoom: Option<Vec<f64>>) -> Result<Option<(u64, u64)>, JsError> {
+    let Some(zoom) = zoom else {
+        return Ok(None);
+    };
+    match zoom[..] {
+        [a, b] if a.is_finite() && b.is_finite() && a >= 0.0 && b >= 0.0 => {
+            Ok(Some((a as u64, b as u64)))
+        }
+        _ => Err(JsError::new(
+            "chart: zoom must be two event numbers [first, last], each 0 or more",
+        )),
     }
 }
 
@@ -136,15 +164,20 @@ impl Kind {
 struct PageChart<'a> {
     runs: &'a [ChartRun],
     kind: Kind,
+    zoom: Option<(u64, u64)>,
 }
 
-impl heaplab_plot::Chart for PageChart<'_> {
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
+impl PageChart<'_> {
+    /// Draws the chart; a timeline answers where its plot landed, the bars nothing.
+    fn draw_framed<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+    ) -> Result<Option<PlotFrame>, PlotError> {
+        // Every run of a comparison replays the same workload, so the first run's
+        // phases mark the chart for all.
+        let phases = self.runs.first().map_or(&[][..], |r| &r.phases[..]);
         match self.kind {
             Kind::Memory => {
-                // Every run of a comparison replays the same workload, so the first
-                // run's phases mark the chart for all.
-                let phases = self.runs.first().map_or(&[][..], |r| &r.phases[..]);
                 let curves: Vec<MemoryRun> = self
                     .runs
                     .iter()
@@ -155,9 +188,33 @@ impl heaplab_plot::Chart for PageChart<'_> {
                     &MemoryChart {
                         runs: &curves,
                         phases,
+                        zoom: self.zoom,
                         ..MemoryChart::default()
                     },
                 )
+                .map(Some)
+            }
+            Kind::PageOps => {
+                let curves: Vec<PageOpsRun> = self
+                    .runs
+                    .iter()
+                    .map(|r| PageOpsRun {
+                        label: &r.label,
+                        t: &r.series.t,
+                        commits: &r.commits,
+                        decommits: &r.decommits,
+                    })
+                    .collect();
+                heaplab_plot::draw_page_ops(
+                    root,
+                    &PageOpsChart {
+                        runs: &curves,
+                        phases,
+                        zoom: self.zoom,
+                        ..PageOpsChart::default()
+                    },
+                )
+                .map(Some)
             }
             Kind::Bars => {
                 let rows: Vec<SummaryRow> = self
@@ -182,27 +239,98 @@ impl heaplab_plot::Chart for PageChart<'_> {
                         ..SummaryChart::default()
                     },
                 )
+                .map(|()| None)
             }
         }
     }
 }
 
+impl heaplab_plot::Chart for PageChart<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
+        self.draw_framed(root).map(|_| ())
+    }
+}
+
+/// The event under canvas pixel column `x` of a chart whose `frame` [`draw_chart`]
+/// answered, clamped to the plot: where the pointer points.
+#[wasm_bindgen]
+pub fn chart_event_at(frame: JsValue, x: f64) -> Result<f64, JsError> {
+    let frame: PlotFrame = from_js(frame, "chart frame")?;
+    Ok(frame.event_at(x) as f64)
+}
+
+/// One configuration's values where the pointer is.
+#[derive(Serialize)]
+struct HoverRow<'a> {
+    label: &'a str,
+    /// The event of the sample shown, which covers the event asked for.
+    event: u64,
+    /// The solid curve's value (resident bytes, or commits so far) and the dashed one's
+    /// (live bytes, or decommits so far).
+    solid: u64,
+    dashed: u64,
+}
+
+/// What each run's curves of a timeline (`kind` "memory" or "page_ops") show at `event`:
+/// `[{label, event, solid, dashed}]`, a run without samples left out.
+#[wasm_bindgen]
+pub fn chart_hover(runs: JsValue, kind: Option<String>, event: f64) -> Result<JsValue, JsError> {
+    let runs = chart_runs(&runs)?;
+    let kind = Kind::parse(kind)?;
+    let event = if event.is_finite() && event > 0.0 {
+        event as u64
+    } else {
+        0
+    };
+    let rows: Vec<HoverRow> = runs
+        .iter()
+        .filter_map(|r| {
+            let (solid, dashed) = match kind {
+                Kind::PageOps => (&r.commits, &r.decommits),
+                _ => (&r.series.resident, &r.series.live),
+            };
+            let i = heaplab_plot::sample_at(&r.series.t, event)?;
+            Some(HoverRow {
+                label: &r.label,
+                event: r.series.t[i],
+                solid: *solid.get(i)?,
+                dashed: *dashed.get(i)?,
+            })
+        })
+        .collect();
+    to_js(&rows)
+}
+
 /// Draws `[{label, series, phases, report}]` on a canvas, with the drawing functions the
-/// CLI writes to SVG and PNG: memory over time (`kind` "memory", the default) or the
-/// summary bars ("bars", from the reports).
+/// CLI writes to SVG and PNG: memory over time (`kind` "memory", the default), page
+/// operations over time ("page_ops") or the summary bars ("bars", from the reports).
+/// `zoom` is the window `[first, last]` of events a timeline shows. Answers where a
+/// timeline's plot landed in canvas pixels and the events it spans, `{left, right, top,
+/// bottom, first_event, last_event}`, so the page can map the pointer to an event; null
+/// for the bars.
 #[wasm_bindgen]
 pub fn draw_chart(
     canvas: HtmlCanvasElement,
     runs: JsValue,
     kind: Option<String>,
-) -> Result<(), JsError> {
+    zoom: Option<Vec<f64>>,
+) -> Result<JsValue, JsError> {
     let runs = chart_runs(&runs)?;
-    let kind = Kind::parse(kind)?;
+    let chart = PageChart {
+        runs: &runs,
+        kind: Kind::parse(kind)?,
+        zoom: zoom_window(zoom)?,
+    };
     let backend = CanvasBackend::with_canvas_object(canvas)
         .ok_or_else(|| JsError::new("chart: the canvas has no 2D context"))?;
     let root = backend.into_drawing_area();
-    heaplab_plot::Chart::draw(&PageChart { runs: &runs, kind }, &root)
-        .map_err(|e| JsError::new(&format!("chart: {e}")))
+    let frame = chart
+        .draw_framed(&root)
+        .map_err(|e| JsError::new(&format!("chart: {e}")))?;
+    match frame {
+        Some(frame) => to_js(&frame),
+        None => Ok(JsValue::NULL),
+    }
 }
 
 /// The same chart as [`draw_chart`] as SVG text of `width` by `height` pixels, for the
@@ -213,11 +341,15 @@ pub fn chart_svg(
     width: u32,
     height: u32,
     kind: Option<String>,
+    zoom: Option<Vec<f64>>,
 ) -> Result<String, JsError> {
     let runs = chart_runs(&runs)?;
-    let kind = Kind::parse(kind)?;
     heaplab_plot::render_svg(
-        &PageChart { runs: &runs, kind },
+        &PageChart {
+            runs: &runs,
+            kind: Kind::parse(kind)?,
+            zoom: zoom_window(zoom)?,
+        },
         (width.clamp(200, 4000), height.clamp(150, 4000)),
     )
     .map_err(|e| JsError::new(&format!("chart: {e}")))

@@ -5,6 +5,7 @@
 
 use heaplab_core::run::RunOutput;
 use heaplab_core::series::Series;
+use heaplab_plot::PageOpsCurve;
 use js_sys::{Float64Array, Object, Reflect};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -47,10 +48,17 @@ pub fn series_js(series: &Series) -> Result<JsValue, JsError> {
 }
 
 /// `{report, series}`: the report exactly as `heaplab run --json` prints it, and memory
-/// over time as typed arrays.
-pub fn output_js(out: &RunOutput) -> Result<JsValue, JsError> {
+/// over time as typed arrays. With `page_ops` (recorded on the series' own events), the
+/// series also has `commits` and `decommits`, the page operations so far.
+pub fn output_js(out: &RunOutput, page_ops: Option<&PageOpsCurve>) -> Result<JsValue, JsError> {
     let object = Object::new();
     set(&object, "report", &to_js(&out.json())?)?;
-    set(&object, "series", &series_js(&out.series)?)?;
+    let series = series_js(&out.series)?;
+    if let Some(ops) = page_ops {
+        let series = Object::from(series.clone());
+        set(&series, "commits", &floats(&ops.commits))?;
+        set(&series, "decommits", &floats(&ops.decommits))?;
+    }
+    set(&object, "series", &series)?;
     Ok(object.into())
 }

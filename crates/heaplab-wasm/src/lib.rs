@@ -13,15 +13,19 @@ mod convert;
 mod export;
 mod format;
 mod links;
+mod progress;
 mod sweep;
 
 use heaplab_core::config::RunConfig;
+use heaplab_core::run::RunError;
 use heaplab_core::series::Series;
 use heaplab_core::trace::ImportOptions;
+use heaplab_core::workload;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use convert::{from_js, output_js, series_js, to_js};
+use progress::Ticker;
 
 #[wasm_bindgen(start)]
 pub fn start() {
@@ -37,13 +41,28 @@ pub fn catalog() -> Result<JsValue, JsError> {
 }
 
 /// Runs one config over the simulated provider and returns `{report, series}`: the report
-/// as `heaplab run --json` prints it, the series as typed arrays. Bad configs and refused
-/// events throw an Error whose message names the field or the event.
+/// as `heaplab run --json` prints it, the series as typed arrays, with the page
+/// operations so far (`commits`, `decommits`) on the series' events. Bad configs and
+/// refused events throw an Error whose message names the field or the event.
+/// `progress`, when given, is called with the number of events applied so far every
+/// [`progress::EVERY`] events.
 #[wasm_bindgen]
-pub fn run(config: JsValue) -> Result<JsValue, JsError> {
+pub fn run(config: JsValue, progress: Option<js_sys::Function>) -> Result<JsValue, JsError> {
     let config: RunConfig = from_js(config, "config")?;
-    let out = heaplab_core::run::run(&config).map_err(|e| JsError::new(&e.to_string()))?;
-    output_js(&out)
+    let spec = workload::find(&config.workload.id).map_err(|e| JsError::new(&e.to_string()))?;
+    let params = config
+        .workload_params()
+        .map_err(|e| JsError::new(&e.to_string()))?;
+    let mut ticker = Ticker::new(progress);
+    let (out, page_ops) = heaplab_plot::record_page_ops(&config, |sink| {
+        spec.generate(&params, &mut |event| {
+            ticker.tick();
+            sink(event)
+        })
+        .map_err(|e| RunError::Event(format!("workload {}: {e}", spec.id)))
+    })
+    .map_err(|e| JsError::new(&e.to_string()))?;
+    output_js(&out, Some(&page_ops))
 }
 
 /// The same run as [`run`], answered as JSON text: `{"report": ..., "series": ...}`. For a
@@ -69,16 +88,40 @@ pub fn run_json(config: JsValue) -> Result<String, JsError> {
 /// same core importer. `lenient` skips bad lines and events and counts them in the
 /// report's `skipped`. A bad trace throws an Error whose message is
 /// `NAME:line: what is wrong`.
+/// The answer has page operations and `progress` is called as for [`run`].
 #[wasm_bindgen]
-pub fn run_trace(config: JsValue, bytes: &[u8], lenient: bool) -> Result<JsValue, JsError> {
+pub fn run_trace(
+    config: JsValue,
+    bytes: &[u8],
+    lenient: bool,
+    progress: Option<js_sys::Function>,
+) -> Result<JsValue, JsError> {
     let config: RunConfig = from_js(config, "config")?;
+    if !config.workload.is_trace() {
+        return Err(JsError::new(&format!(
+            "workload.id: {:?} is not a trace workload",
+            config.workload.id
+        )));
+    }
     let options = ImportOptions {
         lenient,
         ..ImportOptions::default()
     };
-    let out = heaplab_core::run::run_trace(&config, bytes, &options)
-        .map_err(|e| JsError::new(&e.to_string()))?;
-    output_js(&out)
+    let name = config.workload.path.clone().unwrap_or_default();
+    let mut ticker = Ticker::new(progress);
+    let mut imported = None;
+    let (mut out, page_ops) = heaplab_plot::record_page_ops(&config, |sink| {
+        let found = heaplab_core::trace::import(bytes, &name, &options, &mut |event| {
+            ticker.tick();
+            sink(event)
+        })
+        .map_err(|e| RunError::Event(e.to_string()))?;
+        imported = Some(found);
+        Ok(())
+    })
+    .map_err(|e| JsError::new(&e.to_string()))?;
+    out.trace = imported;
+    output_js(&out, Some(&page_ops))
 }
 
 /// The seed scenarios: each with its question, workloads, configurations and the finding
