@@ -105,9 +105,13 @@ function canvasX(event) {
   return ((event.clientX - box.left) * canvas.width) / Math.max(1, box.width);
 }
 
-/** Whether the pointer is over the plot of a timeline. */
+/**
+ * Whether the pointer is over the plot of a timeline, or a few pixels past either end, so
+ * that the first and the last event are easy to reach (`chart_event_at` clamps).
+ */
 function overPlot(x) {
-  return frame !== null && lastRuns !== null && x >= frame.left && x <= frame.right;
+  const slack = 4 * (window.devicePixelRatio || 1);
+  return frame !== null && lastRuns !== null && x >= frame.left - slack && x <= frame.right + slack;
 }
 
 /** The last event of the runs drawn: a zoom never reaches past it. */

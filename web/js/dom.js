@@ -1,7 +1,7 @@
 // Small helpers every part of the page shares: element lookup, the status line, the
 // error box, and the page state the browser test waits on.
 //
-// Test contract (web/tests/browser.test.mjs relies on it, keep it exact):
+// Test contract (the browser tests in web/tests rely on it, keep it exact):
 // `document.body.dataset.state` is "loading" until start-up ends, "ready" once the
 // page can run, "running" while runs are in progress, then "done" or "error".
 
@@ -59,6 +59,7 @@ export function clearError() {
  * is in progress.
  */
 export function beginRun(status) {
+  started += 1;
   clearError();
   previous = { results: window.heaplabResults, configs: window.heaplabConfigs, scenario: window.heaplabScenario };
   setState('running');
@@ -72,6 +73,15 @@ export function beginRun(status) {
   bar.value = 0;
   bar.hidden = false;
   setStatus(status);
+}
+
+// How many runs have begun: a change waiting to re-run the form checks that no other run
+// (a scenario, a sweep, a link) began meanwhile and replaced what the form was about.
+let started = 0;
+
+/** The number of runs begun so far. */
+export function runsBegun() {
+  return started;
 }
 
 // What the last finished run left, kept while another runs so that Cancel can put it back.

@@ -8,7 +8,7 @@
 // module (and dom nothing at all).
 
 import init, { chart_svg, series_csv, summary_csv } from '../pkg/heaplab_wasm.js';
-import { $, beginRun, cancelledRun, clearError, endRun, fail, isRunning, messageOf, onIdle, option, restorePrevious, setProgress, setState, setStatus, showError } from './dom.js';
+import { $, beginRun, cancelledRun, clearError, endRun, fail, isRunning, messageOf, onIdle, option, restorePrevious, runsBegun, setProgress, setState, setStatus, showError } from './dom.js';
 import { TRACE_ID, loadLists } from './catalog.js';
 import { chartKind, chartRun, chartZoom, drawChart, runLabels, setChartView, wireCharts } from './charts.js';
 import { buildEditor, readForm, showWorkload } from './editor.js';
@@ -92,7 +92,11 @@ function scheduleAutoRun() {
     if (lastRun) setStatus('Changed: press Run (auto-run waits when the workload changes or is large).');
     return;
   }
-  autoTimer = setTimeout(restart, AUTO_RUN_DELAY_MS);
+  const begun = runsBegun();
+  autoTimer = setTimeout(() => {
+    // A scenario or a sweep that ran meanwhile has its own results on screen.
+    if (runsBegun() === begun) restart();
+  }, AUTO_RUN_DELAY_MS);
 }
 
 /** Fills the baseline menu with the configurations that ran, keeping the choice. */

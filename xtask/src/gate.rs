@@ -65,13 +65,11 @@ pub fn run(root: &Path) -> Result<()> {
     let addr = serve::spawn_on_free_port(&root.join("web"))?;
     let url = format!("http://{addr}/");
     println!("==> serving web/ on {url}");
+    // Every `*.test.mjs` under web/tests, each file in its own process with its own
+    // browser; node runs them one after another on a machine of two cores.
     run_cmd(
         Command::new("node")
-            .args([
-                "--test",
-                "--test-reporter=tap",
-                "web/tests/browser.test.mjs",
-            ])
+            .args(["--test", "--test-reporter=tap", "web/tests/"])
             .env("HEAPLAB_URL", &url)
             .env("HEAPLAB_BIN", &heaplab_bin),
         root,

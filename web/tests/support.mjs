@@ -1,0 +1,210 @@
+// What every browser test file of the heaplab page shares: one headless Chromium per
+// file, opening the page, running it, reading its test hooks, and running the CLI whose
+// numbers the page's must equal.
+//
+// Run by `cargo xtask test`, which serves web/ and sets:
+//   HEAPLAB_URL  the page, e.g. http://127.0.0.1:PORT/
+//   HEAPLAB_BIN  the absolute path of the `heaplab` CLI, whose reports the page's
+//                must equal exactly, since both run the same core on the same config.
+
+import { after, before } from 'node:test';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { deflateRawSync } from 'node:zlib';
+
+import { chromium } from 'playwright-core';
+
+export const PAGE_URL = requiredEnv('HEAPLAB_URL');
+export const HEAPLAB_BIN = requiredEnv('HEAPLAB_BIN');
+const CHROMIUM = '/usr/bin/chromium';
+export const RESULTS_DIR = fileURLToPath(new URL('../test-results/', import.meta.url));
+// Runs are small, but the machine is shared and noisy; a generous bound only matters
+// when something is genuinely stuck.
+export const RUN_TIMEOUT_MS = 60_000;
+
+export const run = promisify(execFile);
+
+function requiredEnv(name) {
+  const value = process.env[name];
+  if (!value) {
+    throw new Error(`${name} is not set; run this test through \`cargo xtask test\``);
+  }
+  return value;
+}
+
+// The browser of this test file, and a folder for its files, both made by `useBrowser`.
+export let context;
+export let scratch;
+
+/** Starts the file's browser before its tests and ends it after them. */
+export function useBrowser() {
+  before(startBrowser);
+  after(async () => {
+    await context?.close();
+    if (scratch) await rm(scratch, { recursive: true, force: true });
+  });
+}
+
+async function startBrowser() {
+  scratch = await mkdtemp(path.join(tmpdir(), 'heaplab-browser-'));
+  await mkdir(RESULTS_DIR, { recursive: true });
+  // A fresh profile per run keeps caches and stored state from earlier runs, or from
+  // a developer's own browsing, out of the test.
+  context = await chromium.launchPersistentContext(path.join(scratch, 'profile'), {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 1100 },
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  // A first page, outside any test: on some runs of the gate on this shared machine the
+  // browser's first navigation has waited minutes for its document while another
+  // browser reached the same server at once, and a fresh navigation then got through.
+  // So the first page is tried on a short bound a few times, outside the tests, and the
+  // attempts are printed so a slow start is seen rather than guessed at.
+  const started = Date.now();
+  for (let attempt = 1; ; attempt += 1) {
+    const warmup = await context.newPage();
+    try {
+      await warmup.goto(PAGE_URL, { waitUntil: 'domcontentloaded', timeout: 20_000 });
+      await warmup.waitForFunction(() => document.body.dataset.state !== 'loading', null, {
+        timeout: RUN_TIMEOUT_MS,
+      });
+      console.log(`the browser's first page started in ${Date.now() - started} ms (attempt ${attempt})`);
+      break;
+    } catch (error) {
+      console.log(`the browser's first page, attempt ${attempt}: ${error.message.split('\n')[0]}`);
+      if (attempt === 8) throw error;
+    } finally {
+      await warmup.close();
+    }
+  }
+}
+
+/**
+ * Opens the page and waits until it has finished starting. `where` is a fragment
+ * ("#2.…") added to the page's address, or a whole URL (a link the CLI printed).
+ */
+export async function openPage(where = '') {
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+  page.on('worker', (worker) => {
+    worker.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`worker console error: ${message.text()}`);
+    });
+  });
+  // The page says itself when it has started (data-state); waiting for the document
+  // alone, not every subresource's load event, keeps a slow favicon or a stalled
+  // connection of the browser's own from failing a test that has nothing to do with it.
+  await page.goto(/^https?:/.test(where) ? where : PAGE_URL + where, {
+    waitUntil: 'domcontentloaded',
+    timeout: RUN_TIMEOUT_MS,
+  });
+  await page.waitForFunction(() => document.body.dataset.state !== 'loading', null, {
+    timeout: RUN_TIMEOUT_MS,
+  });
+  return { page, problems };
+}
+
+/** Clicks Run and returns the state the page settles in, "done" or "error". */
+export async function clickRun(page) {
+  // Overwriting the state first means a "done" left over from an earlier run cannot
+  // satisfy the wait below; the page sets "running" as soon as Run is clicked.
+  await page.evaluate(() => {
+    document.body.dataset.state = 'before-click';
+  });
+  await page.click('#run');
+  await page.waitForFunction(
+    () => ['done', 'error'].includes(document.body.dataset.state),
+    null,
+    { timeout: RUN_TIMEOUT_MS },
+  );
+  return page.evaluate(() => document.body.dataset.state);
+}
+
+export async function results(page) {
+  return page.evaluate(() => ({
+    reports: window.heaplabResults,
+    configs: window.heaplabConfigs,
+  }));
+}
+
+export async function errorText(page) {
+  return (await page.textContent('#error')).trim();
+}
+
+/** The numeric top-level fields of a report: the summary both front ends must agree on. */
+export function summaryFields(report) {
+  return Object.fromEntries(Object.entries(report).filter(([, value]) => typeof value === 'number'));
+}
+
+export async function heaplabJson(args) {
+  const { stdout } = await run(HEAPLAB_BIN, args, { maxBuffer: 64 * 1024 * 1024 });
+  return JSON.parse(stdout);
+}
+
+export async function heaplabText(args) {
+  const { stdout } = await run(HEAPLAB_BIN, args, { maxBuffer: 64 * 1024 * 1024 });
+  return stdout;
+}
+
+/** A version 1 link, as the page's first permalinks were written: `#c=` and the JSON. */
+export function v1Link(state) {
+  return `#c=${encodeURIComponent(JSON.stringify(state))}`;
+}
+
+/** A version 2 link made by hand: the state's JSON, deflated, in base64url. */
+export function v2Link(state) {
+  return `#2.${deflateRawSync(Buffer.from(JSON.stringify(state))).toString('base64url')}`;
+}
+
+/**
+ * Waits for the run a link with configurations starts by itself when opened, and
+ * returns the state it settled in, "done" or "error". `openPage` returns once start-up
+ * ends, by when that run is already under way.
+ */
+export async function ranOnOpen(page) {
+  await page.waitForFunction(
+    () => ['done', 'error'].includes(document.body.dataset.state),
+    null,
+    { timeout: RUN_TIMEOUT_MS },
+  );
+  return page.evaluate(() => document.body.dataset.state);
+}
+
+/** Waits for a run the page started by itself (a scenario link) to settle. */
+export async function settled(page) {
+  await page.waitForFunction(
+    () => ['done', 'error'].includes(document.body.dataset.state) && window.heaplabScenario !== undefined,
+    null,
+    { timeout: RUN_TIMEOUT_MS },
+  );
+}
+
+/** Reads every RGBA colour on the chart canvas and returns how many distinct ones there are. */
+export async function chartColourCount(page) {
+  return page.evaluate(() => {
+    const canvas = document.getElementById('chart');
+    const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    const colours = new Set();
+    const view = new Uint32Array(pixels.buffer);
+    for (const pixel of view) colours.add(pixel);
+    return colours.size;
+  });
+}
