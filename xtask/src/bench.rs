@@ -23,6 +23,9 @@ const FAMILIES: &[&str] = &[
 /// Runs the bench (with `extra` passed on to criterion, e.g. a filter) and prints the
 /// table; with `--table` alone, prints the table of the last run without running.
 pub fn run(root: &Path, extra: &[String]) -> Result<()> {
+    if extra == ["--page"] {
+        return crate::page_bench::run(root);
+    }
     if extra != ["--table"] {
         run_bench(root, "simulate", extra)?;
         // Trace import takes no criterion filter of the simulator's; a filter given
@@ -37,6 +40,10 @@ pub fn run(root: &Path, extra: &[String]) -> Result<()> {
         &target.join("criterion/trace-import"),
         &target.join("tmp/tracebench"),
     );
+    // The page's figures need a browser and a fresh wasm build: with a full run only.
+    if extra.is_empty() {
+        crate::page_bench::run(root)?;
+    }
     Ok(())
 }
 

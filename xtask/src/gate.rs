@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 
 use crate::{cargo, run_cmd, serve, target_dir, tools};
 
@@ -50,6 +50,14 @@ pub fn run(root: &Path) -> Result<()> {
 
     step("web build");
     tools::build_wasm(root)?;
+    let bytes = tools::wasm_size(root)?;
+    if bytes > tools::WASM_BUDGET {
+        bail!(
+            "web/pkg/heaplab_wasm_bg.wasm is {bytes} bytes, over the page's budget of {} bytes",
+            tools::WASM_BUDGET
+        );
+    }
+    println!("==> the page's WebAssembly is {bytes} bytes, within {}", tools::WASM_BUDGET);
 
     // The browser test compares the page's reports against the CLI's, so the CLI
     // binary has to exist at a known path.

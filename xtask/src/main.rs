@@ -6,6 +6,7 @@
 
 mod bench;
 mod gate;
+mod page_bench;
 mod serve;
 mod tools;
 
@@ -25,7 +26,9 @@ commands:
                       and the 1M/10K live-block ratios, from criterion's median and from
                       the fastest sample (ARGS go to criterion; `--table` alone prints the
                       last run's tables); without ARGS also trace import end to end on
-                      a generated 10M-event trace beside `wc -l` and `zcat`
+                      a generated 10M-event trace beside `wc -l` and `zcat`, and the page
+                      in headless Chromium against `heaplab run` (`bench --page` for
+                      only that)
 ";
 
 fn main() -> ExitCode {

@@ -53,6 +53,18 @@ pub fn build_wasm(root: &Path) -> Result<()> {
     )
 }
 
+/// The most bytes the page's `.wasm` may have: what a person downloads before the page
+/// can run anything.
+pub const WASM_BUDGET: u64 = 1_500_000;
+
+/// The size of the `.wasm` that `build_wasm` wrote into `web/pkg`.
+pub fn wasm_size(root: &Path) -> Result<u64> {
+    let path = root.join("web/pkg/heaplab_wasm_bg.wasm");
+    Ok(std::fs::metadata(&path)
+        .with_context(|| format!("reading {}", path.display()))?
+        .len())
+}
+
 pub fn ensure_wasm_target(root: &Path) -> Result<()> {
     let installed = probe(Command::new("rustup").args(["target", "list", "--installed"]))
         .context("could not list installed targets with `rustup target list --installed`")?;

@@ -1,0 +1,209 @@
+// The page against the native simulator, in one sitting: what `cargo xtask bench` prints
+// for the playground's speed targets. It drives the real page in headless Chromium.
+//
+//   HEAPLAB_URL=http://127.0.0.1:PORT/ HEAPLAB_BIN=target/release/heaplab node web/bench/page.mjs
+//
+// - First load: from navigation to the page ready to run (the wasm module loaded and the
+//   catalog read), in a fresh tab with the browser's cache off.
+// - The worker against `heaplab run`: the same three configurations of tree_churn at
+//   scale 0.05, each sent to the page's own worker.js as the page sends it, timed from
+//   the request to the answer; natively, `heaplab run --json` of each, timed as a whole
+//   process. Events per second and the ratio of the two.
+// - A comparison as a person makes it: three configurations of `fragment` (983,040
+//   events each), from pressing Run to the chart and table drawn; and a five-value sweep
+//   of one of them, from pressing "Run sweep" to its chart and table.
+//
+// Every figure is the median of ROUNDS (default 5). The machine is shared, so the page
+// and the native runs take turns round by round and a change of load falls on both.
+
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+import { chromium } from 'playwright-core';
+
+const PAGE_URL = process.env.HEAPLAB_URL;
+const HEAPLAB_BIN = process.env.HEAPLAB_BIN;
+const ROUNDS = Number(process.env.ROUNDS ?? 5);
+if (!PAGE_URL || !HEAPLAB_BIN) {
+  console.error('set HEAPLAB_URL and HEAPLAB_BIN, or run `cargo xtask bench`');
+  process.exit(2);
+}
+const run = promisify(execFile);
+
+const SPEED_WORKLOAD = ['tree_churn', 0.05];
+const POLICIES = [['family', 'size-class'], ['preset', 'glibc-like'], ['preset', 'buddy']];
+const COMPARE_WORKLOAD = 'fragment';
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+async function heaplab(args) {
+  const { stdout } = await run(HEAPLAB_BIN, args, { maxBuffer: 256 * 1024 * 1024 });
+  return stdout;
+}
+
+function policyArg([, id]) {
+  return id;
+}
+
+/** One native run of a configuration as a whole process: seconds and events. */
+async function nativeRun(policy) {
+  const start = performance.now();
+  const out = await heaplab(['run', '-w', SPEED_WORKLOAD[0], '--scale', String(SPEED_WORKLOAD[1]), '-p', policyArg(policy), '--json']);
+  const seconds = (performance.now() - start) / 1000;
+  return { seconds, events: JSON.parse(out)[0].events };
+}
+
+/** The same configuration in the page's worker: seconds from request to answer, and events. */
+async function workerRun(page, policy) {
+  return page.evaluate(
+    async ({ workload, scale, kind, id }) => {
+      const worker = window.heaplabBenchWorker ?? new Worker('worker.js', { type: 'module' });
+      window.heaplabBenchWorker = worker;
+      const config = { workload: { id: workload, params: { scale } }, policy: { [kind]: id }, series_points: 10_000 };
+      const answer = (request) =>
+        new Promise((resolve, reject) => {
+          worker.onmessage = (event) => {
+            if ('progress' in event.data) return;
+            if (event.data.ok) resolve(event.data);
+            else reject(new Error(event.data.message));
+          };
+          worker.postMessage(request);
+        });
+      // The first request also waits for the module to load; that is first load's cost.
+      if (!window.heaplabBenchWarm) {
+        await answer({ id: 0, configs: [{ ...config, workload: { id: workload, params: { scale: 0.001 } } }], trace: null });
+        window.heaplabBenchWarm = true;
+      }
+      const start = performance.now();
+      const { outputs } = await answer({ id: 1, configs: [config], trace: null });
+      return { seconds: (performance.now() - start) / 1000, events: outputs[0].report.events };
+    },
+    { workload: SPEED_WORKLOAD[0], scale: SPEED_WORKLOAD[1], kind: policy[0], id: policy[1] },
+  );
+}
+
+/** Opens `url` in a fresh tab with the cache off; resolves to the tab and its load time. */
+async function freshTab(context, url) {
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+  await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+  await page.waitForFunction(() => document.body.dataset.state !== 'loading', null, { timeout: 60_000 });
+  // The page leaves "loading" once the module is loaded and the catalog read: the time
+  // since navigation began (give or take the frame the wait polls at) is what a person
+  // waits for before they can press Run.
+  const ready = await page.evaluate(() => performance.now());
+  return { page, seconds: ready / 1000 };
+}
+
+/**
+ * Presses `button` and waits for the page to finish: the seconds it took and the longest
+ * task the main thread ran meanwhile (the page must never freeze for more than 50 ms),
+ * both measured in the page.
+ */
+async function timedClick(page, button) {
+  await page.waitForFunction(() => document.body.dataset.state !== 'running', null, { timeout: 120_000 });
+  await page.evaluate(() => {
+    document.body.dataset.state = 'before-click';
+    window.heaplabBenchLongest = 0;
+    window.heaplabBenchObserver?.disconnect();
+    window.heaplabBenchObserver = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) window.heaplabBenchLongest = Math.max(window.heaplabBenchLongest, entry.duration);
+    });
+    window.heaplabBenchObserver.observe({ type: 'longtask' });
+    window.heaplabBenchStart = performance.now();
+  });
+  await page.click(button);
+  await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, { timeout: 120_000 });
+  const { state, seconds, longest, message } = await page.evaluate(() => ({
+    state: document.body.dataset.state,
+    seconds: (performance.now() - window.heaplabBenchStart) / 1000,
+    longest: window.heaplabBenchLongest,
+    message: document.getElementById('error').textContent,
+  }));
+  if (state !== 'done') throw new Error(`${button} ended in ${state}: ${message}`);
+  return { seconds, longest };
+}
+
+const profile = await mkdtemp(path.join(tmpdir(), 'heaplab-bench-'));
+const context = await chromium.launchPersistentContext(profile, {
+  executablePath: '/usr/bin/chromium',
+  headless: true,
+  viewport: { width: 1280, height: 800 },
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+
+try {
+  const compareLink = (
+    await heaplab(['link', '--base-url', PAGE_URL, '-w', COMPARE_WORKLOAD, ...POLICIES.flatMap((p) => ['-p', policyArg(p)])])
+  ).trim();
+  const sweepLink = (
+    await heaplab(['link', '--base-url', PAGE_URL, '--sweep', '-p', 'size-class', '--vary', 'page_size=4K..64K', '-w', COMPARE_WORKLOAD])
+  ).trim();
+
+  const loads = [];
+  const page = (await freshTab(context, PAGE_URL)).page;
+  const native = POLICIES.map(() => []);
+  const inWorker = POLICIES.map(() => []);
+  const compares = [];
+  const sweeps = [];
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const tab = await freshTab(context, PAGE_URL);
+    loads.push(tab.seconds);
+    await tab.page.close();
+    for (const [i, policy] of POLICIES.entries()) {
+      native[i].push(await nativeRun(policy));
+      inWorker[i].push(await workerRun(page, policy));
+    }
+  }
+  await page.close();
+  // One tab at a time: a tab's workers would take the cores from the one being timed.
+  // Each link runs by itself once opened; the timing starts after that first run.
+  const comparePage = (await freshTab(context, compareLink)).page;
+  for (let round = 0; round < ROUNDS; round += 1) compares.push(await timedClick(comparePage, '#run'));
+  const events = await comparePage.evaluate(() => window.heaplabResults[0].events);
+  await comparePage.close();
+  const sweepPage = (await freshTab(context, sweepLink)).page;
+  for (let round = 0; round < ROUNDS; round += 1) sweeps.push(await timedClick(sweepPage, '#run-sweep'));
+  const points = await sweepPage.evaluate(() => window.heaplabSweep.points.length);
+  await sweepPage.close();
+
+  const seconds = (clicks) => median(clicks.map((c) => c.seconds));
+  const longest = (clicks) => Math.max(...clicks.map((c) => c.longest));
+  const rate = (runs) => median(runs.map((r) => r.events / r.seconds));
+  const rows = POLICIES.map((policy, i) => ({
+    policy: policyArg(policy),
+    events: native[i][0].events,
+    native: rate(native[i]),
+    page: rate(inWorker[i]),
+  }));
+  // All three in a round, as events over seconds of the round; the median of the rounds.
+  const all = (runs) =>
+    median(
+      runs[0].map((_, round) => {
+        const inRound = runs.map((r) => r[round]);
+        return inRound.reduce((sum, r) => sum + r.events, 0) / inRound.reduce((sum, r) => sum + r.seconds, 0);
+      }),
+    );
+  const m = (x) => `${(x / 1e6).toFixed(1)} M`;
+  console.log(`\npage against native, ${SPEED_WORKLOAD[0]} at scale ${SPEED_WORKLOAD[1]}, medians of ${ROUNDS} (events/s):\n`);
+  console.log('| configuration | events | `heaplab run` | page worker | native / page |');
+  console.log('|---|---|---|---|---|');
+  for (const r of rows) console.log(`| ${r.policy} | ${r.events.toLocaleString('en')} | ${m(r.native)} | ${m(r.page)} | ${(r.native / r.page).toFixed(2)}x |`);
+  console.log(`| all three | | ${m(all(native))} | ${m(all(inWorker))} | ${(all(native) / all(inWorker)).toFixed(2)}x |`);
+  console.log(`\nthe page as a person uses it, medians of ${ROUNDS}:\n`);
+  console.log('| what | time | target | longest main-thread task |');
+  console.log('|---|---|---|---|');
+  console.log(`| first load (module and catalog, cache off) | ${median(loads).toFixed(2)} s | under 1 s | |`);
+  console.log(`| Run: 3 configurations of ${COMPARE_WORKLOAD} (${events.toLocaleString('en')} events each), run and drawn | ${seconds(compares).toFixed(2)} s | under 1.5 s | ${longest(compares).toFixed(0)} ms |`);
+  console.log(`| Run sweep: ${points} values of page_size over ${COMPARE_WORKLOAD}, run and drawn | ${seconds(sweeps).toFixed(2)} s | under 3 s | ${longest(sweeps).toFixed(0)} ms |`);
+} finally {
+  await context.close();
+  await rm(profile, { recursive: true, force: true });
+}
