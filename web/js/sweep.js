@@ -99,10 +99,45 @@ function showControls(sweep) {
   $('#sweep-metric').value = sweep.metric ?? DEFAULT_METRIC;
 }
 
+// Where the drawn chart's points landed, `[{point, x, y}]` in canvas pixels.
+let marks = [];
+
 function drawSweep() {
   const canvas = $('#sweep-chart');
   fitCanvas(canvas);
-  draw_sweep_chart(canvas, last.state, last.outputs, last.report.metric);
+  marks = draw_sweep_chart(canvas, last.state, last.outputs, last.report.metric);
+  // Test contract: where the points are, to click one as a person would.
+  window.heaplabSweepMarks = marks;
+}
+
+/** The point under a pointer event on the chart, within a few pixels of its marker, or null. */
+function markAt(event) {
+  const canvas = $('#sweep-chart');
+  const box = canvas.getBoundingClientRect();
+  const scale = canvas.width / Math.max(1, box.width);
+  const x = (event.clientX - box.left) * scale;
+  const y = (event.clientY - box.top) * scale;
+  let best = null;
+  let bestDistance = (10 * scale) ** 2;
+  for (const mark of marks) {
+    const distance = (mark.x - x) ** 2 + (mark.y - y) ** 2;
+    if (distance <= bestDistance) [best, bestDistance] = [mark, distance];
+  }
+  return best;
+}
+
+/** Clicking a point on the chart opens it as the table's rows do; the cursor says so. */
+function wireChartClicks() {
+  const canvas = $('#sweep-chart');
+  canvas.addEventListener('pointermove', (event) => {
+    const mark = last ? markAt(event) : null;
+    canvas.style.cursor = mark ? 'pointer' : '';
+    canvas.title = mark ? $(`#sweep-table tr[data-point="${mark.point}"]`)?.title ?? '' : '';
+  });
+  canvas.addEventListener('click', (event) => {
+    const mark = last ? markAt(event) : null;
+    if (mark) openPoint(mark.point);
+  });
 }
 
 /** The table of the sweep: a row per value, the chosen metric first, then the main figures. */
@@ -229,6 +264,7 @@ export function buildSweep() {
     suggestValues();
   });
   $('#run-sweep').addEventListener('click', () => runSweep());
+  wireChartClicks();
   $('#close-sweep').addEventListener('click', closeSweep);
   window.addEventListener('resize', () => {
     if (last && !$('#sweep-results').hidden) drawSweep();

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { RESULTS_DIR, heaplabText, openPage, ranOnOpen, scratch, useBrowser, v2Link } from './support.mjs';
+import { PAGE_URL, RESULTS_DIR, heaplabText, openPage, ranOnOpen, scratch, useBrowser, v2Link } from './support.mjs';
 
 useBrowser();
 
@@ -132,6 +132,28 @@ describe('the results chart', () => {
     await reopened.page.screenshot({ path: path.join(RESULTS_DIR, 'chart-page-ops.png') });
     problemsSeen.push(...problems, ...reopened.problems);
     await reopened.page.close();
+    await page.close();
+  });
+
+  it('opens the sweep point a click on its marker picks, as a configuration beside the swept one', async () => {
+    const link = (
+      await heaplabText(['link', '--sweep', '-p', 'bump', '--vary', 'slab_size=4K..64K', '-w', 'tree_churn', '--scale', '0.01', '--base-url', PAGE_URL])
+    ).trim();
+    const { page, problems } = await openPage(link);
+    assert.equal(await ranOnOpen(page), 'done');
+    const { marks, ratio } = await page.evaluate(() => ({
+      marks: window.heaplabSweepMarks,
+      ratio: document.getElementById('sweep-chart').width / document.getElementById('sweep-chart').getBoundingClientRect().width,
+    }));
+    assert.equal(marks.length, 5);
+    const box = await page.locator('#sweep-chart').boundingBox();
+    const third = marks.find((mark) => mark.point === 2);
+    // A little off the marker's centre, as a hand clicks.
+    await page.mouse.click(box.x + third.x / ratio + 3, box.y + third.y / ratio - 2);
+    await page.waitForFunction(() => window.heaplabResults?.length === 2 && document.body.dataset.state === 'done');
+    const reports = await page.evaluate(() => window.heaplabResults);
+    assert.deepEqual(reports.map((report) => report.config.policy.params.slab_size), [4096, 16384]);
+    problemsSeen.push(...problems);
     await page.close();
   });
 

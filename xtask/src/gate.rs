@@ -57,7 +57,10 @@ pub fn run(root: &Path) -> Result<()> {
             tools::WASM_BUDGET
         );
     }
-    println!("==> the page's WebAssembly is {bytes} bytes, within {}", tools::WASM_BUDGET);
+    println!(
+        "==> the page's WebAssembly is {bytes} bytes, within {}",
+        tools::WASM_BUDGET
+    );
 
     // The browser test compares the page's reports against the CLI's, so the CLI
     // binary has to exist at a known path.

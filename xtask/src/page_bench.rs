@@ -13,7 +13,10 @@ use crate::{cargo, run_cmd, serve, target_dir, tools};
 
 pub fn run(root: &Path) -> Result<()> {
     tools::build_wasm(root)?;
-    run_cmd(cargo().args(["build", "--release", "-p", "heaplab-cli"]), root)?;
+    run_cmd(
+        cargo().args(["build", "--release", "-p", "heaplab-cli"]),
+        root,
+    )?;
     tools::ensure_chromium(root)?;
     tools::ensure_playwright(root)?;
     let bytes = tools::wasm_size(root)?;

@@ -40,8 +40,8 @@ pub use page_ops::{
 };
 pub use style::{color, PALETTE};
 pub use summary::{draw_summary_bars, SummaryChart, SummaryRow};
-pub use sweep::{draw_sweep, SweepChart, SweepLine, SweepScale, SweepValue};
-pub use sweep_plot::{sweep_plot_size, SweepPlot};
+pub use sweep::{draw_sweep, SweepChart, SweepLine, SweepMarks, SweepScale, SweepValue};
+pub use sweep_plot::{sweep_plot_size, PointMark, SweepPlot};
 pub use timeline::{sample_at, PlotFrame};
 
 /// The largest width or height drawn, in pixels: a bitmap takes three bytes a pixel, and
@@ -75,7 +75,7 @@ impl Chart for SummaryChart<'_> {
 
 impl Chart for SweepChart<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
-        draw_sweep(root, self)
+        draw_sweep(root, self).map(|_| ())
     }
 }
 

@@ -58,12 +58,18 @@ pub struct SweepChart<'a> {
     pub lines: &'a [SweepLine<'a>],
 }
 
+/// Where each point of each line landed, in the backend's pixels, in the order of the
+/// line's `points`; `None` for a point that could not be drawn. A page finds the point a
+/// click is on with it.
+pub type SweepMarks = Vec<Vec<Option<(i32, i32)>>>;
+
 /// Draws each line of the sweep with its points marked, in the configuration colours,
 /// the legend above the plot. A sweep with no drawable point draws its axes and says so.
+/// Answers where the points landed.
 pub fn draw_sweep<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     chart: &SweepChart,
-) -> Result<(), PlotError> {
+) -> Result<SweepMarks, PlotError> {
     let legend: Vec<LegendItem> = chart
         .lines
         .iter()
@@ -132,14 +138,18 @@ pub fn draw_sweep<DB: DrawingBackend>(
         .iter()
         .map(|l| segments(l.points, usable, div))
         .collect();
+    let raw: Vec<&[(f64, f64)]> = chart.lines.iter().map(|l| l.points).collect();
     let body = Body {
         x_desc: chart.parameter,
         y_desc: &y_desc,
         y_fmt: &y_fmt,
         lines: &lines,
+        raw: &raw,
+        usable: &usable,
+        div,
         empty: all.is_empty(),
     };
-    match chart.scale {
+    let marks = match chart.scale {
         SweepScale::Log2Bytes => {
             let (a, b) = if all.is_empty() {
                 (4096.0, 1048576.0)
@@ -154,7 +164,7 @@ pub fn draw_sweep<DB: DrawingBackend>(
                 (a / 2.0, a * 2.0)
             };
             let c = builder.build_cartesian_2d(Log2Bytes { lo: a, hi: b }, y_range)?;
-            body.draw(c, &|v: &f64| units::size(*v))?;
+            body.draw(c, &|v: &f64| units::size(*v))?
         }
         SweepScale::Linear => {
             let (a, b) = if all.is_empty() {
@@ -170,11 +180,11 @@ pub fn draw_sweep<DB: DrawingBackend>(
                 (a - half, a + half)
             };
             let c = builder.build_cartesian_2d(a..b, y_range)?;
-            body.draw(c, &|v: &f64| units::count(*v))?;
+            body.draw(c, &|v: &f64| units::count(*v))?
         }
-    }
+    };
     root.present()?;
-    Ok(())
+    Ok(marks)
 }
 
 /// Splits a line's points at those that cannot be drawn (a NaN, or a size of zero on the
@@ -203,6 +213,11 @@ struct Body<'a> {
     y_desc: &'a str,
     y_fmt: &'a dyn Fn(&f64) -> String,
     lines: &'a [Vec<Vec<(f64, f64)>>],
+    /// Each line's points as given, with the test of whether one can be drawn and the
+    /// axis's unit, for where the points land.
+    raw: &'a [&'a [(f64, f64)]],
+    usable: &'a dyn Fn(&(f64, f64)) -> bool,
+    div: f64,
     empty: bool,
 }
 
@@ -211,7 +226,7 @@ impl Body<'_> {
         &self,
         mut chart: ChartContext<'_, DB, Cartesian2d<X, RangedCoordf64>>,
         x_fmt: &dyn Fn(&f64) -> String,
-    ) -> Result<(), PlotError>
+    ) -> Result<SweepMarks, PlotError>
     where
         DB: DrawingBackend,
         X: Ranged<ValueType = f64> + ValueFormatter<f64>,
@@ -241,7 +256,17 @@ impl Body<'_> {
             let plot = chart.plotting_area().strip_coord_spec();
             style::no_data(&plot, "no values to draw")?;
         }
-        Ok(())
+        let marks = self
+            .raw
+            .iter()
+            .map(|points| {
+                points
+                    .iter()
+                    .map(|p| (self.usable)(p).then(|| chart.backend_coord(&(p.0, p.1 / self.div))))
+                    .collect()
+            })
+            .collect();
+        Ok(marks)
     }
 }
 
@@ -295,6 +320,51 @@ impl ValueFormatter<f64> for Log2Bytes {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_marks_are_where_each_drawable_point_landed() {
+        let flat = [(4096.0, 90.0), (16384.0, 90.0), (65536.0, 90.0)];
+        let gap = [(4096.0, 10.0), (16384.0, f64::NAN), (65536.0, 30.0)];
+        let lines = [
+            SweepLine {
+                label: "flat",
+                points: &flat,
+            },
+            SweepLine {
+                label: "gap",
+                points: &gap,
+            },
+        ];
+        let mut svg = String::new();
+        let marks = {
+            let root =
+                plotters_svg::SVGBackend::with_string(&mut svg, (800, 400)).into_drawing_area();
+            draw_sweep(
+                &root,
+                &SweepChart {
+                    parameter: "slab_size",
+                    metric: "page operations",
+                    value: SweepValue::Count,
+                    lines: &lines,
+                    ..SweepChart::default()
+                },
+            )
+            .unwrap()
+        };
+        let flat_at: Vec<(i32, i32)> = marks[0].iter().map(|m| m.unwrap()).collect();
+        // Doublings are evenly spaced on the log2 axis, and a flat line is level.
+        assert!(flat_at
+            .windows(2)
+            .all(|w| w[0].0 < w[1].0 && w[0].1 == w[1].1));
+        assert!((flat_at[1].0 - flat_at[0].0 - (flat_at[2].0 - flat_at[1].0)).abs() <= 1);
+        // The NaN has no mark; the points of the other line sit at the same columns.
+        assert_eq!(marks[1][1], None);
+        assert_eq!(marks[1][0].unwrap().0, flat_at[0].0);
+        assert!(
+            marks[1][2].unwrap().1 < marks[1][0].unwrap().1,
+            "30 is drawn above 10"
+        );
+    }
 
     #[test]
     fn log2_ticks_are_powers_of_two() {

@@ -14,9 +14,17 @@ use crate::{draw_sweep, Chart, PlotError, SweepChart, SweepLine, SweepScale, Swe
 const WIDTH: u32 = 1024;
 const PANEL_HEIGHT: u32 = 480;
 
+/// One line of a metric's chart: its label, its `(parameter, metric)` points from left to
+/// right, and for each point its index in the report's `points`.
+struct Line {
+    label: String,
+    points: Vec<(f64, f64)>,
+    indices: Vec<usize>,
+}
+
 /// The lines of one metric's chart: one for a single parameter, one per value of the
 /// second parameter for a grid, each over the first parameter's values.
-fn lines(report: &SweepReport, metric: &Metric) -> Vec<(String, Vec<(f64, f64)>)> {
+fn lines(report: &SweepReport, metric: &Metric) -> Vec<Line> {
     if report.params.is_empty() {
         return Vec::new();
     }
@@ -24,35 +32,42 @@ fn lines(report: &SweepReport, metric: &Metric) -> Vec<(String, Vec<(f64, f64)>)
         let x = p.values.first().and_then(Value::as_f64).unwrap_or(f64::NAN);
         (x, p.metrics.get(metric.key).unwrap_or(f64::NAN))
     };
+    let line = |label: String, keep: &dyn Fn(&heaplab_core::sweep::PointReport) -> bool| {
+        let mut chosen: Vec<(usize, (f64, f64))> = report
+            .points
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| keep(p))
+            .map(|(i, p)| (i, point(p)))
+            .collect();
+        // A list may be given in any order; a line joins its points from left to right.
+        chosen.sort_by(|a, b| a.1 .0.total_cmp(&b.1 .0));
+        Line {
+            label,
+            points: chosen.iter().map(|&(_, p)| p).collect(),
+            indices: chosen.iter().map(|&(i, _)| i).collect(),
+        }
+    };
     match report.params.get(1) {
-        None => vec![(
-            report.label.clone(),
-            report.points.iter().map(point).collect(),
-        )],
+        None => vec![line(report.label.clone(), &|_| true)],
         Some(second) => second
             .values
             .iter()
             .map(|v| {
                 let label = format!("{}={}", second.param, second.value_text(v));
-                let points = report
-                    .points
-                    .iter()
-                    .filter(|p| p.values.get(1) == Some(v))
-                    .map(point)
-                    .collect();
-                (label, points)
+                line(label, &|p| p.values.get(1) == Some(v))
             })
             .collect(),
     }
-    .into_iter()
-    .map(|(label, points)| (label, sorted(points)))
-    .collect()
 }
 
-fn sorted(mut points: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
-    // A list may be given in any order; a line joins its points from left to right.
-    points.sort_by(|a, b| a.0.total_cmp(&b.0));
-    points
+/// Where one of the report's points landed on a drawn chart, in the backend's pixels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct PointMark {
+    /// The point's index in the report's `points`.
+    pub point: usize,
+    pub x: i32,
+    pub y: i32,
 }
 
 /// Each chosen metric's chart, stacked top to bottom.
@@ -62,15 +77,24 @@ pub struct SweepPlot<'a> {
     pub metrics: &'a [&'static Metric],
 }
 
-impl Chart for SweepPlot<'_> {
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
+impl SweepPlot<'_> {
+    /// Draws the plot as [`Chart::draw`] does and answers where each point landed, every
+    /// metric's chart in turn, so a page can open the point a click is on.
+    pub fn draw_marked<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+    ) -> Result<Vec<PointMark>, PlotError> {
         let areas = root.split_evenly((self.metrics.len().max(1), 1));
         let first = self.report.params.first();
+        let mut marks = Vec::new();
         for (metric, area) in self.metrics.iter().zip(&areas) {
             let lines = lines(self.report, metric);
             let sweep_lines: Vec<SweepLine> = lines
                 .iter()
-                .map(|(label, points)| SweepLine { label, points })
+                .map(|l| SweepLine {
+                    label: &l.label,
+                    points: &l.points,
+                })
                 .collect();
             let title = format!(
                 "{} on {}: {}",
@@ -92,9 +116,22 @@ impl Chart for SweepPlot<'_> {
                 },
                 lines: &sweep_lines,
             };
-            draw_sweep(area, &chart)?;
+            let drawn = draw_sweep(area, &chart)?;
+            for (line, landed) in lines.iter().zip(drawn) {
+                for (&point, at) in line.indices.iter().zip(landed) {
+                    if let Some((x, y)) = at {
+                        marks.push(PointMark { point, x, y });
+                    }
+                }
+            }
         }
-        Ok(())
+        Ok(marks)
+    }
+}
+
+impl Chart for SweepPlot<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
+        self.draw_marked(root).map(|_| ())
     }
 }
 

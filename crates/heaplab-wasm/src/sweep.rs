@@ -5,7 +5,7 @@
 use heaplab_core::link::LinkState;
 use heaplab_core::metrics::{self, Metric};
 use heaplab_core::sweep::{Sweep, SweepReport};
-use heaplab_plot::{Chart, SweepPlot};
+use heaplab_plot::SweepPlot;
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
 use serde_json::Value;
@@ -64,14 +64,15 @@ fn metric(key: &str) -> Result<&'static Metric, JsError> {
 }
 
 /// Draws the sweep's metric `key` against the swept parameter on a canvas: the chart
-/// `heaplab sweep --plot` draws for the same sweep.
+/// `heaplab sweep --plot` draws for the same sweep. Answers where each point landed,
+/// `[{point, x, y}]` in canvas pixels, `point` its index in the report's `points`.
 #[wasm_bindgen]
 pub fn draw_sweep_chart(
     canvas: HtmlCanvasElement,
     state: JsValue,
     reports: JsValue,
     key: &str,
-) -> Result<(), JsError> {
+) -> Result<JsValue, JsError> {
     let report = report_of(state, &reports)?;
     let metrics = [metric(key)?];
     let backend = CanvasBackend::with_canvas_object(canvas)
@@ -81,8 +82,10 @@ pub fn draw_sweep_chart(
         report: &report,
         metrics: &metrics,
     };
-    plot.draw(&root)
-        .map_err(|e| JsError::new(&format!("chart: {e}")))
+    let marks = plot
+        .draw_marked(&root)
+        .map_err(|e| JsError::new(&format!("chart: {e}")))?;
+    to_js(&marks)
 }
 
 /// The same chart as SVG text of `width` by `height` pixels, for the page's export.
