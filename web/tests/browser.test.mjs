@@ -10,6 +10,7 @@ import { gzipSync } from 'node:zlib';
 
 import {
   HEAPLAB_BIN,
+  ONE_CONFIG,
   PAGE_URL,
   RESULTS_DIR,
   RUN_TIMEOUT_MS,
@@ -38,7 +39,7 @@ const normalRunProblems = [];
 
 describe('heaplab page', () => {
   it('matches the CLI for one policy on churn', async () => {
-    const { page, problems } = await openPage();
+    const { page, problems } = await openPage(ONE_CONFIG);
     await page.selectOption('#workload', 'churn');
     await page.fill('.workload [data-param="seed"]', '7');
     await page.fill('.workload [data-param="scale"]', '0.05');
@@ -90,7 +91,7 @@ describe('heaplab page', () => {
   });
 
   it('runs a preset with an override exactly as the CLI does', async () => {
-    const { page, problems } = await openPage();
+    const { page, problems } = await openPage(ONE_CONFIG);
     await page.selectOption('#workload', 'medium');
     await page.fill('.workload [data-param="scale"]', '0.005');
     await page.selectOption('.policy select.family', 'preset:glibc-like');
@@ -120,7 +121,7 @@ describe('heaplab page', () => {
   });
 
   it('compares two policies on tree_churn and draws them', async () => {
-    const { page, problems } = await openPage();
+    const { page, problems } = await openPage(ONE_CONFIG);
     await page.selectOption('#workload', 'tree_churn');
     await page.fill('.workload [data-param="scale"]', '0.05');
     await page.selectOption('.policy select.family', 'size-class');
@@ -150,7 +151,7 @@ describe('heaplab page', () => {
   });
 
   it('reports bad parameters by name and recovers', async () => {
-    const { page } = await openPage();
+    const { page } = await openPage(ONE_CONFIG);
     await page.selectOption('#workload', 'churn');
     await page.fill('.workload [data-param="scale"]', '0.05');
     await page.selectOption('.policy select.family', 'size-class');
@@ -329,7 +330,7 @@ describe('heaplab page', () => {
     const file = path.join(scratch, 'tiny.trace');
     await writeFile(file, text);
 
-    const first = await openPage();
+    const first = await openPage(ONE_CONFIG);
     await first.page.selectOption('#workload', 'trace');
     await first.page.setInputFiles('#trace-file', file);
     await first.page.locator('#link-note', { hasText: 'carries tiny.trace itself' }).waitFor();
@@ -672,7 +673,7 @@ describe('heaplab page', () => {
   });
 
   it('shows the core parser\'s words for a value typed wrong', async () => {
-    const { page, problems } = await openPage();
+    const { page, problems } = await openPage(ONE_CONFIG);
     await page.fill('.workload [data-param="scale"]', '0.05');
     await page.selectOption('.policy select.family', 'buddy');
     const minBlock = page.locator('.policy [data-param="min_block"]');
@@ -725,7 +726,7 @@ describe('heaplab page', () => {
   });
 
   it('reruns by itself when a size slider moves, with the numbers the CLI gives', async () => {
-    const { page, problems } = await openPage();
+    const { page, problems } = await openPage(ONE_CONFIG);
     assert.equal(await ranOnOpen(page), 'done', await errorText(page));
     await page.selectOption('.policy select.family', 'bump');
     await page.waitForFunction(() => window.heaplabResults?.[0]?.config.policy.family === 'bump', null, { timeout: RUN_TIMEOUT_MS });
@@ -754,7 +755,7 @@ describe('heaplab page', () => {
   });
 
   it('duplicates a configuration, compares one knob against the baseline, and a copied link keeps the view', async () => {
-    const { page, problems } = await openPage();
+    const { page, problems } = await openPage(ONE_CONFIG);
     assert.equal(await ranOnOpen(page), 'done', await errorText(page));
     await page.selectOption('.policy select.family', 'preset:glibc-like');
     await page.click('.policy .duplicate-policy');
@@ -887,7 +888,7 @@ describe('heaplab page', () => {
   });
 
   it('sweeps a parameter as heaplab sweep does, and opens a point as a configuration', async () => {
-    const { page, problems } = await openPage();
+    const { page, problems } = await openPage(ONE_CONFIG);
     assert.equal(await ranOnOpen(page), 'done', await errorText(page));
     await page.selectOption('#workload', 'tree_churn');
     await page.fill('.workload [data-param="scale"]', '0.01');

@@ -164,6 +164,12 @@ export async function heaplabText(args) {
   return stdout;
 }
 
+/**
+ * A link that leaves every field out: one configuration of the first family on the first
+ * workload, where tests that edit the form start (the bare page opens on a comparison).
+ */
+export const ONE_CONFIG = v2Link({});
+
 /** A version 1 link, as the page's first permalinks were written: `#c=` and the JSON. */
 export function v1Link(state) {
   return `#c=${encodeURIComponent(JSON.stringify(state))}`;

@@ -44,7 +44,7 @@ pub fn url(base: &str, state: &LinkState) -> String {
 }
 
 /// Reads a link — a whole URL, a `#fragment` or the fragment alone — of any version, and
-/// checks it. A link with no fragment is the page with its defaults.
+/// checks it. A link with no fragment is the page as it opens, [`LinkState::starter`].
 pub fn decode(link: &str) -> Result<LinkState, LinkError> {
     let link = link.trim();
     let fragment = match link.split_once('#') {
@@ -54,7 +54,7 @@ pub fn decode(link: &str) -> Result<LinkState, LinkError> {
         None => link,
     };
     let state = if fragment.is_empty() {
-        LinkState::default()
+        LinkState::starter()
     } else if let Some(json) = fragment.strip_prefix("c=") {
         v1::config(json)?
     } else if let Some(id) = fragment.strip_prefix("s=") {

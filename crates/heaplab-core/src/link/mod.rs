@@ -87,6 +87,30 @@ impl Default for LinkState {
     }
 }
 
+impl LinkState {
+    /// What the page opens on when its address has no fragment: the question it exists
+    /// for, asked of a seed scenario's workload. LLVM's bump allocator under the JIT-like
+    /// workload (compiles that free their arenas between long-lived small allocations),
+    /// with its 4 KiB slabs against 64 KiB slabs: two lines that part in the compile
+    /// phases, and the table's deltas against the first. A link that leaves a field out
+    /// still gets [`LinkState::default`]'s, so links already shared mean what they meant.
+    pub fn starter() -> LinkState {
+        let slab = |size: u64| {
+            let mut config = PolicyConfig::named("llvm-bump");
+            config.params.insert("slab_size".into(), Value::from(size));
+            config
+        };
+        LinkState {
+            workload: LinkWorkload::Builtin {
+                id: "jit".into(),
+                params: BTreeMap::new(),
+            },
+            configs: vec![PolicyConfig::named("llvm-bump"), slab(64 * 1024)],
+            ..LinkState::default()
+        }
+    }
+}
+
 /// The family the page offers first, which a link with no configuration runs.
 fn default_family() -> &'static str {
     crate::policy::FAMILIES.first().map_or("bump", |f| f.id)

@@ -109,11 +109,19 @@ fn a_link_that_leaves_fields_out_still_opens() {
         let state: LinkState = serde_json::from_str(json).unwrap();
         check::check(&state).unwrap_or_else(|e| panic!("{json}: {e}"));
     }
-    // No fragment at all is the page as it starts.
+    // No fragment at all is the page as it starts: the starter, which runs.
+    let starter = decode("http://127.0.0.1:8000/").unwrap();
+    assert_eq!(starter, LinkState::starter());
+    let configs = starter.run_configs(100).unwrap();
+    assert_eq!(configs.len(), 2);
+    assert_eq!(configs[0].workload.id, "jit");
     assert_eq!(
-        decode("http://127.0.0.1:8000/").unwrap(),
-        LinkState::default()
+        configs[1].policy.changed_params().unwrap(),
+        BTreeMap::from([("slab_size".to_string(), json!(65536))])
     );
+    // A link of fields left out still means the defaults, as it always did.
+    let empty = encode(&LinkState::default());
+    assert_eq!(decode(&empty).unwrap(), LinkState::default());
 }
 
 /// Encodes raw JSON as a version-2 link, as a hand-edited or hostile link would be.
