@@ -14,8 +14,14 @@ import { Cancelled, runConfigs } from './runner.js';
 import { formLinkState, linkFollowsForm, setViewSweep } from './state.js';
 import * as trace from './trace.js';
 
-// What the sweep chart shows by default: the question of the JIT-arenas scenario.
+// What the sweep chart shows by default: the question of the JIT-arenas scenario, peak,
+// end and page operations against the slab size, one chart under another.
 const DEFAULT_METRIC = 'peak_resident_bytes';
+const DEFAULT_ALSO = ['end_resident_bytes', 'page_ops'];
+// The metrics offered to plot under the first: the summary's main figures.
+const ALSO_CHOICES = ['peak_resident_bytes', 'end_resident_bytes', 'page_ops', 'touched_bytes', 'utilization'];
+// The height of each metric's chart, in CSS pixels.
+const CHART_HEIGHT = 300;
 
 // The last sweep shown: `{ state, outputs, report }`, redrawn when the window resizes.
 let last = null;
@@ -68,7 +74,32 @@ export function refreshSweepMenus() {
   if (metricMenu.options.length === 0) {
     for (const metric of lists.metrics.filter((m) => m.better !== 'neither')) metricMenu.append(option(metric.key, metric.label, metric.doc));
     metricMenu.value = DEFAULT_METRIC;
+    buildAlso(DEFAULT_ALSO);
   }
+}
+
+/** The "also plot" boxes, one per choice, those in `checked` ticked. */
+function buildAlso(checked) {
+  const group = $('#sweep-also');
+  group.replaceChildren(
+    ...ALSO_CHOICES.map((key) => {
+      const metric = lists.metrics.find((m) => m.key === key);
+      const label = document.createElement('label');
+      label.className = 'inline check';
+      const box = document.createElement('input');
+      box.type = 'checkbox';
+      box.value = key;
+      box.checked = checked.includes(key);
+      label.title = metric?.doc ?? '';
+      label.append(box, ` ${metric?.label ?? key}`);
+      return label;
+    }),
+  );
+}
+
+/** The ticked metrics to plot under the first, in the boxes' order, without the first. */
+function alsoOfControls(metric) {
+  return [...document.querySelectorAll('#sweep-also input:checked')].map((box) => box.value).filter((key) => key !== metric);
 }
 
 /** Puts a values text for the chosen parameter in the field's placeholder. */
@@ -87,7 +118,9 @@ function sweepOfControls(form) {
   const param = $('#sweep-param').value;
   const text = $('#sweep-values').value.trim() || $('#sweep-values').placeholder;
   const values = sweep_values(form.configs[config], param, text);
-  return { config, param, values, metric: $('#sweep-metric').value || DEFAULT_METRIC };
+  const metric = $('#sweep-metric').value || DEFAULT_METRIC;
+  const also = alsoOfControls(metric);
+  return { config, param, values, metric, ...(also.length > 0 ? { also } : {}) };
 }
 
 /** Shows a link's sweep in the controls. */
@@ -97,6 +130,7 @@ function showControls(sweep) {
   $('#sweep-param').value = sweep.param;
   $('#sweep-values').value = sweep.values.map((v) => String(v)).join(',');
   $('#sweep-metric').value = sweep.metric ?? DEFAULT_METRIC;
+  buildAlso(sweep.also ?? []);
 }
 
 // Where the drawn chart's points landed, `[{point, x, y}]` in canvas pixels.
@@ -104,8 +138,11 @@ let marks = [];
 
 function drawSweep() {
   const canvas = $('#sweep-chart');
+  const { metric, also = [] } = last.state.view.sweep;
+  const charts = new Set([metric, ...also]).size;
+  canvas.style.height = `${CHART_HEIGHT * charts}px`;
   fitCanvas(canvas);
-  marks = draw_sweep_chart(canvas, last.state, last.outputs, last.report.metric);
+  marks = draw_sweep_chart(canvas, last.state, last.outputs);
   // Test contract: where the points are, to click one as a person would.
   window.heaplabSweepMarks = marks;
 }

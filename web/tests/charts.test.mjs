@@ -136,8 +136,9 @@ describe('the results chart', () => {
   });
 
   it('opens the sweep point a click on its marker picks, as a configuration beside the swept one', async () => {
+    // Two metrics, one chart under the other, as `heaplab sweep --plot` draws them.
     const link = (
-      await heaplabText(['link', '--sweep', '-p', 'bump', '--vary', 'slab_size=4K..64K', '-w', 'tree_churn', '--scale', '0.01', '--base-url', PAGE_URL])
+      await heaplabText(['link', '--sweep', '-p', 'bump', '--vary', 'slab_size=4K..64K', '-w', 'tree_churn', '--scale', '0.01', '--metric', 'page_ops', '--metric', 'end_resident_bytes', '--base-url', PAGE_URL])
     ).trim();
     const { page, problems } = await openPage(link);
     assert.equal(await ranOnOpen(page), 'done');
@@ -145,9 +146,12 @@ describe('the results chart', () => {
       marks: window.heaplabSweepMarks,
       ratio: document.getElementById('sweep-chart').width / document.getElementById('sweep-chart').getBoundingClientRect().width,
     }));
-    assert.equal(marks.length, 5);
+    assert.equal(marks.length, 10);
+    assert.deepEqual(await page.$$eval('#sweep-also input:checked', (boxes) => boxes.map((b) => b.value)), ['end_resident_bytes']);
     const box = await page.locator('#sweep-chart').boundingBox();
-    const third = marks.find((mark) => mark.point === 2);
+    // The third value's marker on the lower chart.
+    const third = marks.filter((mark) => mark.point === 2).sort((a, b) => b.y - a.y)[0];
+    assert.ok(third.y / ratio > box.height / 2, 'the lower chart is in the lower half');
     // A little off the marker's centre, as a hand clicks.
     await page.mouse.click(box.x + third.x / ratio + 3, box.y + third.y / ratio - 2);
     await page.waitForFunction(() => window.heaplabResults?.length === 2 && document.body.dataset.state === 'done');

@@ -177,6 +177,10 @@ pub struct LinkArgs {
     /// Give it twice for a grid.
     #[arg(long, value_name = "KEY=VALUES", requires = "sweep")]
     pub vary: Vec<String>,
+    /// With --sweep: a metric the page's chart plots, as `heaplab sweep --metric` takes
+    /// it. Repeatable; the first is the sweep's own [default: peak_resident_bytes].
+    #[arg(long, value_name = "KEY", requires = "sweep")]
+    pub metric: Vec<String>,
     /// The page's address the link starts with.
     #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8000/")]
     pub base_url: String,

@@ -180,3 +180,64 @@ fn a_small_sweep_prints_and_draws_as_before() {
     expect_test::expect_file!["snapshots/sweep.svg"].assert_eq(&svg);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `link --sweep --metric` carries every metric to the page's chart: the first as the
+/// sweep's own, the rest under it; `sweep --link --plot` draws them all.
+#[test]
+fn a_link_carries_the_metrics_its_chart_plots() {
+    let args = [
+        "link",
+        "--sweep",
+        "-p",
+        "bump",
+        "--vary",
+        "slab_size=4K,16K",
+        "-w",
+        "churn",
+        "--scale",
+        "0.002",
+        "--metric",
+        "page_ops",
+        "--metric",
+        "end_resident_bytes",
+    ];
+    let out = heaplab(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let url = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    let state = heaplab_core::link::decode(&url).unwrap();
+    let view = state.view.sweep.as_ref().unwrap();
+    assert_eq!(view.metric, "page_ops");
+    assert_eq!(view.also, ["end_resident_bytes"]);
+
+    let dir = std::env::temp_dir().join(format!("heaplab-sweep-also-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let plot = dir.join("sweep.svg");
+    let out = heaplab(&["sweep", "--link", &url, "--plot", plot.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(
+        svg.contains("bump on churn: All page calls"),
+        "no page_ops chart"
+    );
+    assert!(
+        svg.contains("Resident at end"),
+        "no end_resident_bytes chart"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    // A metric that does not exist is named before anything runs.
+    let mut bad = args.to_vec();
+    bad.push("--metric");
+    bad.push("peak");
+    let out = heaplab(&bad);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--metric peak"));
+}

@@ -25,8 +25,12 @@ pub fn sweep_points(state: JsValue) -> Result<JsValue, JsError> {
 }
 
 /// The sweep's report from each point's result in `sweep_points`' order (the `{report,
-/// series}` objects `run` returned, or the reports alone), as the core assembles it.
-fn report_of(state: JsValue, reports: &JsValue) -> Result<SweepReport, JsError> {
+/// series}` objects `run` returned, or the reports alone), as the core assembles it, and
+/// the metrics its chart plots.
+fn report_of(
+    state: JsValue,
+    reports: &JsValue,
+) -> Result<(SweepReport, Vec<&'static Metric>), JsError> {
     let state: LinkState = from_js(state, "link")?;
     let sweep = Sweep::from_link(&state).map_err(|e| JsError::new(&e.message))?;
     // Only the reports' figures are read; the series' typed arrays are left in the page.
@@ -41,15 +45,21 @@ fn report_of(state: JsValue, reports: &JsValue) -> Result<SweepReport, JsError> 
             from_js::<Value>(report, &format!("sweep: reports[{i}]"))
         })
         .collect::<Result<_, _>>()?;
-    sweep
+    let report = sweep
         .report(&reports)
-        .map_err(|e| JsError::new(&format!("sweep: {e}")))
+        .map_err(|e| JsError::new(&format!("sweep: {e}")))?;
+    let plotted = sweep
+        .metrics()
+        .into_iter()
+        .map(metric)
+        .collect::<Result<_, _>>()?;
+    Ok((report, plotted))
 }
 
 /// The object `heaplab sweep --json` prints for the same link (`window.heaplabSweep`).
 #[wasm_bindgen]
 pub fn sweep_report(state: JsValue, reports: JsValue) -> Result<JsValue, JsError> {
-    to_js(&report_of(state, &reports)?)
+    to_js(&report_of(state, &reports)?.0)
 }
 
 /// The metric `key` of the core's list, or an Error naming the valid ones.
@@ -63,18 +73,17 @@ fn metric(key: &str) -> Result<&'static Metric, JsError> {
     })
 }
 
-/// Draws the sweep's metric `key` against the swept parameter on a canvas: the chart
-/// `heaplab sweep --plot` draws for the same sweep. Answers where each point landed,
-/// `[{point, x, y}]` in canvas pixels, `point` its index in the report's `points`.
+/// Draws each metric the link's sweep plots (`view.sweep.metric`, then `also`) against
+/// the swept parameter on a canvas, stacked: the chart `heaplab sweep --plot` draws for
+/// the same sweep. Answers where each point landed, `[{point, x, y}]` in canvas pixels,
+/// `point` its index in the report's `points`.
 #[wasm_bindgen]
 pub fn draw_sweep_chart(
     canvas: HtmlCanvasElement,
     state: JsValue,
     reports: JsValue,
-    key: &str,
 ) -> Result<JsValue, JsError> {
-    let report = report_of(state, &reports)?;
-    let metrics = [metric(key)?];
+    let (report, metrics) = report_of(state, &reports)?;
     let backend = CanvasBackend::with_canvas_object(canvas)
         .ok_or_else(|| JsError::new("chart: the canvas has no 2D context"))?;
     let root = backend.into_drawing_area();
@@ -93,12 +102,10 @@ pub fn draw_sweep_chart(
 pub fn sweep_svg(
     state: JsValue,
     reports: JsValue,
-    key: &str,
     width: u32,
     height: u32,
 ) -> Result<String, JsError> {
-    let report = report_of(state, &reports)?;
-    let metrics = [metric(key)?];
+    let (report, metrics) = report_of(state, &reports)?;
     let plot = SweepPlot {
         report: &report,
         metrics: &metrics,

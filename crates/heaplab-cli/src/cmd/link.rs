@@ -18,7 +18,11 @@ pub fn run(args: LinkArgs) -> Result<(), CliError> {
             ..LinkState::default()
         }
     } else if args.sweep {
-        input::sweep::from_flags(&args.input, &args.vary, None)?
+        // A misspelt --metric is named as `heaplab sweep` names it.
+        crate::output::sweep::metrics(&args.metric, "peak_resident_bytes")?;
+        input::sweep::from_flags(&args.input, &args.vary, args.metric.first())?
+            .plotting(args.metric.get(1..).unwrap_or_default())
+            .map_err(|e| CliError::input(format!("--metric: {e}")))?
             .link_state()
             .map_err(|e| CliError::input(e.message))?
     } else if let Some(url) = &args.input.link {

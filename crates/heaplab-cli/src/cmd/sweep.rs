@@ -33,7 +33,13 @@ pub fn run(args: SweepArgs) -> Result<(), CliError> {
         }
         None => input::sweep::from_flags(&args.input, &args.vary, args.metric.first())?,
     };
-    let metrics = output::sweep::metrics(&args.metric, &sweep.metric)?;
+    // Without --metric, a link's chart plots what the page's does.
+    let keys: Vec<String> = if args.metric.is_empty() {
+        sweep.metrics().into_iter().map(String::from).collect()
+    } else {
+        args.metric.clone()
+    };
+    let metrics = output::sweep::metrics(&keys, &sweep.metric)?;
     let reports = run_points(&sweep)?;
     let report = sweep.report(&reports).map_err(CliError::failed)?;
     if let Some(path) = &args.plot {

@@ -108,11 +108,26 @@ fn check_sweep(state: &LinkState, sweep: &super::SweepView) -> Result<(), LinkEr
             sweep.values.len()
         )));
     }
-    if crate::metrics::find(&sweep.metric).is_none() {
+    let named = std::iter::once(("view.sweep.metric".to_string(), &sweep.metric)).chain(
+        sweep
+            .also
+            .iter()
+            .enumerate()
+            .map(|(k, m)| (format!("view.sweep.also[{k}]"), m)),
+    );
+    for (field, metric) in named {
+        if crate::metrics::find(metric).is_none() {
+            return Err(LinkError::new(format!(
+                "{field}: there is no metric {metric:?}; valid ones are: {}",
+                crate::metrics::keys().join(", ")
+            )));
+        }
+    }
+    if sweep.also.len() >= crate::metrics::METRICS.len() {
         return Err(LinkError::new(format!(
-            "view.sweep.metric: there is no metric {:?}; valid ones are: {}",
-            sweep.metric,
-            crate::metrics::keys().join(", ")
+            "view.sweep.also: {} metrics; there are {} in all",
+            sweep.also.len(),
+            crate::metrics::METRICS.len()
         )));
     }
     // Each value must be one the parameter takes: the swept configuration with the value

@@ -213,6 +213,9 @@ pub struct SweepView {
     /// A metric's key (see [`crate::metrics::METRICS`]).
     #[serde(default = "default_sweep_metric")]
     pub metric: String,
+    /// Further metrics the chart plots under `metric`, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<String>,
     /// A second parameter, for a grid: every value of `param` runs with every one of it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub then: Option<SweepAxis>,

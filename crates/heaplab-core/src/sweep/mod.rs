@@ -72,6 +72,8 @@ pub struct Sweep {
     pub axes: Vec<Axis>,
     /// The metric a chart of the sweep plots first.
     pub metric: String,
+    /// The metrics a chart plots under it, in order.
+    pub also: Vec<String>,
     pub points: Vec<Point>,
 }
 
@@ -194,8 +196,35 @@ impl Sweep {
             base,
             axes: out,
             metric: metric.to_string(),
+            also: Vec::new(),
             points,
         })
+    }
+
+    /// The same sweep with `also` plotted under its own metric; a key that names no
+    /// metric is refused by name.
+    pub fn plotting(mut self, also: &[String]) -> Result<Sweep, String> {
+        for key in also {
+            if crate::metrics::find(key).is_none() {
+                return Err(format!(
+                    "there is no metric {key:?}; valid ones are: {}",
+                    crate::metrics::keys().join(", ")
+                ));
+            }
+        }
+        self.also = also.to_vec();
+        Ok(self)
+    }
+
+    /// Every metric a chart of the sweep plots, its own first, each once.
+    pub fn metrics(&self) -> Vec<&str> {
+        let mut keys = vec![self.metric.as_str()];
+        for key in &self.also {
+            if !keys.contains(&key.as_str()) {
+                keys.push(key);
+            }
+        }
+        keys
     }
 
     /// The sweep a link's `view.sweep` describes, over the configuration it names.
@@ -213,6 +242,7 @@ impl Sweep {
             ))
         })?;
         Sweep::new(base, &view_axes(view), &view.metric)
+            .and_then(|sweep| sweep.plotting(&view.also))
             .map_err(|e| LinkError::new(format!("view.sweep: {e}")))
     }
 
@@ -230,6 +260,7 @@ impl Sweep {
             param: first.param.clone(),
             values: first.values.clone(),
             metric: self.metric.clone(),
+            also: self.also.clone(),
             then: axes.next().map(|a| SweepAxis {
                 param: a.param.clone(),
                 values: a.values.clone(),

@@ -105,11 +105,25 @@ fn a_sweep_opens_from_its_link() {
         ],
         "page_ops",
     )
+    .unwrap()
+    .plotting(&["end_resident_bytes".into(), "page_ops".into()])
     .unwrap();
+    // The chart plots its own metric once, then the others in order.
+    assert_eq!(sweep.metrics(), ["page_ops", "end_resident_bytes"]);
     let state = sweep.link_state().unwrap();
     let text = crate::link::encode(&state);
     let opened = Sweep::from_link(&crate::link::decode(&text).unwrap()).unwrap();
     assert_eq!(opened, sweep);
+    // A metric that does not exist is named, in the link as in the call.
+    assert!(sweep
+        .clone()
+        .plotting(&["peak".into()])
+        .unwrap_err()
+        .contains("\"peak\""));
+    let mut bad = state.clone();
+    bad.view.sweep.as_mut().unwrap().also = vec!["page_ops".into(), "nope".into()];
+    let e = crate::link::decode(&crate::link::encode(&bad)).unwrap_err();
+    assert!(e.message.contains("view.sweep.also[1]"), "{e}");
     let e = Sweep::from_link(&LinkState::default()).unwrap_err();
     assert!(e.message.contains("view.sweep"), "{e}");
 }
