@@ -259,11 +259,12 @@ let pending = null;
 
 /**
  * Opens the link in the address bar; returns the message to show when it could not be
- * opened, in which case the editor shows the defaults. A link runs when opened, as a
- * scenario link always did, unless it names a trace file the page does not have yet:
- * that one waits for the file and Run.
+ * opened. Then the page as it first opens shows its defaults, and an open page (`keep`,
+ * a link pasted into its address bar) keeps its editor, its results and its last good
+ * address. A link runs when opened, as a scenario link always did, unless it names a
+ * trace file the page does not have yet: that one waits for the file and Run.
  */
-function openAddress() {
+function openAddress({ keep = false } = {}) {
   pending = null;
   try {
     const { scenario, runnable } = openLink(window.location.hash);
@@ -284,10 +285,15 @@ function openAddress() {
     }
     return null;
   } catch (error) {
+    const message = messageOf(error);
+    const end = /[.?!]$/.test(message) ? '' : '.';
+    if (keep && window.heaplabLink) {
+      history.replaceState(null, '', window.heaplabLink);
+      return `${message}${end} The page keeps what it showed.`;
+    }
     openLink('');
     setChartView(viewChart());
-    const message = messageOf(error);
-    return `${message}${/[.?!]$/.test(message) ? '' : '.'} The page shows its defaults instead.`;
+    return `${message}${end} The page shows its defaults instead.`;
   }
 }
 
@@ -354,7 +360,7 @@ function wire() {
   // the hash, so the form follows it here, and runs it as a link opened afresh would.
   window.addEventListener('hashchange', () => {
     clearError();
-    const problem = openAddress();
+    const problem = openAddress({ keep: true });
     if (problem) showError(problem);
     runPending();
   });

@@ -540,13 +540,19 @@ describe('heaplab page', () => {
       await page.close();
     }
 
-    // A broken link pasted into an open page is reported the same way.
+    // A broken link pasted into an open page is reported the same way, and the page keeps
+    // its editor, its results and the address of what it shows.
     const { page, problems } = await openPage();
+    assert.equal(await ranOnOpen(page), 'done');
+    const before = await page.evaluate(() => ({ link: window.heaplabLink, results: window.heaplabResults, configs: window.heaplabConfigs }));
     await page.evaluate(() => {
       window.location.hash = '#9.x';
     });
     await page.waitForFunction(() => !document.getElementById('error').hidden);
-    assert.match(await errorText(page), /^link: version 9/);
+    assert.match(await errorText(page), /^link: version 9.*The page keeps what it showed\.$/);
+    const after = await page.evaluate(() => ({ link: window.location.href, results: window.heaplabResults, configs: window.heaplabConfigs }));
+    assert.deepEqual(after, { ...before, link: before.link });
+    assert.equal(await page.locator('.policy').count(), before.configs.length);
     assert.deepEqual(problems, []);
     await page.close();
   });
