@@ -25,6 +25,7 @@ mod live;
 pub mod metrics;
 pub mod observe;
 mod page_dir;
+pub mod page_ops;
 pub mod pages;
 pub mod params;
 pub mod policy;

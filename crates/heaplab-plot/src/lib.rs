@@ -34,10 +34,7 @@ use plotters::prelude::{DrawingArea, DrawingAreaErrorKind, DrawingBackend};
 pub use memory::{draw_memory, MemoryChart, MemoryRun};
 #[cfg(not(target_arch = "wasm32"))]
 pub use output::{render_png, write, Format};
-pub use page_ops::{
-    draw_page_ops, record_page_ops, run_with_page_ops, PageOpsChart, PageOpsCurve, PageOpsRecorder,
-    PageOpsRun,
-};
+pub use page_ops::{draw_page_ops, PageOpsChart, PageOpsRun};
 pub use style::{color, PALETTE};
 pub use summary::{draw_summary_bars, SummaryChart, SummaryRow};
 pub use sweep::{draw_sweep, SweepChart, SweepLine, SweepMarks, SweepScale, SweepValue};

@@ -54,7 +54,7 @@ pub fn run(config: JsValue, progress: Option<js_sys::Function>) -> Result<JsValu
         .workload_params()
         .map_err(|e| JsError::new(&e.to_string()))?;
     let mut ticker = Ticker::new(progress);
-    let (out, page_ops) = heaplab_plot::record_page_ops(&config, |sink| {
+    let (out, page_ops) = heaplab_core::page_ops::record_page_ops(&config, |sink| {
         spec.generate(&params, &mut |event| {
             ticker.tick();
             sink(event)
@@ -110,7 +110,7 @@ pub fn run_trace(
     let name = config.workload.path.clone().unwrap_or_default();
     let mut ticker = Ticker::new(progress);
     let mut imported = None;
-    let (mut out, page_ops) = heaplab_plot::record_page_ops(&config, |sink| {
+    let (mut out, page_ops) = heaplab_core::page_ops::record_page_ops(&config, |sink| {
         let found = heaplab_core::trace::import(bytes, &name, &options, &mut |event| {
             ticker.tick();
             sink(event)
