@@ -31,17 +31,59 @@ fn sim_error(e: crate::simulate::SimError) -> RunError {
     RunError::Event(e.to_string())
 }
 
+/// The refusal of a run too long to teach; `count` says how long it is.
+fn too_long(count: &str) -> String {
+    format!(
+        "teach: the workload has {count} events and teaching mode steps through at most {}; \
+         lower its scale or cut the trace",
+        format_count(MAX_TEACH_EVENTS as i128)
+    )
+}
+
+/// The events of a config's built-in workload, generation stopped (and the run refused)
+/// as soon as it passes [`MAX_TEACH_EVENTS`], so a large workload costs nothing to refuse.
+pub fn workload_events(config: &RunConfig) -> Result<Vec<Event>, RunError> {
+    let spec = crate::workload::find(&config.workload.id)?;
+    let params = config.workload_params()?;
+    let mut events = Vec::new();
+    spec.generate::<String>(&params, &mut |e| {
+        if events.len() == MAX_TEACH_EVENTS {
+            return Err(too_long("more than"));
+        }
+        events.push(e);
+        Ok(())
+    })
+    .map_err(RunError::Event)?;
+    Ok(events)
+}
+
+/// The events of a trace's bytes (any format, gzip'd or not), read up to
+/// [`MAX_TEACH_EVENTS`]; errors name `name` and the line.
+pub fn trace_events(
+    bytes: &[u8],
+    name: &str,
+    options: &crate::trace::ImportOptions,
+) -> Result<Vec<Event>, RunError> {
+    let mut events = Vec::new();
+    crate::trace::import::<&[u8], String>(bytes, name, options, &mut |e| {
+        if events.len() == MAX_TEACH_EVENTS {
+            return Err(too_long("more than"));
+        }
+        events.push(e);
+        Ok(())
+    })
+    .map_err(|e| RunError::Event(e.to_string()))?;
+    Ok(events)
+}
+
 impl Teaching {
     /// Explains every event of the run; a run of more than [`MAX_TEACH_EVENTS`] events is
     /// refused with a message that says how many it has and what to do.
     pub fn new(config: &RunConfig, events: Vec<Event>) -> Result<Teaching, RunError> {
         if events.len() > MAX_TEACH_EVENTS {
-            return Err(RunError::Event(format!(
-                "teach: the workload has {} events and teaching mode steps through at most {}; \
-                 lower its scale or cut the trace",
-                format_count(events.len() as i128),
-                format_count(MAX_TEACH_EVENTS as i128)
-            )));
+            return Err(RunError::Event(too_long(&format_count(
+                events.len() as i128
+            ))));
         }
         let mut all = Session::new(config, events.clone())?;
         let mut steps = Vec::with_capacity(events.len());
