@@ -18,6 +18,7 @@ import { buildScenarios, forgetScenario, openScenarioInEditor, runScenarioNow, s
 import { formLinkState, linkFollowsForm, openLink, setViewBaseline, setViewSweep, viewBaseline, viewSweep, writeLink } from './state.js';
 import { buildSweep, refreshSweepMenus, runSweep } from './sweep.js';
 import { renderSummary } from './tables.js';
+import { buildTeach, openTeachFromLink } from './teach/panel.js';
 import * as trace from './trace.js';
 
 /** What the import found, for the status line: format, header, and what was skipped. */
@@ -336,9 +337,11 @@ function wire() {
     clearError();
     const problem = openAddress();
     if (problem) showError(problem);
+    else openTeachFromLink();
     runPending();
   });
   wireCharts();
+  buildTeach();
 }
 
 async function main() {
@@ -361,6 +364,7 @@ async function main() {
     setState('error');
   } else {
     setState('ready');
+    openTeachFromLink();
     runPending();
   }
 }

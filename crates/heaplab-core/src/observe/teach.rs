@@ -34,7 +34,7 @@ fn sim_error(e: crate::simulate::SimError) -> RunError {
 /// The refusal of a run too long to teach; `count` says how long it is.
 fn too_long(count: &str) -> String {
     format!(
-        "teach: the workload has {count} events and teaching mode steps through at most {}; \
+        "teach: the workload has {count} events, and teaching mode steps through at most {}; \
          lower its scale or cut the trace",
         format_count(MAX_TEACH_EVENTS as i128)
     )
@@ -48,7 +48,10 @@ pub fn workload_events(config: &RunConfig) -> Result<Vec<Event>, RunError> {
     let mut events = Vec::new();
     spec.generate::<String>(&params, &mut |e| {
         if events.len() == MAX_TEACH_EVENTS {
-            return Err(too_long("more than"));
+            return Err(too_long(&format!(
+                "more than {}",
+                format_count(MAX_TEACH_EVENTS as i128)
+            )));
         }
         events.push(e);
         Ok(())
@@ -67,7 +70,10 @@ pub fn trace_events(
     let mut events = Vec::new();
     crate::trace::import::<&[u8], String>(bytes, name, options, &mut |e| {
         if events.len() == MAX_TEACH_EVENTS {
-            return Err(too_long("more than"));
+            return Err(too_long(&format!(
+                "more than {}",
+                format_count(MAX_TEACH_EVENTS as i128)
+            )));
         }
         events.push(e);
         Ok(())
