@@ -26,7 +26,7 @@ export function pieceText(piece) {
   const where = `${formatBytes(piece.size)} at 0x${piece.addr.toString(16)}`;
   if (piece.kind === 'block') return `live block id ${piece.id} (allocated at event ${formatCount(piece.event)}): ${where} on this page`;
   if (piece.kind === 'free') return `free, kept in the policy's ${piece.structure}: ${where}`;
-  return `overhead (headers, padding, rounding, or space no structure reports): ${where}`;
+  return `overhead (headers, padding, rounding, or freed space the policy does not reuse yet): ${where}`;
 }
 
 /** Lays out and draws `blocks` (the core's block map) on `canvas`; returns the pieces' rectangles for hover. */
@@ -94,7 +94,7 @@ export function blockLegendHtml(blocks) {
     swatch(
       OVERHEAD,
       blocks.reports_free
-        ? 'overhead: headers, padding, rounding'
+        ? 'overhead: headers, padding, rounding, or freed space the policy does not reuse yet'
         : 'not live: free, headers or padding (this family does not report its free structures yet)',
     ),
   );

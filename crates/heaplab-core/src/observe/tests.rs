@@ -153,3 +153,40 @@ fn the_free_lists_block_map_shows_a_freed_chunk_in_its_bin() {
         .collect();
     assert_eq!(structures, ["bin 4", "top"]);
 }
+
+#[test]
+fn every_familys_free_pieces_miss_the_live_blocks_and_each_other() {
+    for f in FAMILIES {
+        let config = churn(f.id);
+        let events = Session::workload_events(&config).unwrap();
+        let n = events.len();
+        let mut s = Session::new(&config, events).unwrap();
+        s.run_to(n / 2).unwrap();
+        let mut free = Vec::new();
+        assert!(s.simulation().free_pieces(&mut free), "{}", f.id);
+        assert!(!free.is_empty(), "{} reports no free piece", f.id);
+        let mut spans: Vec<(u64, u64, String)> = s
+            .simulation()
+            .live()
+            .filter(|(_, b)| b.size > 0)
+            .map(|(id, b)| (b.addr, b.addr + b.size, format!("block {id}")))
+            .chain(
+                free.iter()
+                    .map(|p| (p.addr, p.addr + p.size, p.structure.clone())),
+            )
+            .collect();
+        spans.sort();
+        for w in spans.windows(2) {
+            assert!(
+                w[0].1 <= w[1].0,
+                "{}: {} {:#x}..{:#x} overlaps {} at {:#x}",
+                f.id,
+                w[0].2,
+                w[0].0,
+                w[0].1,
+                w[1].2,
+                w[1].0
+            );
+        }
+    }
+}

@@ -7,7 +7,7 @@ use super::{Fit, FreeList};
 use crate::policy::FreePiece;
 
 impl FreeList {
-    pub(super) fn pieces(&self, out: &mut Vec<FreePiece>) {
+    pub(crate) fn pieces(&self, out: &mut Vec<FreePiece>) {
         let mut parked = rustc_hash::FxHashMap::default();
         for chunks in &self.fastbins {
             for &h in chunks {
