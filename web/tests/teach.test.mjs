@@ -87,9 +87,12 @@ async function countersAt(k, family) {
   return report;
 }
 
+/** Screenshots at 1280x800: the panel's top, then scrolled to the block map and blame. */
 async function shot(page, name) {
+  await page.locator('#teach').scrollIntoViewIfNeeded();
   await page.screenshot({ path: path.join(RESULTS_DIR, `teach-${name}.png`) });
-  await page.locator('#teach').screenshot({ path: path.join(RESULTS_DIR, `teach-${name}-panel.png`) });
+  await page.locator('#teach-blocks').evaluate((canvas) => canvas.scrollIntoView({ block: 'start' }));
+  await page.screenshot({ path: path.join(RESULTS_DIR, `teach-${name}-lower.png`) });
 }
 
 describe('teaching mode', () => {
@@ -240,13 +243,15 @@ describe('teaching mode', () => {
     assert.equal(await page.isVisible('#teach-trace'), true);
     await page.fill('#teach-trace', 'a 1 48\na 2 100\nf 1\nf 9');
     await page.click('#teach-use-trace');
-    await page.waitForFunction(() => window.heaplabTeach?.error, null, { timeout: TIMEOUT_MS });
+    // The error before this one named the workload; this one names the typed trace's line.
+    await page.waitForFunction(() => /typed\.trace/.test(window.heaplabTeach?.error ?? ''), null, { timeout: TIMEOUT_MS });
     t = await teach(page);
-    assert.match(t.error, /typed\.trace:4/);
+    assert.match(t.error, /^typed\.trace:4: /);
     await page.fill('#teach-trace', 'a 1 48\na 2 100\nf 1');
     await page.click('#teach-use-trace');
-    t = await waitEvent(page, 0);
-    assert.equal(t.events, 3);
+    await page.waitForFunction(() => window.heaplabTeach?.events === 3, null, { timeout: TIMEOUT_MS });
+    t = await teach(page);
+    assert.equal(t.event, 0);
     assert.equal(t.error, null);
     await page.click('#teach-forward');
     t = await waitEvent(page, 1);
