@@ -24,6 +24,7 @@ pub fn teach_max_events() -> usize {
 
 /// One configuration's run held for stepping through.
 #[wasm_bindgen]
+#[derive(Debug)]
 pub struct Teach {
     inner: Teaching,
 }
