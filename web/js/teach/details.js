@@ -49,10 +49,14 @@ export function renderPage(container, map, page) {
   parts.push(el('p', `0x${info.addr.toString(16)}: ${state}; ${formatBytes(info.live_bytes)} of ${formatBytes(map.page_size)} used by live blocks (${Math.round(info.used * 100)}%).`, 'doc'));
   if (info.why_resident) parts.push(el('p', `Why it is still resident though mostly free: ${info.why_resident}.`, 'doc why'));
   if (info.blocks.length) {
+    // The phase column only for a workload that names phases.
+    const phases = info.blocks.some((b) => b.phase != null);
     parts.push(
       table(
-        ['block id', 'size', 'allocated at event', 'phase'],
-        info.blocks.map((b) => ({ cells: [b.id, formatBytes(b.size), formatCount(b.event), b.phase ?? ''] })),
+        ['block id', 'size', 'allocated at event', ...(phases ? ['phase'] : [])],
+        info.blocks.map((b) => ({
+          cells: [b.id, formatBytes(b.size), formatCount(b.event), ...(phases ? [b.phase ?? ''] : [])],
+        })),
       ),
     );
   } else {

@@ -120,17 +120,17 @@ function drawMap() {
 
 /** The committed pages the block map shows: around the selected page, or the zoom's first. */
 function blockRange() {
-  let pages = s.map.pages.map((p) => p.page);
-  if (s.zoom) pages = pages.filter((p) => p >= s.zoom[0] && p <= s.zoom[1]);
+  let pages = s.map.pages;
+  if (s.zoom) pages = pages.filter((p) => p.page >= s.zoom[0] && p.page <= s.zoom[1]);
   if (!pages.length) return null;
-  let at = 0;
-  if (s.page != null) {
-    at = pages.findIndex((p) => p >= s.page);
-    if (at < 0) at = pages.length - 1;
-  }
-  const from = Math.max(0, Math.min(at - Math.floor(BLOCK_ROWS / 2), pages.length - BLOCK_ROWS));
+  // Around the selected page; with none selected, from the first resident page, where
+  // the live blocks are.
+  let at = s.page != null ? pages.findIndex((p) => p.page >= s.page) : pages.findIndex((p) => p.resident);
+  if (at < 0) at = s.page != null ? pages.length - 1 : 0;
+  const centre = s.page != null ? Math.floor(BLOCK_ROWS / 2) : 0;
+  const from = Math.max(0, Math.min(at - centre, pages.length - BLOCK_ROWS));
   const shown = pages.slice(from, from + BLOCK_ROWS);
-  return [shown[0], shown[shown.length - 1] - shown[0] + 1];
+  return [shown[0].page, shown[shown.length - 1].page - shown[0].page + 1];
 }
 
 function drawBlocks() {
@@ -161,7 +161,7 @@ function render() {
   drawMap();
   const c = s.map.counts;
   $('#teach-counts').textContent =
-    `After event ${formatCount(s.event)}: ${formatCount(c.resident_pages)} pages resident (${formatBytes(c.resident_pages * s.map.page_size)}), ` +
+    `After event ${formatCount(s.event)}: ${formatCount(c.resident_pages)} ${c.resident_pages === 1 ? 'page' : 'pages'} resident (${formatBytes(c.resident_pages * s.map.page_size)}), ` +
     `${formatCount(c.committed_pages)} committed, ${formatCount(c.reserved_pages)} reserved; ${formatBytes(c.live_bytes)} live.`;
   renderPage($('#teach-page'), s.map, s.page);
   drawBlocks();
