@@ -22,6 +22,25 @@ pub fn teach_max_events() -> usize {
     MAX_TEACH_EVENTS
 }
 
+/// The events `config` steps through: its built-in workload's, or the trace's in `trace`
+/// for a trace config, each stopped past `MAX_TEACH_EVENTS` by the core.
+fn events_of(
+    config: &RunConfig,
+    trace: Option<&[u8]>,
+    lenient: bool,
+) -> Result<Vec<heaplab_core::event::Event>, String> {
+    if !config.workload.is_trace() {
+        return workload_events(config).map_err(|e| e.to_string());
+    }
+    let bytes = trace.ok_or("teach: the trace's bytes are missing")?;
+    let name = config.workload.path.clone().unwrap_or_default();
+    let options = ImportOptions {
+        lenient,
+        ..ImportOptions::default()
+    };
+    trace_events(bytes, &name, &options).map_err(|e| e.to_string())
+}
+
 /// One configuration's run held for stepping through.
 #[wasm_bindgen]
 #[derive(Debug)]
@@ -39,18 +58,7 @@ impl Teach {
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsValue, trace: Option<Vec<u8>>, lenient: bool) -> Result<Teach, JsError> {
         let config: RunConfig = from_js(config, "config")?;
-        let events = match (&trace, config.workload.is_trace()) {
-            (Some(bytes), true) => {
-                let name = config.workload.path.clone().unwrap_or_default();
-                let options = ImportOptions {
-                    lenient,
-                    ..ImportOptions::default()
-                };
-                trace_events(bytes, &name, &options).map_err(js_error)?
-            }
-            (None, true) => return Err(JsError::new("teach: the trace's bytes are missing")),
-            _ => workload_events(&config).map_err(js_error)?,
-        };
+        let events = events_of(&config, trace.as_deref(), lenient).map_err(|e| JsError::new(&e))?;
         let inner = Teaching::new(&config, events).map_err(js_error)?;
         Ok(Teach { inner })
     }
@@ -98,5 +106,32 @@ impl Teach {
     pub fn block_map(&self, first: f64, count: f64) -> Result<JsValue, JsError> {
         // Page numbers are small integers; the page passes them as numbers.
         to_js(&self.inner.block_map(first as u64, count as u64))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use heaplab_core::config::WorkloadConfig;
+    use heaplab_core::event::Event;
+
+    #[test]
+    fn a_trace_config_reads_its_bytes_and_a_workload_config_its_generator() {
+        let mut config = RunConfig::new("churn", "buddy");
+        config.workload = WorkloadConfig::trace("typed.trace");
+        let events = events_of(&config, Some(b"a 1 48\nf 1\n"), false).unwrap();
+        assert_eq!(events, [Event::alloc(1, 48), Event::free(1)]);
+        assert_eq!(
+            events_of(&config, None, false).unwrap_err(),
+            "teach: the trace's bytes are missing"
+        );
+        let e = events_of(&config, Some(b"a 1 48\nx\n"), false).unwrap_err();
+        assert!(e.starts_with("typed.trace:2: "), "{e}");
+        let churn = RunConfig::new("churn", "buddy");
+        let e = events_of(&churn, None, false).unwrap_err();
+        assert!(
+            e.starts_with("teach: the workload has more than 10,000 events"),
+            "{e}"
+        );
     }
 }
