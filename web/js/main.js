@@ -18,6 +18,7 @@ import { buildScenarios, forgetScenario, openScenarioInEditor, runScenarioNow, s
 import { formLinkState, linkFollowsForm, openLink, setViewBaseline, setViewChart, setViewSweep, viewBaseline, viewChart, viewSweep, writeLink } from './state.js';
 import { buildSweep, refreshSweepMenus, runSweep } from './sweep.js';
 import { renderSummary } from './tables.js';
+import { buildTeach, openTeachFromLink } from './teach/panel.js';
 import * as trace from './trace.js';
 
 /** What the import found, for the status line: format, header, and what was skipped. */
@@ -362,12 +363,14 @@ function wire() {
     clearError();
     const problem = openAddress({ keep: true });
     if (problem) showError(problem);
+    else openTeachFromLink();
     runPending();
   });
   wireCharts(() => {
     setViewChart(chartKind(), chartZoom());
     linkFollowsForm();
   });
+  buildTeach();
 }
 
 async function main() {
@@ -390,6 +393,7 @@ async function main() {
     setState('error');
   } else {
     setState('ready');
+    openTeachFromLink();
     runPending();
   }
 }

@@ -100,6 +100,19 @@ export function setViewSweep(sweep) {
   if (Object.keys(view).length === 0) view = null;
 }
 
+/** Where the teaching panel stands (`view.teach`: event, config, page), or null. */
+export function viewTeach() {
+  return view?.teach ?? null;
+}
+
+/** Sets the teaching position (or none); the link carries it from the next write on. */
+export function setViewTeach(teach) {
+  view = { ...(view ?? {}) };
+  if (teach) view.teach = teach;
+  else delete view.teach;
+  if (Object.keys(view).length === 0) view = null;
+}
+
 /** Chooses the baseline; the link carries it from the next write on. */
 export function setViewBaseline(index) {
   view = { ...(view ?? {}) };

@@ -76,11 +76,20 @@ pub fn run(root: &Path) -> Result<()> {
     let addr = serve::spawn_on_free_port(&root.join("web"))?;
     let url = format!("http://{addr}/");
     println!("==> serving web/ on {url}");
-    // Every `*.test.mjs` under web/tests, each file in its own process with its own
-    // browser; node runs them one after another on a machine of two cores.
+    // Every `*.test.mjs` under web/tests/, in name order, so a new file of browser tests
+    // is part of the gate without a change here.
+    let mut files: Vec<String> = std::fs::read_dir(root.join("web/tests"))
+        .context("could not list web/tests/")?
+        .filter_map(|entry| entry.ok())
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".test.mjs"))
+        .map(|name| format!("web/tests/{name}"))
+        .collect();
+    files.sort();
     run_cmd(
         Command::new("node")
-            .args(["--test", "--test-reporter=tap", "web/tests/"])
+            .args(["--test", "--test-reporter=tap", "--test-concurrency=1"])
+            .args(&files)
             .env("HEAPLAB_URL", &url)
             .env("HEAPLAB_BIN", &heaplab_bin),
         root,

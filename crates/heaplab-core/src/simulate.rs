@@ -200,6 +200,12 @@ impl<P: PageProvider> Simulation<P> {
         self.books.live_bytes.current
     }
 
+    /// The policy's free pieces (see [`crate::policy::Policy::free_pieces`]), and whether
+    /// it reports them.
+    pub fn free_pieces(&self, out: &mut Vec<crate::policy::FreePiece>) -> bool {
+        self.policy.free_pieces(out)
+    }
+
     /// Carries out one event.
     #[inline]
     pub fn apply(&mut self, event: Event) -> Result<(), SimError> {

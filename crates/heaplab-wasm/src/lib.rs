@@ -7,6 +7,7 @@
 //! that `heaplab run --json` prints; memory over time crosses as `Float64Array`s
 //! ([`convert`]). Permalinks ([`links`]), the metrics list, the byte formatter and the
 //! parameter parser ([`format`]) are the core's, so the page re-implements none of them.
+//! Teaching mode's step-through ([`teach`]) is the core's `Teaching`.
 
 mod charts;
 mod convert;
@@ -15,6 +16,7 @@ mod format;
 mod links;
 mod progress;
 mod sweep;
+mod teach;
 
 use heaplab_core::config::RunConfig;
 use heaplab_core::run::RunError;

@@ -75,10 +75,17 @@ pub(super) fn check(state: &LinkState) -> Result<(), LinkError> {
             )));
         }
     }
-    if let Some(event) = view.teach {
-        if event > MAX_EVENTS {
+    if let Some(teach) = &view.teach {
+        if teach.event > MAX_EVENTS {
             return Err(LinkError::new(format!(
-                "view.teach: event {event} is past the last a link may name ({MAX_EVENTS})"
+                "view.teach: event {} is past the last a link may name ({MAX_EVENTS})",
+                teach.event
+            )));
+        }
+        if teach.config >= n {
+            return Err(LinkError::new(format!(
+                "view.teach.config: configuration {} does not exist; the link has {n}",
+                teach.config + 1
             )));
         }
     }

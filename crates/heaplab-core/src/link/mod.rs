@@ -196,9 +196,59 @@ pub struct View {
     pub baseline: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sweep: Option<SweepView>,
-    /// The event a teaching view stands at.
+    /// Where the teaching panel stands: the event, the configuration followed and the
+    /// page selected.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub teach: Option<u64>,
+    pub teach: Option<TeachView>,
+}
+
+/// The teaching position a link opens at: "look at step 212".
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "TeachForm")]
+pub struct TeachView {
+    /// The events applied to the heap shown (0: before the first).
+    pub event: u64,
+    /// The configuration followed, by index.
+    #[serde(skip_serializing_if = "is_default")]
+    pub config: usize,
+    /// The heap map's page selected, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page: Option<u64>,
+}
+
+/// The forms `view.teach` has had: links written before the panel held only the event,
+/// as a bare number.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum TeachForm {
+    Event(u64),
+    Full {
+        event: u64,
+        #[serde(default)]
+        config: usize,
+        #[serde(default)]
+        page: Option<u64>,
+    },
+}
+
+impl From<TeachForm> for TeachView {
+    fn from(form: TeachForm) -> TeachView {
+        match form {
+            TeachForm::Event(event) => TeachView {
+                event,
+                ..TeachView::default()
+            },
+            TeachForm::Full {
+                event,
+                config,
+                page,
+            } => TeachView {
+                event,
+                config,
+                page,
+            },
+        }
+    }
 }
 
 /// One parameter of one configuration run at several values, and the metric plotted.

@@ -257,3 +257,33 @@ fn a_trace_is_named_by_size_and_hash() {
     assert!(!t.matches(11, &sha));
     assert!(TraceRef::default().matches(11, "anything"));
 }
+
+#[test]
+fn a_teaching_position_travels_and_old_links_with_an_event_alone_still_open() {
+    // Links written when the teaching view was an event alone keep opening at it.
+    let old = decode(&v2_link(r#"{"view":{"teach":212}}"#)).unwrap();
+    assert_eq!(
+        old.view.teach,
+        Some(TeachView {
+            event: 212,
+            config: 0,
+            page: None
+        })
+    );
+    let mut state = LinkState::default();
+    state.configs.push(state.configs[0].clone());
+    state.view.teach = Some(TeachView {
+        event: 3,
+        config: 1,
+        page: Some(7),
+    });
+    let back = decode(&encode(&state)).unwrap();
+    assert_eq!(back, state);
+    let e = refused(&v2_link(r#"{"view":{"teach":{"event":3,"config":1}}}"#));
+    assert!(
+        e.contains("view.teach.config: configuration 2 does not exist"),
+        "{e}"
+    );
+    let e = refused(&v2_link(r#"{"view":{"teach":{"event":100000000000}}}"#));
+    assert!(e.contains("view.teach: event 100000000000 is past"), "{e}");
+}

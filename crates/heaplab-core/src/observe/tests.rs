@@ -89,3 +89,104 @@ fn every_event_has_a_line_numbered_from_one() {
         );
     }
 }
+
+#[test]
+fn block_map_rows_cover_their_pages_and_agree_with_the_heap_map() {
+    for f in FAMILIES {
+        let config = churn(f.id);
+        let events = Session::workload_events(&config).unwrap();
+        let n = events.len();
+        let mut s = Session::new(&config, events).unwrap();
+        s.run_to(n / 2).unwrap();
+        let map = s.heap_map();
+        let blocks = super::block_map::block_map(&s, 0, u64::MAX);
+        assert_eq!(blocks.rows.len(), map.pages.len(), "{}", f.id);
+        for (row, page) in blocks.rows.iter().zip(&map.pages) {
+            assert_eq!((row.page, row.addr), (page.page, page.addr));
+            let mut at = row.addr;
+            let mut live = 0;
+            for p in &row.pieces {
+                assert_eq!(p.addr, at, "{} page {}", f.id, row.page);
+                assert!(p.size > 0);
+                at += p.size;
+                if matches!(p.kind, super::block_map::PieceKind::Block { .. }) {
+                    live += p.size;
+                }
+            }
+            assert_eq!(at, row.addr + map.page_size, "{} page {}", f.id, row.page);
+            assert_eq!(live, page.live_bytes, "{} page {}", f.id, row.page);
+        }
+    }
+}
+
+#[test]
+fn the_free_lists_block_map_shows_a_freed_chunk_in_its_bin() {
+    use super::block_map::PieceKind;
+    use crate::event::Event;
+    let config = RunConfig::new("churn", "free-list");
+    let events = vec![Event::alloc(1, 48), Event::alloc(2, 100), Event::free(1)];
+    let mut s = Session::new(&config, events).unwrap();
+    s.run_to(3).unwrap();
+    let blocks = super::block_map::block_map(&s, 0, 1);
+    assert!(blocks.reports_free);
+    let kinds: Vec<&PieceKind> = blocks.rows[0].pieces.iter().map(|p| &p.kind).collect();
+    assert!(
+        matches!(
+            kinds[..],
+            [
+                PieceKind::Overhead,
+                PieceKind::Free { .. },
+                PieceKind::Overhead,
+                PieceKind::Block { id: 2, event: 2 },
+                PieceKind::Overhead,
+                PieceKind::Free { .. }
+            ]
+        ),
+        "{kinds:?}"
+    );
+    let structures: Vec<&str> = kinds
+        .iter()
+        .filter_map(|k| match k {
+            PieceKind::Free { structure } => Some(structure.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(structures, ["bin 4", "top"]);
+}
+
+#[test]
+fn every_familys_free_pieces_miss_the_live_blocks_and_each_other() {
+    for f in FAMILIES {
+        let config = churn(f.id);
+        let events = Session::workload_events(&config).unwrap();
+        let n = events.len();
+        let mut s = Session::new(&config, events).unwrap();
+        s.run_to(n / 2).unwrap();
+        let mut free = Vec::new();
+        assert!(s.simulation().free_pieces(&mut free), "{}", f.id);
+        assert!(!free.is_empty(), "{} reports no free piece", f.id);
+        let mut spans: Vec<(u64, u64, String)> = s
+            .simulation()
+            .live()
+            .filter(|(_, b)| b.size > 0)
+            .map(|(id, b)| (b.addr, b.addr + b.size, format!("block {id}")))
+            .chain(
+                free.iter()
+                    .map(|p| (p.addr, p.addr + p.size, p.structure.clone())),
+            )
+            .collect();
+        spans.sort();
+        for w in spans.windows(2) {
+            assert!(
+                w[0].1 <= w[1].0,
+                "{}: {} {:#x}..{:#x} overlaps {} at {:#x}",
+                f.id,
+                w[0].2,
+                w[0].0,
+                w[0].1,
+                w[1].2,
+                w[1].0
+            );
+        }
+    }
+}

@@ -424,6 +424,23 @@ impl Policy for Bump {
         Ok(())
     }
 
+    fn free_pieces(&self, out: &mut Vec<crate::policy::FreePiece>) -> bool {
+        // The general heap's free pieces, then each arena's current slab past its bump
+        // pointer. Freed blocks below the pointer are not reused until the arena resets,
+        // so the map shows them as overhead.
+        self.heap.pieces(out);
+        for arena in self.global.iter().chain(self.arenas.values()) {
+            if arena.cur < arena.end {
+                out.push(crate::policy::FreePiece {
+                    addr: arena.cur,
+                    size: arena.end - arena.cur,
+                    structure: "slab past the bump pointer".into(),
+                });
+            }
+        }
+        true
+    }
+
     fn metadata_bytes(&self) -> u64 {
         let slabs: usize = self
             .all_arenas()

@@ -68,6 +68,16 @@ pub struct Block {
     pub arena: Option<ArenaId>,
 }
 
+/// A piece of free memory a policy keeps in one of its structures, for teaching mode's
+/// block map: `structure` names where ("bin 4", "tcache", "top", "order 3", "span free
+/// slot").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FreePiece {
+    pub addr: Addr,
+    pub size: u64,
+    pub structure: String,
+}
+
 /// What every family does. Methods take the page map explicitly so that one policy value
 /// can be moved between providers in tests and so the borrow of the pages stays short.
 pub trait Policy {
@@ -161,6 +171,13 @@ pub trait Policy {
     /// that keep no such counters leave this empty, and reports show none for them.
     fn extra_counters(&self) -> Vec<(&'static str, u64)> {
         Vec::new()
+    }
+
+    /// Pushes the free pieces the policy keeps in its structures onto `out`, in any
+    /// order, and says whether it reports them; a policy that does not leaves `out`
+    /// alone and answers false. For teaching mode only; slow is fine.
+    fn free_pieces(&self, _out: &mut Vec<FreePiece>) -> bool {
+        false
     }
 
     /// Checks the policy's own structures against each other and the page map. Slow; for
@@ -395,6 +412,10 @@ impl Policy for AnyPolicy {
 
     fn metadata_bytes(&self) -> u64 {
         dispatch!(self, p => p.metadata_bytes())
+    }
+
+    fn free_pieces(&self, out: &mut Vec<FreePiece>) -> bool {
+        dispatch!(self, p => p.free_pieces(out))
     }
 
     fn check_invariants<P: PageProvider>(&self, mem: &Pages<P>) -> Result<(), String> {

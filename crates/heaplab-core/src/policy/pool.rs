@@ -365,6 +365,29 @@ impl Policy for Pool {
         ]
     }
 
+    fn free_pieces(&self, out: &mut Vec<crate::policy::FreePiece>) -> bool {
+        // The heap below (its free chunks, bins, top), then in each chunk the blocks on
+        // the pool's free list and those never handed out.
+        self.heap.pieces(out);
+        for (&start, chunk) in &self.chunks {
+            for &addr in &chunk.free {
+                out.push(crate::policy::FreePiece {
+                    addr,
+                    size: self.block_size,
+                    structure: "pool free list".into(),
+                });
+            }
+            if chunk.carved < self.per_chunk {
+                out.push(crate::policy::FreePiece {
+                    addr: start + chunk.carved * self.block_size,
+                    size: (self.per_chunk - chunk.carved) * self.block_size,
+                    structure: "pool chunk, never used".into(),
+                });
+            }
+        }
+        true
+    }
+
     fn metadata_bytes(&self) -> u64 {
         CHUNK_META * self.chunks.len() as u64 + self.heap.metadata_bytes()
     }

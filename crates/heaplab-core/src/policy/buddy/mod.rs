@@ -328,6 +328,19 @@ impl Policy for Buddy {
         default_realloc(self, mem, block, new_size, align, thread)
     }
 
+    fn free_pieces(&self, out: &mut Vec<crate::policy::FreePiece>) -> bool {
+        // The free blocks of each order, as the order's free set holds them.
+        out.extend(
+            self.free_blocks()
+                .map(|(addr, k)| crate::policy::FreePiece {
+                    addr,
+                    size: self.size_of(k),
+                    structure: format!("order {k}"),
+                }),
+        );
+        true
+    }
+
     fn metadata_bytes(&self) -> u64 {
         // The order of every live block (its header, or a byte in a side table), a record
         // per mapping, and the free-list heads, one per order.

@@ -18,6 +18,7 @@ mod fit;
 mod fit_tree;
 mod invariants;
 mod params;
+mod pieces;
 mod purge;
 mod segments;
 mod size_bins;
@@ -338,6 +339,11 @@ impl Policy for FreeList {
             Some(&(due, _)) if due <= now => self.purge_due(mem, now),
             _ => Ok(()),
         }
+    }
+
+    fn free_pieces(&self, out: &mut Vec<crate::policy::FreePiece>) -> bool {
+        self.pieces(out);
+        true
     }
 
     fn metadata_bytes(&self) -> u64 {

@@ -22,6 +22,7 @@ mod heaps;
 mod invariants;
 mod large;
 mod params;
+mod pieces;
 mod segments;
 mod spans;
 #[cfg(test)]
@@ -486,6 +487,11 @@ impl Policy for SizeClass {
             return Ok(());
         }
         self.tick_due(mem, now)
+    }
+
+    fn free_pieces(&self, out: &mut Vec<crate::policy::FreePiece>) -> bool {
+        self.pieces(out);
+        true
     }
 
     fn metadata_bytes(&self) -> u64 {

@@ -1,0 +1,155 @@
+//! The block map: a run of the heap map's pages, each cut into the pieces that lie on it
+//! in address order, to scale — the live blocks (by id) and what lies between them, told
+//! apart by what the policy reports of its own free structures
+//! ([`crate::policy::Policy::free_pieces`]: a free chunk in a bin, a tcache entry, the
+//! top, a buddy block of an order, a span's free slot). Bytes neither live nor in a
+//! reported free piece are the policy's overhead: headers, padding, rounding.
+
+use serde::Serialize;
+
+use crate::policy::FreePiece;
+
+use super::session::Session;
+
+/// What a piece of a page is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PieceKind {
+    /// A live block's bytes.
+    Block { id: u64, event: u64 },
+    /// Free memory the policy keeps in a structure: `structure` names it ("bin 4",
+    /// "tcache", "top", "order 3", "span free slot").
+    Free { structure: String },
+    /// Neither live nor in a free structure: headers, padding, rounding, unused slots.
+    Overhead,
+}
+
+/// One piece of a page: its bytes on that page, from `addr`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Piece {
+    pub addr: u64,
+    pub size: u64,
+    #[serde(flatten)]
+    pub kind: PieceKind,
+}
+
+/// One committed page of the block map.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BlockRow {
+    pub page: u64,
+    pub addr: u64,
+    pub resident: bool,
+    /// The page's bytes in address order, covering it exactly.
+    pub pieces: Vec<Piece>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BlockMap {
+    pub event: u64,
+    pub page_size: u64,
+    /// Whether the policy reports its free structures (else every byte not live is
+    /// overhead, as far as the map can tell).
+    pub reports_free: bool,
+    pub rows: Vec<BlockRow>,
+}
+
+/// A span of bytes with what it is, before it is cut at page boundaries.
+struct Span {
+    addr: u64,
+    end: u64,
+    kind: PieceKind,
+}
+
+/// The pieces of `page` (of `ps` bytes), given the spans sorted by address; what no span
+/// covers is overhead.
+fn cut(page: u64, ps: u64, spans: &[Span]) -> Vec<Piece> {
+    let end = page + ps;
+    let first = spans.partition_point(|s| s.end <= page);
+    let mut out = Vec::new();
+    let mut at = page;
+    for s in spans[first..].iter().take_while(|s| s.addr < end) {
+        let from = s.addr.max(at);
+        let to = s.end.min(end);
+        if to <= from {
+            continue;
+        }
+        if from > at {
+            out.push(Piece {
+                addr: at,
+                size: from - at,
+                kind: PieceKind::Overhead,
+            });
+        }
+        out.push(Piece {
+            addr: from,
+            size: to - from,
+            kind: s.kind.clone(),
+        });
+        at = to;
+    }
+    if at < end {
+        out.push(Piece {
+            addr: at,
+            size: end - at,
+            kind: PieceKind::Overhead,
+        });
+    }
+    out
+}
+
+/// The block map of `count` pages of the heap map from page `first`, at the event the
+/// session reached. Only committed pages have rows.
+pub(crate) fn block_map(session: &Session, first: u64, count: u64) -> BlockMap {
+    let map = session.heap_map();
+    let ps = map.page_size;
+    let last = first.saturating_add(count);
+    let rows_of: Vec<_> = map
+        .pages
+        .iter()
+        .filter(|p| p.page >= first && p.page < last)
+        .collect();
+    let mut free: Vec<FreePiece> = Vec::new();
+    let reports_free = session.simulation().free_pieces(&mut free);
+    let lo = rows_of.first().map_or(0, |p| p.addr);
+    let hi = rows_of.last().map_or(0, |p| p.addr + ps);
+    let mut spans: Vec<Span> = Vec::new();
+    for (id, b) in session.simulation().live() {
+        if b.addr < hi && b.addr + b.size > lo && b.size > 0 {
+            let event = session.births().get(&id).map_or(0, |b| b.event);
+            spans.push(Span {
+                addr: b.addr,
+                end: b.addr + b.size,
+                kind: PieceKind::Block { id, event },
+            });
+        }
+    }
+    for f in free {
+        if f.addr < hi && f.addr + f.size > lo && f.size > 0 {
+            spans.push(Span {
+                addr: f.addr,
+                end: f.addr + f.size,
+                kind: PieceKind::Free {
+                    structure: f.structure,
+                },
+            });
+        }
+    }
+    // Live blocks never overlap one another, and a policy's free piece never overlaps a
+    // live block, so sorting by address (blocks first on a tie) orders them all.
+    spans.sort_by_key(|s| (s.addr, !matches!(s.kind, PieceKind::Block { .. })));
+    let rows = rows_of
+        .iter()
+        .map(|p| BlockRow {
+            page: p.page,
+            addr: p.addr,
+            resident: p.resident,
+            pieces: cut(p.addr, ps, &spans),
+        })
+        .collect();
+    BlockMap {
+        event: map.event,
+        page_size: ps,
+        reports_free,
+        rows,
+    }
+}

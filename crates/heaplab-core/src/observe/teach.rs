@@ -1,0 +1,209 @@
+//! `Teaching`: a run of at most [`MAX_TEACH_EVENTS`] events held for stepping back and
+//! forth, as the page's teaching panel does. Every line is worked out once, by the same
+//! [`Session::step`] that `heaplab explain` prints from, so the page's line k is the CLI's
+//! line k; the heap at any event is a second session moved there (forward by stepping,
+//! back by replaying from the start, which for this many events takes milliseconds).
+
+use crate::config::RunConfig;
+use crate::event::Event;
+use crate::format::format_count;
+use crate::run::RunError;
+
+use super::blame::{blame, Blame};
+use super::block_map::{block_map, BlockMap};
+use super::heap_map::HeapMap;
+use super::session::{Session, Step};
+
+/// The most events teaching mode steps through: enough for a lesson, few enough that
+/// every line and any event's heap are ready at once.
+pub const MAX_TEACH_EVENTS: usize = 10_000;
+
+#[derive(Debug)]
+pub struct Teaching {
+    config: RunConfig,
+    events: Vec<Event>,
+    steps: Vec<Step>,
+    /// The run moved to the event shown.
+    at: Session,
+}
+
+fn sim_error(e: crate::simulate::SimError) -> RunError {
+    RunError::Event(e.to_string())
+}
+
+/// The refusal of a run too long to teach; `count` says how long it is.
+fn too_long(count: &str) -> String {
+    format!(
+        "teach: the workload has {count} events, and teaching mode steps through at most {}; \
+         lower its scale or cut the trace",
+        format_count(MAX_TEACH_EVENTS as i128)
+    )
+}
+
+/// The events of a config's built-in workload, generation stopped (and the run refused)
+/// as soon as it passes [`MAX_TEACH_EVENTS`], so a large workload costs nothing to refuse.
+pub fn workload_events(config: &RunConfig) -> Result<Vec<Event>, RunError> {
+    let spec = crate::workload::find(&config.workload.id)?;
+    let params = config.workload_params()?;
+    let mut events = Vec::new();
+    spec.generate::<String>(&params, &mut |e| {
+        if events.len() == MAX_TEACH_EVENTS {
+            return Err(too_long(&format!(
+                "more than {}",
+                format_count(MAX_TEACH_EVENTS as i128)
+            )));
+        }
+        events.push(e);
+        Ok(())
+    })
+    .map_err(RunError::Event)?;
+    Ok(events)
+}
+
+/// The events of a trace's bytes (any format, gzip'd or not), read up to
+/// [`MAX_TEACH_EVENTS`]; errors name `name` and the line.
+pub fn trace_events(
+    bytes: &[u8],
+    name: &str,
+    options: &crate::trace::ImportOptions,
+) -> Result<Vec<Event>, RunError> {
+    let mut events = Vec::new();
+    crate::trace::import::<&[u8], String>(bytes, name, options, &mut |e| {
+        if events.len() == MAX_TEACH_EVENTS {
+            return Err(too_long(&format!(
+                "more than {}",
+                format_count(MAX_TEACH_EVENTS as i128)
+            )));
+        }
+        events.push(e);
+        Ok(())
+    })
+    .map_err(|e| RunError::Event(e.to_string()))?;
+    Ok(events)
+}
+
+impl Teaching {
+    /// Explains every event of the run; a run of more than [`MAX_TEACH_EVENTS`] events is
+    /// refused with a message that says how many it has and what to do.
+    pub fn new(config: &RunConfig, events: Vec<Event>) -> Result<Teaching, RunError> {
+        if events.len() > MAX_TEACH_EVENTS {
+            return Err(RunError::Event(too_long(&format_count(
+                events.len() as i128
+            ))));
+        }
+        let mut all = Session::new(config, events.clone())?;
+        let mut steps = Vec::with_capacity(events.len());
+        while let Some(step) = all.step().map_err(sim_error)? {
+            steps.push(step);
+        }
+        let at = Session::new(config, events.clone())?;
+        Ok(Teaching {
+            config: config.clone(),
+            events,
+            steps,
+            at,
+        })
+    }
+
+    /// How many events the run has.
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    /// Every event's step, event 1 first.
+    pub fn steps(&self) -> &[Step] {
+        &self.steps
+    }
+
+    /// The step of event `k` (1-based), if the run has it.
+    pub fn step(&self, k: usize) -> Option<&Step> {
+        k.checked_sub(1).and_then(|i| self.steps.get(i))
+    }
+
+    /// How many events are applied to the heap shown.
+    pub fn position(&self) -> usize {
+        self.at.position()
+    }
+
+    /// Shows the heap after event `k` (0: before the first); past the end is an error
+    /// naming the run's length.
+    pub fn seek(&mut self, k: usize) -> Result<(), RunError> {
+        if k > self.len() {
+            return Err(RunError::Event(format!(
+                "teach: event {k} is past the run's last, {}",
+                self.len()
+            )));
+        }
+        if k < self.at.position() {
+            self.at = Session::new(&self.config, self.events.clone())?;
+        }
+        self.at.run_to(k).map_err(sim_error)
+    }
+
+    pub fn heap_map(&self) -> HeapMap {
+        self.at.heap_map()
+    }
+
+    pub fn blame(&self) -> Blame {
+        blame(&self.at.heap_map())
+    }
+
+    /// The blocks on `count` map pages from page `first`, drawn to scale.
+    pub fn block_map(&self, first: u64, count: u64) -> BlockMap {
+        block_map(&self.at, first, count)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::observe::explain_range;
+
+    fn config(family: &str) -> RunConfig {
+        let mut c = RunConfig::new("churn", family);
+        c.workload.params.insert("scale".into(), 0.0005.into());
+        c
+    }
+
+    #[test]
+    fn lines_are_explains_lines_and_seeking_back_matches_going_forward() {
+        let c = config("free-list");
+        let events = Session::workload_events(&c).unwrap();
+        let n = events.len();
+        let cli = explain_range(&c, events.clone(), 1, n).unwrap();
+        let mut t = Teaching::new(&c, events).unwrap();
+        assert_eq!(t.steps(), &cli[..]);
+        assert_eq!(t.step(3).unwrap().event, 3);
+        assert!(t.step(0).is_none() && t.step(n + 1).is_none());
+        t.seek(n / 2).unwrap();
+        let forward = t.heap_map();
+        t.seek(n).unwrap();
+        t.seek(n / 2).unwrap();
+        assert_eq!(t.position(), n / 2);
+        assert_eq!(t.heap_map(), forward);
+        assert_eq!(t.blame(), blame(&forward));
+    }
+
+    #[test]
+    fn refuses_long_runs_and_seeks_past_the_end() {
+        let c = config("bump");
+        let events = vec![Event::free(1); MAX_TEACH_EVENTS + 1];
+        let e = Teaching::new(&c, events).unwrap_err().to_string();
+        assert!(
+            e.starts_with("teach: the workload has 10,001 events"),
+            "{e}"
+        );
+        let events = Session::workload_events(&c).unwrap();
+        let n = events.len();
+        let mut t = Teaching::new(&c, events).unwrap();
+        let e = t.seek(n + 1).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            format!("teach: event {} is past the run's last, {n}", n + 1)
+        );
+    }
+}

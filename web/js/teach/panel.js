@@ -1,0 +1,386 @@
+// The teaching panel: one configuration of the editor (or a trace typed here) stepped
+// through event by event with the core's `Teach` (wasm): play, pause, step, scrub; the
+// event's op and its line (the same text as `heaplab explain`); the heap map, the block
+// map, the selected page and blame at the event. The position (event, configuration,
+// page) goes in the link's `view.teach`, so "look at step 212" is a link.
+//
+// Runs on the page's own thread: a run is at most `teach_max_events()` events, which the
+// core explains in well under a second.
+
+import { Teach, teach_max_events } from '../../pkg/heaplab_wasm.js';
+import { TRACE_ID } from '../catalog.js';
+import { $, configLetter, messageOf, option } from '../dom.js';
+import { readForm, showWorkload } from '../editor.js';
+import { formatBytes, formatCount } from '../format.js';
+import { linkFollowsForm, setViewTeach, viewTeach } from '../state.js';
+import * as trace from '../trace.js';
+import { blockLegendHtml, drawBlockMap, pieceAt, pieceText } from './blockmap.js';
+import { renderBlame, renderPage } from './details.js';
+import { renderFamily } from './families.js';
+import { cellAt, drawHeapMap, layout, legendHtml } from './heapmap.js';
+
+// The block map shows this many committed pages around the selected one.
+const BLOCK_ROWS = 12;
+
+const s = {
+  teach: null,
+  config: 0,
+  policy: null,
+  event: 0,
+  page: null,
+  zoom: null,
+  map: null,
+  blame: null,
+  laid: null,
+  hits: [],
+  timer: 0,
+  drag: null,
+};
+
+function setError(message) {
+  const box = $('#teach-error');
+  box.textContent = message ?? '';
+  box.hidden = !message;
+}
+
+function status(text) {
+  $('#teach-status').textContent = text;
+}
+
+/** The configurations of the editor as menu entries, keeping the one followed. */
+function refreshMenu() {
+  let configs;
+  try {
+    configs = readForm().configs;
+  } catch {
+    return;
+  }
+  const menu = $('#teach-config');
+  menu.replaceChildren(
+    ...configs.map((c, i) => option(i, `${configLetter(i)}: ${c.policy.preset ?? c.policy.family}`)),
+  );
+  s.config = Math.min(s.config, configs.length - 1);
+  menu.value = String(s.config);
+}
+
+/** The test hook: where the panel stands and what its map counts. */
+function publish(error = null) {
+  const info = s.map?.pages.find((p) => p.page === s.page) ?? null;
+  const step = s.teach && s.event > 0 ? s.teach.step(s.event) : null;
+  window.heaplabTeach = {
+    events: s.teach?.events() ?? 0,
+    event: s.event,
+    config: s.config,
+    op: step?.op ?? null,
+    line: step?.line ?? null,
+    counts: s.map?.counts ?? null,
+    page: s.page,
+    pageInfo: info && { blocks: info.blocks, why_resident: info.why_resident, resident: info.resident, live_bytes: info.live_bytes },
+    blame: s.blame && {
+      resident: s.blame.resident,
+      live: s.blame.live,
+      pinned: s.blame.pinned,
+      kept_by_policy: s.blame.kept_by_policy,
+      pinners: s.blame.pinners.length,
+    },
+    zoom: s.zoom,
+    error,
+    // Where page `page` is drawn on the heap map's canvas, in CSS pixels, for a test to
+    // click or drag across it; null when it is not on the map as shown.
+    cell(page) {
+      const c = s.laid?.cells.find((cell) => cell.page === page);
+      return c ? { x: c.x, y: c.y, size: c.size } : null;
+    },
+  };
+}
+
+function writeLink() {
+  const teach = { event: s.event };
+  if (s.config > 0) teach.config = s.config;
+  if (s.page != null) teach.page = s.page;
+  setViewTeach(teach);
+  linkFollowsForm();
+}
+
+/** The pages the pinning blocks in blame's table lie on. */
+function pinnedPages() {
+  if (!$('#teach-highlight').checked || !s.blame) return new Set();
+  const ids = new Set(s.blame.pinners.slice(0, 10).map((p) => p.id));
+  const out = new Set();
+  for (const page of s.map.pages) if (page.blocks.some((b) => ids.has(b.id))) out.add(page.page);
+  return out;
+}
+
+function drawMap() {
+  const canvas = $('#teach-heap');
+  s.laid = layout(s.map, s.zoom, canvas.getBoundingClientRect().width);
+  const dragged = s.drag && s.drag.moved ? [Math.min(s.drag.start, s.drag.end), Math.max(s.drag.start, s.drag.end)] : null;
+  drawHeapMap(canvas, s.laid, { selected: s.page, outlined: pinnedPages(), dragged });
+}
+
+/** The committed pages the block map shows: around the selected page, or the zoom's first. */
+function blockRange() {
+  let pages = s.map.pages;
+  if (s.zoom) pages = pages.filter((p) => p.page >= s.zoom[0] && p.page <= s.zoom[1]);
+  if (!pages.length) return null;
+  // Around the selected page; with none selected, from the first resident page, where
+  // the live blocks are.
+  let at = s.page != null ? pages.findIndex((p) => p.page >= s.page) : pages.findIndex((p) => p.resident);
+  if (at < 0) at = s.page != null ? pages.length - 1 : 0;
+  const centre = s.page != null ? Math.floor(BLOCK_ROWS / 2) : 0;
+  const from = Math.max(0, Math.min(at - centre, pages.length - BLOCK_ROWS));
+  const shown = pages.slice(from, from + BLOCK_ROWS);
+  return [shown[0].page, shown[shown.length - 1].page - shown[0].page + 1];
+}
+
+function drawBlocks() {
+  const range = blockRange();
+  const canvas = $('#teach-blocks');
+  if (!range) {
+    s.hits = [];
+    canvas.hidden = true;
+    $('#teach-blocks-note').textContent = 'No page is committed yet.';
+    $('#teach-blocks-legend').textContent = '';
+    return;
+  }
+  canvas.hidden = false;
+  const blocks = s.teach.block_map(range[0], range[1]);
+  s.hits = drawBlockMap(canvas, blocks, s.page);
+  $('#teach-blocks-note').textContent = 'each committed page to scale, left to right; point at a piece to see what it is';
+  $('#teach-blocks-legend').innerHTML = blockLegendHtml(blocks);
+}
+
+function render() {
+  const n = s.teach.events();
+  $('#teach-scrub').max = String(n);
+  $('#teach-scrub').value = String(s.event);
+  $('#teach-position').textContent = `event ${formatCount(s.event)} of ${formatCount(n)}`;
+  const step = s.event > 0 ? s.teach.step(s.event) : null;
+  $('#teach-op').textContent = step ? step.op : '';
+  $('#teach-line').textContent = step ? step.line : 'Before the first event: nothing is allocated yet. Step forward to see what the policy does.';
+  drawMap();
+  const c = s.map.counts;
+  $('#teach-counts').textContent =
+    `After event ${formatCount(s.event)}: ${formatCount(c.resident_pages)} ${c.resident_pages === 1 ? 'page' : 'pages'} resident (${formatBytes(c.resident_pages * s.map.page_size)}), ` +
+    `${formatCount(c.committed_pages)} committed, ${formatCount(c.reserved_pages)} reserved; ${formatBytes(c.live_bytes)} live.`;
+  renderPage($('#teach-page'), s.map, s.page);
+  drawBlocks();
+  renderBlame($('#teach-blame'), s.blame, selectBlock);
+  $('#teach-zoom-out').hidden = !s.zoom;
+}
+
+/** Shows the heap after event `k` (clamped to the run). */
+function go(k, { link = true } = {}) {
+  if (!s.teach) return;
+  const n = s.teach.events();
+  const event = Math.max(0, Math.min(n, Math.round(k)));
+  try {
+    s.teach.seek(event);
+  } catch (error) {
+    setError(messageOf(error));
+    return;
+  }
+  s.event = event;
+  s.map = s.teach.heap_map();
+  s.blame = s.teach.blame();
+  render();
+  publish();
+  if (link) writeLink();
+}
+
+function selectPage(page) {
+  s.page = page;
+  render();
+  publish();
+  writeLink();
+}
+
+function selectBlock(block) {
+  const page = s.map.pages.find((p) => p.blocks.some((b) => b.id === block.id));
+  if (page) selectPage(page.page);
+}
+
+function pause() {
+  clearInterval(s.timer);
+  s.timer = 0;
+  $('#teach-play').textContent = '▶ Play';
+}
+
+function play() {
+  if (s.timer) return pause();
+  if (!s.teach) return;
+  if (s.event >= s.teach.events()) go(0);
+  $('#teach-play').textContent = '❚❚ Pause';
+  s.timer = setInterval(() => {
+    if (!s.teach || s.event >= s.teach.events()) return pause();
+    go(s.event + 1);
+  }, 1000 / Number($('#teach-speed').value));
+}
+
+/**
+ * Steps through the editor's configuration `s.config` (its workload, or its trace's
+ * bytes), standing at `event` with `page` selected. A run the core refuses (too long, a
+ * bad trace line) says why in the panel's words and leaves no map.
+ */
+async function load({ event = 0, page = null } = {}) {
+  pause();
+  setError(null);
+  refreshMenu();
+  let form;
+  try {
+    form = readForm();
+    const config = form.configs[s.config];
+    const bytes = config.workload.id === TRACE_ID ? (await trace.traceInput(form.lenient)).bytes : null;
+    status('Explaining every event…');
+    const next = new Teach(config, bytes, form.lenient);
+    s.teach?.free();
+    s.teach = next;
+    s.policy = config.policy;
+  } catch (error) {
+    s.teach?.free();
+    s.teach = null;
+    s.map = null;
+    s.blame = null;
+    status('');
+    setError(messageOf(error));
+    // A workload too long to step through: a short trace typed here is the way in.
+    if (/^teach: the workload has/.test(messageOf(error))) $('#teach-typed').hidden = false;
+    $('#teach-view').hidden = true;
+    publish(messageOf(error));
+    return;
+  }
+  $('#teach-view').hidden = false;
+  status(`${formatCount(s.teach.events())} events, every one explained. Keys: ← → step, space plays.`);
+  renderFamily($('#teach-family-title'), $('#teach-family-body'), s.policy);
+  s.page = page;
+  s.zoom = null;
+  go(event, { link: false });
+}
+
+/** Opens the panel (at a link's position, if given) and steps through its configuration. */
+export function openTeach(position = {}) {
+  $('#teach-body').hidden = false;
+  $('#teach-open').hidden = true;
+  $('#teach-close').hidden = false;
+  s.config = position.config ?? s.config;
+  return load(position);
+}
+
+function closeTeach() {
+  pause();
+  $('#teach-body').hidden = true;
+  $('#teach-open').hidden = false;
+  $('#teach-close').hidden = true;
+  s.teach?.free();
+  s.teach = null;
+  window.heaplabTeach = null;
+  setViewTeach(null);
+  linkFollowsForm();
+}
+
+/** Opens the panel where the link in the address bar stands, if it names a teaching position. */
+export function openTeachFromLink() {
+  const position = viewTeach();
+  if (position) openTeach({ event: position.event, config: position.config ?? 0, page: position.page ?? null });
+}
+
+/** The typed trace becomes the editor's workload (a trace file named typed.trace), then is stepped through. */
+async function useTypedTrace() {
+  const text = $('#teach-trace').value;
+  setError(null);
+  try {
+    showWorkload(TRACE_ID, {});
+    await trace.chooseFile(new File([text.endsWith('\n') ? text : `${text}\n`], 'typed.trace', { type: 'text/plain' }));
+  } catch (error) {
+    setError(messageOf(error));
+    return;
+  }
+  // The editor's own listeners rewrite the link and offer to run the comparison.
+  $('#config').dispatchEvent(new Event('change'));
+  await load();
+}
+
+function wireHeapMap() {
+  const canvas = $('#teach-heap');
+  const at = (event) => (s.laid ? cellAt(s.laid, event.offsetX, event.offsetY) : null);
+  canvas.addEventListener('mousedown', (event) => {
+    const cell = at(event);
+    if (cell) s.drag = { start: cell.page, end: cell.page, moved: false };
+  });
+  canvas.addEventListener('mousemove', (event) => {
+    const cell = at(event);
+    canvas.title = cell ? `page ${cell.page}${cell.info ? `: ${Math.round(cell.info.used * 100)}% live` : ': only reserved'}` : '';
+    if (!s.drag || !cell || cell.page === s.drag.end) return;
+    s.drag.end = cell.page;
+    s.drag.moved = true;
+    drawMap();
+  });
+  window.addEventListener('mouseup', () => {
+    const drag = s.drag;
+    s.drag = null;
+    if (!drag || !s.teach) return;
+    if (drag.moved && drag.start !== drag.end) {
+      s.zoom = [Math.min(drag.start, drag.end), Math.max(drag.start, drag.end)];
+      render();
+      publish();
+    } else {
+      selectPage(drag.start);
+    }
+  });
+  $('#teach-zoom-out').addEventListener('click', () => {
+    s.zoom = null;
+    render();
+    publish();
+  });
+  $('#teach-blocks').addEventListener('mousemove', (event) => {
+    const piece = pieceAt(s.hits, event.offsetX, event.offsetY);
+    $('#teach-blocks-note').textContent = piece
+      ? pieceText(piece)
+      : 'each committed page to scale, left to right; point at a piece to see what it is';
+  });
+}
+
+export function buildTeach() {
+  $('#teach-legend').innerHTML = legendHtml();
+  $('#teach-trace').placeholder = `At most ${formatCount(teach_max_events())} events.`;
+  $('#teach-open').addEventListener('click', () => openTeach({ event: 0 }));
+  $('#teach-close').addEventListener('click', closeTeach);
+  $('#teach-load').addEventListener('click', () => load({ event: s.event, page: s.page }));
+  $('#teach-type').addEventListener('click', () => {
+    $('#teach-typed').hidden = !$('#teach-typed').hidden;
+  });
+  $('#teach-use-trace').addEventListener('click', useTypedTrace);
+  $('#teach-config').addEventListener('focus', refreshMenu);
+  $('#teach-config').addEventListener('change', () => {
+    s.config = Number($('#teach-config').value) || 0;
+    load({ event: s.event });
+  });
+  $('#teach-first').addEventListener('click', () => go(0));
+  $('#teach-back').addEventListener('click', () => go(s.event - 1));
+  $('#teach-forward').addEventListener('click', () => go(s.event + 1));
+  $('#teach-last').addEventListener('click', () => go(s.teach?.events() ?? 0));
+  $('#teach-play').addEventListener('click', play);
+  $('#teach-speed').addEventListener('change', () => {
+    if (s.timer) {
+      pause();
+      play();
+    }
+  });
+  $('#teach-scrub').addEventListener('input', () => go(Number($('#teach-scrub').value)));
+  $('#teach-highlight').addEventListener('change', () => s.map && drawMap());
+  $('#teach-body').addEventListener('keydown', (event) => {
+    if (['TEXTAREA', 'INPUT', 'SELECT'].includes(event.target.tagName) && event.target.type !== 'range') return;
+    if (event.key === 'ArrowRight') go(s.event + 1);
+    else if (event.key === 'ArrowLeft') go(s.event - 1);
+    else if (event.key === ' ') play();
+    else return;
+    event.preventDefault();
+  });
+  // An edit in the editor changes what Reload steps through; the menu follows it.
+  $('#config').addEventListener('change', () => {
+    refreshMenu();
+    if (s.teach) status('The editor changed: press Reload to step through it as it stands.');
+  });
+  window.addEventListener('resize', () => s.map && render());
+  wireHeapMap();
+}

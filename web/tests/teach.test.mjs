@@ -1,0 +1,229 @@
+// Teaching mode in the page, in headless Chromium, against the CLI: for each family on a
+// small hand-written trace, step three times and compare each line with `heaplab
+// explain`'s; the heap map's counts at several events against `heaplab run` of the
+// trace cut at that event; scrub; click a page; zoom; a link that reopens at its step;
+// the refusal of a workload too long to step through, and a typed trace.
+//
+// Run by `cargo xtask test` with HEAPLAB_URL (the page) and HEAPLAB_BIN (the CLI), as
+// browser.test.mjs is.
+
+import { before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { deflateRawSync } from 'node:zlib';
+
+import { PAGE_URL, RESULTS_DIR, RUN_TIMEOUT_MS as TIMEOUT_MS, heaplabText as cli, openPage as open, scratch, useBrowser } from './support.mjs';
+
+useBrowser();
+
+// The trace of the CLI's own teaching snapshots.
+const TRACE = ['a 1 48', 'a 2 100', 'a 3 5000', 'f 1', 'a 4 40', 'f 3', 'f 2', 'a 5 64'];
+const FAMILIES = ['bump', 'free-list', 'size-class', 'buddy', 'pool'];
+
+let tracePath;
+
+before(async () => {
+  tracePath = path.join(scratch, 'small.trace');
+  await writeFile(tracePath, `${TRACE.join('\n')}\n`);
+});
+
+/** A page at 1280x800, once the run its link starts has settled. */
+async function openPage(url) {
+  const opened = await open(url);
+  await opened.page.setViewportSize({ width: 1280, height: 800 });
+  await opened.page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, { timeout: TIMEOUT_MS });
+  return opened;
+}
+
+const teach = (page) => page.evaluate(() => window.heaplabTeach && JSON.parse(JSON.stringify(window.heaplabTeach)));
+
+async function waitEvent(page, event) {
+  await page.waitForFunction((k) => window.heaplabTeach?.event === k, event, { timeout: TIMEOUT_MS });
+  return teach(page);
+}
+
+/** The simulation's counters after `k` events: `heaplab run` of the trace cut there. */
+async function countersAt(k, family) {
+  const cut = path.join(scratch, `cut-${family}-${k}.trace`);
+  await writeFile(cut, `${TRACE.slice(0, k).join('\n')}\n`);
+  const [report] = JSON.parse(await cli(['run', '-w', cut, '-p', family, '--json']));
+  return report;
+}
+
+/** Screenshots at 1280x800: the panel's top, then scrolled to the block map and blame. */
+async function shot(page, name) {
+  await page.locator('#teach').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(RESULTS_DIR, `teach-${name}.png`) });
+  await page.locator('#teach-blocks').evaluate((canvas) => canvas.scrollIntoView({ block: 'start' }));
+  await page.screenshot({ path: path.join(RESULTS_DIR, `teach-${name}-lower.png`) });
+}
+
+describe('teaching mode', () => {
+  for (const family of FAMILIES) {
+    it(`${family}: three steps explain as heaplab explain does, and the map counts as the simulation`, async () => {
+      const link = (await cli(['link', '-w', tracePath, '-p', family, '--base-url', PAGE_URL])).trim();
+      const explained = (await cli(['explain', '-w', tracePath, '-p', family])).trim().split('\n');
+      assert.equal(explained.length, TRACE.length);
+      const { page, problems } = await openPage(link);
+      await page.click('#teach-open');
+      let t = await waitEvent(page, 0);
+      assert.equal(t.events, TRACE.length);
+      assert.equal(t.error, null);
+      for (let k = 1; k <= 3; k += 1) {
+        await page.click('#teach-forward');
+        t = await waitEvent(page, k);
+        assert.equal(t.line, explained[k - 1], `${family} event ${k}`);
+        assert.equal(await page.textContent('#teach-line'), explained[k - 1]);
+        assert.equal(t.op, TRACE[k - 1]);
+      }
+      // Scrub to several events; the map's counts are the simulation's at each.
+      for (const k of [3, 5, 8, 6]) {
+        await page.locator('#teach-scrub').fill(String(k));
+        t = await waitEvent(page, k);
+        assert.equal(t.line, explained[k - 1], `${family} scrubbed to ${k}`);
+        const report = await countersAt(k, family);
+        const ps = report.config.provider.page_size;
+        assert.equal(t.counts.resident_pages * ps, report.end_resident_bytes, `${family} resident at ${k}`);
+        assert.equal(t.counts.committed_pages * ps, report.end_committed_bytes, `${family} committed at ${k}`);
+        assert.equal(t.counts.live_bytes, report.end_live_bytes, `${family} live at ${k}`);
+        assert.equal(t.blame.resident, report.end_resident_bytes);
+      }
+      // Step back lands where scrubbing does.
+      await page.click('#teach-back');
+      t = await waitEvent(page, 5);
+      assert.equal(t.line, explained[4]);
+      // Click page 0: its blocks, as blame names them at that event.
+      const cell = await page.evaluate(() => window.heaplabTeach.cell(0));
+      assert.ok(cell, 'page 0 is on the map');
+      const box = await page.locator('#teach-heap').boundingBox();
+      await page.mouse.click(box.x + cell.x + cell.size / 2, box.y + cell.y + cell.size / 2);
+      await page.waitForFunction(() => window.heaplabTeach?.page === 0, null, { timeout: TIMEOUT_MS });
+      t = await teach(page);
+      const blame = JSON.parse(await cli(['blame', '-w', tracePath, '-p', family, '--at', '5', '--json']));
+      const pinnerIds = new Set(blame.pinners.map((p) => p.id));
+      assert.ok(t.pageInfo, `${family}: page 0 is committed at event 5`);
+      for (const b of t.pageInfo.blocks) assert.ok(b.id >= 1 && b.id <= 4, `${family}: block ${b.id} lives at event 5`);
+      if (t.pageInfo.resident && t.pageInfo.blocks.length) {
+        assert.ok(t.pageInfo.blocks.some((b) => pinnerIds.has(b.id)), `${family}: a block of page 0 pins it, as blame says`);
+      }
+      assert.match(await page.textContent('#teach-page'), /^Page 0/);
+      await shot(page, family);
+      assert.deepEqual(problems, []);
+      await page.close();
+    });
+  }
+
+  it('a link with the teaching position reopens at that step, page selected; an old link with the event alone too', async () => {
+    const link = (await cli(['link', '-w', tracePath, '-p', 'free-list', '-p', 'buddy', '--base-url', PAGE_URL])).trim();
+    const explained = (await cli(['explain', '-w', tracePath, '-p', 'buddy'])).trim().split('\n');
+    const { page, problems } = await openPage(link);
+    await page.click('#teach-open');
+    await waitEvent(page, 0);
+    await page.selectOption('#teach-config', '1');
+    await page.waitForFunction(() => window.heaplabTeach?.config === 1, null, { timeout: TIMEOUT_MS });
+    // The arrow keys step once the focus is on the panel's controls.
+    await page.focus('#teach-forward');
+    for (let k = 1; k <= 3; k += 1) await page.keyboard.press('ArrowRight');
+    let t = await waitEvent(page, 3);
+    assert.equal(t.line, explained[2]);
+    const cell = await page.evaluate(() => window.heaplabTeach.cell(0));
+    const box = await page.locator('#teach-heap').boundingBox();
+    await page.mouse.click(box.x + cell.x + 2, box.y + cell.y + 2);
+    await page.waitForFunction(() => window.heaplabTeach?.page === 0, null, { timeout: TIMEOUT_MS });
+    const shared = await page.evaluate(() => window.heaplabLink);
+    await page.close();
+
+    const again = await openPage(shared);
+    t = await waitEvent(again.page, 3);
+    assert.equal(t.config, 1);
+    assert.equal(t.page, 0);
+    assert.equal(t.line, explained[2]);
+    assert.equal(await again.page.textContent('#teach-line'), explained[2]);
+    // The CLI reads the same link: its runs are the two configurations.
+    const runs = JSON.parse(await cli(['run', '--link', shared, '--json']));
+    assert.equal(runs.length, 2);
+    await again.page.close();
+
+    const old = `${PAGE_URL}#2.${deflateRawSync(
+      Buffer.from(
+        JSON.stringify({
+          workload: { embedded: { name: 'small.trace', text: `${TRACE.join('\n')}\n` } },
+          configs: [{ family: 'free-list' }],
+          view: { teach: 2 },
+        }),
+      ),
+    ).toString('base64url')}`;
+    const opened = await openPage(old);
+    t = await waitEvent(opened.page, 2);
+    const freeList = (await cli(['explain', '-w', tracePath, '-p', 'free-list'])).trim().split('\n');
+    assert.equal(t.line, freeList[1]);
+    assert.deepEqual([...problems, ...again.problems, ...opened.problems], []);
+    await opened.page.close();
+  });
+
+  it('zooms into a region of the heap map and out again', async () => {
+    const link = (await cli(['link', '-w', 'churn', '--scale', '0.0005', '-p', 'size-class', '--base-url', PAGE_URL])).trim();
+    const { page, problems } = await openPage(link);
+    await page.click('#teach-open');
+    await waitEvent(page, 0);
+    await page.locator('#teach-scrub').fill('3000');
+    let t = await waitEvent(page, 3000);
+    assert.ok(t.counts.committed_pages > 4, `${t.counts.committed_pages} committed pages`);
+    const box = await page.locator('#teach-heap').boundingBox();
+    const [a, b] = await page.evaluate(() => [window.heaplabTeach.cell(0), window.heaplabTeach.cell(3)]);
+    await page.mouse.move(box.x + a.x + 3, box.y + a.y + 3);
+    await page.mouse.down();
+    await page.mouse.move(box.x + b.x + 3, box.y + b.y + 3, { steps: 4 });
+    await page.mouse.up();
+    await page.waitForFunction(() => window.heaplabTeach?.zoom?.[1] === 3, null, { timeout: TIMEOUT_MS });
+    t = await teach(page);
+    assert.deepEqual(t.zoom, [0, 3]);
+    const zoomed = await page.evaluate(() => window.heaplabTeach.cell(0));
+    assert.ok(zoomed.size > a.size, `a zoomed page is drawn larger: ${zoomed.size} > ${a.size}`);
+    assert.equal(await page.evaluate(() => window.heaplabTeach.cell(4)), null);
+    await shot(page, 'zoomed');
+    await page.click('#teach-zoom-out');
+    await page.waitForFunction(() => window.heaplabTeach?.zoom === null, null, { timeout: TIMEOUT_MS });
+    // Play runs on by itself, and pause stops it.
+    await page.selectOption('#teach-speed', '100');
+    await page.click('#teach-play');
+    await page.waitForFunction(() => window.heaplabTeach?.event >= 3010, null, { timeout: TIMEOUT_MS });
+    await page.click('#teach-play');
+    const stopped = (await teach(page)).event;
+    await page.waitForTimeout(300);
+    assert.equal((await teach(page)).event, stopped);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('refuses a workload too long to step through, by name, and steps through a typed trace', async () => {
+    const { page, problems } = await openPage(PAGE_URL);
+    await page.click('#teach-open');
+    await page.waitForFunction(() => window.heaplabTeach?.error, null, { timeout: TIMEOUT_MS });
+    let t = await teach(page);
+    assert.match(t.error, /^teach: the workload has more than 10,000 events, and teaching mode steps through at most 10,000/);
+    assert.match(await page.textContent('#teach-error'), /^teach: the workload has more than 10,000 events/);
+    assert.equal(await page.isVisible('#teach-trace'), true);
+    await page.fill('#teach-trace', 'a 1 48\na 2 100\nf 1\nf 9');
+    await page.click('#teach-use-trace');
+    // The error before this one named the workload; this one names the typed trace's line.
+    await page.waitForFunction(() => /typed\.trace/.test(window.heaplabTeach?.error ?? ''), null, { timeout: TIMEOUT_MS });
+    t = await teach(page);
+    assert.match(t.error, /^typed\.trace:4: /);
+    await page.fill('#teach-trace', 'a 1 48\na 2 100\nf 1');
+    await page.click('#teach-use-trace');
+    await page.waitForFunction(() => window.heaplabTeach?.events === 3, null, { timeout: TIMEOUT_MS });
+    t = await teach(page);
+    assert.equal(t.event, 0);
+    assert.equal(t.error, null);
+    await page.click('#teach-forward');
+    t = await waitEvent(page, 1);
+    assert.match(t.line, /^event 1: a 48 B \(id 1\)/);
+    // The typed trace is the editor's workload now, so the comparison can run it too.
+    assert.equal(await page.inputValue('#workload'), 'trace');
+    await shot(page, 'typed');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});
