@@ -4,6 +4,7 @@
 //! - `table`: the comfy-table tables every report is built from.
 //! - `plot`: `--plot FILE`, memory over time as SVG or PNG, drawn by heaplab-plot.
 //! - `runs`: `run`'s table (and `run --real`'s), and what a lenient import skipped.
+//! - `compare`: `compare`'s sections, means, JSON and CSV.
 //! - `scenario`, `baseline`, `fidelity`, `catalog`: the text of those subcommands'
 //!   reports and of the listings.
 //!
@@ -12,6 +13,7 @@
 pub mod baseline;
 mod blame;
 pub mod catalog;
+pub mod compare;
 pub mod fidelity;
 mod json;
 pub mod plot;
