@@ -312,8 +312,8 @@ pub struct CompareArgs {
     /// [default: mallocbench,scenarios].
     #[arg(long, value_name = "LIST")]
     pub workloads: Option<String>,
-    /// The scale of every built-in workload [default: each workload's own, or its
-    /// scenario's].
+    /// The scale of every built-in workload, 1 being the original benchmark's size
+    /// [default: 1].
     #[arg(long, allow_hyphen_values = true)]
     pub scale: Option<String>,
     /// Also run each configuration over real memory and report Execution Time (ns per

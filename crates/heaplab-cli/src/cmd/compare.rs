@@ -206,7 +206,12 @@ pub fn run(args: CompareArgs) -> Result<(), CliError> {
         print!("{}", report::csv(&cmp));
         Ok(())
     } else {
-        report::print(&cmp, args.scale.as_deref());
+        // Built-in rows run at --scale or the default; a link's row at its own.
+        let scale = match (&args.link, &args.workloads) {
+            (Some(_), None) => None,
+            _ => Some(args.scale.as_deref().unwrap_or(input::suite::DEFAULT_SCALE)),
+        };
+        report::print(&cmp, scale);
         Ok(())
     }
 }

@@ -31,6 +31,11 @@ pub const MALLOCBENCH: &[&str] = &[
 /// The suite `compare` runs when `--workloads` is not given.
 pub const DEFAULT: &str = "mallocbench,scenarios";
 
+/// The scale `compare` runs built-in workloads at when `--scale` is not given: the
+/// original benchmarks' size. The default suite then takes about 30 s for two
+/// configurations on this project's 2-core machine (README, "Compare").
+pub const DEFAULT_SCALE: &str = "1";
+
 /// One workload of a comparison: a table's row.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SuiteWorkload {
@@ -42,14 +47,16 @@ pub struct SuiteWorkload {
 }
 
 /// The workloads of `--workloads` (`spec`, comma-separated names: ids, trace files,
-/// `mallocbench`, `scenarios`, `all`), each at `--scale` when given, else at the scale the
-/// workload or its scenario sets. The same workload named twice runs once.
+/// `mallocbench`, `scenarios`, `all`), each built-in one at `--scale` when given, else at
+/// [`DEFAULT_SCALE`]. The same workload named twice runs once.
 pub fn suite(spec: &str, scale: Option<&str>) -> Result<Vec<SuiteWorkload>, CliError> {
+    let given = scale.is_some();
+    let scale = Some(scale.unwrap_or(DEFAULT_SCALE));
     let mut out: Vec<SuiteWorkload> = Vec::new();
     for name in spec.split(',').map(str::trim).filter(|n| !n.is_empty()) {
         for (id, params) in expand(name)? {
             let item = if is_trace_arg(&id) {
-                if scale.is_some() {
+                if given {
                     return Err(CliError::input(format!(
                         "--scale: {id} is a trace file, which has no scale; give --scale only \
                          with built-in workloads"

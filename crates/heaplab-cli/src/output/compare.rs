@@ -201,14 +201,15 @@ pub fn means(cmp: &Comparison, figure: &Figure) -> Means {
     }
 }
 
-/// A row's cells: each column's figure, and after every column but the first its Δ.
-fn cells(figure: &Figure, values: &[Option<f64>]) -> Vec<String> {
+/// A row's cells for the columns `shown`: each one's figure, and after every one but the
+/// first its Δ against the first column's.
+fn cells(figure: &Figure, values: &[Option<f64>], shown: &[usize]) -> Vec<String> {
     let mut out = Vec::new();
-    for (c, v) in values.iter().enumerate() {
-        out.push(figure.format(*v));
+    for &c in shown {
+        out.push(figure.format(values[c]));
         if c > 0 {
-            out.push(match (values[0], v) {
-                (Some(base), Some(v)) => figure.delta(base, *v),
+            out.push(match (values[0], values[c]) {
+                (Some(base), Some(v)) => figure.delta(base, v),
                 _ => String::new(),
             });
         }
@@ -216,13 +217,18 @@ fn cells(figure: &Figure, values: &[Option<f64>]) -> Vec<String> {
     out
 }
 
-/// One figure's table: a row per workload, then the three means.
+/// One figure's table: a row per workload, then the three means. A column with no such
+/// figure on any workload (a real allocator's page operations) is left out; the JSON
+/// has it as nulls.
 pub fn figure_table(cmp: &Comparison, figure: &Figure, titled: bool) -> Table {
     let mut table = Table::new();
     table.load_preset(UTF8_FULL_CONDENSED);
+    let shown: Vec<usize> = (0..cmp.columns.len())
+        .filter(|&c| (0..cmp.rows.len()).any(|w| cmp.value(w, c, figure.key).is_some()))
+        .collect();
     let mut header = vec![Cell::new(if titled { figure.label } else { "" })];
-    for (c, col) in cmp.columns.iter().enumerate() {
-        header.push(Cell::new(&col.label));
+    for &c in &shown {
+        header.push(Cell::new(&cmp.columns[c].label));
         if c > 0 {
             header.push(Cell::new("Δ"));
         }
@@ -235,7 +241,7 @@ pub fn figure_table(cmp: &Comparison, figure: &Figure, titled: bool) -> Table {
         }
         let mut row = vec![name];
         row.extend(
-            cells(figure, values)
+            cells(figure, values, &shown)
                 .into_iter()
                 .map(|t| Cell::new(t).set_alignment(CellAlignment::Right)),
         );
@@ -279,7 +285,7 @@ fn heading(cmp: &Comparison, scale: Option<&str>) -> String {
         cmp.rows.len(),
         match scale {
             Some(s) => format!("scale {s}"),
-            None => "each at its own scale".to_string(),
+            None => "their own scale".to_string(),
         },
         labels.first().copied().unwrap_or("the first")
     )
@@ -294,7 +300,7 @@ fn notes(cmp: &Comparison) -> Vec<String> {
     if cmp.columns.iter().any(|c| c.kind == "allocator") {
         out.push(
             "A real allocator's Peak Memory and Memory at End are its heap RSS, as `heaplab \
-             baseline` measures it; it has no page operation, commit or touch counts (—)."
+             baseline` measures it; it has no page operation, commit or touch counts."
                 .to_string(),
         );
     }

@@ -112,7 +112,7 @@ pub fn write_summaries(
         })
         .collect();
     // A title row, and a bar's row for each configuration, per workload.
-    let per_panel = 64 + 34 * labels.len().max(1) as u32;
+    let per_panel = 76 + 34 * labels.len().max(1) as u32;
     let height = (per_panel * panels.len().max(1) as u32).min(heaplab_plot::MAX_SIDE);
     write_chart(path, (WIDTH, height), &Summaries(panels))
 }
