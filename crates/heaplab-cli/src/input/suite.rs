@@ -119,7 +119,8 @@ fn resolved(
 ) -> Result<SuiteWorkload, CliError> {
     let spec = heaplab_core::workload::find(id).map_err(|e| {
         CliError::input(format!(
-            "--workloads: {e} (or name a trace file, mallocbench, scenarios or all)"
+            "--workloads: {}; or a suite: mallocbench, scenarios, all",
+            e.message
         ))
     })?;
     let shown: Vec<String> = params
