@@ -32,11 +32,20 @@ pub fn configs_from_file(path: &Path) -> Result<Vec<RunConfig>, CliError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| CliError::input(format!("{}: {e}", path.display())))?;
     let origin = path.display().to_string();
-    if is_toml(path) {
-        configs_from_toml(&text, &origin)
+    let configs = if is_toml(path) {
+        configs_from_toml(&text, &origin)?
     } else {
-        configs_from_json(&text, &origin)
+        configs_from_json(&text, &origin)?
+    };
+    // The one validator, before anything runs, so a bad value is named with its file
+    // (and, among several configs, its place in the file).
+    for (i, c) in configs.iter().enumerate() {
+        c.resolve().map_err(|e| match configs.len() {
+            1 => CliError::input(format!("{origin}: {e}")),
+            _ => CliError::input(format!("{origin}: config {}: {e}", i + 1)),
+        })?;
     }
+    Ok(configs)
 }
 
 /// Whether a file is read as TOML rather than JSON: by its extension.
