@@ -249,7 +249,7 @@ const SCENARIO_EXAMPLES: &str = "Examples:
 
 const RECORD_EXAMPLES: &str = "Examples:
   heaplab record -o prog.trace -- python3 -c 'print(1)'
-  PYTHONMALLOC=malloc heaplab record -o py.trace -- python3 script.py";
+  PYTHONMALLOC=malloc heaplab record -o py.trace -- python3 -c 'import json; json.dumps(list(range(9999)))'";
 
 const BASELINE_EXAMPLES: &str = "Examples:
   heaplab baseline -a system -a mimalloc -a jemalloc -w tree_churn --scale 0.05
@@ -262,7 +262,7 @@ const FIDELITY_EXAMPLES: &str = "Examples:
 const COMPARE_EXAMPLES: &str = "Examples:
   heaplab compare glibc-like mimalloc-like
   heaplab compare glibc-like glibc-like:release_free_pages=immediate --workloads churn,medium --scale 0.02 --csv
-  heaplab compare size-class jemalloc-like --workloads mallocbench --real --allocators system,mimalloc --plot cmp.svg";
+  heaplab compare size-class jemalloc-like --workloads mallocbench --scale 0.05 --real --allocators system,mimalloc --plot cmp.svg";
 
 const CONFIG_EXAMPLES: &str = "Examples:
   heaplab config --example > my.toml && heaplab run --config my.toml
@@ -271,7 +271,7 @@ const CONFIG_EXAMPLES: &str = "Examples:
 const SWEEP_EXAMPLES: &str = "Examples:
   heaplab sweep --policy bump --vary slab_size=4K..1M --workload churn --scale 0.01
   heaplab sweep -p size-class --vary page_size=4K,16K,64K --vary scale=0.01..0.03:0.01 -w churn --json
-  heaplab sweep -p buddy --vary min_block=16..256 -w cfrac --scale 0.05 --metric page_ops --plot sweep.svg";
+  heaplab sweep -p buddy --vary min_block=16..256 -w tree_churn --scale 0.05 --metric page_ops --plot sweep.svg";
 
 #[derive(Debug, Args)]
 pub struct SweepArgs {

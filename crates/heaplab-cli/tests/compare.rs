@@ -38,7 +38,11 @@ fn stdout_of(args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     // Nothing on stderr either: no progress bar when it is not a terminal.
-    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -68,7 +72,10 @@ fn the_csv_has_mimalloc_benchs_columns_then_heaplabs() {
     args.push("--csv");
     let csv = stdout_of(&args);
     let header = csv.lines().next().unwrap();
-    assert!(header.starts_with("benchmark,allocator,elapsed,rss,events,"), "{header}");
+    assert!(
+        header.starts_with("benchmark,allocator,elapsed,rss,events,"),
+        "{header}"
+    );
     assert!(header.ends_with(",ns_per_event"));
     // A row per workload and configuration.
     assert_eq!(csv.lines().count(), 1 + 3 * 3);
@@ -89,7 +96,12 @@ fn each_plot_kind_draws_as_before() {
     ]);
     stdout_of(&args);
     let svg = std::fs::read_to_string(&summary).unwrap();
-    for wanted in ["churn: summary", "medium: summary", "peak resident", "glibc-like"] {
+    for wanted in [
+        "churn: summary",
+        "medium: summary",
+        "peak resident",
+        "glibc-like",
+    ] {
         assert!(svg.contains(wanted), "{wanted} is not in the summary bars");
     }
     expect_test::expect_file!["snapshots/compare-summary.svg"].assert_eq(&svg);
@@ -133,7 +145,9 @@ fn json_agrees_with_run_json() {
     for j in 0..3 {
         assert_eq!(
             row["values"][j].as_f64().unwrap(),
-            runs[6 + j]["report"]["peak_resident_bytes"].as_f64().unwrap()
+            runs[6 + j]["report"]["peak_resident_bytes"]
+                .as_f64()
+                .unwrap()
         );
     }
     let geo = peak["geometric_mean"]["values"][0].as_f64().unwrap();
@@ -168,7 +182,10 @@ fn every_configuration_is_compared_with_the_first() {
 #[test]
 fn bad_input_names_its_place_and_exits_2() {
     let cases: &[(&[&str], &str)] = &[
-        (&["compare", "glibc-lke", "bump"], "unknown policy \"glibc-lke\""),
+        (
+            &["compare", "glibc-lke", "bump"],
+            "unknown policy \"glibc-lke\"",
+        ),
         (&["compare", "bump"], "compare needs two configurations"),
         (
             &["compare", "bump", "pool", "--workloads", "churn,nope"],
@@ -179,11 +196,25 @@ fn bad_input_names_its_place_and_exits_2() {
             "--allocators: unknown allocator \"tcmalloc\"",
         ),
         (
-            &["compare", "bump:slab_size=3", "pool", "--workloads", "churn"],
+            &[
+                "compare",
+                "bump:slab_size=3",
+                "pool",
+                "--workloads",
+                "churn",
+            ],
             "slab_size",
         ),
         (
-            &["compare", "bump", "pool", "--workloads", "churn", "--plot", "x.jpg"],
+            &[
+                "compare",
+                "bump",
+                "pool",
+                "--workloads",
+                "churn",
+                "--plot",
+                "x.jpg",
+            ],
             ".svg or .png",
         ),
         (
@@ -239,13 +270,28 @@ fn progress_never_shows_when_stderr_is_not_a_terminal() {
     for args in [
         &["compare", "glibc-like", "mimalloc-like", "--scale", "0.1"][..],
         &[
-            "sweep", "-p", "bump", "--vary", "slab_size=4K..1M", "-w", "tree_churn", "--scale",
+            "sweep",
+            "-p",
+            "bump",
+            "--vary",
+            "slab_size=4K..1M",
+            "-w",
+            "tree_churn",
+            "--scale",
             "0.2",
         ][..],
     ] {
         let out = heaplab(args);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        assert!(out.stderr.is_empty(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.stderr.is_empty(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }
 
@@ -292,7 +338,12 @@ fn ctrl_c_stops_a_long_compare_cleanly() {
         libc::kill(pid, libc::SIGINT);
     }
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
     let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
     assert!(left.is_empty(), "left behind: {left:?}");

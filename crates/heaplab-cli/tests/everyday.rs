@@ -65,8 +65,18 @@ fn the_example_config_runs_as_toml_and_as_json() {
     std::fs::write(&json, heaplab(&["config", "--example", "--json"]).stdout).unwrap();
     let text = std::fs::read_to_string(&toml).unwrap();
     assert!(text.lines().filter(|l| l.starts_with('#')).count() >= 10);
-    let from_toml = json_of(&heaplab(&["run", "--config", toml.to_str().unwrap(), "--json"]));
-    let from_json = json_of(&heaplab(&["run", "--config", json.to_str().unwrap(), "--json"]));
+    let from_toml = json_of(&heaplab(&[
+        "run",
+        "--config",
+        toml.to_str().unwrap(),
+        "--json",
+    ]));
+    let from_json = json_of(&heaplab(&[
+        "run",
+        "--config",
+        json.to_str().unwrap(),
+        "--json",
+    ]));
     let from_flags = json_of(&heaplab(&[
         "run",
         "-w",
@@ -90,12 +100,20 @@ fn several_configs_in_toml_and_bad_ones_named() {
          [[configs]]\nworkload = { id = \"churn\", params = { scale = 0.01 } }\npolicy = { family = \"bump\" }\n",
     )
     .unwrap();
-    let runs = json_of(&heaplab(&["run", "--config", many.to_str().unwrap(), "--json"]));
+    let runs = json_of(&heaplab(&[
+        "run",
+        "--config",
+        many.to_str().unwrap(),
+        "--json",
+    ]));
     assert_eq!(runs.as_array().unwrap().len(), 2);
     assert_eq!(runs[1]["config"]["policy"]["family"], "bump");
 
     let cases = [
-        ("[workload]\nid = \"churn\"\nbogus = 1\n[policy]\nfamily = \"bump\"\n", "line 3"),
+        (
+            "[workload]\nid = \"churn\"\nbogus = 1\n[policy]\nfamily = \"bump\"\n",
+            "line 3",
+        ),
         ("[workload]\nid = \"churn\n", "line 2"),
         (
             "[workload]\nid = \"churn\"\n[policy]\nfamily = \"bump\"\nparams = { slab_size = 3 }\n",
@@ -108,6 +126,9 @@ fn several_configs_in_toml_and_bad_ones_named() {
         let out = heaplab(&["run", "--config", bad.to_str().unwrap()]);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{text}: {err}");
-        assert!(err.contains("bad.toml") && err.contains(wanted), "{text}: {err}");
+        assert!(
+            err.contains("bad.toml") && err.contains(wanted),
+            "{text}: {err}"
+        );
     }
 }

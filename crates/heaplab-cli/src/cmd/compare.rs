@@ -50,7 +50,8 @@ pub fn run(args: CompareArgs) -> Result<(), CliError> {
         .allocators
         .iter()
         .map(|a| {
-            RealAllocator::parse(a.trim()).map_err(|e| CliError::input(format!("--allocators: {e}")))
+            RealAllocator::parse(a.trim())
+                .map_err(|e| CliError::input(format!("--allocators: {e}")))
         })
         .collect::<Result<Vec<_>, _>>()?;
     let (configs, suite, embedded) = what_to_compare(&args)?;
@@ -124,7 +125,8 @@ pub fn run(args: CompareArgs) -> Result<(), CliError> {
                 figures.insert("peak_resident_bytes", r.peak_rss_bytes as f64);
                 figures.insert("end_resident_bytes", r.end_rss_bytes as f64);
                 figures.insert(report::TIME, r.ns_per_event);
-                let mut v = serde_json::to_value(&r).map_err(|e| CliError::failed(e.to_string()))?;
+                let mut v =
+                    serde_json::to_value(&r).map_err(|e| CliError::failed(e.to_string()))?;
                 v["workload"] = serde_json::to_value(&w.workload).unwrap_or(Value::Null);
                 real.push(Measured {
                     figures,
@@ -148,13 +150,16 @@ pub fn run(args: CompareArgs) -> Result<(), CliError> {
                 "touch": c.touch,
             })),
         })
-        .chain(allocators.iter().zip(&labels[configs.len()..]).map(|(_, label)| {
-            report::Column {
-                label: label.clone(),
-                kind: "allocator",
-                config: None,
-            }
-        }))
+        .chain(
+            allocators
+                .iter()
+                .zip(&labels[configs.len()..])
+                .map(|(_, label)| report::Column {
+                    label: label.clone(),
+                    kind: "allocator",
+                    config: None,
+                }),
+        )
         .collect();
     // Row by row: the configurations' runs, then the allocators'.
     let mut simulated = simulated.into_iter();
@@ -289,23 +294,29 @@ fn column_labels(configs: &[RunConfig], allocators: &[RealAllocator]) -> Vec<Str
     let mut out = Vec::new();
     for (i, l) in labels.iter().enumerate() {
         let before = labels[..i].iter().filter(|x| *x == l).count();
-        out.push(if before == 0 && labels.iter().filter(|x| *x == l).count() == 1 {
-            l.clone()
-        } else {
-            format!("{l} #{}", before + 1)
-        });
+        out.push(
+            if before == 0 && labels.iter().filter(|x| *x == l).count() == 1 {
+                l.clone()
+            } else {
+                format!("{l} #{}", before + 1)
+            },
+        );
     }
     out
 }
 
 /// A simulated run's figures (and time over real memory, when measured) and its report
 /// as `run --json` (or `run --real --json`) prints it.
-fn simulated_figures(out: RunOutput, real: Option<&heaplab_native::RealFigures>) -> Result<Measured, CliError> {
+fn simulated_figures(
+    out: RunOutput,
+    real: Option<&heaplab_native::RealFigures>,
+) -> Result<Measured, CliError> {
     let mut figures: BTreeMap<&'static str, f64> = METRICS
         .iter()
         .map(|m| (m.key, m.value(&out.report.summary)))
         .collect();
-    let mut report = serde_json::to_value(out.json()).map_err(|e| CliError::failed(e.to_string()))?;
+    let mut report =
+        serde_json::to_value(out.json()).map_err(|e| CliError::failed(e.to_string()))?;
     if let Some(real) = real {
         figures.insert(report::TIME, real.ns_per_event);
         if let (Value::Object(map), Ok(Value::Object(extra))) =
@@ -371,7 +382,13 @@ fn write_plot_dir(
         let name: String = row
             .label
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
             .collect();
         let mut panel = output::plot::runs_panel(outs, labels);
         panel.title = format!("{}: memory over time", row.label);

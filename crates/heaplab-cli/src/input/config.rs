@@ -65,7 +65,8 @@ pub fn configs_from_toml(text: &str, origin: &str) -> Result<Vec<RunConfig>, Cli
     struct Many {
         configs: Vec<RunConfig>,
     }
-    let located = |e: toml::de::Error| CliError::input(format!("{origin}: {}", e.to_string().trim_end()));
+    let located =
+        |e: toml::de::Error| CliError::input(format!("{origin}: {}", e.to_string().trim_end()));
     let table: toml::Table = toml::from_str(text).map_err(located)?;
     if table.contains_key("configs") {
         Ok(toml::from_str::<Many>(text).map_err(located)?.configs)

@@ -130,7 +130,12 @@ fn resolved(
         .collect();
     if let Some(scale) = scale {
         if spec.params.iter().any(|p| p.name == "scale") {
-            apply_sets(&mut params, &[format!("scale={scale}")], spec.params, "--scale")?;
+            apply_sets(
+                &mut params,
+                &[format!("scale={scale}")],
+                spec.params,
+                "--scale",
+            )?;
         }
     }
     let workload = resolve_workload(id, &params)?;

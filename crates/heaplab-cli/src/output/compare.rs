@@ -136,7 +136,10 @@ pub fn sections(real: bool) -> Vec<(&'static str, Vec<Figure>)> {
         ("OS Page Operations", vec![Figure::of("page_ops")]),
         (
             "Peak Committed and Touched Memory",
-            vec![Figure::of("peak_committed_bytes"), Figure::of("touched_bytes")],
+            vec![
+                Figure::of("peak_committed_bytes"),
+                Figure::of("touched_bytes"),
+            ],
         ),
     ];
     if real {
@@ -196,7 +199,11 @@ pub fn means(cmp: &Comparison, figure: &Figure) -> Means {
             .map(|c| mean(&all, c, &|v| v.iter().sum::<f64>() / n(v)))
             .collect(),
         harmonic: (0..cols)
-            .map(|c| mean(&positive, c, &|v| n(v) / v.iter().map(|x| 1.0 / x).sum::<f64>()))
+            .map(|c| {
+                mean(&positive, c, &|v| {
+                    n(v) / v.iter().map(|x| 1.0 / x).sum::<f64>()
+                })
+            })
             .collect(),
     }
 }

@@ -64,7 +64,9 @@ pub fn write(path: &Path, panels: &[Panel<'_>]) -> Result<(), CliError> {
 /// Ctrl-C never leaves half a picture (`interrupt::write_whole`).
 pub fn write_chart<C: Chart>(path: &Path, size: (u32, u32), chart: &C) -> Result<(), CliError> {
     let drawn = match heaplab_plot::Format::from_path(path) {
-        Ok(heaplab_plot::Format::Svg) => heaplab_plot::render_svg(chart, size).map(String::into_bytes),
+        Ok(heaplab_plot::Format::Svg) => {
+            heaplab_plot::render_svg(chart, size).map(String::into_bytes)
+        }
         Ok(heaplab_plot::Format::Png) => heaplab_plot::render_png(chart, size),
         Err(e) => Err(e),
     };
