@@ -302,7 +302,7 @@ fn progress_never_shows_when_stderr_is_not_a_terminal() {
 fn ctrl_c_stops_a_long_compare_cleanly() {
     let dir = scratch("interrupt");
     let plot = dir.join("out.svg");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_heaplab"))
+    let child = Command::new(env!("CARGO_BIN_EXE_heaplab"))
         .args([
             "compare",
             "glibc-like",

@@ -82,10 +82,13 @@ pub fn suite(spec: &str, scale: Option<&str>) -> Result<Vec<SuiteWorkload>, CliE
     Ok(out)
 }
 
+/// A workload a suite names: its id and the parameters the suite sets.
+type Named = (String, BTreeMap<String, Value>);
+
 /// A name of `--workloads` as the workloads it stands for, each with the parameters it
 /// sets.
-fn expand(name: &str) -> Result<Vec<(String, BTreeMap<String, Value>)>, CliError> {
-    let bare = |ids: &mut dyn Iterator<Item = &str>| -> Vec<(String, BTreeMap<String, Value>)> {
+fn expand(name: &str) -> Result<Vec<Named>, CliError> {
+    let bare = |ids: &mut dyn Iterator<Item = &str>| -> Vec<Named> {
         ids.map(|id| (id.to_string(), BTreeMap::new())).collect()
     };
     Ok(match name {
@@ -101,7 +104,7 @@ fn expand(name: &str) -> Result<Vec<(String, BTreeMap<String, Value>)>, CliError
 }
 
 /// Every seed scenario's workloads, in the scenarios' order.
-fn scenario_workloads() -> Result<Vec<(String, BTreeMap<String, Value>)>, CliError> {
+fn scenario_workloads() -> Result<Vec<Named>, CliError> {
     let specs = heaplab_core::scenario::scenarios().map_err(CliError::failed)?;
     Ok(specs
         .into_iter()
