@@ -11,7 +11,11 @@ use clap::{Args, Parser, Subcommand};
 #[command(
     name = "heaplab",
     version,
-    about = "A playground for memory-allocator policies"
+    about = "A playground for memory-allocator policies",
+    after_help = "Examples:
+  heaplab run -w churn --scale 0.05 -p glibc-like -p mimalloc-like
+  heaplab compare glibc-like mimalloc-like --workloads mallocbench --scale 0.1
+  heaplab sweep -p bump --vary slab_size=4K..1M -w churn --scale 0.01"
 )]
 pub struct Cli {
     #[command(subcommand)]

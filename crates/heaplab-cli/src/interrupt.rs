@@ -79,14 +79,7 @@ pub fn wait_output(child: Child) -> std::io::Result<std::process::Output> {
 /// over it once written, so a run stopped part way never leaves half a file behind. The
 /// hidden file is registered for the handler while it exists.
 pub fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let name = path.file_name().map_or_else(
-        || std::ffi::OsString::from("out"),
-        std::ffi::OsStr::to_os_string,
-    );
-    let mut temp_name = std::ffi::OsString::from(".");
-    temp_name.push(&name);
-    temp_name.push(format!(".{}.part", std::process::id()));
-    let temp = path.with_file_name(temp_name);
+    let temp = temp_beside(path);
     // Held through the write and the rename: the handler waits for a write under way to
     // finish, which takes a moment, rather than racing it.
     let mut temps = lock(&TEMP_FILES);
@@ -97,4 +90,74 @@ pub fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     }
     temps.retain(|p| p != &temp);
     result
+}
+
+/// A file written in pieces (a converted or exported trace), whole or not at all, as
+/// [`write_whole`] writes one at once: it is written as a hidden file beside its place,
+/// registered for the handler, and renamed over it by [`WholeFile::commit`]. Dropped
+/// without a commit (an error part way), the hidden file is removed.
+#[derive(Debug)]
+pub struct WholeFile {
+    file: std::fs::File,
+    temp: PathBuf,
+    path: PathBuf,
+    committed: bool,
+}
+
+impl WholeFile {
+    pub fn create(path: &Path) -> std::io::Result<WholeFile> {
+        let temp = temp_beside(path);
+        let mut temps = lock(&TEMP_FILES);
+        let file = std::fs::File::create(&temp)?;
+        temps.push(temp.clone());
+        Ok(WholeFile {
+            file,
+            temp,
+            path: path.to_path_buf(),
+            committed: false,
+        })
+    }
+
+    /// Puts the written file in its place.
+    pub fn commit(mut self) -> std::io::Result<()> {
+        let mut temps = lock(&TEMP_FILES);
+        self.file.sync_data()?;
+        std::fs::rename(&self.temp, &self.path)?;
+        temps.retain(|p| p != &self.temp);
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl std::io::Write for WholeFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.file.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
+impl Drop for WholeFile {
+    fn drop(&mut self) {
+        if !self.committed {
+            let mut temps = lock(&TEMP_FILES);
+            let _ = std::fs::remove_file(&self.temp);
+            temps.retain(|p| p != &self.temp);
+        }
+    }
+}
+
+/// The hidden file a file is written as before it is renamed into place: in the same
+/// folder, so the rename never crosses file systems.
+fn temp_beside(path: &Path) -> PathBuf {
+    let name = path.file_name().map_or_else(
+        || std::ffi::OsString::from("out"),
+        std::ffi::OsStr::to_os_string,
+    );
+    let mut temp_name = std::ffi::OsString::from(".");
+    temp_name.push(&name);
+    temp_name.push(format!(".{}.part", std::process::id()));
+    path.with_file_name(temp_name)
 }

@@ -381,3 +381,28 @@ fn children_of(pid: libc::pid_t) -> Vec<u32> {
     }
     out
 }
+
+/// `compare --link URL` compares the link's configurations on its workload, as `run
+/// --link` runs them.
+#[test]
+fn a_link_compares_its_configurations() {
+    let out = heaplab(&[
+        "link",
+        "-w",
+        "churn",
+        "--scale",
+        "0.005",
+        "-p",
+        "glibc-like",
+        "-p",
+        "size-class",
+    ]);
+    assert!(out.status.success());
+    let url = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    let cmp = json_of(&heaplab(&["compare", "--link", &url, "--json"]));
+    let run = json_of(&heaplab(&["run", "--link", &url, "--json"]));
+    assert_eq!(cmp["workloads"].as_array().unwrap().len(), 1);
+    for j in 0..2 {
+        assert_eq!(cmp["runs"][j]["report"], run[j]);
+    }
+}

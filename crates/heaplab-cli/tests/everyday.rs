@@ -132,3 +132,27 @@ fn several_configs_in_toml_and_bad_ones_named() {
         );
     }
 }
+
+/// A conversion that fails part way leaves no output file, not half of one.
+#[test]
+fn a_failed_conversion_leaves_no_file() {
+    let bad = scratch("broken.trace");
+    std::fs::write(&bad, "a 1 16\na 2 32\nf 1\nf 1\n").unwrap();
+    let out_path = scratch("converted.trace");
+    let out = heaplab(&[
+        "convert",
+        bad.to_str().unwrap(),
+        "-o",
+        out_path.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("broken.trace:4"));
+    assert!(!out_path.exists());
+    let dir = out_path.parent().unwrap();
+    let parts: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".part"))
+        .collect();
+    assert!(parts.is_empty(), "{parts:?}");
+}
