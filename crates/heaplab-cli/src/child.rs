@@ -6,7 +6,7 @@
 //! allocator's heap and nothing left over from another.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use heaplab_native::{BaselineReport, RealAllocator};
 
@@ -27,11 +27,18 @@ pub fn run_child(
     spec: &str,
     repeat: usize,
 ) -> Result<BaselineReport, CliError> {
-    let out = Command::new(exe)
-        .args(["baseline-child", "--allocator", a.id(), "--workload", spec])
-        .args(["--repeat", &repeat.to_string()])
-        .output()
-        .map_err(|e| CliError::failed(format!("{}: cannot start the child: {e}", exe.display())))?;
+    // Registered for Ctrl-C, which kills it; its output is piped back whole.
+    let child = crate::interrupt::spawn(
+        Command::new(exe)
+            .args(["baseline-child", "--allocator", a.id(), "--workload", spec])
+            .args(["--repeat", &repeat.to_string()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    )
+    .map_err(|e| CliError::failed(format!("{}: cannot start the child: {e}", exe.display())))?;
+    let out = crate::interrupt::wait_output(child)
+        .map_err(|e| CliError::failed(format!("{}: waiting for the child: {e}", exe.display())))?;
     if !out.status.success() {
         let msg = String::from_utf8_lossy(&out.stderr);
         let msg = msg.trim().trim_start_matches("error: ");

@@ -11,7 +11,11 @@ use clap::{Args, Parser, Subcommand};
 #[command(
     name = "heaplab",
     version,
-    about = "A playground for memory-allocator policies"
+    about = "A playground for memory-allocator policies",
+    after_help = "Examples:
+  heaplab run -w churn --scale 0.05 -p glibc-like -p mimalloc-like
+  heaplab compare glibc-like mimalloc-like --workloads mallocbench --scale 0.1
+  heaplab sweep -p bump --vary slab_size=4K..1M -w churn --scale 0.01"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -21,39 +25,61 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Explain, event by event, what a policy decided and why.
+    #[command(after_help = EXPLAIN_EXAMPLES)]
     Explain(ExplainArgs),
     /// Which live blocks keep resident memory that is not live, at an event.
+    #[command(after_help = BLAME_EXAMPLES)]
     Blame(BlameArgs),
     /// Run a workload through one or more policies and report memory and page operations.
+    #[command(after_help = RUN_EXAMPLES)]
     Run(RunArgs),
     /// List the policy families and their parameters.
+    #[command(after_help = POLICIES_EXAMPLES)]
     Policies(ListArgs),
     /// List the built-in workloads and their parameters.
+    #[command(after_help = WORKLOADS_EXAMPLES)]
     Workloads(ListArgs),
     /// Write a built-in workload's events as a .trace file.
+    #[command(after_help = EXPORT_EXAMPLES)]
     Export(ExportArgs),
     /// Convert a trace (.rep, mtrace, .trace; gzip'd or not) to heaplab's .trace.
+    #[command(after_help = CONVERT_EXAMPLES)]
     Convert(ConvertArgs),
     /// Print the page's link for a run (the same arguments as `run`), a sweep or a seed
     /// scenario: whoever opens it sees the same run, and `heaplab run --link` replays it.
     #[command(after_help = LINK_EXAMPLES)]
     Link(LinkArgs),
     /// Run one of the seed scenarios (see `heaplab scenarios`) and work out its finding.
+    #[command(after_help = SCENARIO_EXAMPLES)]
     Scenario(ScenarioArgs),
     /// List the seed scenarios.
+    #[command(after_help = SCENARIOS_EXAMPLES)]
     Scenarios(ListArgs),
     /// Run a program with its malloc calls recorded as a .trace (Linux, via LD_PRELOAD).
+    #[command(after_help = RECORD_EXAMPLES)]
     Record(RecordArgs),
     /// Replay a workload through a real allocator (glibc, mimalloc, jemalloc) and measure
     /// its RSS and time per event, each allocator in a child process.
+    #[command(after_help = BASELINE_EXAMPLES)]
     Baseline(BaselineArgs),
     /// Compare each preset that models a real allocator (glibc-like, mimalloc-like,
     /// jemalloc-like) with that allocator on the same workloads: peak and end memory.
+    #[command(after_help = FIDELITY_EXAMPLES)]
     Fidelity(FidelityArgs),
     /// Run one configuration at each value of one numeric parameter (or a grid of two)
     /// and report every metric per value.
     #[command(after_help = SWEEP_EXAMPLES)]
     Sweep(SweepArgs),
+    /// Compare configurations over a suite of workloads as MallocBench's
+    /// run-malloc-benchmarks does: peak memory, memory at end, OS page operations,
+    /// committed and touched memory (and time over real memory with --real), each
+    /// configuration against the first, with geometric, arithmetic and harmonic means.
+    #[command(after_help = COMPARE_EXAMPLES)]
+    Compare(CompareArgs),
+    /// Print a commented example config file (TOML, or JSON with --json), for
+    /// `run --config FILE` and `compare FILE ...`.
+    #[command(after_help = CONFIG_EXAMPLES)]
+    Config(ConfigArgs),
     /// The child process of `baseline`: one allocator, the resolved workload as JSON.
     #[command(hide = true)]
     BaselineChild(ChildArgs),
@@ -143,8 +169,8 @@ pub struct RunInputArgs {
     /// Most points in the memory-over-time series.
     #[arg(long)]
     pub points: Option<usize>,
-    /// Run the config(s) in this JSON file: one config object or an array of them, as the
-    /// browser page and `--json` output hold them.
+    /// Run the config(s) in this JSON or TOML file: one config or an array of them, as the
+    /// browser page and `--json` output hold them (`heaplab config --example` prints one).
     #[arg(long, conflicts_with_all = ["workload", "policy"])]
     pub config: Option<PathBuf>,
     /// Run what a page link shows (`http://127.0.0.1:8000/#2.…`, or an older `#c=` link):
@@ -191,10 +217,69 @@ const LINK_EXAMPLES: &str = "Examples:
   heaplab link --sweep -p bump --vary slab_size=4K..1M -w churn
   heaplab link --scenario jit-arenas";
 
+const RUN_EXAMPLES: &str = "Examples:
+  heaplab run -w churn --scale 0.05 -p glibc-like -p mimalloc-like
+  heaplab run -w tree_churn -p bump --set slab_size=1MiB --json
+  heaplab run -w jit -p llvm-bump -p llvm-bump:backing=pages --plot jit.svg";
+
+const EXPLAIN_EXAMPLES: &str = "Examples:
+  heaplab explain -w churn --scale 0.001 -p glibc-like --from 1 --to 20
+  heaplab explain -w workloads/examples/jit-arenas.trace -p size-class --to 10 --json";
+
+const BLAME_EXAMPLES: &str = "Examples:
+  heaplab blame -w jit --scale 0.01 -p llvm-bump --at peak
+  heaplab blame -w browser --scale 0.02 -p glibc-like --at end --top 5 --json";
+
+const POLICIES_EXAMPLES: &str = "Examples:
+  heaplab policies
+  heaplab policies --json";
+
+const WORKLOADS_EXAMPLES: &str = "Examples:
+  heaplab workloads
+  heaplab workloads --json";
+
+const SCENARIOS_EXAMPLES: &str = "Examples:
+  heaplab scenarios
+  heaplab scenarios --json";
+
+const EXPORT_EXAMPLES: &str = "Examples:
+  heaplab export -w churn --scale 0.01 -o churn.trace
+  heaplab export -w parametric --wset shape=sawtooth -o -";
+
+const CONVERT_EXAMPLES: &str = "Examples:
+  heaplab convert workloads/examples/tiny-binary.rep -o tiny.trace
+  heaplab convert workloads/examples/strings.mtrace -o strings.trace --lenient";
+
+const SCENARIO_EXAMPLES: &str = "Examples:
+  heaplab scenario jit-arenas
+  heaplab scenario share-small-large --plot share.svg
+  heaplab scenario lld-link --json";
+
+const RECORD_EXAMPLES: &str = "Examples:
+  heaplab record -o prog.trace -- python3 -c 'print(1)'
+  PYTHONMALLOC=malloc heaplab record -o py.trace -- python3 -c 'import json; json.dumps(list(range(9999)))'";
+
+const BASELINE_EXAMPLES: &str = "Examples:
+  heaplab baseline -a system -a mimalloc -a jemalloc -w tree_churn --scale 0.05
+  heaplab baseline -a mimalloc -w churn --repeat 9 --json";
+
+const FIDELITY_EXAMPLES: &str = "Examples:
+  heaplab fidelity -a system
+  heaplab fidelity -w churn -w medium --scale 0.02 --json";
+
+const COMPARE_EXAMPLES: &str = "Examples:
+  heaplab compare glibc-like mimalloc-like
+  heaplab compare glibc-like glibc-like:release_free_pages=immediate --workloads churn,medium --scale 0.02 --csv
+  heaplab compare size-class jemalloc-like --workloads mallocbench --scale 0.05 --real --allocators system,mimalloc --plot cmp.svg";
+
+const CONFIG_EXAMPLES: &str = "Examples:
+  heaplab config --example > my.toml && heaplab run --config my.toml
+  heaplab config --example --json > my.json";
+
 const SWEEP_EXAMPLES: &str = "Examples:
   heaplab sweep --policy bump --vary slab_size=4K..1M --workload churn --scale 0.01
   heaplab sweep -p size-class --vary page_size=4K,16K,64K --vary scale=0.01..0.03:0.01 -w churn --json
-  heaplab sweep -p buddy --vary min_block=16..256 -w cfrac --scale 0.05 --metric page_ops --plot sweep.svg";
+  heaplab sweep -p buddy --vary min_block=16..256 -w tree_churn --scale 0.05 --metric page_ops --plot sweep.svg";
 
 #[derive(Debug, Args)]
 pub struct SweepArgs {
@@ -218,6 +303,74 @@ pub struct SweepArgs {
     /// Also draw each chosen metric against the parameter to this file: `.svg` or `.png`.
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
+    /// No progress bar on stderr (it is also hidden when stderr is not a terminal).
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The configurations, the first the baseline: each a preset or family id, with
+    /// settings of its own (`glibc-like:trim_threshold=1MiB`), or a config file (JSON or
+    /// TOML: a policy, or run configs whose policy, provider and touch are taken).
+    #[arg(value_name = "CONFIG", required_unless_present = "link")]
+    pub configs: Vec<String>,
+    /// The workloads, comma-separated: built-in ids, trace files, or the suites
+    /// `mallocbench`, `scenarios` (the seed scenarios' workloads) and `all`
+    /// [default: mallocbench,scenarios].
+    #[arg(long, value_name = "LIST")]
+    pub workloads: Option<String>,
+    /// The scale of every built-in workload, 1 being the original benchmark's size
+    /// [default: 1].
+    #[arg(long, allow_hyphen_values = true)]
+    pub scale: Option<String>,
+    /// Also run each configuration over real memory and report Execution Time (ns per
+    /// event), as `run --real` measures it.
+    #[arg(long)]
+    pub real: bool,
+    /// Real allocators to add as columns, as `heaplab baseline` measures them
+    /// (comma-separated: system, mimalloc, jemalloc): heap RSS, and time with --real.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub allocators: Vec<String>,
+    /// Timed runs per configuration and workload with --real, and per allocator (3).
+    #[arg(long)]
+    pub repeat: Option<usize>,
+    /// OS page size in bytes for every configuration: 4096, 16384 or 65536.
+    #[arg(long)]
+    pub page_size: Option<u64>,
+    /// How much of each block the program writes: all, first or none.
+    #[arg(long)]
+    pub touch: Option<String>,
+    /// Print the comparison as JSON: every run's report and every section's figures.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print a CSV row per workload and configuration: mimalloc-bench's columns
+    /// (benchmark, allocator, elapsed, rss), then every metric of `run --json`.
+    #[arg(long)]
+    pub csv: bool,
+    /// Also draw the summary bars of every workload to this file: `.svg` or `.png`.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
+    /// Also draw memory over time, a chart per workload, into this folder (one SVG each).
+    #[arg(long, value_name = "DIR")]
+    pub plot_dir: Option<PathBuf>,
+    /// Compare the configurations of a page link, on its workload unless --workloads
+    /// is given.
+    #[arg(long, value_name = "URL")]
+    pub link: Option<String>,
+    /// No progress bar on stderr (it is also hidden when stderr is not a terminal).
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ConfigArgs {
+    /// Print the example config file.
+    #[arg(long, required = true)]
+    pub example: bool,
+    /// The example as JSON (which has no comments) instead of commented TOML.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -3,14 +3,17 @@
 //! This file parses the command line and hands it to the subcommand's module in `cmd/`.
 //! The other modules: `cli` (the clap definitions), `input/` (what to run, from flags and
 //! files), `output/` (tables, JSON, files written), `child` (the `baseline-child`
-//! process), `error` (`CliError`).
+//! process), `error` (`CliError`), `interrupt` (Ctrl-C: children killed, no half-written
+//! file, exit 130), `progress` (progress bars on stderr).
 
 mod child;
 mod cli;
 mod cmd;
 mod error;
 mod input;
+mod interrupt;
 mod output;
+mod progress;
 
 use std::process::ExitCode;
 
@@ -20,7 +23,13 @@ use cli::{Cli, Command};
 
 fn main() -> ExitCode {
     die_quietly_on_closed_pipe();
-    let result = match Cli::parse().command {
+    let command = Cli::parse().command;
+    // `record` leaves Ctrl-C to the program it records, whose exit code it passes on, and
+    // `baseline-child` dies of it as any child does; every other command stops cleanly.
+    if !matches!(command, Command::Record(_) | Command::BaselineChild(_)) {
+        interrupt::install();
+    }
+    let result = match command {
         Command::Run(a) => cmd::run::run(a),
         Command::Explain(a) => cmd::explain::run(a),
         Command::Blame(a) => cmd::blame::run(a),
@@ -35,6 +44,8 @@ fn main() -> ExitCode {
         Command::Baseline(a) => cmd::baseline::run(a),
         Command::Fidelity(a) => cmd::fidelity::run(a),
         Command::Sweep(a) => cmd::sweep::run(a),
+        Command::Compare(a) => cmd::compare::run(a),
+        Command::Config(a) => cmd::config::run(a),
         Command::BaselineChild(a) => cmd::baseline::child(a),
     };
     match result {

@@ -51,6 +51,16 @@ pub fn format_count(n: i128) -> String {
     out
 }
 
+/// A CSV field: quoted when it holds a comma, a quote or a line break (RFC 4180). The
+/// page's downloads and `heaplab compare --csv` both write fields with it.
+pub fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
 /// Which way a figure is better, for [`format_delta`]: a smaller figure (memory, page
 /// operations, time) or a larger one (utilization).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -140,6 +150,13 @@ mod tests {
         assert_eq!(format_bytes(12_900_000), "12.3 MiB");
         assert_eq!(format_bytes(200 << 20), "200 MiB");
         assert_eq!(format_bytes(u64::MAX), "16777216 TiB");
+    }
+
+    #[test]
+    fn csv_fields_are_quoted_when_they_must_be() {
+        assert_eq!(csv_field("churn"), "churn");
+        assert_eq!(csv_field("a (b=1, c=2)"), "\"a (b=1, c=2)\"");
+        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
     }
 
     #[test]

@@ -5,21 +5,13 @@
 
 use std::fmt::Write;
 
+use heaplab_core::format::csv_field as field;
 use heaplab_core::metrics::METRICS;
 use js_sys::{Array, Reflect};
 use wasm_bindgen::prelude::*;
 
 fn get(object: &JsValue, key: &str) -> JsValue {
     Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
-}
-
-/// A CSV field: quoted when it holds a comma, a quote or a line break.
-fn field(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
 }
 
 /// A number as CSV holds it: integers without a fraction, others as JavaScript prints them.

@@ -24,7 +24,9 @@ pub fn run(args: ConvertArgs) -> Result<(), CliError> {
         trace::write_event(&mut w, &event)
     })
     .map_err(|e| CliError::input(e.to_string()))?;
-    w.flush()
+    w.into_inner()
+        .map_err(|e| e.into_error())
+        .and_then(output::Sink::finish)
         .map_err(|e| CliError::failed(format!("{out_name}: {e}")))?;
     eprintln!("{name}: {imported}");
     if let Some(skipped) = &imported.skipped {

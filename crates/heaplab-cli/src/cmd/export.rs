@@ -29,5 +29,8 @@ pub fn run(args: ExportArgs) -> Result<(), CliError> {
     .map_err(io_err)?;
     spec.generate(&params, &mut |event| trace::write_event(&mut w, &event))
         .map_err(io_err)?;
-    w.flush().map_err(io_err)
+    w.into_inner()
+        .map_err(|e| io_err(e.into_error()))?
+        .finish()
+        .map_err(io_err)
 }

@@ -11,6 +11,8 @@
 
 pub mod baseline;
 pub mod blame;
+pub mod compare;
+pub mod config;
 pub mod convert;
 pub mod explain;
 pub mod export;

@@ -2,7 +2,8 @@
 //! and reports every metric per value: the core's `Sweep` lists the points, they run in
 //! parallel on every core (rayon, results kept in the points' order, so the output is the
 //! same whatever the number of cores), and the core assembles the report the page's sweep
-//! mode builds from the same points.
+//! mode builds from the same points. A progress bar on stderr counts the points (hidden
+//! when stderr is not a terminal, or with `--quiet`).
 
 use heaplab_core::link;
 use heaplab_core::sweep::Sweep;
@@ -14,6 +15,7 @@ use crate::cli::SweepArgs;
 use crate::error::CliError;
 use crate::input;
 use crate::output;
+use crate::progress::Progress;
 
 pub fn run(args: SweepArgs) -> Result<(), CliError> {
     if let Some(path) = &args.plot {
@@ -40,7 +42,9 @@ pub fn run(args: SweepArgs) -> Result<(), CliError> {
         args.metric.clone()
     };
     let metrics = output::sweep::metrics(&keys, &sweep.metric)?;
-    let reports = run_points(&sweep)?;
+    let progress = Progress::new(sweep.points.len() as u64, args.quiet);
+    let reports = run_points(&sweep, &progress)?;
+    progress.finish();
     let report = sweep.report(&reports).map_err(CliError::failed)?;
     if let Some(path) = &args.plot {
         output::sweep::write_plot(path, &report, &metrics)?;
@@ -56,13 +60,21 @@ pub fn run(args: SweepArgs) -> Result<(), CliError> {
 /// Runs every point on the cores rayon has, each report as its `--json` object.
 /// `collect` keeps the points' order, and each run is deterministic, so the reports do
 /// not depend on how many threads ran them.
-fn run_points(sweep: &Sweep) -> Result<Vec<Value>, CliError> {
+fn run_points(sweep: &Sweep, progress: &Progress) -> Result<Vec<Value>, CliError> {
     let options = ImportOptions::default();
     sweep
         .points
         .par_iter()
         .map(|point| {
+            let at: Vec<String> = sweep
+                .axes
+                .iter()
+                .zip(&point.values)
+                .map(|(a, v)| format!("{}={}", a.param, a.value_text(v)))
+                .collect();
+            progress.start(&at.join(", "));
             let out = input::run_one(&point.config, &options)?;
+            progress.done();
             serde_json::to_value(out.json()).map_err(|e| CliError::failed(e.to_string()))
         })
         .collect()

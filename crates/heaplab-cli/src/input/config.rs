@@ -27,10 +27,52 @@ pub fn configs(args: &RunInputArgs) -> Result<Vec<RunConfig>, CliError> {
     }
 }
 
-fn configs_from_file(path: &Path) -> Result<Vec<RunConfig>, CliError> {
+/// The configs of a file: TOML when its name ends in `.toml`, JSON otherwise.
+pub fn configs_from_file(path: &Path) -> Result<Vec<RunConfig>, CliError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| CliError::input(format!("{}: {e}", path.display())))?;
-    configs_from_json(&text, &path.display().to_string())
+    let origin = path.display().to_string();
+    let configs = if is_toml(path) {
+        configs_from_toml(&text, &origin)?
+    } else {
+        configs_from_json(&text, &origin)?
+    };
+    // The one validator, before anything runs, so a bad value is named with its file
+    // (and, among several configs, its place in the file).
+    for (i, c) in configs.iter().enumerate() {
+        c.resolve().map_err(|e| match configs.len() {
+            1 => CliError::input(format!("{origin}: {e}")),
+            _ => CliError::input(format!("{origin}: config {}: {e}", i + 1)),
+        })?;
+    }
+    Ok(configs)
+}
+
+/// Whether a file is read as TOML rather than JSON: by its extension.
+pub fn is_toml(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("toml"))
+}
+
+/// The configs in TOML text: one config (its `[workload]`, `[policy]` and `[provider]`
+/// tables at the top level, as `heaplab config --example` prints it) or several as
+/// `[[configs]]`. TOML is read by serde onto the same structs as JSON, so the fields,
+/// their defaults and the one validator (`RunConfig::resolve`, when a config runs) are
+/// the same; a syntax or field error names its line and column in the text.
+pub fn configs_from_toml(text: &str, origin: &str) -> Result<Vec<RunConfig>, CliError> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Many {
+        configs: Vec<RunConfig>,
+    }
+    let located =
+        |e: toml::de::Error| CliError::input(format!("{origin}: {}", e.to_string().trim_end()));
+    let table: toml::Table = toml::from_str(text).map_err(located)?;
+    if table.contains_key("configs") {
+        Ok(toml::from_str::<Many>(text).map_err(located)?.configs)
+    } else {
+        Ok(vec![toml::from_str::<RunConfig>(text).map_err(located)?])
+    }
 }
 
 /// The configs in JSON text: one config object or an array of them, as the browser page
@@ -147,4 +189,50 @@ fn touch_mode(touch: &str) -> Result<TouchMode, CliError> {
             "--touch: unknown mode {other:?}; valid ones are: all, first, none"
         ))),
     }
+}
+
+/// The configurations one argument of `heaplab compare` names: a preset or family id
+/// (with `:key=value` settings of its own), a policy file (`{"family" or "preset": …,
+/// "params": {…}}`, JSON or TOML) or a run config file, one config or several, whose
+/// policies, providers and touch modes are taken (their workloads are the suite's).
+pub fn configurations(arg: &str) -> Result<Vec<RunConfig>, CliError> {
+    let path = Path::new(arg);
+    if path.is_file() && holds_run_configs(path)? {
+        return configs_from_file(path);
+    }
+    let mut policy = policy_arg(arg)?;
+    if policy::family(&policy.family).is_none() {
+        let id = match (&policy.preset, policy.family.is_empty()) {
+            (Some(preset), true) => preset.clone(),
+            _ => policy.family.clone(),
+        };
+        return Err(CliError::input(if is_policy_file(arg) {
+            format!("{arg}: {}", policy_unknown(&id))
+        } else {
+            policy_unknown(arg)
+        }));
+    }
+    if policy.preset.is_none() && policy.family.is_empty() {
+        policy.family = arg.to_string();
+    }
+    let mut config = RunConfig::new("", "");
+    config.policy = policy;
+    Ok(vec![config])
+}
+
+/// Whether a file holds run configs (an array, or an object with a `policy`) rather than
+/// a policy alone.
+fn holds_run_configs(path: &Path) -> Result<bool, CliError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError::input(format!("{}: {e}", path.display())))?;
+    let value: Value = if is_toml(path) {
+        let table: toml::Table = toml::from_str(&text).map_err(|e| {
+            CliError::input(format!("{}: {}", path.display(), e.to_string().trim_end()))
+        })?;
+        return Ok(table.contains_key("policy") || table.contains_key("configs"));
+    } else {
+        serde_json::from_str(&text)
+            .map_err(|e| CliError::input(format!("{}: {e}", path.display())))?
+    };
+    Ok(value.is_array() || value.get("policy").is_some() || value.get("config").is_some())
 }

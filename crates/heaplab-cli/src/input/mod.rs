@@ -1,7 +1,8 @@
 //! The input handling the subcommands share turns what the user asks for into configs.
 //!
 //! - `config`: `configs`, the `RunConfig`s of a `RunInputArgs` (its flags, or its
-//!   `--config` file); `configs_from_json` reads config text from anywhere.
+//!   `--config` file, JSON or TOML); `configs_from_json` and `configs_from_toml` read
+//!   config text from anywhere; `configurations`, what one argument of `compare` names.
 //! - `policy`: a `--policy` argument (an id, `id:key=value,...`, or a JSON file).
 //! - `workload`: whether a `--workload` argument is a trace file, and built-in workloads
 //!   resolved from `KEY=VALUE` settings.
@@ -9,6 +10,7 @@
 //!   each parameter's spec.
 //! - `link`: a page link's configs, and the trace it names or carries.
 //! - `sweep`: a sweep from a configuration's flags and `--vary` settings.
+//! - `suite`: the workloads `compare` runs, from `--workloads` and `--scale`.
 //! - `run`: `run_one`, one config run in this process, a trace streamed from its file.
 //!
 //! Nothing here prints; errors are `CliError`s that name the flag or file at fault.
@@ -19,10 +21,11 @@ pub mod link;
 mod policy;
 mod run;
 mod sets;
+pub mod suite;
 pub mod sweep;
 mod workload;
 
-pub use config::configs;
+pub use config::{configs, configs_from_toml, configurations};
 pub use events::one_config_events;
 pub use run::{run_bytes, run_one};
 pub use sets::{apply_sets, workload_sets};

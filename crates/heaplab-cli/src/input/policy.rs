@@ -10,7 +10,7 @@ use crate::error::CliError;
 
 /// Whether a `--policy` argument names a JSON file rather than a family or preset.
 pub(super) fn is_policy_file(arg: &str) -> bool {
-    arg.ends_with(".json") || Path::new(arg).is_file()
+    arg.ends_with(".json") || arg.ends_with(".toml") || Path::new(arg).is_file()
 }
 
 /// The error text for a policy id that names no family or preset, listing the valid ones.
@@ -28,7 +28,7 @@ pub(super) fn policy_unknown(id: &str) -> String {
 }
 
 /// A family or preset id, optionally with its own settings (`glibc-like:trim_threshold=1MiB,top_pad=0`),
-/// or a JSON file holding a policy config. An id without settings is not checked here:
+/// or a JSON or TOML file holding a policy config. An id without settings is not checked here:
 /// the caller looks its family up (and `RunConfig::resolve` checks it).
 pub fn policy_arg(arg: &str) -> Result<PolicyConfig, CliError> {
     if let Some((name, settings)) = arg.split_once(':') {
@@ -48,8 +48,12 @@ pub fn policy_arg(arg: &str) -> Result<PolicyConfig, CliError> {
         return Ok(PolicyConfig::named(arg));
     }
     let text = std::fs::read_to_string(arg).map_err(|e| CliError::input(format!("{arg}: {e}")))?;
-    let mut policy: PolicyConfig =
-        serde_json::from_str(&text).map_err(|e| CliError::input(format!("{arg}: {e}")))?;
+    let mut policy: PolicyConfig = if super::config::is_toml(Path::new(arg)) {
+        toml::from_str(&text)
+            .map_err(|e| CliError::input(format!("{arg}: {}", e.to_string().trim_end())))?
+    } else {
+        serde_json::from_str(&text).map_err(|e| CliError::input(format!("{arg}: {e}")))?
+    };
     if policy.family.is_empty() {
         if let Some(preset) = policy
             .preset

@@ -32,7 +32,17 @@ pub fn builtin_workload(
     let spec = workload::find(name).map_err(|e| CliError::input(e.to_string()))?;
     let mut given = BTreeMap::new();
     apply_sets(&mut given, sets, spec.params, flag)?;
-    let params = heaplab_core::params::Params::resolve(spec.params, &given, "workload.params")
+    resolve_workload(name, &given)
+}
+
+/// The built-in workload `name` with the parameters `given` (JSON values, as a config
+/// file or a scenario holds them), resolved and checked as `heaplab run` checks it.
+pub fn resolve_workload(
+    name: &str,
+    given: &BTreeMap<String, serde_json::Value>,
+) -> Result<WorkloadConfig, CliError> {
+    let spec = workload::find(name).map_err(|e| CliError::input(e.to_string()))?;
+    let params = heaplab_core::params::Params::resolve(spec.params, given, "workload.params")
         .map_err(|e| CliError::input(e.to_string()))?;
     spec.check(&params)
         .map_err(|e| CliError::input(e.to_string()))?;

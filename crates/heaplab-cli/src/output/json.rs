@@ -27,8 +27,9 @@ pub fn write_series<'a>(
     write_json(path, &Value::Array(series))
 }
 
-/// Writes `value` as compact JSON to a file.
+/// Writes `value` as compact JSON to a file, whole or not at all.
 fn write_json(path: &Path, value: &Value) -> Result<(), CliError> {
     let text = serde_json::to_string(value).map_err(|e| CliError::failed(e.to_string()))?;
-    std::fs::write(path, text).map_err(|e| CliError::failed(format!("{}: {e}", path.display())))
+    crate::interrupt::write_whole(path, text.as_bytes())
+        .map_err(|e| CliError::failed(format!("{}: {e}", path.display())))
 }

@@ -4,6 +4,7 @@
 //! - `table`: the comfy-table tables every report is built from.
 //! - `plot`: `--plot FILE`, memory over time as SVG or PNG, drawn by heaplab-plot.
 //! - `runs`: `run`'s table (and `run --real`'s), and what a lenient import skipped.
+//! - `compare`: `compare`'s sections, means, JSON and CSV.
 //! - `scenario`, `baseline`, `fidelity`, `catalog`: the text of those subcommands'
 //!   reports and of the listings.
 //!
@@ -12,6 +13,7 @@
 pub mod baseline;
 mod blame;
 pub mod catalog;
+pub mod compare;
 pub mod fidelity;
 mod json;
 pub mod plot;
@@ -20,7 +22,6 @@ pub mod scenario;
 pub mod sweep;
 mod table;
 
-use std::fs::File;
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -51,12 +52,45 @@ fn workload_line(w: &WorkloadConfig) -> String {
     }
 }
 
-/// A file to write, or standard output for `-`.
-pub fn file_or_stdout(path: &Path) -> Result<Box<dyn Write>, CliError> {
-    if path.as_os_str() == "-" {
-        return Ok(Box::new(io::stdout().lock()));
+/// Where a streamed output goes: standard output, or a file written whole or not at all.
+#[derive(Debug)]
+pub enum Sink {
+    Stdout(io::StdoutLock<'static>),
+    File(crate::interrupt::WholeFile),
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::Stdout(s) => s.write(buf),
+            Sink::File(f) => f.write(buf),
+        }
     }
-    let file =
-        File::create(path).map_err(|e| CliError::failed(format!("{}: {e}", path.display())))?;
-    Ok(Box::new(file))
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::Stdout(s) => s.flush(),
+            Sink::File(f) => f.flush(),
+        }
+    }
+}
+
+impl Sink {
+    /// Ends the output: a file is put in its place, complete.
+    pub fn finish(self) -> io::Result<()> {
+        match self {
+            Sink::Stdout(mut s) => s.flush(),
+            Sink::File(f) => f.commit(),
+        }
+    }
+}
+
+/// A file to write, or standard output for `-`; [`Sink::finish`] ends it.
+pub fn file_or_stdout(path: &Path) -> Result<Sink, CliError> {
+    if path.as_os_str() == "-" {
+        return Ok(Sink::Stdout(io::stdout().lock()));
+    }
+    let file = crate::interrupt::WholeFile::create(path)
+        .map_err(|e| CliError::failed(format!("{}: {e}", path.display())))?;
+    Ok(Sink::File(file))
 }

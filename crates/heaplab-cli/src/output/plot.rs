@@ -1,12 +1,13 @@
 //! `--plot FILE`: memory over time drawn by heaplab-plot, the same function the page draws
-//! on its canvas, as SVG or PNG by the file's extension.
+//! on its canvas, and `compare`'s summary bars, as SVG or PNG by the file's extension,
+//! each file written whole or not at all.
 
 use std::path::Path;
 
 use heaplab_core::run::RunOutput;
 use heaplab_core::series::Series;
 use heaplab_core::simulate::PhaseMark;
-use heaplab_plot::{Chart, MemoryChart, MemoryRun, PlotError};
+use heaplab_plot::{Chart, MemoryChart, MemoryRun, PlotError, SummaryChart, SummaryRow};
 use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, DrawingBackend};
 
@@ -52,15 +53,70 @@ impl Chart for Stack<'_> {
 /// error that names it, found before anything runs when checked with [`check_path`].
 pub fn write(path: &Path, panels: &[Panel<'_>]) -> Result<(), CliError> {
     let height = PANEL_HEIGHT * panels.len().max(1) as u32;
-    heaplab_plot::write(
+    write_chart(
         path,
         (WIDTH, height.min(heaplab_plot::MAX_SIDE)),
         &Stack(panels),
     )
-    .map_err(|e| match e {
+}
+
+/// Draws `chart` as the file's extension asks and writes it whole or not at all, so
+/// Ctrl-C never leaves half a picture (`interrupt::write_whole`).
+pub fn write_chart<C: Chart>(path: &Path, size: (u32, u32), chart: &C) -> Result<(), CliError> {
+    let drawn = match heaplab_plot::Format::from_path(path) {
+        Ok(heaplab_plot::Format::Svg) => {
+            heaplab_plot::render_svg(chart, size).map(String::into_bytes)
+        }
+        Ok(heaplab_plot::Format::Png) => heaplab_plot::render_png(chart, size),
+        Err(e) => Err(e),
+    };
+    let bytes = drawn.map_err(|e| match e {
         PlotError::UnsupportedFormat { .. } => CliError::input(format!("--plot: {e}")),
         other => CliError::failed(format!("--plot: {other}")),
-    })
+    })?;
+    crate::interrupt::write_whole(path, &bytes)
+        .map_err(|e| CliError::failed(format!("--plot: {}: {e}", path.display())))
+}
+
+/// A summary chart per workload, stacked: the bars of `compare --plot`.
+struct Summaries<'a>(Vec<(String, Vec<SummaryRow<'a>>)>);
+
+impl Chart for Summaries<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
+        let areas = root.split_evenly((self.0.len().max(1), 1));
+        for ((title, rows), area) in self.0.iter().zip(&areas) {
+            let chart = SummaryChart { title, rows };
+            heaplab_plot::draw_summary_bars(area, &chart)?;
+        }
+        Ok(())
+    }
+}
+
+/// `compare --plot FILE`: for each workload (`rows`, with each configuration's output in
+/// `outputs`), the summary's bars, one per configuration under `labels`.
+pub fn write_summaries(
+    path: &Path,
+    rows: &[super::compare::Row],
+    outputs: &[Vec<RunOutput>],
+    labels: &[&str],
+) -> Result<(), CliError> {
+    let panels: Vec<(String, Vec<SummaryRow>)> = rows
+        .iter()
+        .zip(outputs)
+        .filter(|(_, outs)| !outs.is_empty())
+        .map(|(row, outs)| {
+            let bars = labels
+                .iter()
+                .zip(outs)
+                .map(|(label, o)| SummaryRow::from_summary(label, &o.report.summary))
+                .collect();
+            (format!("{}: summary", row.label), bars)
+        })
+        .collect();
+    // A title row, and a bar's row for each configuration, per workload.
+    let per_panel = 76 + 34 * labels.len().max(1) as u32;
+    let height = (per_panel * panels.len().max(1) as u32).min(heaplab_plot::MAX_SIDE);
+    write_chart(path, (WIDTH, height), &Summaries(panels))
 }
 
 /// Refuses a plot file heaplab cannot write before the runs, not after them.

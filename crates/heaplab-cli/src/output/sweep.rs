@@ -6,7 +6,7 @@ use std::path::Path;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Attribute, Cell, CellAlignment, Table};
 use heaplab_core::metrics::{Group, Metric, METRICS};
 use heaplab_core::sweep::SweepReport;
-use heaplab_plot::{PlotError, SweepPlot};
+use heaplab_plot::SweepPlot;
 use serde_json::Value;
 
 use crate::error::CliError;
@@ -94,36 +94,5 @@ pub fn write_plot(
     metrics: &[&'static Metric],
 ) -> Result<(), CliError> {
     let plot = SweepPlot { report, metrics };
-    let size = heaplab_plot::sweep_plot_size(metrics.len());
-    let drawn = match heaplab_plot::Format::from_path(path) {
-        Ok(heaplab_plot::Format::Svg) => {
-            heaplab_plot::render_svg(&plot, size).map(String::into_bytes)
-        }
-        Ok(heaplab_plot::Format::Png) => heaplab_plot::render_png(&plot, size),
-        Err(e) => Err(e),
-    };
-    let bytes = drawn.map_err(|e| match e {
-        PlotError::UnsupportedFormat { .. } => CliError::input(format!("--plot: {e}")),
-        other => CliError::failed(format!("--plot: {other}")),
-    })?;
-    write_whole(path, &bytes)
-}
-
-/// Writes a file whole or not at all: the bytes go to a hidden file beside it, renamed
-/// over it once written, so a run stopped part way never leaves half a picture behind.
-fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    let name = path.file_name().map_or_else(
-        || std::ffi::OsString::from("plot"),
-        std::ffi::OsStr::to_os_string,
-    );
-    let mut temp_name = std::ffi::OsString::from(".");
-    temp_name.push(&name);
-    temp_name.push(format!(".{}.part", std::process::id()));
-    let temp = path.with_file_name(temp_name);
-    let failed = |e: std::io::Error| CliError::failed(format!("--plot: {}: {e}", path.display()));
-    std::fs::write(&temp, bytes).map_err(failed)?;
-    std::fs::rename(&temp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&temp);
-        failed(e)
-    })
+    super::plot::write_chart(path, heaplab_plot::sweep_plot_size(metrics.len()), &plot)
 }
