@@ -23,11 +23,6 @@ const FAMILIES = ['bump', 'free-list', 'size-class', 'buddy', 'pool'];
 
 let tracePath;
 
-before(async () => {
-  tracePath = path.join(scratch, 'small.trace');
-  await writeFile(tracePath, `${TRACE.join('\n')}\n`);
-});
-
 /** A page at 1280x800, once the run its link starts has settled. */
 async function openPage(url) {
   const opened = await open(url);
@@ -60,6 +55,12 @@ async function shot(page, name) {
 }
 
 describe('teaching mode', () => {
+  // Inside the suite, so that it runs once the browser and its folder exist.
+  before(async () => {
+    tracePath = path.join(scratch, 'small.trace');
+    await writeFile(tracePath, `${TRACE.join('\n')}\n`);
+  });
+
   for (const family of FAMILIES) {
     it(`${family}: three steps explain as heaplab explain does, and the map counts as the simulation`, async () => {
       const link = (await cli(['link', '-w', tracePath, '-p', family, '--base-url', PAGE_URL])).trim();

@@ -20,6 +20,8 @@ pub fn run(root: &Path) -> Result<()> {
             "clippy",
             "--workspace",
             "--all-targets",
+            // Teaching mode's wasm bindings are behind heaplab-wasm's `teach` feature.
+            "--all-features",
             "--",
             "-D",
             "warnings",
@@ -38,6 +40,7 @@ pub fn run(root: &Path) -> Result<()> {
             "heaplab-wasm",
             "--target",
             "wasm32-unknown-unknown",
+            "--all-features",
             "--",
             "-D",
             "warnings",
@@ -46,7 +49,10 @@ pub fn run(root: &Path) -> Result<()> {
     )?;
 
     step("unit and integration tests");
-    run_cmd(cargo().args(["test", "--workspace"]), root)?;
+    run_cmd(
+        cargo().args(["test", "--workspace", "--all-features"]),
+        root,
+    )?;
 
     step("web build");
     tools::build_wasm(root)?;

@@ -14,14 +14,17 @@ use crate::{cargo, probe, run_cmd, target_dir};
 const WASM_TARGET: &str = "wasm32-unknown-unknown";
 pub const CHROMIUM: &str = "/usr/bin/chromium";
 
-/// Builds heaplab-wasm for the browser and generates its JavaScript bindings into the
-/// git-ignored `web/pkg`, which is what `web/app.js` and `web/worker.js` import.
+/// Builds heaplab-wasm for the browser twice and generates the JavaScript bindings of
+/// each into the git-ignored `web/pkg`: `heaplab_wasm`, which the page and its workers
+/// import, and `heaplab_teach` (the `teach` feature), which teaching mode loads when it
+/// opens.
 pub fn build_wasm(root: &Path) -> Result<()> {
     ensure_wasm_target(root)?;
     let wasm_bindgen_version = ensure_wasm_bindgen(root)?;
-    println!("==> building heaplab-wasm for {WASM_TARGET}");
-    run_cmd(
-        cargo().args([
+    for (name, features) in [("heaplab_wasm", None), ("heaplab_teach", Some("teach"))] {
+        println!("==> building {name} for {WASM_TARGET}");
+        let mut build = cargo();
+        build.args([
             "build",
             // See `[profile.wasm]` in the workspace's Cargo.toml: LTO and one codegen
             // unit keep the file the browser downloads under 1.5 MB.
@@ -31,33 +34,40 @@ pub fn build_wasm(root: &Path) -> Result<()> {
             WASM_TARGET,
             "-p",
             "heaplab-wasm",
-        ]),
-        root,
-    )?;
-    println!("==> generating bindings with wasm-bindgen {wasm_bindgen_version}");
-    let wasm = target_dir(root).join(format!("{WASM_TARGET}/wasm/heaplab_wasm.wasm"));
-    run_cmd(
-        Command::new("wasm-bindgen")
-            // Function names cost 160 KB; a panic still reaches the console with its
-            // message (console_error_panic_hook), only its stack shows indices.
-            .args([
-                "--target",
-                "web",
-                "--no-typescript",
-                "--remove-name-section",
-                "--out-dir",
-                "web/pkg",
-            ])
-            .arg(wasm),
-        root,
-    )
+        ]);
+        if let Some(features) = features {
+            build.args(["--features", features]);
+        }
+        run_cmd(&mut build, root)?;
+        println!("==> generating {name}'s bindings with wasm-bindgen {wasm_bindgen_version}");
+        let wasm = target_dir(root).join(format!("{WASM_TARGET}/wasm/heaplab_wasm.wasm"));
+        run_cmd(
+            Command::new("wasm-bindgen")
+                // Function names cost 160 KB; a panic still reaches the console with its
+                // message (console_error_panic_hook), only its stack shows indices.
+                .args([
+                    "--target",
+                    "web",
+                    "--no-typescript",
+                    "--remove-name-section",
+                    "--out-name",
+                    name,
+                    "--out-dir",
+                    "web/pkg",
+                ])
+                .arg(wasm),
+            root,
+        )?;
+    }
+    Ok(())
 }
 
 /// The most bytes the page's `.wasm` may have: what a person downloads before the page
 /// can run anything.
 pub const WASM_BUDGET: u64 = 1_500_000;
 
-/// The size of the `.wasm` that `build_wasm` wrote into `web/pkg`.
+/// The size of the page's own `.wasm` that `build_wasm` wrote into `web/pkg` (teaching
+/// mode's second module is loaded only when it opens).
 pub fn wasm_size(root: &Path) -> Result<u64> {
     let path = root.join("web/pkg/heaplab_wasm_bg.wasm");
     Ok(std::fs::metadata(&path)

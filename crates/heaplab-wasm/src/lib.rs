@@ -7,7 +7,10 @@
 //! that `heaplab run --json` prints; memory over time crosses as `Float64Array`s
 //! ([`convert`]). Permalinks ([`links`]), the metrics list, the byte formatter and the
 //! parameter parser ([`format`]) are the core's, so the page re-implements none of them.
-//! Teaching mode's step-through ([`teach`]) is the core's `Teaching`.
+//! Teaching mode's step-through (`teach`, the core's `Teaching`) is built only with the
+//! `teach` feature, into a second module the page loads when teaching mode opens: the
+//! module every visitor downloads stays small, and the simulator in it stays built for
+//! speed.
 
 mod charts;
 mod convert;
@@ -16,6 +19,7 @@ mod format;
 mod links;
 mod progress;
 mod sweep;
+#[cfg(feature = "teach")]
 mod teach;
 
 use heaplab_core::config::RunConfig;
@@ -33,6 +37,13 @@ use progress::Ticker;
 pub fn start() {
     // A bug should reach the console with its message, not as "unreachable executed".
     console_error_panic_hook::set_once();
+}
+
+/// The most events teaching mode steps through, for the page to say before it loads the
+/// teaching module.
+#[wasm_bindgen]
+pub fn teach_max_events() -> usize {
+    heaplab_core::observe::MAX_TEACH_EVENTS
 }
 
 /// The catalog of workloads, policy families (with every parameter), presets, page sizes

@@ -6,7 +6,7 @@
 
 use heaplab_core::config::RunConfig;
 use heaplab_core::observe::teach::{trace_events, workload_events};
-use heaplab_core::observe::{Teaching, MAX_TEACH_EVENTS};
+use heaplab_core::observe::Teaching;
 use heaplab_core::trace::ImportOptions;
 use wasm_bindgen::prelude::*;
 
@@ -14,12 +14,6 @@ use crate::convert::{from_js, to_js};
 
 fn js_error(e: impl std::fmt::Display) -> JsError {
     JsError::new(&e.to_string())
-}
-
-/// The most events teaching mode steps through.
-#[wasm_bindgen]
-pub fn teach_max_events() -> usize {
-    MAX_TEACH_EVENTS
 }
 
 /// The events `config` steps through: its built-in workload's, or the trace's in `trace`

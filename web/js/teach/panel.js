@@ -7,7 +7,19 @@
 // Runs on the page's own thread: a run is at most `teach_max_events()` events, which the
 // core explains in well under a second.
 
-import { Teach, teach_max_events } from '../../pkg/heaplab_wasm.js';
+import { teach_max_events } from '../../pkg/heaplab_wasm.js';
+import initTeach, { Teach } from '../../pkg/heaplab_teach.js';
+
+// The teaching module, loaded the first time teaching mode opens: the page's own module
+// leaves the observer and the maps out, so every visitor downloads less.
+let teachReady = null;
+function teachModule() {
+  teachReady ??= initTeach().catch((error) => {
+    teachReady = null;
+    throw new Error(`teach: could not load the teaching module (${messageOf(error)})`);
+  });
+  return teachReady;
+}
 import { TRACE_ID } from '../catalog.js';
 import { $, configLetter, messageOf, option } from '../dom.js';
 import { readForm, showWorkload } from '../editor.js';
@@ -232,6 +244,7 @@ async function load({ event = 0, page = null } = {}) {
     const config = form.configs[s.config];
     const bytes = config.workload.id === TRACE_ID ? (await trace.traceInput(form.lenient)).bytes : null;
     status('Explaining every event…');
+    await teachModule();
     const next = new Teach(config, bytes, form.lenient);
     s.teach?.free();
     s.teach = next;
