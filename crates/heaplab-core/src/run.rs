@@ -8,9 +8,11 @@ use serde::Serialize;
 
 use crate::config::RunConfig;
 use crate::params::ParamError;
+use crate::provider::SimProvider;
 use crate::series::Series;
 use crate::simulate::{sim_provider, Report, SimError, Simulation};
-use crate::trace::{self, ImportOptions, Imported, Skipped};
+use crate::trace::stream::TraceStream;
+use crate::trace::{self, EventSink, ImportOptions, Imported, Skipped};
 use crate::workload::{self, Sink};
 
 /// A run's result: the report (summary and resolved config), memory over time, and for
@@ -96,12 +98,7 @@ pub fn run_trace<R: Read>(
     input: R,
     options: &ImportOptions,
 ) -> Result<RunOutput, RunError> {
-    if !config.workload.is_trace() {
-        return Err(RunError::Config(ParamError {
-            field: "workload.id".into(),
-            message: format!("{:?} is not a trace workload", config.workload.id),
-        }));
-    }
+    trace_workload(config)?;
     let name = config.workload.path.clone().unwrap_or_default();
     let mut imported = None;
     let mut out = run_with(config, |sink| {
@@ -112,6 +109,103 @@ pub fn run_trace<R: Read>(
     })?;
     out.trace = imported;
     Ok(out)
+}
+
+/// Checks that a config's workload is a trace.
+fn trace_workload(config: &RunConfig) -> Result<(), RunError> {
+    if config.workload.is_trace() {
+        return Ok(());
+    }
+    Err(RunError::Config(ParamError {
+        field: "workload.id".into(),
+        message: format!("{:?} is not a trace workload", config.workload.id),
+    }))
+}
+
+/// Configs whose workload is one trace, run side by side as the trace's bytes are
+/// pushed in chunks: [`run_trace`] for a caller that is handed the file a piece at a
+/// time (the page's worker reading `File.stream()`), so the file is never held whole
+/// and is read once for every config.
+#[derive(Debug)]
+pub struct TraceRun {
+    stream: TraceStream<Simulations>,
+    configs: Vec<RunConfig>,
+}
+
+/// Every config's simulation, each given every event.
+#[derive(Debug)]
+struct Simulations(Vec<Simulation<SimProvider>>);
+
+impl EventSink for Simulations {
+    type Error = SimError;
+    #[inline]
+    fn event(&mut self, event: crate::event::Event) -> Result<(), SimError> {
+        match self.0.split_last_mut() {
+            Some((last, others)) => {
+                for sim in others {
+                    sim.apply_ref(&event)?;
+                }
+                last.apply(event)
+            }
+            None => Ok(()),
+        }
+    }
+}
+
+impl TraceRun {
+    /// A run of `configs`, which name one trace (the first config's `workload.path` is
+    /// the name messages give).
+    pub fn new(configs: &[RunConfig], options: &ImportOptions) -> Result<TraceRun, RunError> {
+        let mut resolved = Vec::with_capacity(configs.len());
+        let mut sims = Vec::with_capacity(configs.len());
+        for config in configs {
+            trace_workload(config)?;
+            let config = config.resolve()?;
+            sims.push(Simulation::new(&config, sim_provider(&config))?);
+            resolved.push(config);
+        }
+        let name = configs
+            .first()
+            .and_then(|c| c.workload.path.clone())
+            .unwrap_or_default();
+        Ok(TraceRun {
+            stream: TraceStream::new(&name, options, Simulations(sims)),
+            configs: resolved,
+        })
+    }
+
+    /// The next bytes of the trace file; a bad line stops the run with `file:line`.
+    pub fn push(&mut self, chunk: &[u8]) -> Result<(), RunError> {
+        self.stream
+            .push(chunk)
+            .map_err(|e| RunError::Event(e.to_string()))
+    }
+
+    /// Lines read so far.
+    pub fn lines(&self) -> u64 {
+        self.stream.lines()
+    }
+
+    /// The end of the file: every config's output, in the configs' order.
+    pub fn finish(self) -> Result<Vec<RunOutput>, RunError> {
+        let (imported, Simulations(sims)) = self
+            .stream
+            .finish()
+            .map_err(|e| RunError::Event(e.to_string()))?;
+        Ok(self
+            .configs
+            .into_iter()
+            .zip(sims)
+            .map(|(config, sim)| {
+                let (summary, series) = sim.finish();
+                RunOutput {
+                    report: Report { config, summary },
+                    series,
+                    trace: Some(imported.clone()),
+                }
+            })
+            .collect())
+    }
 }
 
 /// Runs a config whose workload is built in.

@@ -19,7 +19,7 @@ use serde_json::Value;
 use crate::config::{PolicyConfig, ProviderConfig, RunConfig, TouchMode, WorkloadConfig};
 
 pub use check::{MAX_CONFIGS, MAX_EMBEDDED_BYTES, MAX_EVENTS, MAX_SWEEP_VALUES};
-pub use codec::{decode, encode, trace_ref, trace_ref_of, url, MAX_PAYLOAD_BYTES};
+pub use codec::{decode, encode, trace_ref, trace_ref_of, url, TraceHasher, MAX_PAYLOAD_BYTES};
 
 /// The version [`encode`] writes.
 pub const VERSION: u32 = 2;

@@ -723,3 +723,56 @@ fn a_gzip_cut_short_is_an_error_at_the_line_it_stopped_when_pushed() {
         (2000, 2000, true)
     );
 }
+
+#[test]
+fn a_trace_run_pushed_in_chunks_reports_what_run_trace_reports_for_each_config() {
+    use crate::config::{RunConfig, WorkloadConfig};
+    use crate::run::{run_trace, TraceRun};
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/");
+    for (file, lenient) in [
+        ("examples/tiny-binary.rep", true),
+        ("examples/jit-arenas.trace", false),
+        ("traces/cc1.trace.gz", false),
+    ] {
+        let bytes = std::fs::read(format!("{root}{file}")).unwrap();
+        let configs: Vec<RunConfig> = ["size-class", "free-list", "glibc-like"]
+            .iter()
+            .map(|policy| {
+                let mut config = RunConfig::new("", policy);
+                config.workload = WorkloadConfig::trace(file);
+                config
+            })
+            .collect();
+        let options = ImportOptions {
+            lenient,
+            ..ImportOptions::default()
+        };
+        let mut run = TraceRun::new(&configs, &options).unwrap();
+        for chunk in bytes.chunks(65_536) {
+            run.push(chunk).unwrap();
+        }
+        let pushed = run.finish().unwrap();
+        assert_eq!(pushed.len(), configs.len());
+        for (config, out) in configs.iter().zip(&pushed) {
+            let pulled = run_trace(config, &bytes[..], &options).unwrap();
+            assert_eq!(
+                serde_json::to_value(out.json()).unwrap(),
+                serde_json::to_value(pulled.json()).unwrap(),
+                "{file} with {:?}",
+                config.policy
+            );
+            assert_eq!(out.series, pulled.series, "{file}");
+        }
+    }
+}
+
+#[test]
+fn a_trace_run_names_the_file_and_line_of_a_bad_event() {
+    use crate::config::{RunConfig, WorkloadConfig};
+    let mut config = RunConfig::new("", "size-class");
+    config.workload = WorkloadConfig::trace("bad.trace");
+    let mut run = crate::run::TraceRun::new(&[config], &ImportOptions::default()).unwrap();
+    run.push(b"a 1 16\nf 1\nf").unwrap();
+    let err = run.push(b" 1\n").unwrap_err().to_string();
+    assert_eq!(err, "bad.trace:3: double free of id 1 (freed at line 2)");
+}
