@@ -12,7 +12,7 @@ import { $, beginRun, cancelledRun, clearError, endRun, fail, isRunning, message
 import { TRACE_ID, loadLists } from './catalog.js';
 import { chartKind, chartRun, drawChart, runLabels, wireCharts } from './charts.js';
 import { buildEditor, readForm, showWorkload } from './editor.js';
-import { formatCount } from './format.js';
+import { formatBytes, formatCount } from './format.js';
 import { Cancelled, cancelAll, runConfigs } from './runner.js';
 import { buildScenarios, forgetScenario, openScenarioInEditor, runScenarioNow, showScenario } from './scenarios.js';
 import { formLinkState, linkFollowsForm, openLink, setViewBaseline, setViewSweep, viewBaseline, viewSweep, writeLink } from './state.js';
@@ -120,7 +120,7 @@ async function runForm({ writesLink }) {
   try {
     const form = readForm();
     const { configs } = form;
-    const traceBytes = configs[0].workload.id === TRACE_ID ? await trace.traceInput(form.lenient) : null;
+    const traceFile = configs[0].workload.id === TRACE_ID ? await trace.traceInput(form.lenient) : null;
     if (writesLink) {
       try {
         writeLink(formLinkState(form));
@@ -129,9 +129,10 @@ async function runForm({ writesLink }) {
       }
     }
     setStatus(`Running ${configs.length} ${configs.length === 1 ? 'configuration' : 'configurations'}…`);
-    const outputs = await runConfigs(configs, traceBytes, (done, total) => {
-      setProgress(done / total);
-      setStatus(`Ran ${done} of ${total}…`);
+    const outputs = await runConfigs(configs, traceFile, (progress) => {
+      const { done, total, bytesRead, bytesTotal } = progress;
+      setProgress(bytesTotal ? bytesRead / bytesTotal : done / total);
+      setStatus(bytesTotal ? `Read ${formatBytes(bytesRead)} of ${formatBytes(bytesTotal)} of the trace…` : `Ran ${done} of ${total}…`);
     });
     forgetScenario();
     // The comparison takes the results column back from a sweep.

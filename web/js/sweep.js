@@ -186,14 +186,18 @@ export async function runSweep(sweep = null) {
     state.view = { ...(state.view ?? {}), chart: 'sweep', sweep: chosen };
     const points = sweep_points(state);
     const config = form.configs[chosen.config];
-    const traceBytes = config?.workload.id === TRACE_ID ? await trace.traceInput(form.lenient) : null;
+    const traceFile = config?.workload.id === TRACE_ID ? await trace.traceInput(form.lenient) : null;
     setStatus(`Running ${points.length} values of ${chosen.param}…`);
     const outputs = await runConfigs(
       points.map((point) => point.config),
-      traceBytes,
-      (done, total) => {
-        setProgress(done / total);
-        setStatus(`Ran ${done} of ${total} values of ${chosen.param}…`);
+      traceFile,
+      ({ done, total, bytesRead, bytesTotal }) => {
+        setProgress(bytesTotal ? bytesRead / bytesTotal : done / total);
+        setStatus(
+          bytesTotal
+            ? `Read ${formatBytes(bytesRead)} of ${formatBytes(bytesTotal)} of the trace for ${total} values of ${chosen.param}…`
+            : `Ran ${done} of ${total} values of ${chosen.param}…`,
+        );
       },
     );
     const report = sweep_report(state, outputs);

@@ -7,17 +7,18 @@
 //! that `heaplab run --json` prints; memory over time crosses as `Float64Array`s
 //! ([`convert`]). Permalinks ([`links`]), the metrics list, the byte formatter and the
 //! parameter parser ([`format`]) are the core's, so the page re-implements none of them.
+//! A trace file is pushed here chunk by chunk as the worker streams it ([`stream`]).
 
 mod charts;
 mod convert;
 mod export;
 mod format;
 mod links;
+mod stream;
 mod sweep;
 
 use heaplab_core::config::RunConfig;
 use heaplab_core::series::Series;
-use heaplab_core::trace::ImportOptions;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -62,23 +63,6 @@ pub fn run_json(config: JsValue) -> Result<String, JsError> {
         series: &out.series,
     })
     .map_err(|e| JsError::new(&e.to_string()))
-}
-
-/// Runs one config whose workload is a trace (`{"id": "trace", "path": NAME}`) over the
-/// bytes of that trace file: any format `heaplab run` reads, gzip'd or not, through the
-/// same core importer. `lenient` skips bad lines and events and counts them in the
-/// report's `skipped`. A bad trace throws an Error whose message is
-/// `NAME:line: what is wrong`.
-#[wasm_bindgen]
-pub fn run_trace(config: JsValue, bytes: &[u8], lenient: bool) -> Result<JsValue, JsError> {
-    let config: RunConfig = from_js(config, "config")?;
-    let options = ImportOptions {
-        lenient,
-        ..ImportOptions::default()
-    };
-    let out = heaplab_core::run::run_trace(&config, bytes, &options)
-        .map_err(|e| JsError::new(&e.to_string()))?;
-    output_js(&out)
 }
 
 /// The seed scenarios: each with its question, workloads, configurations and the finding

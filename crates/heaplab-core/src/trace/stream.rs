@@ -224,3 +224,48 @@ impl<S: EventSink> TraceStream<S> {
         Ok((imported, feed.sink))
     }
 }
+
+/// The largest trace files a page streams: [`check_file_size`] refuses larger ones
+/// before a byte is read. Memory stays flat whatever the length, so these bound the
+/// time a tab is busy (about half a minute of text at the page's speed) and keep sizes
+/// far below where a wasm32 module's counters would need care.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FileLimits {
+    /// The largest text trace, in bytes of the file.
+    pub max_bytes: u64,
+    /// The largest gzip'd trace, in bytes of the file: text compresses about threefold,
+    /// so this holds about as many events as `max_bytes` of text.
+    pub max_gzip_bytes: u64,
+}
+
+impl Default for FileLimits {
+    fn default() -> FileLimits {
+        FileLimits {
+            max_bytes: 2 << 30,
+            max_gzip_bytes: 512 << 20,
+        }
+    }
+}
+
+/// Refuses a trace file of `bytes` (gzip'd or not) above `limits`, with the limit named
+/// and where a trace that size can run instead.
+pub fn check_file_size(
+    name: &str,
+    bytes: u64,
+    gzip: bool,
+    limits: &FileLimits,
+) -> Result<(), String> {
+    let (limit, what) = if gzip {
+        (limits.max_gzip_bytes, "gzip'd trace")
+    } else {
+        (limits.max_bytes, "trace")
+    };
+    if bytes <= limit {
+        return Ok(());
+    }
+    Err(format!(
+        "{name} is {}, over the page's limit of {} for a {what}; run it with `heaplab run -w {name}`",
+        crate::format::format_bytes(bytes),
+        crate::format::format_bytes(limit),
+    ))
+}

@@ -776,3 +776,19 @@ fn a_trace_run_names_the_file_and_line_of_a_bad_event() {
     let err = run.push(b" 1\n").unwrap_err().to_string();
     assert_eq!(err, "bad.trace:3: double free of id 1 (freed at line 2)");
 }
+
+#[test]
+fn a_file_over_the_page_limits_is_refused_with_the_limit_named() {
+    use stream::{check_file_size, FileLimits};
+    let limits = FileLimits::default();
+    assert_eq!(check_file_size("a.trace", 2 << 30, false, &limits), Ok(()));
+    assert_eq!(
+        check_file_size("a.trace", (2 << 30) + 1, false, &limits).unwrap_err(),
+        "a.trace is 2 GiB, over the page's limit of 2 GiB for a trace; run it with `heaplab run -w a.trace`"
+    );
+    assert_eq!(
+        check_file_size("b.trace.gz", 600 << 20, true, &limits).unwrap_err(),
+        "b.trace.gz is 600 MiB, over the page's limit of 512 MiB for a gzip'd trace; run it with `heaplab run -w b.trace.gz`"
+    );
+    assert_eq!(check_file_size("b.trace.gz", 600 << 20, false, &limits), Ok(()));
+}
