@@ -83,11 +83,14 @@ async function describe(file) {
  */
 export async function chooseFile(file) {
   const mine = ++generation;
-  source = file ? { name: file.name, file, blob: file, ref: null, text: null } : null;
+  source = file ? { name: file.name, file, blob: file, ref: null, text: null, pending: null } : null;
   renderNote();
   if (!file) return;
   try {
-    const described = await describe(file);
+    // Kept so that a run started meanwhile waits for this hash rather than reading the
+    // file again for its own.
+    source.pending = describe(file);
+    const described = await source.pending;
     if (mine === generation) source = described;
   } finally {
     if (mine === generation) renderNote();
@@ -178,7 +181,7 @@ export async function traceInput(lenient) {
     await checkSize(source.file);
     if (!source.ref) {
       generation += 1;
-      source = await describe(source.file);
+      source = await (source.pending ?? describe(source.file));
       renderNote();
     }
   }
