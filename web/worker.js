@@ -1,8 +1,8 @@
 // Runs simulations off the main thread so a large workload never freezes the page.
 //
 // Protocol: every request carries an `id`, and every message back carries it too.
-// - `{ id, configs, trace }` runs each config: `trace` is `{ file, lenient }` when the
-//   workload is a trace file (file: a File or Blob) and null otherwise. A trace is read
+// - `{ id, configs, trace }` runs each config: `trace` is `{ file, lenient, strict }` when
+//   the workload is a trace file (file: a File or Blob) and null otherwise. A trace is read
 //   here with `file.stream()`, chunk by chunk, every config simulated as the chunks
 //   arrive (TraceRunner), so neither the page nor the worker ever holds the file; the
 //   worker answers with `{ id, progress: bytesRead }` every few megabytes. A built-in
@@ -81,7 +81,7 @@ async function eachChunk(id, file, each) {
 }
 
 async function runTrace(id, configs, trace) {
-  const runner = new TraceRunner(configs, trace.lenient);
+  const runner = new TraceRunner(configs, trace.lenient, trace.strict);
   let outputs;
   try {
     await eachChunk(id, trace.file, (chunk) => runner.push(chunk));

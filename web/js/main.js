@@ -120,7 +120,7 @@ async function runForm({ writesLink }) {
   try {
     const form = readForm();
     const { configs } = form;
-    const traceFile = configs[0].workload.id === TRACE_ID ? await trace.traceInput(form.lenient) : null;
+    const traceFile = configs[0].workload.id === TRACE_ID ? await trace.traceInput(form) : null;
     if (writesLink) {
       try {
         writeLink(formLinkState(form));

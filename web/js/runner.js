@@ -114,7 +114,7 @@ function configLabel(config, index) {
 
 /**
  * Runs every config in the pool and resolves to `[{report, series}]` in the configs'
- * order. `trace` is `{ file, lenient }` when the workload is a trace, else null.
+ * order. `trace` is `{ file, lenient, strict }` when the workload is a trace, else null.
  * `onProgress({ done, total, bytesRead, bytesTotal })` hears each config that finished
  * and, for a trace, how far into the file the workers reading it are (on average) out
  * of its size.

@@ -186,7 +186,7 @@ export async function runSweep(sweep = null) {
     state.view = { ...(state.view ?? {}), chart: 'sweep', sweep: chosen };
     const points = sweep_points(state);
     const config = form.configs[chosen.config];
-    const traceFile = config?.workload.id === TRACE_ID ? await trace.traceInput(form.lenient) : null;
+    const traceFile = config?.workload.id === TRACE_ID ? await trace.traceInput(form) : null;
     setStatus(`Running ${points.length} values of ${chosen.param}…`);
     const outputs = await runConfigs(
       points.map((point) => point.config),

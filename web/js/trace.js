@@ -168,11 +168,12 @@ export function dropEmbedding() {
 }
 
 /**
- * What the workers stream for a run, `{ file, lenient }`: the file checked against the
+ * What the workers stream for a run of `form` (as `readForm` read it), `{ file, lenient,
+ * strict }`: the file checked against the
  * limits again (a refused one never runs), and hashed first if it was not yet, so the
  * link names what ran.
  */
-export async function traceInput(lenient) {
+export async function traceInput({ lenient, strict }) {
   if (!source) {
     const why = wanted?.name ? `load ${wanted.name}, the trace this link ran` : 'choose a trace file to run';
     throw new FieldError(`Workload › Trace file: ${why}`, $('#trace-file'));
@@ -185,7 +186,7 @@ export async function traceInput(lenient) {
       renderNote();
     }
   }
-  return { file: source.blob, lenient };
+  return { file: source.blob, lenient, strict };
 }
 
 /** Says, next to the Run button, what the link to this page carries of the trace. */

@@ -28,14 +28,12 @@ fn spent() -> JsError {
 #[wasm_bindgen]
 impl TraceRunner {
     /// A run of `configs` (each `{"workload": {"id": "trace", "path": NAME}, ...}`);
-    /// `lenient` skips bad lines and events and counts them in each report's `skipped`.
+    /// `lenient` skips bad lines and events and counts them in each report's `skipped`,
+    /// `strict` refuses `free(NULL)` and `realloc(NULL, n)`, as `heaplab run` takes them.
     #[wasm_bindgen(constructor)]
-    pub fn new(configs: JsValue, lenient: bool) -> Result<TraceRunner, JsError> {
+    pub fn new(configs: JsValue, lenient: bool, strict: bool) -> Result<TraceRunner, JsError> {
         let configs: Vec<RunConfig> = from_js(configs, "configs")?;
-        let options = ImportOptions {
-            lenient,
-            ..ImportOptions::default()
-        };
+        let options = ImportOptions { lenient, strict };
         let run = TraceRun::new(&configs, &options).map_err(|e| JsError::new(&e.to_string()))?;
         Ok(TraceRunner { run: Some(run) })
     }

@@ -62,6 +62,10 @@ pub struct LinkState {
     /// For a trace: skip bad lines and events instead of stopping at the first.
     #[serde(skip_serializing_if = "is_default")]
     pub lenient: bool,
+    /// For a trace: refuse `free(NULL)` and `realloc(NULL, n)` as bad lines, as
+    /// `heaplab run --strict` does.
+    #[serde(skip_serializing_if = "is_default")]
+    pub strict: bool,
     #[serde(skip_serializing_if = "is_default")]
     pub view: View,
     /// A seed scenario to open and run instead of the editor's configurations.
@@ -81,6 +85,7 @@ impl Default for LinkState {
             provider: ProviderConfig::default(),
             touch: TouchMode::default(),
             lenient: false,
+            strict: false,
             view: View::default(),
             scenario: None,
         }

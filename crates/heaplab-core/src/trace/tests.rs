@@ -790,5 +790,8 @@ fn a_file_over_the_page_limits_is_refused_with_the_limit_named() {
         check_file_size("b.trace.gz", 600 << 20, true, &limits).unwrap_err(),
         "b.trace.gz is 600 MiB, over the page's limit of 512 MiB for a gzip'd trace; run it with `heaplab run -w b.trace.gz`"
     );
-    assert_eq!(check_file_size("b.trace.gz", 600 << 20, false, &limits), Ok(()));
+    assert_eq!(
+        check_file_size("b.trace.gz", 600 << 20, false, &limits),
+        Ok(())
+    );
 }
