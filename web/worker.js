@@ -1,21 +1,25 @@
 // Runs simulations off the main thread so a large workload never freezes the page.
 //
 // Protocol: every request carries an `id`, and every message back carries it too.
-// - `{ id, configs, trace }` runs each config: `trace` is `{ bytes, lenient }` when the
-//   workload is a trace file (bytes: a Uint8Array of the file) and null otherwise. The
-//   worker answers with zero or more `{ id, progress: { index, events } }` (config
-//   `index` has applied `events` events so far) and then exactly one of
-//   `{ id, ok: true, outputs }`, each output `{report, series}` as `run` (or `run_trace`)
-//   returned it, or `{ id, ok: false, index, message }`, `index` being the failing
-//   config's position.
+// - `{ id, configs, trace }` runs each config: `trace` is `{ file, lenient, strict }` when
+//   the workload is a trace file (file: a File or Blob) and null otherwise. A trace is read
+//   here with `file.stream()`, chunk by chunk, every config simulated as the chunks
+//   arrive (TraceRunner), so neither the page nor the worker ever holds the file; the
+//   worker answers with `{ id, progress: { bytes } }` every few megabytes read. A built-in
+//   workload runs config by config, answering `{ id, progress: { index, events } }`
+//   (config `index` has applied `events` events so far) now and then. Then exactly one
+//   of `{ id, ok: true, outputs }`, each output `{report, series}` as `run` (or
+//   TraceRunner) returned it, the series with the page operations so far, or
+//   `{ id, ok: false, index, message }`, `index` being the failing config's position
+//   (-1 when the trace itself failed: a bad line).
 // - `{ id, scenario }` runs a seed scenario: `{ id, ok: true, scenario }`, the
 //   `{output, series}` that `run_scenario` returned.
-// - `{ id, traceRef: { name, bytes } }` asks what a link says of a trace file:
-//   `{ id, ok: true, ref }`, the `{name, bytes, sha256}` of `trace_ref`.
+// - `{ id, traceRef: { name, file } }` asks what a link says of a trace file, read here
+//   as it streams: `{ id, ok: true, ref }`, the `{name, bytes, sha256}` of TraceHasher.
 // Any failure outside a config's run answers `{ id, ok: false, index: -1, message }`.
 // The series' Float64Arrays are transferred, not copied: the worker keeps no result.
 
-import init, { run, run_scenario, run_trace, trace_ref } from './pkg/heaplab_wasm.js';
+import init, { TraceHasher, TraceRunner, run, run_scenario } from './pkg/heaplab_wasm.js';
 
 // Instantiation starts at once so the first run does not pay for it; a failure is
 // kept as a value rather than left as a rejected promise that nobody awaits yet.
@@ -43,19 +47,65 @@ function answer(id, data) {
   self.postMessage({ id, ...data });
 }
 
-function runAll(id, configs, trace) {
+// Progress is said after this many more bytes of a trace: often enough for a smooth bar,
+// rarely enough to cost nothing.
+const PROGRESS_BYTES = 4 << 20;
+
+function runAll(id, configs) {
   const outputs = [];
   for (const [index, config] of configs.entries()) {
     const progress = (events) => self.postMessage({ id, progress: { index, events } });
     progress(0);
     try {
-      outputs.push(trace ? run_trace(config, trace.bytes, trace.lenient, progress) : run(config, progress));
+      outputs.push(run(config, progress));
     } catch (error) {
       answer(id, { ok: false, index, message: messageOf(error) });
       return;
     }
   }
   self.postMessage({ id, ok: true, outputs }, buffers(outputs.map((output) => output.series)));
+}
+
+/** Calls `each(chunk)` on every chunk of `file` as it is read, saying progress by bytes. */
+async function eachChunk(id, file, each) {
+  const reader = file.stream().getReader();
+  let read = 0;
+  let said = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    each(value);
+    read += value.length;
+    if (read - said >= PROGRESS_BYTES) {
+      said = read;
+      self.postMessage({ id, progress: { bytes: read } });
+    }
+  }
+}
+
+async function runTrace(id, configs, trace) {
+  const runner = new TraceRunner(configs, trace.lenient, trace.strict);
+  let outputs;
+  try {
+    await eachChunk(id, trace.file, (chunk) => runner.push(chunk));
+    outputs = runner.finish();
+  } catch (error) {
+    answer(id, { ok: false, index: -1, message: messageOf(error) });
+    return;
+  } finally {
+    runner.free();
+  }
+  self.postMessage({ id, ok: true, outputs }, buffers(outputs.map((output) => output.series)));
+}
+
+async function hashTrace(id, { name, file }) {
+  const hasher = new TraceHasher();
+  try {
+    await eachChunk(id, file, (chunk) => hasher.push(chunk));
+    answer(id, { ok: true, ref: hasher.finish(name) });
+  } finally {
+    hasher.free();
+  }
 }
 
 self.onmessage = async (event) => {
@@ -70,9 +120,11 @@ self.onmessage = async (event) => {
       const result = run_scenario(scenario);
       self.postMessage({ id, ok: true, scenario: result }, buffers(result.series));
     } else if (traceRef !== undefined) {
-      answer(id, { ok: true, ref: trace_ref(traceRef.name, traceRef.bytes) });
+      await hashTrace(id, traceRef);
+    } else if (trace) {
+      await runTrace(id, configs, trace);
     } else {
-      runAll(id, configs, trace);
+      runAll(id, configs);
     }
   } catch (error) {
     answer(id, { ok: false, index: -1, message: messageOf(error) });

@@ -173,7 +173,7 @@ export function buildEditor(onChange) {
 
 /**
  * Reads and checks the whole form: one run config per policy card, each its own object
- * so callers may keep them, and whether a trace is read leniently. Throws a
+ * so callers may keep them, and whether a trace is read leniently or strictly. Throws a
  * `FieldError` naming the first field the run would refuse.
  */
 export function readForm() {
@@ -192,19 +192,20 @@ export function readForm() {
     const policy = preset ? { family, preset: preset.id, params } : { family, params };
     return structuredClone({ workload, policy, provider, touch, series_points: SERIES_POINTS });
   });
-  return { configs, lenient: isTrace && $('#lenient').checked };
+  return { configs, lenient: isTrace && $('#lenient').checked, strict: isTrace && $('#strict').checked };
 }
 
 /**
  * Shows run configs that share a workload and provider, as a link or a scenario gives
  * them: resolved by the core, so every value is one the editor can show.
  */
-export function showConfigs(configs, lenient = false) {
+export function showConfigs(configs, lenient = false, strict = false) {
   const [first] = configs;
   touch = first.touch ?? 'all';
   if (first.workload.id === TRACE_ID) {
     showWorkload(TRACE_ID, {});
     $('#lenient').checked = lenient === true;
+    $('#strict').checked = strict === true;
   } else {
     showWorkload(first.workload.id, first.workload.params);
   }

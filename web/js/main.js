@@ -12,7 +12,7 @@ import { $, beginRun, cancelledRun, clearError, endRun, fail, isRunning, message
 import { TRACE_ID, loadLists } from './catalog.js';
 import { chartKind, chartRun, chartZoom, drawChart, runLabels, setChartView, wireCharts } from './charts.js';
 import { buildEditor, readForm, showWorkload } from './editor.js';
-import { formatCount } from './format.js';
+import { formatBytes, formatCount } from './format.js';
 import { Cancelled, cancelAll, runConfigs } from './runner.js';
 import { buildScenarios, forgetScenario, openScenarioInEditor, runScenarioNow, showScenario } from './scenarios.js';
 import { formLinkState, linkFollowsForm, openLink, setViewBaseline, setViewChart, setViewSweep, viewBaseline, viewChart, viewSweep, writeLink } from './state.js';
@@ -125,7 +125,7 @@ async function runForm({ writesLink }) {
   try {
     const form = readForm();
     const { configs } = form;
-    const traceBytes = configs[0].workload.id === TRACE_ID ? await trace.traceInput(form.lenient) : null;
+    const traceFile = configs[0].workload.id === TRACE_ID ? await trace.traceInput(form) : null;
     if (writesLink) {
       try {
         writeLink(formLinkState(form));
@@ -135,14 +135,19 @@ async function runForm({ writesLink }) {
     }
     setStatus(`Running ${configs.length} ${configs.length === 1 ? 'configuration' : 'configurations'}…`);
     // A re-run of the workload last run knows its length, so the bar follows the
-    // events; a new workload's bar follows the configurations as they finish.
+    // events; a new workload's bar follows the configurations as they finish, and a
+    // trace's the bytes read.
     const expected = lastRun?.key === workloadKey(configs) ? lastRun.events : null;
     const outputs = await runConfigs(
       configs,
-      traceBytes,
-      (share) => {
+      traceFile,
+      ({ share, bytesRead, bytesTotal }) => {
         setProgress(share);
-        setStatus(`Running ${configs.length} ${configs.length === 1 ? 'configuration' : 'configurations'}: ${Math.floor(share * 100)}%…`);
+        setStatus(
+          bytesTotal
+            ? `Read ${formatBytes(bytesRead)} of ${formatBytes(bytesTotal)} of the trace…`
+            : `Running ${configs.length} ${configs.length === 1 ? 'configuration' : 'configurations'}: ${Math.floor(share * 100)}%…`,
+        );
       },
       expected,
     );

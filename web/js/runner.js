@@ -106,43 +106,94 @@ export function cancelAll() {
   }
 }
 
+/** What failed, for a config's message: its position and policy. */
+function configLabel(config, index) {
+  const failed = config.policy;
+  return failed ? `Policy ${index + 1} (${failed.preset ?? failed.family}): ` : '';
+}
+
 /**
- * Runs every config, each in a worker of the pool, and resolves to `[{report, series}]`
- * in the configs' order, as `run` (or, for a trace, `run_trace`) returned them. `trace`
- * is `{ bytes, lenient }` when the workload is a trace, else null. `onProgress(share)`
- * hears the share of the work done, 0 to 1: of the events, when `expectedEvents` (each
- * config's events, known from an earlier run of the same workload) is given, else of the
- * configs.
+ * Runs every config in the pool and resolves to `[{report, series}]` in the configs'
+ * order. `trace` is `{ file, lenient, strict }` when the workload is a trace, else null.
+ * `onProgress({ share, done, total, bytesRead, bytesTotal })` hears the share of the
+ * work done, 0 to 1, and the configs finished: for a trace, the share is how far into
+ * the file the workers reading it are (on average) out of its size; for a built-in
+ * workload, the share of the events when `expectedEvents` (each config's events, known
+ * from an earlier run of the same workload) is given, else of the configs.
  */
 export async function runConfigs(configs, trace, onProgress, expectedEvents = null) {
+  if (trace) return runTraceConfigs(configs, trace, onProgress);
   const events = configs.map(() => 0);
   const finished = configs.map(() => false);
-  const report = () => {
+  const say = () => {
+    const done = finished.filter(Boolean).length;
     const share = expectedEvents > 0
-      ? events.reduce((sum, n, i) => sum + (finished[i] ? 1 : Math.min(1, n / expectedEvents)), 0)
-      : finished.filter(Boolean).length;
-    onProgress?.(share / configs.length);
+      ? events.reduce((sum, n, i) => sum + (finished[i] ? 1 : Math.min(1, n / expectedEvents)), 0) / configs.length
+      : done / configs.length;
+    onProgress?.({ share, done, total: configs.length });
   };
   const runs = configs.map((config, index) =>
     ask(
-      { configs: [config], trace },
+      { configs: [config], trace: null },
       {
         onProgress: (progress) => {
           events[index] = progress.events;
-          report();
+          say();
         },
-        where: () => {
-          const failed = config.policy;
-          return failed ? `Policy ${index + 1} (${failed.preset ?? failed.family}): ` : '';
-        },
+        where: () => configLabel(config, index),
       },
     ).then((answer) => {
       finished[index] = true;
-      report();
+      say();
       return answer.outputs[0];
     }),
   );
   return Promise.all(runs);
+}
+
+/**
+ * A trace's configs, in as many groups as the pool has workers: each worker streams the
+ * file once and simulates its group's configs side by side, so the file is read once a
+ * worker rather than once a config (a sweep of twenty values reads it at most four times)
+ * and every core still works.
+ */
+async function runTraceConfigs(configs, trace, onProgress) {
+  const groups = Array.from({ length: Math.min(POOL_SIZE, configs.length) }, () => []);
+  configs.forEach((_, index) => groups[index % groups.length].push(index));
+  const size = trace.file.size;
+  const read = groups.map(() => 0);
+  let done = 0;
+  const say = () => {
+    const bytesRead = read.reduce((sum, n) => sum + n, 0) / groups.length;
+    onProgress?.({ share: size > 0 ? bytesRead / size : done / configs.length, done, total: configs.length, bytesRead, bytesTotal: size });
+  };
+  const answers = await Promise.all(
+    groups.map((members, group) =>
+      ask(
+        { configs: members.map((index) => configs[index]), trace },
+        {
+          onProgress: ({ bytes }) => {
+            read[group] = bytes;
+            say();
+          },
+          // A bad line fails every config of the group alike, at its line.
+          where: () => (members.length === 1 ? configLabel(configs[members[0]], members[0]) : ''),
+        },
+      ).then((answer) => {
+        done += members.length;
+        read[group] = size;
+        say();
+        return answer;
+      }),
+    ),
+  );
+  const outputs = new Array(configs.length);
+  answers.forEach((answer, group) => {
+    answer.outputs.forEach((output, k) => {
+      outputs[groups[group][k]] = output;
+    });
+  });
+  return outputs;
 }
 
 /** Runs a seed scenario; resolves to `{output, series}` as `run_scenario` returned it. */
@@ -151,8 +202,11 @@ export async function runScenario(id) {
   return answer.scenario;
 }
 
-/** What a link says of a trace file, `{name, bytes, sha256}`, worked out off the main thread. */
-export async function traceRef(name, bytes) {
-  const answer = await ask({ traceRef: { name, bytes } }, { where: () => `Trace ${name}: ` });
+/**
+ * What a link says of a trace file, `{name, bytes, sha256}`, worked out off the main
+ * thread from the file as it streams. `onProgress(bytesRead)` hears how far it got.
+ */
+export async function traceRef(name, file, onProgress) {
+  const answer = await ask({ traceRef: { name, file } }, { where: () => `Trace ${name}: `, onProgress: ({ bytes }) => onProgress?.(bytes) });
   return answer.ref;
 }

@@ -17,10 +17,11 @@ let view = null;
  * a `FieldError` for a bad field.
  */
 export function formLinkState(form = readForm()) {
-  const { configs, lenient } = form;
+  const { configs, lenient, strict } = form;
   const state = link_from_configs(configs);
   if (configs[0].workload.id === TRACE_ID) state.workload = trace.linkWorkload();
   if (lenient) state.lenient = true;
+  if (strict) state.strict = true;
   if (view) state.view = view;
   return state;
 }
@@ -154,7 +155,7 @@ export function openLink(text) {
   const configs = link_configs(state, SERIES_POINTS);
   trace.fromLink(state.workload);
   view = state.view ?? null;
-  showConfigs(configs, state.lenient === true);
+  showConfigs(configs, state.lenient === true, state.strict === true);
   return { runnable: configs[0].workload.id !== TRACE_ID || trace.hasTrace() };
 }
 

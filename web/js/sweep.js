@@ -258,14 +258,18 @@ export async function runSweep(sweep = null) {
     state.view = { ...(state.view ?? {}), chart: 'sweep', sweep: chosen };
     const points = sweep_points(state);
     const config = form.configs[chosen.config];
-    const traceBytes = config?.workload.id === TRACE_ID ? await trace.traceInput(form.lenient) : null;
+    const traceFile = config?.workload.id === TRACE_ID ? await trace.traceInput(form) : null;
     setStatus(`Running ${points.length} values of ${chosen.param}…`);
     const outputs = await runConfigs(
       points.map((point) => point.config),
-      traceBytes,
-      (share) => {
+      traceFile,
+      ({ share, total, bytesRead, bytesTotal }) => {
         setProgress(share);
-        setStatus(`Ran ${Math.round(share * points.length)} of ${points.length} values of ${chosen.param}…`);
+        setStatus(
+          bytesTotal
+            ? `Read ${formatBytes(bytesRead)} of ${formatBytes(bytesTotal)} of the trace for ${total} values of ${chosen.param}…`
+            : `Ran ${Math.round(share * total)} of ${total} values of ${chosen.param}…`,
+        );
       },
     );
     const report = sweep_report(state, outputs);

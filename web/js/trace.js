@@ -1,10 +1,14 @@
 // The trace file a "Trace file…" workload replays, and what the page's link says of it.
 //
-// The bytes stay in the page. A link names the file by name, size and SHA-256, so that
+// The page never reads a large trace itself: the File goes to the workers, which stream
+// it (worker.js), and the hash a link names it by is worked out there from the stream
+// too. A file over the page's limits (the core's, through wasm) is refused before a byte
+// of it is read, with the limit named. A link names the file by name, size and SHA-256, so that
 // whoever opens it and loads a file can be told whether it is the same one; a small
 // text trace (64 KiB or less, UTF-8, not gzip) goes into the link itself, so that the
 // link alone reproduces the run.
 
+import { check_trace_file, trace_file_limits } from '../pkg/heaplab_wasm.js';
 import { $, FieldError, messageOf } from './dom.js';
 import { formatBytes } from './format.js';
 import { traceRef } from './runner.js';
@@ -12,9 +16,10 @@ import { traceRef } from './runner.js';
 // The core refuses a link whose embedded trace is longer (link::MAX_EMBEDDED_BYTES).
 const MAX_EMBEDDED_BYTES = 64 * 1024;
 
-// The trace the form runs: `{ name, file, bytes, ref, text }`. `file` is the File chosen
-// (null for a trace a link carried), `bytes` its content when read, `ref` what a link
-// says of those bytes once hashed, `text` the content when small enough to embed.
+// The trace the form runs: `{ name, file, blob, ref, text }`. `file` is the File chosen
+// (null for a trace a link carried), `blob` what the workers stream (the File, or the
+// link's text), `ref` what a link says of the file once hashed, `text` the content when
+// small enough to embed.
 let source = null;
 // What the link the page was opened from said of its trace, `{name, bytes?, sha256?}`:
 // the note asks for that file, and warns when the one loaded is another.
@@ -35,17 +40,41 @@ function embeddableText(bytes) {
   }
 }
 
-/** Reads `file`, hashes it and decides whether it can travel in the link. */
-async function describe(file) {
-  let buffer;
+/** The page's limits on trace files: the core's, unless a test set smaller ones. */
+function limits() {
+  return window.heaplabTraceLimits ?? trace_file_limits();
+}
+
+/** Refuses a file over the page's limits, before anything else reads it. */
+async function checkSize(file) {
+  let head;
   try {
-    buffer = await file.arrayBuffer();
+    head = new Uint8Array(await file.slice(0, 2).arrayBuffer());
   } catch (error) {
     throw new FieldError(`Workload › Trace file: ${file.name} could not be read (${messageOf(error)})`, $('#trace-file'));
   }
-  const bytes = new Uint8Array(buffer);
-  const ref = await traceRef(file.name, bytes);
-  return { name: file.name, file, bytes, ref, text: embeddableText(bytes) };
+  try {
+    check_trace_file(file.name, file.size, head[0] === 0x1f && head[1] === 0x8b, limits());
+  } catch (error) {
+    throw new FieldError(`Workload › Trace file: ${messageOf(error)}`, $('#trace-file'));
+  }
+}
+
+/**
+ * Checks `file` against the limits, hashes it as it streams in a worker, and decides
+ * whether it can travel in the link (only a file of 64 KiB or less is read here).
+ */
+async function describe(file) {
+  await checkSize(file);
+  let text = null;
+  let ref;
+  try {
+    if (file.size <= MAX_EMBEDDED_BYTES) text = embeddableText(new Uint8Array(await file.arrayBuffer()));
+    ref = await traceRef(file.name, file);
+  } catch (error) {
+    throw new FieldError(`Workload › Trace file: ${file.name} could not be read (${messageOf(error)})`, $('#trace-file'));
+  }
+  return { name: file.name, file, blob: file, ref, text };
 }
 
 /**
@@ -54,11 +83,14 @@ async function describe(file) {
  */
 export async function chooseFile(file) {
   const mine = ++generation;
-  source = file ? { name: file.name, file, bytes: null, ref: null, text: null } : null;
+  source = file ? { name: file.name, file, blob: file, ref: null, text: null, pending: null } : null;
   renderNote();
   if (!file) return;
   try {
-    const described = await describe(file);
+    // Kept so that a run started meanwhile waits for this hash rather than reading the
+    // file again for its own.
+    source.pending = describe(file);
+    const described = await source.pending;
     if (mine === generation) source = described;
   } finally {
     if (mine === generation) renderNote();
@@ -73,7 +105,7 @@ export function fromLink(workload) {
   if (workload.embedded) {
     const { name, text } = workload.embedded;
     generation += 1;
-    source = { name, file: null, bytes: new TextEncoder().encode(text), ref: null, text };
+    source = { name, file: null, blob: new Blob([text]), ref: null, text };
     wanted = null;
     $('#trace-file').value = '';
   } else if (workload.trace) {
@@ -136,20 +168,25 @@ export function dropEmbedding() {
 }
 
 /**
- * The bytes to run, read now so that a file changed on disk is read afresh (and hashed
- * afresh, so the link names what ran).
+ * What the workers stream for a run of `form` (as `readForm` read it), `{ file, lenient,
+ * strict }`: the file checked against the
+ * limits again (a refused one never runs), and hashed first if it was not yet, so the
+ * link names what ran.
  */
-export async function traceInput(lenient) {
+export async function traceInput({ lenient, strict }) {
   if (!source) {
     const why = wanted?.name ? `load ${wanted.name}, the trace this link ran` : 'choose a trace file to run';
     throw new FieldError(`Workload › Trace file: ${why}`, $('#trace-file'));
   }
   if (source.file) {
-    generation += 1;
-    source = await describe(source.file);
-    renderNote();
+    await checkSize(source.file);
+    if (!source.ref) {
+      generation += 1;
+      source = await (source.pending ?? describe(source.file));
+      renderNote();
+    }
   }
-  return { bytes: source.bytes, lenient };
+  return { file: source.blob, lenient, strict };
 }
 
 /** Says, next to the Run button, what the link to this page carries of the trace. */
@@ -166,7 +203,7 @@ export function renderNote() {
     note.classList.add('warning');
     note.textContent = `Warning: ${source.name} is not the file this link ran: ${problem}. Its numbers will not be the link's.`;
   } else if (source?.file && source.text != null) {
-    note.textContent = `This page's link carries ${source.name} itself (${formatBytes(source.bytes.length)}), so it reproduces the run on its own.`;
+    note.textContent = `This page's link carries ${source.name} itself (${formatBytes(source.file.size)}), so it reproduces the run on its own.`;
   } else if (source?.file) {
     note.textContent = `This page's link keeps the settings and the name ${source.name} with its size and hash, not the file: whoever opens it must load the trace again.`;
   } else if (source) {

@@ -78,24 +78,18 @@ pub fn run(root: &Path) -> Result<()> {
     tools::ensure_chromium(root)?;
     tools::ensure_playwright(root)?;
 
-    step("browser test");
+    step("browser tests");
     let addr = serve::spawn_on_free_port(&root.join("web"))?;
     let url = format!("http://{addr}/");
     println!("==> serving web/ on {url}");
-    // Every `*.test.mjs` under web/tests/, in name order, so a new file of browser tests
-    // is part of the gate without a change here.
-    let mut files: Vec<String> = std::fs::read_dir(root.join("web/tests"))
-        .context("could not list web/tests/")?
-        .filter_map(|entry| entry.ok())
-        .map(|entry| entry.file_name().to_string_lossy().into_owned())
-        .filter(|name| name.ends_with(".test.mjs"))
-        .map(|name| format!("web/tests/{name}"))
-        .collect();
-    files.sort();
+    let tests = browser_tests(root)?;
+    println!("==> {}", tests.join(" "));
+    // One file at a time: each drives its own browser, and the machine may have two
+    // cores.
     run_cmd(
         Command::new("node")
             .args(["--test", "--test-reporter=tap", "--test-concurrency=1"])
-            .args(&files)
+            .args(&tests)
             .env("HEAPLAB_URL", &url)
             .env("HEAPLAB_BIN", &heaplab_bin),
         root,
@@ -104,6 +98,22 @@ pub fn run(root: &Path) -> Result<()> {
 
     println!("\n==> all checks passed");
     Ok(())
+}
+
+/// Every `web/tests/*.test.mjs`, in name order, relative to the root.
+fn browser_tests(root: &Path) -> Result<Vec<String>> {
+    let mut tests = Vec::new();
+    for entry in std::fs::read_dir(root.join("web/tests")).context("reading web/tests")? {
+        let name = entry?.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".test.mjs") {
+            tests.push(format!("web/tests/{name}"));
+        }
+    }
+    tests.sort();
+    if tests.is_empty() {
+        anyhow::bail!("no browser tests (web/tests/*.test.mjs) found");
+    }
+    Ok(tests)
 }
 
 fn step(name: &str) {

@@ -196,6 +196,10 @@ pub struct LinkArgs {
     /// For a trace file: the page skips bad lines and events, as `run --lenient` does.
     #[arg(long)]
     pub lenient: bool,
+    /// For a trace file: the page refuses `free(NULL)` and `realloc(NULL, n)` as bad
+    /// lines, as `run --strict` does.
+    #[arg(long)]
+    pub strict: bool,
     /// A link to the page's sweep mode: the one --policy at each value of --vary.
     #[arg(long, requires = "vary", conflicts_with_all = ["scenario", "link"])]
     pub sweep: bool,

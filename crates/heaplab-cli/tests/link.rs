@@ -184,3 +184,35 @@ fn a_named_trace_must_be_the_same_file() {
     let out = run_in(&std::env::temp_dir());
     assert!(String::from_utf8_lossy(&out.stderr).contains("which a link does not carry"));
 }
+
+#[test]
+fn a_strict_link_refuses_null_frees_as_run_strict_does() {
+    let dir = std::env::temp_dir().join(format!("heaplab-link-strict-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("nulls.trace"), "a 0 16\nf -1\nf 0\n").unwrap();
+    let make = |extra: &[&str]| {
+        stdout(&heaplab_in(
+            &dir,
+            &[&["link", "-w", "nulls.trace", "-p", "size-class"], extra].concat(),
+        ))
+    };
+    let strict = make(&["--strict"]);
+    let relaxed = make(&[]);
+    assert_ne!(strict, relaxed);
+    // The strict link runs as `run --strict` does: the null free is a bad line.
+    let out = heaplab_in(&dir, &["run", "--link", &strict, "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("nulls.trace:2: bad id \"-1\": expected a non-negative whole number"),
+        "{err}"
+    );
+    let v = json_of(&heaplab_in(&dir, &["run", "--link", &relaxed, "--json"]));
+    assert_eq!(v[0]["trace"]["null_frees"], 1);
+    // --strict says it applies to traces when the link reads none.
+    let out = heaplab(&[
+        "link", "-w", "churn", "--scale", "0.01", "-p", "bump", "--strict",
+    ]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--strict applies to trace files"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

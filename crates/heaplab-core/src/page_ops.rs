@@ -4,15 +4,11 @@
 //! The run's [`Series`](crate::series::Series) keeps gauges (live, committed, resident)
 //! and its shape is part of the golden results, so it has no operation counts. The
 //! counts come instead from [`PageStats`], sampled after every event by
-//! [`PageOpsRecorder`] into the same buckets as the series; [`record_page_ops`] runs a
-//! config that way and returns the same output as [`crate::run::run_with`] beside the
-//! curves. The page's chart of page operations and its hover read them.
+//! [`PageOpsRecorder`] into the same buckets as the series; `run::record_page_ops` and
+//! `run::TraceRun` run configs that way. The page's chart of page operations and its
+//! hover read them.
 
-use crate::config::RunConfig;
-use crate::run::{RunError, RunOutput};
-use crate::simulate::{sim_provider, Report, SimError, Simulation};
 use crate::stats::PageStats;
-use crate::workload::{self, Sink};
 
 /// Cumulative commit and decommit calls at most a fixed number of points.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -84,47 +80,6 @@ impl PageOpsRecorder {
     }
 }
 
-/// Runs `config` as [`crate::run::run_with`] does, with the events from `feed`,
-/// and records page operations after each event in `config.series_points` points.
-pub fn record_page_ops<F>(
-    config: &RunConfig,
-    feed: F,
-) -> Result<(RunOutput, PageOpsCurve), RunError>
-where
-    F: FnOnce(&mut Sink<'_, SimError>) -> Result<(), RunError>,
-{
-    let config = config.resolve()?;
-    let mut sim = Simulation::new(&config, sim_provider(&config))?;
-    let mut recorder = PageOpsRecorder::new(config.series_points);
-    let mut events = 0;
-    feed(&mut |event| {
-        sim.apply(event)?;
-        events += 1;
-        recorder.record(events, sim.pages().stats());
-        Ok(())
-    })?;
-    let (summary, series) = sim.finish();
-    Ok((
-        RunOutput {
-            report: Report { config, summary },
-            series,
-            trace: None,
-        },
-        recorder.finish(),
-    ))
-}
-
-/// Runs a config whose workload is built in, as [`crate::run::run`] does (the same
-/// output, field for field), with its page operations over time beside it.
-pub fn run_with_page_ops(config: &RunConfig) -> Result<(RunOutput, PageOpsCurve), RunError> {
-    let spec = workload::find(&config.workload.id)?;
-    let params = config.workload_params()?;
-    record_page_ops(config, |sink| {
-        spec.generate(&params, sink)
-            .map_err(|e| RunError::Event(format!("workload {}: {e}", spec.id)))
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,20 +108,5 @@ mod tests {
             assert_eq!(curve.decommits[i], t);
         }
         assert_eq!(PageOpsRecorder::new(8).finish(), PageOpsCurve::default());
-    }
-
-    #[test]
-    fn a_recorded_run_is_the_plain_run_with_curves_on_the_series_events() {
-        let mut config = RunConfig::new("jit", "llvm-bump");
-        config.series_points = 64;
-        let plain = crate::run::run(&config).unwrap();
-        let (out, curve) = run_with_page_ops(&config).unwrap();
-        assert_eq!(out, plain);
-        assert_eq!(curve.t, out.series.t);
-        assert_eq!(curve.commits.last(), Some(&out.report.summary.commit_ops));
-        assert_eq!(
-            curve.decommits.last(),
-            Some(&out.report.summary.decommit_ops)
-        );
     }
 }

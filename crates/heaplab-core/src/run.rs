@@ -7,10 +7,13 @@ use std::io::Read;
 use serde::Serialize;
 
 use crate::config::RunConfig;
+use crate::page_ops::{PageOpsCurve, PageOpsRecorder};
 use crate::params::ParamError;
+use crate::provider::SimProvider;
 use crate::series::Series;
 use crate::simulate::{sim_provider, Report, SimError, Simulation};
-use crate::trace::{self, ImportOptions, Imported, Skipped};
+use crate::trace::stream::TraceStream;
+use crate::trace::{self, EventSink, ImportOptions, Imported, Skipped};
 use crate::workload::{self, Sink};
 
 /// A run's result: the report (summary and resolved config), memory over time, and for
@@ -96,12 +99,7 @@ pub fn run_trace<R: Read>(
     input: R,
     options: &ImportOptions,
 ) -> Result<RunOutput, RunError> {
-    if !config.workload.is_trace() {
-        return Err(RunError::Config(ParamError {
-            field: "workload.id".into(),
-            message: format!("{:?} is not a trace workload", config.workload.id),
-        }));
-    }
+    trace_workload(config)?;
     let name = config.workload.path.clone().unwrap_or_default();
     let mut imported = None;
     let mut out = run_with(config, |sink| {
@@ -114,6 +112,178 @@ pub fn run_trace<R: Read>(
     Ok(out)
 }
 
+/// Checks that a config's workload is a trace.
+fn trace_workload(config: &RunConfig) -> Result<(), RunError> {
+    if config.workload.is_trace() {
+        return Ok(());
+    }
+    Err(RunError::Config(ParamError {
+        field: "workload.id".into(),
+        message: format!("{:?} is not a trace workload", config.workload.id),
+    }))
+}
+
+/// Configs whose workload is one trace, run side by side as the trace's bytes are
+/// pushed in chunks: [`run_trace`] for a caller that is handed the file a piece at a
+/// time (the page's worker reading `File.stream()`), so the file is never held whole
+/// and is read once for every config.
+#[derive(Debug)]
+pub struct TraceRun {
+    stream: TraceStream<Simulations>,
+    configs: Vec<RunConfig>,
+}
+
+/// Every config's simulation, each given every event, with its page operations over
+/// time recorded as [`crate::page_ops::record_page_ops`] records them.
+#[derive(Debug)]
+struct Simulations(Vec<Recorded>);
+
+#[derive(Debug)]
+struct Recorded {
+    sim: Simulation<SimProvider>,
+    page_ops: PageOpsRecorder,
+    events: u64,
+}
+
+impl Recorded {
+    #[inline]
+    fn counted(&mut self) {
+        self.events += 1;
+        self.page_ops.record(self.events, self.sim.pages().stats());
+    }
+}
+
+impl EventSink for Simulations {
+    type Error = SimError;
+    #[inline]
+    fn event(&mut self, event: crate::event::Event) -> Result<(), SimError> {
+        match self.0.split_last_mut() {
+            Some((last, others)) => {
+                for run in others {
+                    run.sim.apply_ref(&event)?;
+                    run.counted();
+                }
+                last.sim.apply(event)?;
+                last.counted();
+                Ok(())
+            }
+            None => Ok(()),
+        }
+    }
+}
+
+impl TraceRun {
+    /// A run of `configs`, which name one trace (the first config's `workload.path` is
+    /// the name messages give).
+    pub fn new(configs: &[RunConfig], options: &ImportOptions) -> Result<TraceRun, RunError> {
+        let mut resolved = Vec::with_capacity(configs.len());
+        let mut sims = Vec::with_capacity(configs.len());
+        for config in configs {
+            trace_workload(config)?;
+            let config = config.resolve()?;
+            sims.push(Recorded {
+                sim: Simulation::new(&config, sim_provider(&config))?,
+                page_ops: PageOpsRecorder::new(config.series_points),
+                events: 0,
+            });
+            resolved.push(config);
+        }
+        let name = configs
+            .first()
+            .and_then(|c| c.workload.path.clone())
+            .unwrap_or_default();
+        Ok(TraceRun {
+            stream: TraceStream::new(&name, options, Simulations(sims)),
+            configs: resolved,
+        })
+    }
+
+    /// The next bytes of the trace file; a bad line stops the run with `file:line`.
+    pub fn push(&mut self, chunk: &[u8]) -> Result<(), RunError> {
+        self.stream
+            .push(chunk)
+            .map_err(|e| RunError::Event(e.to_string()))
+    }
+
+    /// Lines read so far.
+    pub fn lines(&self) -> u64 {
+        self.stream.lines()
+    }
+
+    /// The end of the file: every config's output, in the configs' order.
+    pub fn finish(self) -> Result<Vec<RunOutput>, RunError> {
+        Ok(self
+            .finish_with_page_ops()?
+            .into_iter()
+            .map(|(out, _)| out)
+            .collect())
+    }
+
+    /// [`TraceRun::finish`], each output with its page operations over time on its
+    /// series' events.
+    pub fn finish_with_page_ops(self) -> Result<Vec<(RunOutput, PageOpsCurve)>, RunError> {
+        let (imported, Simulations(runs)) = self
+            .stream
+            .finish()
+            .map_err(|e| RunError::Event(e.to_string()))?;
+        Ok(self
+            .configs
+            .into_iter()
+            .zip(runs)
+            .map(|(config, run)| {
+                let (summary, series) = run.sim.finish();
+                let out = RunOutput {
+                    report: Report { config, summary },
+                    series,
+                    trace: Some(imported.clone()),
+                };
+                (out, run.page_ops.finish())
+            })
+            .collect())
+    }
+}
+
+/// Runs `config` as [`run_with`] does, with the events from `feed`,
+/// and records page operations after each event in `config.series_points` points.
+pub fn record_page_ops<F>(
+    config: &RunConfig,
+    feed: F,
+) -> Result<(RunOutput, PageOpsCurve), RunError>
+where
+    F: FnOnce(&mut Sink<'_, SimError>) -> Result<(), RunError>,
+{
+    let config = config.resolve()?;
+    let mut sim = Simulation::new(&config, sim_provider(&config))?;
+    let mut recorder = PageOpsRecorder::new(config.series_points);
+    let mut events = 0;
+    feed(&mut |event| {
+        sim.apply(event)?;
+        events += 1;
+        recorder.record(events, sim.pages().stats());
+        Ok(())
+    })?;
+    let (summary, series) = sim.finish();
+    Ok((
+        RunOutput {
+            report: Report { config, summary },
+            series,
+            trace: None,
+        },
+        recorder.finish(),
+    ))
+}
+
+/// Runs a config whose workload is built in, as [`run`] does (the same
+/// output, field for field), with its page operations over time beside it.
+pub fn run_with_page_ops(config: &RunConfig) -> Result<(RunOutput, PageOpsCurve), RunError> {
+    let spec = workload::find(&config.workload.id)?;
+    let params = config.workload_params()?;
+    record_page_ops(config, |sink| {
+        spec.generate(&params, sink)
+            .map_err(|e| RunError::Event(format!("workload {}: {e}", spec.id)))
+    })
+}
+
 /// Runs a config whose workload is built in.
 pub fn run(config: &RunConfig) -> Result<RunOutput, RunError> {
     // `run_with` resolves the whole config; the generator needs only its own parameters.
@@ -123,4 +293,52 @@ pub fn run(config: &RunConfig) -> Result<RunOutput, RunError> {
         spec.generate(&params, sink)
             .map_err(|e| RunError::Event(format!("workload {}: {e}", spec.id)))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_recorded_run_is_the_plain_run_with_curves_on_the_series_events() {
+        let mut config = RunConfig::new("jit", "llvm-bump");
+        config.series_points = 64;
+        let plain = run(&config).unwrap();
+        let (out, curve) = run_with_page_ops(&config).unwrap();
+        assert_eq!(out, plain);
+        assert_eq!(curve.t, out.series.t);
+        assert_eq!(curve.commits.last(), Some(&out.report.summary.commit_ops));
+        assert_eq!(
+            curve.decommits.last(),
+            Some(&out.report.summary.decommit_ops)
+        );
+    }
+
+    /// A streamed trace's page operations are those of the same events fed one by one.
+    #[test]
+    fn a_streamed_trace_records_page_operations_as_a_fed_run_does() {
+        let text: String = (0..3000)
+            .map(|i| format!("a {i} {}\n", 64 + (i % 7) * 500))
+            .chain((0..3000).step_by(2).map(|i| format!("f {i}\n")))
+            .collect();
+        let mut config = RunConfig::new("trace", "glibc-like");
+        config.workload = crate::config::WorkloadConfig::trace("t.trace");
+        config.series_points = 50;
+        let options = ImportOptions::default();
+        let mut streamed = TraceRun::new(std::slice::from_ref(&config), &options).unwrap();
+        for chunk in text.as_bytes().chunks(777) {
+            streamed.push(chunk).unwrap();
+        }
+        let (out, curve) = streamed.finish_with_page_ops().unwrap().remove(0);
+        let (fed, fed_curve) = record_page_ops(&config, |sink| {
+            trace::import(text.as_bytes(), "t.trace", &options, sink)
+                .map(|_| ())
+                .map_err(|e| RunError::Event(e.to_string()))
+        })
+        .unwrap();
+        assert_eq!(out.report, fed.report);
+        assert_eq!(curve, fed_curve);
+        assert_eq!(curve.t, out.series.t);
+        assert!(curve.commits.last().is_some_and(|&c| c > 0));
+    }
 }

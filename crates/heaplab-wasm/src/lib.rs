@@ -11,6 +11,7 @@
 //! `teach` feature, into a second module the page loads when teaching mode opens: the
 //! module every visitor downloads stays small, and the simulator in it stays built for
 //! speed.
+//! A trace file is pushed here chunk by chunk as the worker streams it ([`stream`]).
 
 mod charts;
 mod convert;
@@ -18,6 +19,7 @@ mod export;
 mod format;
 mod links;
 mod progress;
+mod stream;
 mod sweep;
 #[cfg(feature = "teach")]
 mod teach;
@@ -25,7 +27,6 @@ mod teach;
 use heaplab_core::config::RunConfig;
 use heaplab_core::run::RunError;
 use heaplab_core::series::Series;
-use heaplab_core::trace::ImportOptions;
 use heaplab_core::workload;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -67,7 +68,7 @@ pub fn run(config: JsValue, progress: Option<js_sys::Function>) -> Result<JsValu
         .workload_params()
         .map_err(|e| JsError::new(&e.to_string()))?;
     let mut ticker = Ticker::new(progress);
-    let (out, page_ops) = heaplab_core::page_ops::record_page_ops(&config, |sink| {
+    let (out, page_ops) = heaplab_core::run::record_page_ops(&config, |sink| {
         spec.generate(&params, &mut |event| {
             ticker.tick();
             sink(event)
@@ -94,47 +95,6 @@ pub fn run_json(config: JsValue) -> Result<String, JsError> {
         series: &out.series,
     })
     .map_err(|e| JsError::new(&e.to_string()))
-}
-
-/// Runs one config whose workload is a trace (`{"id": "trace", "path": NAME}`) over the
-/// bytes of that trace file: any format `heaplab run` reads, gzip'd or not, through the
-/// same core importer. `lenient` skips bad lines and events and counts them in the
-/// report's `skipped`. A bad trace throws an Error whose message is
-/// `NAME:line: what is wrong`.
-/// The answer has page operations and `progress` is called as for [`run`].
-#[wasm_bindgen]
-pub fn run_trace(
-    config: JsValue,
-    bytes: &[u8],
-    lenient: bool,
-    progress: Option<js_sys::Function>,
-) -> Result<JsValue, JsError> {
-    let config: RunConfig = from_js(config, "config")?;
-    if !config.workload.is_trace() {
-        return Err(JsError::new(&format!(
-            "workload.id: {:?} is not a trace workload",
-            config.workload.id
-        )));
-    }
-    let options = ImportOptions {
-        lenient,
-        ..ImportOptions::default()
-    };
-    let name = config.workload.path.clone().unwrap_or_default();
-    let mut ticker = Ticker::new(progress);
-    let mut imported = None;
-    let (mut out, page_ops) = heaplab_core::page_ops::record_page_ops(&config, |sink| {
-        let found = heaplab_core::trace::import(bytes, &name, &options, &mut |event| {
-            ticker.tick();
-            sink(event)
-        })
-        .map_err(|e| RunError::Event(e.to_string()))?;
-        imported = Some(found);
-        Ok(())
-    })
-    .map_err(|e| JsError::new(&e.to_string()))?;
-    out.trace = imported;
-    output_js(&out, Some(&page_ops))
 }
 
 /// The seed scenarios: each with its question, workloads, configurations and the finding

@@ -41,9 +41,3 @@ pub fn link_configs(state: JsValue, series_points: usize) -> Result<JsValue, JsE
         .map_err(|e| JsError::new(&e.message))?;
     to_js(&configs)
 }
-
-/// What a link says of a trace file: `{name, bytes, sha256}`.
-#[wasm_bindgen]
-pub fn trace_ref(name: &str, bytes: &[u8]) -> Result<JsValue, JsError> {
-    to_js(&link::trace_ref(name, bytes))
-}

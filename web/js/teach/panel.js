@@ -242,7 +242,10 @@ async function load({ event = 0, page = null } = {}) {
   try {
     form = readForm();
     const config = form.configs[s.config];
-    const bytes = config.workload.id === TRACE_ID ? (await trace.traceInput(form.lenient)).bytes : null;
+    // Teaching mode's runs are short (a few thousand events at most), so the trace is read
+    // whole here rather than streamed through the workers.
+    const input = config.workload.id === TRACE_ID ? await trace.traceInput(form) : null;
+    const bytes = input ? new Uint8Array(await input.file.arrayBuffer()) : null;
     status('Explaining every event…');
     await teachModule();
     const next = new Teach(config, bytes, form.lenient);

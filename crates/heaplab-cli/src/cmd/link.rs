@@ -50,8 +50,13 @@ fn from_runs(args: &LinkArgs) -> Result<LinkState, CliError> {
     if let Some(path) = resolved[0].workload.path.as_deref() {
         state.workload = trace_workload(path)?;
         state.lenient = args.lenient;
-    } else if args.lenient {
-        eprintln!("heaplab: --lenient applies to trace files, and this link reads none");
+        state.strict = args.strict;
+    } else {
+        for (set, flag) in [(args.lenient, "--lenient"), (args.strict, "--strict")] {
+            if set {
+                eprintln!("heaplab: {flag} applies to trace files, and this link reads none");
+            }
+        }
     }
     Ok(state)
 }

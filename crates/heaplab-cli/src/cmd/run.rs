@@ -14,14 +14,16 @@ use crate::input;
 use crate::output;
 
 pub fn run(args: RunArgs) -> Result<(), CliError> {
-    let (configs, embedded, link_lenient) = match &args.input.link {
+    let (configs, embedded, link_lenient, link_strict) = match &args.input.link {
         Some(url) => {
             let linked = input::link::linked(url, args.input.points)?;
-            (linked.configs, linked.embedded, linked.state.lenient)
+            let (lenient, strict) = (linked.state.lenient, linked.state.strict);
+            (linked.configs, linked.embedded, lenient, strict)
         }
-        None => (input::configs(&args.input)?, None, false),
+        None => (input::configs(&args.input)?, None, false, false),
     };
     let lenient = args.lenient || link_lenient;
+    let strict = args.strict || link_strict;
     if let Some(path) = &args.plot {
         if args.real {
             return Err(CliError::input(
@@ -48,10 +50,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         }
         return real::run(&args, &configs);
     }
-    let options = ImportOptions {
-        lenient,
-        strict: args.strict,
-    };
+    let options = ImportOptions { lenient, strict };
     let mut outputs = Vec::new();
     for config in &configs {
         outputs.push(match &embedded {

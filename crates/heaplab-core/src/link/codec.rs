@@ -127,24 +127,47 @@ pub fn trace_ref(name: &str, bytes: &[u8]) -> TraceRef {
 /// [`trace_ref`] of a file read as it streams, so a trace of gigabytes is hashed in
 /// constant memory.
 pub fn trace_ref_of<R: Read>(name: &str, mut input: R) -> std::io::Result<TraceRef> {
-    let mut hash = Sha256::new();
+    let mut hasher = TraceHasher::default();
     let mut buf = vec![0u8; 1 << 16];
-    let mut total = 0u64;
     loop {
-        let n = match input.read(&mut buf) {
+        match input.read(&mut buf) {
             Ok(0) => break,
-            Ok(n) => n,
+            Ok(n) => hasher.push(&buf[..n]),
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
-        };
-        hash.update(&buf[..n]);
-        total += n as u64;
+        }
     }
-    Ok(TraceRef {
-        name: super::file_name(name).into(),
-        bytes: Some(total),
-        sha256: Some(hash.finalize().iter().map(|b| format!("{b:02x}")).collect()),
-    })
+    Ok(hasher.finish(name))
+}
+
+/// [`trace_ref`] of a file pushed in chunks, as the page's worker reads it.
+#[derive(Clone, Debug, Default)]
+pub struct TraceHasher {
+    hash: Sha256,
+    bytes: u64,
+}
+
+impl TraceHasher {
+    /// The next bytes of the file.
+    pub fn push(&mut self, chunk: &[u8]) {
+        self.hash.update(chunk);
+        self.bytes += chunk.len() as u64;
+    }
+
+    /// What a link says of the file `name` made of the bytes pushed.
+    pub fn finish(self, name: &str) -> TraceRef {
+        TraceRef {
+            name: super::file_name(name).into(),
+            bytes: Some(self.bytes),
+            sha256: Some(
+                self.hash
+                    .finalize()
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect(),
+            ),
+        }
+    }
 }
 
 /// A library's error as a clause inside our sentence: without its closing full stop.

@@ -19,7 +19,7 @@ use serde_json::Value;
 use crate::config::{PolicyConfig, ProviderConfig, RunConfig, TouchMode, WorkloadConfig};
 
 pub use check::{MAX_CONFIGS, MAX_EMBEDDED_BYTES, MAX_EVENTS, MAX_SWEEP_VALUES};
-pub use codec::{decode, encode, trace_ref, trace_ref_of, url, MAX_PAYLOAD_BYTES};
+pub use codec::{decode, encode, trace_ref, trace_ref_of, url, TraceHasher, MAX_PAYLOAD_BYTES};
 
 /// The version [`encode`] writes.
 pub const VERSION: u32 = 2;
@@ -62,6 +62,10 @@ pub struct LinkState {
     /// For a trace: skip bad lines and events instead of stopping at the first.
     #[serde(skip_serializing_if = "is_default")]
     pub lenient: bool,
+    /// For a trace: refuse `free(NULL)` and `realloc(NULL, n)` as bad lines, as
+    /// `heaplab run --strict` does.
+    #[serde(skip_serializing_if = "is_default")]
+    pub strict: bool,
     #[serde(skip_serializing_if = "is_default")]
     pub view: View,
     /// A seed scenario to open and run instead of the editor's configurations.
@@ -81,6 +85,7 @@ impl Default for LinkState {
             provider: ProviderConfig::default(),
             touch: TouchMode::default(),
             lenient: false,
+            strict: false,
             view: View::default(),
             scenario: None,
         }

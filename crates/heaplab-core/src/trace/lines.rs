@@ -1,4 +1,4 @@
-//! Numbered lines of a byte stream, one at a time, with one line of look-back.
+//! Numbered lines of a byte stream, one at a time.
 //!
 //! Every format reads through this, so line numbers mean the same thing everywhere
 //! (1-based, counting blank and skipped lines). Lines are found with `memchr` in a buffer
@@ -11,7 +11,7 @@ use std::io::{ErrorKind, Read};
 use flate2::read::MultiGzDecoder;
 
 /// The two bytes every gzip member starts with (RFC 1952).
-const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+pub const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
 /// How much of the stream is read at a time: large reads make a system call or an inflate
 /// call rare per line, and the buffer still fits a second-level cache.
@@ -54,8 +54,6 @@ pub struct Lines<R> {
     /// The last line returned, as a range of `buf`.
     line: (usize, usize),
     number: u64,
-    /// Whether the next call returns the current line again.
-    again: bool,
     eof: bool,
 }
 
@@ -68,7 +66,6 @@ impl<R: Read> Lines<R> {
             end: 0,
             line: (0, 0),
             number: 0,
-            again: false,
             eof: false,
         }
     }
@@ -77,9 +74,7 @@ impl<R: Read> Lines<R> {
     /// end. A read error comes with the number of the line it stopped.
     #[inline]
     pub fn next_bytes(&mut self) -> Next<&[u8]> {
-        if self.again {
-            self.again = false;
-        } else {
+        {
             loop {
                 let unread = &self.buf[self.start..self.end];
                 if let Some(i) = memchr::memchr(b'\n', unread) {
@@ -100,14 +95,14 @@ impl<R: Read> Lines<R> {
             }
             self.number += 1;
         }
-        let mut bytes = &self.buf[self.line.0..self.line.1];
-        while let [rest @ .., b'\r'] = bytes {
-            bytes = rest;
-        }
-        Ok(Some((self.number, bytes)))
+        Ok(Some((
+            self.number,
+            trim_cr(&self.buf[self.line.0..self.line.1]),
+        )))
     }
 
     /// The next line as text; a line that is not UTF-8 is an error at its number.
+    #[cfg(test)]
     pub fn next_line(&mut self) -> Next<&str> {
         match self.next_bytes()? {
             None => Ok(None),
@@ -148,16 +143,19 @@ impl<R: Read> Lines<R> {
         }
     }
 
-    /// Makes the next [`Lines::next_line`] return the line it returned last, so a reader
-    /// can look at a line and leave it to the next one.
-    pub fn unread(&mut self) {
-        self.again = true;
-    }
-
     /// The number of lines read so far.
     pub fn count(&self) -> u64 {
         self.number
     }
+}
+
+/// A line without the carriage returns of a `\r\n` ending.
+#[inline]
+pub fn trim_cr(mut bytes: &[u8]) -> &[u8] {
+    while let [rest @ .., b'\r'] = bytes {
+        bytes = rest;
+    }
+    bytes
 }
 
 /// The message for a line that is not text.
@@ -170,10 +168,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lines_are_numbered_and_can_be_read_again() {
+    fn lines_are_numbered() {
         let mut lines = Lines::new("a 1 16\r\n\nf 1".as_bytes());
-        assert_eq!(lines.next_line().unwrap(), Some((1, "a 1 16")));
-        lines.unread();
         assert_eq!(lines.next_line().unwrap(), Some((1, "a 1 16")));
         assert_eq!(lines.next_line().unwrap(), Some((2, "")));
         assert_eq!(lines.next_line().unwrap(), Some((3, "f 1")));

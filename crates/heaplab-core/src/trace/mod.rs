@@ -16,7 +16,9 @@ mod fast;
 mod lines;
 pub mod mtrace;
 pub mod native;
+mod parse;
 pub mod rep;
+pub mod stream;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -34,6 +36,7 @@ pub use native::{parse_line, write_event};
 pub use rep::RepHeader;
 
 use lines::Lines;
+use parse::Parser;
 
 /// A problem in a trace, or in carrying out one of its events, at `name:line`.
 #[derive(Debug)]
@@ -126,23 +129,57 @@ impl fmt::Display for Imported {
     }
 }
 
+/// Where a trace's events go: the simulator, a converter, a list.
+///
+/// A trait rather than a closure so that a push-style reader ([`stream::TraceStream`])
+/// can own its sink across calls; every `&mut` closure of the [`Sink`] type is one.
+pub trait EventSink {
+    /// The sink's refusal of an event, reported at the event's line.
+    type Error: fmt::Display;
+    fn event(&mut self, event: Event) -> Result<(), Self::Error>;
+}
+
+impl<E: fmt::Display> EventSink for &mut Sink<'_, E> {
+    type Error = E;
+    #[inline]
+    fn event(&mut self, event: Event) -> Result<(), E> {
+        (self)(event)
+    }
+}
+
 /// Where a format sends what it reads: events go to the sink, problems stop the import
 /// or, when lenient, are counted.
-struct Feed<'a, 's, E> {
-    name: &'a str,
+#[derive(Debug)]
+struct Feed<S> {
+    name: String,
     lenient: bool,
     strict: bool,
     skipped: Skipped,
     null_frees: u64,
     null_reallocs: u64,
-    sink: &'a mut Sink<'s, E>,
+    sink: S,
 }
 
-impl<E: fmt::Display> Feed<'_, '_, E> {
+impl<S: EventSink> Feed<S> {
+    fn new(name: &str, options: &ImportOptions, sink: S) -> Feed<S> {
+        Feed {
+            name: name.to_string(),
+            lenient: options.lenient,
+            strict: options.strict,
+            skipped: Skipped::new(),
+            null_frees: 0,
+            null_reallocs: 0,
+            sink,
+        }
+    }
+
     /// Sends an event on; an event the simulator refuses stops the import at its line.
     #[inline]
     fn emit(&mut self, line: u64, event: Event) -> Result<(), TraceError> {
-        (self.sink)(event).map_err(|e| self.fail(line, e.to_string()))
+        match self.sink.event(event) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.fail(line, e.to_string())),
+        }
     }
 
     /// A bad line or event: an error, or one more of its kind skipped.
@@ -203,21 +240,13 @@ impl<E: fmt::Display> Feed<'_, '_, E> {
         Ok(())
     }
 
+    #[cold]
     fn fail(&self, line: u64, message: String) -> TraceError {
         TraceError {
-            name: self.name.to_string(),
+            name: self.name.clone(),
             line,
             message,
         }
-    }
-
-    /// The next line's bytes, with a read error turned into a [`TraceError`] at its line.
-    #[inline]
-    fn next_bytes<'l, R: Read>(
-        &self,
-        lines: &'l mut Lines<R>,
-    ) -> Result<Option<(u64, &'l [u8])>, TraceError> {
-        lines.next_bytes().map_err(|(line, m)| self.fail(line, m))
     }
 
     /// Bytes as text, or an error at their line.
@@ -226,13 +255,23 @@ impl<E: fmt::Display> Feed<'_, '_, E> {
         std::str::from_utf8(bytes).map_err(|_| self.fail(line, lines::not_text()))
     }
 
-    /// The next line, with a read error turned into a [`TraceError`] at its line.
-    #[inline]
-    fn next<'l, R: Read>(
+    /// What the import found, once the last line is read.
+    fn imported(
         &self,
-        lines: &'l mut Lines<R>,
-    ) -> Result<Option<(u64, &'l str)>, TraceError> {
-        lines.next_line().map_err(|(line, m)| self.fail(line, m))
+        format: Format,
+        rep_header: Option<RepHeader>,
+        gzip: bool,
+        lines: u64,
+    ) -> Imported {
+        Imported {
+            format,
+            rep_header,
+            gzip,
+            lines,
+            null_frees: self.null_frees,
+            null_reallocs: self.null_reallocs,
+            skipped: self.lenient.then(|| self.skipped.clone()),
+        }
     }
 }
 
@@ -251,73 +290,13 @@ pub fn import<R: Read, E: fmt::Display>(
         message: format!("cannot read: {e}"),
     })?;
     let mut lines = Lines::new(text);
-    let mut feed = Feed {
-        name,
-        lenient: options.lenient,
-        strict: options.strict,
-        skipped: Skipped::new(),
-        null_frees: 0,
-        null_reallocs: 0,
-        sink,
-    };
-    let format = sniff(&mut lines, &feed)?;
-    let rep_header = match format {
-        Format::Trace => {
-            native::feed(&mut lines, &mut feed)?;
-            None
-        }
-        Format::Rep => rep::feed(&mut lines, &mut feed)?,
-        Format::Mtrace => {
-            mtrace::feed(&mut lines, &mut feed)?;
-            None
-        }
-    };
-    Ok(Imported {
-        format,
-        rep_header,
-        gzip,
-        lines: lines.count(),
-        null_frees: feed.null_frees,
-        null_reallocs: feed.null_reallocs,
-        skipped: options.lenient.then_some(feed.skipped),
-    })
-}
-
-/// Picks the format from the first line that says something, and leaves that line to
-/// be read again. A comment or an op of ours means `.trace`; a bare number, a
-/// malloc-lab header; `@ `, `= ` or an mtrace sign (`+ - < > !`), mtrace. A file whose
-/// first line fits none is taken by its extension (`.rep`, `mtrace`), else as `.trace`,
-/// whose reader then names the line.
-fn sniff<R: Read, E: fmt::Display>(
-    lines: &mut Lines<R>,
-    feed: &Feed<'_, '_, E>,
-) -> Result<Format, TraceError> {
-    let first = loop {
-        match feed.next(lines)? {
-            None => return Ok(Format::Trace),
-            Some((_, text)) if text.trim().is_empty() => continue,
-            Some((_, text)) => break text.trim_start(),
-        }
-    };
-    let word = first.split_whitespace().next().unwrap_or("");
-    let format = if first.starts_with('#') || native::OPS.contains(&word) {
-        Format::Trace
-    } else if word.parse::<u64>().is_ok() {
-        Format::Rep
-    } else if mtrace::SIGNS.contains(&word) {
-        Format::Mtrace
-    } else {
-        let base = name_without_gz(feed.name);
-        if base.ends_with(".rep") {
-            Format::Rep
-        } else if base.contains("mtrace") {
-            Format::Mtrace
-        } else {
-            Format::Trace
-        }
-    };
-    lines.unread();
-    Ok(format)
+    let mut feed = Feed::new(name, options, sink);
+    let mut parser = Parser::new();
+    while let Some((line, bytes)) = lines.next_bytes().map_err(|(line, m)| feed.fail(line, m))? {
+        parser.line(&mut feed, line, bytes)?;
+    }
+    let (format, rep_header) = parser.finish(&mut feed)?;
+    Ok(feed.imported(format, rep_header, gzip, lines.count()))
 }
 
 fn name_without_gz(name: &str) -> &str {

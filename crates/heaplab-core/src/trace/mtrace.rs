@@ -17,12 +17,8 @@
 //! pair from address 0 (`< (nil)`, `> 0x... 0x...`) is read as that malloc too, and
 //! counted, unless the import is strict.
 
-use std::fmt;
-use std::io::Read;
-
 use super::check::{Checker, Naming, Problem, ProblemKind};
-use super::lines::Lines;
-use super::{Feed, TraceError};
+use super::{EventSink, Feed, TraceError};
 use crate::event::{BlockId, Event};
 
 /// The first words of this format's lines (after the optional `@ caller`).
@@ -51,29 +47,49 @@ enum Line {
     Nothing,
 }
 
-/// Sends every event of an mtrace log to the feed, checked.
-pub(super) fn feed<R: Read, E: fmt::Display>(
-    lines: &mut Lines<R>,
-    feed: &mut Feed<'_, '_, E>,
-) -> Result<(), TraceError> {
-    let mut checker = Checker::new(Naming::Address);
-    let mut next_id: BlockId = 0;
-    // A realloc's `<` line, waiting for its `>`.
-    let mut pending: Option<(u64, u64)> = None;
-    while let Some((line, text)) = feed.next(lines)? {
-        if text.trim().is_empty() {
-            continue;
+/// An mtrace log being read: addresses turned into block ids as they come.
+#[derive(Debug)]
+pub(super) struct Reader {
+    checker: Checker,
+    next_id: BlockId,
+    /// A realloc's `<` line, waiting for its `>`: the line's number and the address.
+    pending: Option<(u64, u64)>,
+}
+
+impl Reader {
+    pub fn new() -> Reader {
+        Reader {
+            checker: Checker::new(Naming::Address),
+            next_id: 0,
+            pending: None,
         }
+    }
+
+    /// Reads one line: its event, if it has one, checked and sent to the feed.
+    pub fn line<S: EventSink>(
+        &mut self,
+        feed: &mut Feed<S>,
+        line: u64,
+        bytes: &[u8],
+    ) -> Result<(), TraceError> {
+        let text = feed.text(line, bytes)?;
+        if text.trim().is_empty() {
+            return Ok(());
+        }
+        let Reader {
+            checker,
+            next_id,
+            pending,
+        } = self;
         let parsed = match parse(text) {
             Ok(parsed) => parsed,
             Err(problem) => {
-                feed.problem(line, problem)?;
-                continue;
+                return feed.problem(line, problem);
             }
         };
-        if let Some((from_line, _)) = pending {
+        if let Some((from_line, _)) = *pending {
             if !matches!(parsed, Line::ReallocTo { .. }) {
-                pending = None;
+                *pending = None;
                 feed.problem(from_line, unpaired_from())?;
             }
         }
@@ -84,10 +100,10 @@ pub(super) fn feed<R: Read, E: fmt::Display>(
                 feed.null_frees += 1;
                 Ok(())
             }
-            Line::Malloc { addr, size } => match checker.alloc(addr, next_id, None) {
+            Line::Malloc { addr, size } => match checker.alloc(addr, *next_id, None) {
                 Ok(()) => {
-                    next_id += 1;
-                    feed.emit(line, Event::alloc(next_id - 1, size))?;
+                    *next_id += 1;
+                    feed.emit(line, Event::alloc(*next_id - 1, size))?;
                     Ok(())
                 }
                 Err(p) => Err(p),
@@ -100,7 +116,7 @@ pub(super) fn feed<R: Read, E: fmt::Display>(
                 Err(p) => Err(p),
             },
             Line::ReallocFrom { addr } => {
-                pending = Some((line, addr));
+                *pending = Some((line, addr));
                 Ok(())
             }
             Line::ReallocTo { addr, size } => match pending.take() {
@@ -108,11 +124,11 @@ pub(super) fn feed<R: Read, E: fmt::Display>(
                     ProblemKind::UnpairedRealloc,
                     "realloc `>` line without the `<` line before it",
                 )),
-                Some((_, 0)) if !feed.strict => match checker.alloc(addr, next_id, None) {
+                Some((_, 0)) if !feed.strict => match checker.alloc(addr, *next_id, None) {
                     Ok(()) => {
-                        next_id += 1;
+                        *next_id += 1;
                         feed.null_reallocs += 1;
-                        feed.emit(line, Event::alloc(next_id - 1, size))?;
+                        feed.emit(line, Event::alloc(*next_id - 1, size))?;
                         Ok(())
                     }
                     Err(p) => Err(p),
@@ -126,14 +142,19 @@ pub(super) fn feed<R: Read, E: fmt::Display>(
                 },
             },
         };
-        if let Err(problem) = result {
-            feed.problem(line, problem)?;
+        match result {
+            Ok(()) => Ok(()),
+            Err(problem) => feed.problem(line, problem),
         }
     }
-    if let Some((from_line, _)) = pending {
-        feed.problem(from_line, unpaired_from())?;
+
+    /// After the last line: a `<` line still waiting for its `>` is a problem.
+    pub fn finish<S: EventSink>(self, feed: &mut Feed<S>) -> Result<(), TraceError> {
+        match self.pending {
+            Some((from_line, _)) => feed.problem(from_line, unpaired_from()),
+            None => Ok(()),
+        }
     }
-    Ok(())
 }
 
 fn unpaired_from() -> Problem {

@@ -12,37 +12,33 @@
 //! The `a`, `f` and `r` lines are CS:APP malloc-lab's op lines, so a `.rep` without its
 //! header reads as a `.trace`.
 
-use std::fmt;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 
-use super::check::{Checker, Naming, Problem, ProblemKind};
+use super::check::{Checker, Problem, ProblemKind};
 use super::fast;
-use super::lines::Lines;
-use super::{Feed, TraceError};
+use super::{EventSink, Feed, TraceError};
 use crate::event::{Event, DEFAULT_ALIGN};
 
 /// The first words of this format's lines, for telling it from the others.
 pub const OPS: &[&str] = &["a", "f", "r", "p", "arena", "reset", "drop"];
 
-/// Sends every event of a `.trace` to the feed, checked.
-pub(super) fn feed<R: Read, E: fmt::Display>(
-    lines: &mut Lines<R>,
-    feed: &mut Feed<'_, '_, E>,
+/// Reads one line of a `.trace`: its event checked and sent to the feed.
+#[inline]
+pub(super) fn line<S: EventSink>(
+    checker: &mut Checker,
+    feed: &mut Feed<S>,
+    line: u64,
+    bytes: &[u8],
 ) -> Result<(), TraceError> {
-    let mut checker = Checker::new(Naming::Id);
-    while let Some((line, bytes)) = feed.next_bytes(lines)? {
-        if let Some(event) = fast::op(bytes) {
-            feed.op(&mut checker, line, event)?;
-            continue;
-        }
-        match parse_line(feed.text(line, bytes)?) {
-            Ok(Some(Line::Event(event))) => feed.op(&mut checker, line, event)?,
-            Ok(Some(Line::NullFree)) => feed.null_free(line, null_free_refused)?,
-            Ok(None) => continue,
-            Err(problem) => feed.problem(line, problem)?,
-        }
+    if let Some(event) = fast::op(bytes) {
+        return feed.op(checker, line, event);
     }
-    Ok(())
+    match parse_line(feed.text(line, bytes)?) {
+        Ok(Some(Line::Event(event))) => feed.op(checker, line, event),
+        Ok(Some(Line::NullFree)) => feed.null_free(line, null_free_refused),
+        Ok(None) => Ok(()),
+        Err(problem) => feed.problem(line, problem),
+    }
 }
 
 /// What a line of a trace says.

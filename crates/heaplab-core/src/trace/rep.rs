@@ -18,15 +18,13 @@
 //! header's first line with "counts that disagree with the header".
 
 use std::fmt;
-use std::io::Read;
 
 use serde::Serialize;
 
 use super::check::{Checker, Naming, Problem, ProblemKind};
 use super::fast;
-use super::lines::Lines;
 use super::native::{null_free_refused, number, Line};
-use super::{Feed, TraceError};
+use super::{EventSink, Feed, TraceError};
 use crate::event::Event;
 
 /// Which malloc-lab header a `.rep` had.
@@ -68,31 +66,52 @@ impl fmt::Display for RepHeader {
 /// The Autolab driver refuses weights above 3; a 2002 heap size is never that small.
 const MAX_WEIGHT: u64 = 3;
 
-/// Sends every event of a `.rep` to the feed, checked, and returns the header it had
-/// (`None` when a lenient import found none that fits).
-pub(super) fn feed<R: Read, E: fmt::Display>(
-    lines: &mut Lines<R>,
-    feed: &mut Feed<'_, '_, E>,
-) -> Result<Option<RepHeader>, TraceError> {
-    let mut header: Vec<(u64, u64)> = Vec::with_capacity(4);
-    while let Some((line, text)) = feed.next(lines)? {
-        let text = text.trim();
-        if text.is_empty() {
-            continue;
-        }
-        match text.parse::<u64>() {
-            Ok(value) if header.len() < 4 => header.push((line, value)),
-            _ => {
-                lines.unread();
-                break;
-            }
+/// A `.rep` being read: its header first, then its op lines, counted and their highest
+/// id kept, for the header to be checked against them at the end.
+#[derive(Debug)]
+pub(super) struct Reader {
+    /// The header's lines: their numbers and values.
+    header: Vec<(u64, u64)>,
+    /// Whether the header is over and op lines are being read.
+    in_ops: bool,
+    checker: Checker,
+    ops: u64,
+    max_id: Option<u64>,
+}
+
+impl Reader {
+    pub fn new() -> Reader {
+        Reader {
+            header: Vec::with_capacity(4),
+            in_ops: false,
+            checker: Checker::new(Naming::Id),
+            ops: 0,
+            max_id: None,
         }
     }
 
-    let mut checker = Checker::new(Naming::Id);
-    let mut ops = 0u64;
-    let mut max_id: Option<u64> = None;
-    while let Some((line, bytes)) = feed.next_bytes(lines)? {
+    /// Reads one line: a header line until the first that is not one number (or the
+    /// fifth), then op lines.
+    #[inline]
+    pub fn line<S: EventSink>(
+        &mut self,
+        feed: &mut Feed<S>,
+        line: u64,
+        bytes: &[u8],
+    ) -> Result<(), TraceError> {
+        if !self.in_ops {
+            let text = feed.text(line, bytes)?.trim();
+            if text.is_empty() {
+                return Ok(());
+            }
+            match text.parse::<u64>() {
+                Ok(value) if self.header.len() < 4 => {
+                    self.header.push((line, value));
+                    return Ok(());
+                }
+                _ => self.in_ops = true,
+            }
+        }
         // Every op line counts against the header, a bad one too: it is a line the
         // header's author counted.
         let parsed = match fast::op(bytes) {
@@ -100,68 +119,72 @@ pub(super) fn feed<R: Read, E: fmt::Display>(
             None => {
                 let text = feed.text(line, bytes)?;
                 if text.trim().is_empty() {
-                    continue;
+                    return Ok(());
                 }
                 parse_op(text)
             }
         };
-        ops += 1;
+        self.ops += 1;
         let event = match parsed {
             Ok(Line::Event(event)) => event,
-            Ok(Line::NullFree) => {
-                feed.null_free(line, null_free_refused)?;
-                continue;
-            }
-            Err(problem) => {
-                feed.problem(line, problem)?;
-                continue;
-            }
+            Ok(Line::NullFree) => return feed.null_free(line, null_free_refused),
+            Err(problem) => return feed.problem(line, problem),
         };
         if let Event::Alloc { id, .. } | Event::Free { id, .. } | Event::Realloc { id, .. } = event
         {
-            max_id = max_id.max(Some(id));
+            self.max_id = self.max_id.max(Some(id));
         }
-        feed.op(&mut checker, line, event)?;
+        feed.op(&mut self.checker, line, event)
     }
 
-    let at = header.first().map_or(1, |&(line, _)| line);
-    let values: Vec<u64> = header.iter().map(|&(_, v)| v).collect();
-    let (variant, num_ids, num_ops) = match values[..] {
-        [ids, ops] => (RepHeader::TwoLine, ids, ops),
-        [first, ids, ops, _] if first <= MAX_WEIGHT => (RepHeader::Autolab2016, ids, ops),
-        [_, ids, ops, _] => (RepHeader::Csapp2002, ids, ops),
-        _ => {
-            let problem = Problem::new(
-                ProblemKind::HeaderCounts,
-                format!(
+    /// After the last line: the header whose counts agree with the op lines read, or
+    /// the problem at the header's first line.
+    pub fn finish<S: EventSink>(self, feed: &mut Feed<S>) -> Result<Option<RepHeader>, TraceError> {
+        let Reader {
+            header,
+            ops,
+            max_id,
+            ..
+        } = self;
+        let at = header.first().map_or(1, |&(line, _)| line);
+        let values: Vec<u64> = header.iter().map(|&(_, v)| v).collect();
+        let (variant, num_ids, num_ops) = match values[..] {
+            [ids, ops] => (RepHeader::TwoLine, ids, ops),
+            [first, ids, ops, _] if first <= MAX_WEIGHT => (RepHeader::Autolab2016, ids, ops),
+            [_, ids, ops, _] => (RepHeader::Csapp2002, ids, ops),
+            _ => {
+                let problem = Problem::new(
+                    ProblemKind::HeaderCounts,
+                    format!(
                     "a malloc-lab header is 2 or 4 lines of one number each (`num_ids num_ops`, \
                      or `heap_size num_ids num_ops weight`); this file starts with {} such lines",
                     values.len()
                 ),
-            );
-            feed.problem(at, problem)?;
-            return Ok(None);
+                );
+                feed.problem(at, problem)?;
+                return Ok(None);
+            }
+        };
+        let ids_fit = max_id.is_none_or(|m| m < num_ids);
+        if ops == num_ops && ids_fit {
+            return Ok(Some(variant));
         }
-    };
-    let ids_fit = max_id.is_none_or(|m| m < num_ids);
-    if ops == num_ops && ids_fit {
-        return Ok(Some(variant));
-    }
-    let found = match max_id {
-        Some(m) => format!("{ops} op lines with ids up to {m}"),
-        None => format!("{ops} op lines"),
-    };
-    let problem = Problem::new(
-        ProblemKind::HeaderCounts,
-        format!(
+        let found = match max_id {
+            Some(m) => format!("{ops} op lines with ids up to {m}"),
+            None => format!("{ops} op lines"),
+        };
+        let problem = Problem::new(
+            ProblemKind::HeaderCounts,
+            format!(
             "counts that disagree with the header: as `{}` it says {num_ids} ids (0 to {}) and \
              {num_ops} ops, but {found} follow; --lenient runs the op lines as they are",
             variant.fields(),
             num_ids.saturating_sub(1),
         ),
-    );
-    feed.problem(at, problem)?;
-    Ok(None)
+        );
+        feed.problem(at, problem)?;
+        Ok(None)
+    }
 }
 
 /// Parses one op line: `a <id> <bytes>`, `r <id> <bytes>` or `f <id>` (`f -1` being

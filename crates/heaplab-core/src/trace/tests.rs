@@ -7,23 +7,68 @@ use proptest::prelude::*;
 
 use super::*;
 
-/// Imports `text` as file `name`, returning the events and what the import found.
-fn events_of(text: &[u8], name: &str, lenient: bool) -> Result<(Vec<Event>, Imported), String> {
+/// Imports `text` as file `name` with `options`, returning the events and what the
+/// import found, or the error's message. Every call also pushes the same bytes through
+/// [`stream::TraceStream`] in chunks of several sizes (one byte, a few, many) and
+/// asserts the same answer, so each test here checks both ways of reading.
+fn import_with(
+    text: &[u8],
+    name: &str,
+    options: &ImportOptions,
+) -> Result<(Vec<Event>, Imported), String> {
     let mut events = Vec::new();
-    let imported = import(
+    let pulled = import(text, name, options, &mut |e| {
+        events.push(e);
+        Ok::<(), String>(())
+    })
+    .map(|imported| (events, imported))
+    .map_err(|e| e.to_string());
+    for size in [1, 3, 64, 1 << 20] {
+        assert_eq!(
+            streamed(text, name, options, size),
+            pulled,
+            "pushed in chunks of {size} bytes"
+        );
+    }
+    pulled
+}
+
+/// The events of a sink that keeps them.
+#[derive(Debug, Default)]
+struct Kept(Vec<Event>);
+
+impl EventSink for Kept {
+    type Error = String;
+    fn event(&mut self, event: Event) -> Result<(), String> {
+        self.0.push(event);
+        Ok(())
+    }
+}
+
+/// [`import_with`] through [`stream::TraceStream`], `text` pushed `size` bytes at a time.
+fn streamed(
+    text: &[u8],
+    name: &str,
+    options: &ImportOptions,
+    size: usize,
+) -> Result<(Vec<Event>, Imported), String> {
+    let mut stream = stream::TraceStream::new(name, options, Kept::default());
+    for chunk in text.chunks(size) {
+        stream.push(chunk).map_err(|e| e.to_string())?;
+    }
+    let (imported, kept) = stream.finish().map_err(|e| e.to_string())?;
+    Ok((kept.0, imported))
+}
+
+fn events_of(text: &[u8], name: &str, lenient: bool) -> Result<(Vec<Event>, Imported), String> {
+    import_with(
         text,
         name,
         &ImportOptions {
             lenient,
             ..ImportOptions::default()
         },
-        &mut |e| {
-            events.push(e);
-            Ok::<(), String>(())
-        },
     )
-    .map_err(|e| e.to_string())?;
-    Ok((events, imported))
 }
 
 fn error_of(text: &str, name: &str) -> String {
@@ -459,11 +504,7 @@ fn strict_error_of(text: &str, name: &str) -> String {
         strict: true,
         ..ImportOptions::default()
     };
-    import(text.as_bytes(), name, &options, &mut |_| {
-        Ok::<(), String>(())
-    })
-    .unwrap_err()
-    .to_string()
+    import_with(text.as_bytes(), name, &options).unwrap_err()
 }
 
 #[test]
@@ -652,4 +693,105 @@ fn a_rep_with_null_conventions_runs_as_the_trace_without_them() {
 fn with_json(config: &crate::config::RunConfig, text: &str) -> serde_json::Value {
     let out = crate::run::run_trace(config, text.as_bytes(), &ImportOptions::default()).unwrap();
     serde_json::to_value(out.json()).unwrap()
+}
+
+// ------------------------------------------------------------------------------------
+// Pushed in chunks
+
+#[test]
+fn a_line_longer_than_a_megabyte_is_refused_at_its_line_when_pushed() {
+    let mut text = b"a 1 16\nf 1\n".to_vec();
+    text.extend(std::iter::repeat_n(b'x', stream::MAX_LINE_BYTES + 1));
+    let err = streamed(&text, "blob.trace", &ImportOptions::default(), 64 * 1024).unwrap_err();
+    assert!(
+        err.starts_with("blob.trace:3: the line is longer than 1 MiB"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_gzip_cut_short_is_an_error_at_the_line_it_stopped_when_pushed() {
+    let text: String = (0..2000).map(|i| format!("a {i} 16\n")).collect();
+    let gz = gzip(text.as_bytes());
+    let cut = &gz[..gz.len() - 12];
+    let err = streamed(cut, "cut.trace.gz", &ImportOptions::default(), 100).unwrap_err();
+    assert!(err.starts_with("cut.trace.gz:"), "{err}");
+    assert!(err.contains("cannot read"), "{err}");
+    let whole = streamed(&gz, "cut.trace.gz", &ImportOptions::default(), 100).unwrap();
+    assert_eq!(
+        (whole.0.len(), whole.1.lines, whole.1.gzip),
+        (2000, 2000, true)
+    );
+}
+
+#[test]
+fn a_trace_run_pushed_in_chunks_reports_what_run_trace_reports_for_each_config() {
+    use crate::config::{RunConfig, WorkloadConfig};
+    use crate::run::{run_trace, TraceRun};
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/");
+    for (file, lenient) in [
+        ("examples/tiny-binary.rep", true),
+        ("examples/jit-arenas.trace", false),
+        ("traces/cc1.trace.gz", false),
+    ] {
+        let bytes = std::fs::read(format!("{root}{file}")).unwrap();
+        let configs: Vec<RunConfig> = ["size-class", "free-list", "glibc-like"]
+            .iter()
+            .map(|policy| {
+                let mut config = RunConfig::new("", policy);
+                config.workload = WorkloadConfig::trace(file);
+                config
+            })
+            .collect();
+        let options = ImportOptions {
+            lenient,
+            ..ImportOptions::default()
+        };
+        let mut run = TraceRun::new(&configs, &options).unwrap();
+        for chunk in bytes.chunks(65_536) {
+            run.push(chunk).unwrap();
+        }
+        let pushed = run.finish().unwrap();
+        assert_eq!(pushed.len(), configs.len());
+        for (config, out) in configs.iter().zip(&pushed) {
+            let pulled = run_trace(config, &bytes[..], &options).unwrap();
+            assert_eq!(
+                serde_json::to_value(out.json()).unwrap(),
+                serde_json::to_value(pulled.json()).unwrap(),
+                "{file} with {:?}",
+                config.policy
+            );
+            assert_eq!(out.series, pulled.series, "{file}");
+        }
+    }
+}
+
+#[test]
+fn a_trace_run_names_the_file_and_line_of_a_bad_event() {
+    use crate::config::{RunConfig, WorkloadConfig};
+    let mut config = RunConfig::new("", "size-class");
+    config.workload = WorkloadConfig::trace("bad.trace");
+    let mut run = crate::run::TraceRun::new(&[config], &ImportOptions::default()).unwrap();
+    run.push(b"a 1 16\nf 1\nf").unwrap();
+    let err = run.push(b" 1\n").unwrap_err().to_string();
+    assert_eq!(err, "bad.trace:3: double free of id 1 (freed at line 2)");
+}
+
+#[test]
+fn a_file_over_the_page_limits_is_refused_with_the_limit_named() {
+    use stream::{check_file_size, FileLimits};
+    let limits = FileLimits::default();
+    assert_eq!(check_file_size("a.trace", 2 << 30, false, &limits), Ok(()));
+    assert_eq!(
+        check_file_size("a.trace", (2 << 30) + 1, false, &limits).unwrap_err(),
+        "a.trace is 2 GiB, over the page's limit of 2 GiB for a trace; run it with `heaplab run -w a.trace`"
+    );
+    assert_eq!(
+        check_file_size("b.trace.gz", 600 << 20, true, &limits).unwrap_err(),
+        "b.trace.gz is 600 MiB, over the page's limit of 512 MiB for a gzip'd trace; run it with `heaplab run -w b.trace.gz`"
+    );
+    assert_eq!(
+        check_file_size("b.trace.gz", 600 << 20, false, &limits),
+        Ok(())
+    );
 }

@@ -1,0 +1,285 @@
+// A large trace streamed through the page: the page's reports equal `heaplab run --json`
+// on the same file, the tab's memory stays flat, progress is by bytes, a bad line is
+// named, and a file over the page's limits is refused before it is read.
+//
+// Run by `cargo xtask test` beside browser.test.mjs, with the same HEAPLAB_URL and
+// HEAPLAB_BIN. With CI set the trace has ten million events (about 120 MB of text), as
+// the page must take; otherwise two million, or HEAPLAB_STREAM_EVENTS.
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+import { chromium } from 'playwright-core';
+
+const PAGE_URL = requiredEnv('HEAPLAB_URL');
+const HEAPLAB_BIN = requiredEnv('HEAPLAB_BIN');
+const CHROMIUM = '/usr/bin/chromium';
+const RESULTS_DIR = fileURLToPath(new URL('../test-results/', import.meta.url));
+const EVENTS = Number(process.env.HEAPLAB_STREAM_EVENTS ?? (process.env.CI ? 10_000_000 : 2_000_000));
+// The tab may hold this much at most while it streams the trace: the file is over 100 MB
+// at ten million events, so a page that read it whole would pass this several times over
+// (a copy as bytes, one in each worker).
+const MAX_TAB_BYTES = 500 * 1024 * 1024;
+// Ten million events take the page tens of seconds on this shared 2-core machine.
+const RUN_TIMEOUT_MS = 300_000;
+
+const run = promisify(execFile);
+
+function requiredEnv(name) {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set; run this test through \`cargo xtask test\``);
+  return value;
+}
+
+let context;
+let scratch;
+let profile;
+
+before(async () => {
+  scratch = await mkdtemp(path.join(tmpdir(), 'heaplab-stream-'));
+  profile = path.join(scratch, 'profile');
+  await mkdir(RESULTS_DIR, { recursive: true });
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+
+after(async () => {
+  await context?.close();
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+async function openPage() {
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+  page.on('crash', () => problems.push('the tab crashed'));
+  // On this shared machine a browser's first navigation has been seen to stall for
+  // minutes while a fresh one got through at once (browser.test.mjs says more), so a
+  // navigation is tried on a short bound a few times.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await page.goto(PAGE_URL, { waitUntil: 'domcontentloaded', timeout: 20_000 });
+      break;
+    } catch (error) {
+      console.log(`# navigation, attempt ${attempt}: ${error.message.split('\n')[0]}`);
+      if (attempt === 6) throw error;
+    }
+  }
+  await page.waitForFunction(() => document.body.dataset.state !== 'loading', null, { timeout: 60_000 });
+  // The page runs its defaults when it opens; the tests start once that is over.
+  await page.waitForFunction(() => document.body.dataset.state !== 'running', null, { timeout: 60_000 });
+  return { page, problems };
+}
+
+async function clickRun(page) {
+  await page.evaluate(() => {
+    document.body.dataset.state = 'before-click';
+  });
+  await page.click('#run');
+  await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, { timeout: RUN_TIMEOUT_MS, polling: 250 });
+  return page.evaluate(() => document.body.dataset.state);
+}
+
+async function errorText(page) {
+  return (await page.textContent('#error')).trim();
+}
+
+/**
+ * Writes a program of `events` events: up to ten thousand blocks live, each allocation
+ * beside a free of a random live block once that many are live, a realloc in sixteen,
+ * sizes 8 B to 1 KiB with one in 64 up to 64 KiB. Seeded, so every run writes the same.
+ */
+async function writeProgram(file, events) {
+  const out = createWriteStream(file);
+  let seed = 0x9e3779b9;
+  const next = () => {
+    seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+    return seed;
+  };
+  const live = [];
+  let id = 0;
+  let written = 0;
+  let text = '';
+  const line = (l) => {
+    text += l;
+    written += 1;
+  };
+  while (written < events) {
+    // The high bits: an LCG's low bits repeat with short periods.
+    const r = next() >>> 8;
+    if (live.length >= 10_000 || (live.length > 0 && r % 3 === 0)) {
+      const at = (next() >>> 8) % live.length;
+      const victim = live[at];
+      live[at] = live[live.length - 1];
+      live.pop();
+      line(`f ${victim}\n`);
+    } else if (live.length > 0 && r % 16 === 1) {
+      line(`r ${live[(next() >>> 8) % live.length]} ${8 + ((next() >>> 8) % 1017)}\n`);
+    } else {
+      const size = r % 64 === 5 ? 1024 + ((next() >>> 8) % 64512) : 8 + ((next() >>> 8) % 1017);
+      line(`a ${id} ${size}\n`);
+      live.push(id);
+      id += 1;
+    }
+    if (text.length > 1 << 20) {
+      if (!out.write(text)) await new Promise((resolve) => out.once('drain', resolve));
+      text = '';
+    }
+  }
+  out.end(text);
+  await new Promise((resolve, reject) => out.on('finish', resolve).on('error', reject));
+}
+
+/**
+ * The resident bytes of the largest of this browser's renderer processes: the tab's,
+ * which holds the page and its workers (the others are spare renderers and the browser's
+ * own pages, each a fraction of it).
+ */
+async function rendererBytes() {
+  let largest = 0;
+  for (const pid of await readdir('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      // Chromium rewrites its children's command lines as one string of words.
+      const cmdline = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split(/[\0 ]/);
+      if (!cmdline.includes('--type=renderer') || cmdline.includes('--top-chrome-webui')) continue;
+      if (!cmdline.includes(`--user-data-dir=${profile}`)) continue;
+      const status = await readFile(`/proc/${pid}/status`, 'utf8');
+      largest = Math.max(largest, Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024);
+    } catch {
+      // A process that ended while being read holds nothing.
+    }
+  }
+  return largest;
+}
+
+/** Samples `rendererBytes` every 200 ms until stopped; resolves to the highest. */
+function watchMemory() {
+  let peak = 0;
+  let stopped = false;
+  const done = (async () => {
+    while (!stopped) {
+      peak = Math.max(peak, await rendererBytes());
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    return peak;
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      return done;
+    },
+  };
+}
+
+const summaryFields = (report) => Object.fromEntries(Object.entries(report).filter(([, value]) => typeof value === 'number'));
+
+describe(`a trace of ${EVENTS.toLocaleString('en')} events streamed through the page`, () => {
+  it('runs to the CLI numbers with the tab under 500 MB and progress by bytes', async () => {
+    const file = path.join(scratch, 'large.trace');
+    await writeProgram(file, EVENTS);
+    const size = (await stat(file)).size;
+    const { page, problems } = await openPage();
+    await page.selectOption('#workload', 'trace');
+    await page.setInputFiles('#trace-file', file);
+    await page.selectOption('.policy select.family', 'size-class');
+    // The progress bar moves by bytes read while the run goes on.
+    const seen = page.evaluate(
+      () =>
+        new Promise((resolve) => {
+          const shares = new Set();
+          const timer = setInterval(() => {
+            shares.add(document.getElementById('progress').value);
+            if (['done', 'error'].includes(document.body.dataset.state)) {
+              clearInterval(timer);
+              resolve({ shares: [...shares], status: document.getElementById('status').textContent });
+            }
+          }, 50);
+          window.heaplabStatusSeen = [];
+          new MutationObserver(() => window.heaplabStatusSeen.push(document.getElementById('status').textContent)).observe(document.getElementById('status'), { childList: true, subtree: true, characterData: true });
+        }),
+    );
+    const before = await rendererBytes();
+    const memory = watchMemory();
+    const started = Date.now();
+    const running = clickRun(page);
+    // Half-way through, as a person would see it: the bar and the bytes read.
+    await page.waitForFunction(() => (document.body.dataset.state === 'running' && document.getElementById('progress').value >= 0.5) || document.body.dataset.state === 'done', null, { timeout: RUN_TIMEOUT_MS, polling: 50 });
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'stream-running.png') });
+    const state = await running;
+    const pageMs = Date.now() - started;
+    const peak = await memory.stop();
+    assert.equal(state, 'done', await errorText(page));
+    await seen;
+    const statuses = await page.evaluate(() => window.heaplabStatusSeen);
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'stream-large-trace.png') });
+
+    const { reports, configs } = await page.evaluate(() => ({ reports: window.heaplabResults, configs: window.heaplabConfigs }));
+    assert.equal(reports[0].events, EVENTS);
+    const cliStarted = Date.now();
+    const config = path.join(scratch, 'configs.json');
+    await writeFile(config, JSON.stringify(configs.map((c) => ({ ...c, workload: { ...c.workload, path: file } }))));
+    const { stdout } = await run(HEAPLAB_BIN, ['run', '--config', config, '--json'], { maxBuffer: 64 << 20 });
+    const cliMs = Date.now() - cliStarted;
+    const cli = JSON.parse(stdout);
+    assert.equal(cli.length, reports.length);
+    for (const [index, report] of reports.entries()) {
+      assert.deepEqual(summaryFields(report), summaryFields(cli[index]), `configuration ${index + 1}`);
+      assert.deepEqual(report.trace, cli[index].trace);
+    }
+    console.log(
+      `# ${EVENTS} events, ${(size / 1e6).toFixed(1)} MB: page ${pageMs} ms (${((EVENTS / pageMs) * 1e3 / 1e6).toFixed(2)} M events/s), ` +
+        `CLI ${cliMs} ms, the tab's renderer ${(before / 2 ** 20).toFixed(0)} MiB before, ${(peak / 2 ** 20).toFixed(0)} MiB at most`,
+    );
+    assert.ok(peak > 0, 'the renderer processes were not found');
+    assert.ok(peak < MAX_TAB_BYTES, `the tab held ${(peak / 2 ** 20).toFixed(0)} MiB while streaming`);
+    assert.ok(statuses.some((text) => /^Read [\d.]+ [KMG]iB of [\d.]+ [KMG]iB of the trace/.test(text)), `no progress by bytes in ${statuses.slice(0, 5)}`);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('names the line of a bad trace deep in a streamed file', async () => {
+    const file = path.join(scratch, 'bad.trace');
+    const good = Array.from({ length: 300_000 }, (_, i) => `a ${i} 16\nf ${i}\n`).join('');
+    await writeFile(file, `${good}f 7\n`);
+    const { page, problems } = await openPage();
+    await page.selectOption('#workload', 'trace');
+    await page.setInputFiles('#trace-file', file);
+    assert.equal(await clickRun(page), 'error');
+    assert.match(await errorText(page), /bad\.trace:600001: double free of id 7 \(freed at line 16\)/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('refuses a trace over the page limit up front, naming the limit', async () => {
+    const file = path.join(scratch, 'over.trace');
+    await writeFile(file, Array.from({ length: 1000 }, (_, i) => `a ${i} 16\n`).join(''));
+    const { page, problems } = await openPage();
+    // The page's limits are the core's (2 GiB of text); a test lowers them rather than
+    // writing gigabytes.
+    await page.evaluate(() => {
+      window.heaplabTraceLimits = { max_bytes: 4096, max_gzip_bytes: 1024 };
+    });
+    await page.selectOption('#workload', 'trace');
+    await page.setInputFiles('#trace-file', file);
+    await page.locator('#error', { hasText: 'limit' }).waitFor();
+    assert.match(await errorText(page), /over\.trace is [\d.]+ KiB, over the page's limit of 4 KiB for a trace; run it with `heaplab run -w over\.trace`/);
+    assert.equal(await clickRun(page), 'error');
+    assert.match(await errorText(page), /over the page's limit of 4 KiB/);
+    // Nothing of the file ran: the results shown are still those of the page's defaults.
+    assert.equal(await page.evaluate(() => window.heaplabResults?.some((report) => report.trace !== undefined) ?? false), false);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});
