@@ -5,16 +5,15 @@
 // too. A file over the page's limits (the core's, through wasm) is refused before a byte
 // of it is read, with the limit named. A link names the file by name, size and SHA-256, so that
 // whoever opens it and loads a file can be told whether it is the same one; a small
-// text trace (64 KiB or less, UTF-8, not gzip) goes into the link itself, so that the
-// link alone reproduces the run.
+// text trace (UTF-8, not gzip, 64 KiB or less once deflated, as the core's
+// `link::embeddable` decides) goes into the link itself, so that the link alone
+// reproduces the run.
 
-import { check_trace_file, trace_file_limits } from '../pkg/heaplab_wasm.js';
+import { check_trace_file, link_embeddable, link_embedded_text_limit, trace_file_limits } from '../pkg/heaplab_wasm.js';
 import { $, FieldError, messageOf } from './dom.js';
 import { formatBytes } from './format.js';
 import { traceRef } from './runner.js';
 
-// The core refuses a link whose embedded trace is longer (link::MAX_EMBEDDED_BYTES).
-const MAX_EMBEDDED_BYTES = 64 * 1024;
 
 // The trace the form runs: `{ name, file, blob, ref, text }`. `file` is the File chosen
 // (null for a trace a link carried), `blob` what the workers stream (the File, or the
@@ -27,17 +26,9 @@ let wanted = null;
 // Files chosen in quick succession finish hashing in any order; only the last counts.
 let generation = 0;
 
-/** The content as text when a link may carry it, else null. */
+/** The content as text when a link may carry it, else null: the core decides. */
 function embeddableText(bytes) {
-  if (bytes.length > MAX_EMBEDDED_BYTES) return null;
-  // gzip is binary whatever it holds, and its magic bytes say so.
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b) return null;
-  try {
-    // ignoreBOM keeps a byte-order mark in the text, so the bytes come back the same.
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    return null;
-  }
+  return link_embeddable(bytes) ?? null;
 }
 
 /** The page's limits on trace files: the core's, unless a test set smaller ones. */
@@ -62,14 +53,14 @@ async function checkSize(file) {
 
 /**
  * Checks `file` against the limits, hashes it as it streams in a worker, and decides
- * whether it can travel in the link (only a file of 64 KiB or less is read here).
+ * whether it can travel in the link (only a file short enough to is read here).
  */
 async function describe(file) {
   await checkSize(file);
   let text = null;
   let ref;
   try {
-    if (file.size <= MAX_EMBEDDED_BYTES) text = embeddableText(new Uint8Array(await file.arrayBuffer()));
+    if (file.size <= link_embedded_text_limit()) text = embeddableText(new Uint8Array(await file.arrayBuffer()));
     ref = await traceRef(file.name, file);
   } catch (error) {
     throw new FieldError(`Workload › Trace file: ${file.name} could not be read (${messageOf(error)})`, $('#trace-file'));

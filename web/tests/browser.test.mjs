@@ -360,6 +360,44 @@ describe('heaplab page', () => {
     await second.page.close();
   });
 
+  it('carries a text trace over 64 KiB that deflates small, and names one that does not', async () => {
+    // 140 KiB of text that deflates to a few KiB travels in the link.
+    const lines = [];
+    for (let i = 0; i < 7000; i += 1) lines.push(`a ${i} ${16 + (i % 5) * 8}`, `f ${i}`);
+    const file = path.join(scratch, 'long.trace');
+    await writeFile(file, `${lines.join('\n')}\n`);
+    const first = await openPage(ONE_CONFIG);
+    await first.page.selectOption('#workload', 'trace');
+    await first.page.setInputFiles('#trace-file', file);
+    await first.page.locator('#link-note', { hasText: 'carries long.trace itself' }).waitFor();
+    assert.equal(await clickRun(first.page), 'done', await errorText(first.page));
+    const original = await results(first.page);
+    const second = await openPage(first.page.url());
+    assert.equal(await ranOnOpen(second.page), 'done', await errorText(second.page));
+    assert.deepEqual(await results(second.page), original);
+    // The CLI makes the same choice for the same file.
+    const cliLink = (await heaplabText(['link', '--base-url', PAGE_URL, '-w', file, '-p', 'bump'])).trim();
+    const [fromLink] = await heaplabJson(['run', '--link', cliLink, '--json']);
+    const [fromFile] = await heaplabJson(['run', '-w', file, '-p', 'bump', '--json']);
+    assert.equal(fromLink.config.workload.path, 'long.trace', 'the CLI carried the text, not a path');
+    assert.deepEqual(summaryFields(fromLink), summaryFields(fromFile));
+    normalRunProblems.push(...first.problems, ...second.problems);
+    await second.page.close();
+
+    // Noise that deflates to more than 64 KiB is named by size and hash instead.
+    let x = 1n;
+    const noisy = [];
+    for (let i = 0; i < 12000; i += 1) {
+      x = (x * 6364136223846793005n + 1442695040888963407n) % 2n ** 64n;
+      noisy.push(`a ${i} ${Number(x >> 40n)}`);
+    }
+    const big = path.join(scratch, 'noisy.trace');
+    await writeFile(big, `${noisy.join('\n')}\n`);
+    await first.page.setInputFiles('#trace-file', big);
+    await first.page.locator('#link-note', { hasText: 'keeps the settings and the name noisy.trace with its size and hash' }).waitFor();
+    await first.page.close();
+  });
+
   it('opens a CLI link naming a gzip trace, and runs the file loaded for it as the CLI does', async () => {
     const text = ['a 1 4000', 'a 2 70000', 'f 1', 'a 3 100', 'f 2', 'f 3', ''].join('\n');
     const file = path.join(scratch, 'named.trace.gz');

@@ -41,3 +41,17 @@ pub fn link_configs(state: JsValue, series_points: usize) -> Result<JsValue, JsE
         .map_err(|e| JsError::new(&e.message))?;
     to_js(&configs)
 }
+
+/// The text of a trace file's bytes when a link can carry it (UTF-8, not gzip'd, small
+/// once deflated), else null; the page reads a file whole only up to
+/// [`link_embedded_text_limit`] to ask.
+#[wasm_bindgen]
+pub fn link_embeddable(bytes: &[u8]) -> Option<String> {
+    link::embeddable(bytes).map(str::to_string)
+}
+
+/// The longest trace text a link carries.
+#[wasm_bindgen]
+pub fn link_embedded_text_limit() -> usize {
+    link::MAX_EMBEDDED_TEXT_BYTES
+}

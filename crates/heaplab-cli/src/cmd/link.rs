@@ -4,7 +4,7 @@
 use std::fs::File;
 use std::io::Read;
 
-use heaplab_core::link::{self, LinkState, LinkWorkload, MAX_EMBEDDED_BYTES};
+use heaplab_core::link::{self, LinkState, LinkWorkload, MAX_EMBEDDED_TEXT_BYTES};
 
 use crate::cli::LinkArgs;
 use crate::error::CliError;
@@ -67,19 +67,19 @@ fn trace_workload(path: &str) -> Result<LinkWorkload, CliError> {
         .metadata()
         .map_err(|e| CliError::input(format!("{path}: {e}")))?
         .len();
-    if size <= MAX_EMBEDDED_BYTES as u64 {
+    if size <= MAX_EMBEDDED_TEXT_BYTES as u64 {
         let mut bytes = Vec::new();
         open()?
             .read_to_end(&mut bytes)
             .map_err(|e| CliError::input(format!("{path}: {e}")))?;
-        // Only text travels inside a link; a gzip'd trace is named instead, by the bytes
-        // already read.
-        return Ok(match String::from_utf8(bytes) {
-            Ok(text) => LinkWorkload::Embedded {
+        // Only text that deflates small travels inside a link; a gzip'd or larger trace
+        // is named instead, by the bytes already read.
+        return Ok(match link::embeddable(&bytes) {
+            Some(text) => LinkWorkload::Embedded {
                 name: link::trace_ref(path, &[]).name,
-                text,
+                text: text.to_string(),
             },
-            Err(e) => LinkWorkload::Trace(link::trace_ref(path, e.as_bytes())),
+            None => LinkWorkload::Trace(link::trace_ref(path, &bytes)),
         });
     }
     let found =

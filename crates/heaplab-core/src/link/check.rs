@@ -13,9 +13,25 @@ pub const MAX_CONFIGS: usize = 4;
 /// CLI finishes, and far below where event numbers stop being exact in JavaScript.
 pub const MAX_EVENTS: u64 = 10_000_000_000;
 
-/// The largest trace a link carries in itself: links travel through chat and mail, which
-/// cut long ones.
+/// The most bytes a trace carried in a link may take once deflated, as the link carries
+/// it: links travel through chat and mail, which cut long ones.
 pub const MAX_EMBEDDED_BYTES: usize = 64 * 1024;
+
+/// The longest trace text a link carries, deflated or not: what its payload may inflate
+/// to ([`super::codec::MAX_PAYLOAD_BYTES`]), less room for the rest of the state and for
+/// the escapes its JSON writes.
+pub const MAX_EMBEDDED_TEXT_BYTES: usize = 192 * 1024;
+
+/// The text of a trace file when a link can carry it: UTF-8, not gzip'd, at most
+/// [`MAX_EMBEDDED_TEXT_BYTES`] long and at most [`MAX_EMBEDDED_BYTES`] deflated.
+pub fn embeddable(bytes: &[u8]) -> Option<&str> {
+    // gzip is binary whatever it holds, and its magic bytes say so.
+    if bytes.len() > MAX_EMBEDDED_TEXT_BYTES || bytes.starts_with(&[0x1f, 0x8b]) {
+        return None;
+    }
+    let text = std::str::from_utf8(bytes).ok()?;
+    (super::codec::deflated_len(text.as_bytes()) <= MAX_EMBEDDED_BYTES).then_some(text)
+}
 
 /// The most values a sweep runs.
 pub const MAX_SWEEP_VALUES: usize = 64;
@@ -43,10 +59,12 @@ pub(super) fn check(state: &LinkState) -> Result<(), LinkError> {
         )));
     }
     match &state.workload {
-        LinkWorkload::Embedded { name, text } if text.len() > MAX_EMBEDDED_BYTES => {
+        LinkWorkload::Embedded { name, text } if embeddable(text.as_bytes()).is_none() => {
             return Err(LinkError::new(format!(
-                "the embedded trace {name} has {} bytes; a link carries at most {MAX_EMBEDDED_BYTES}",
-                text.len()
+                "the embedded trace {name} has {} bytes, {} deflated; a link carries at most \
+                 {MAX_EMBEDDED_TEXT_BYTES}, or {MAX_EMBEDDED_BYTES} deflated",
+                text.len(),
+                super::codec::deflated_len(text.as_bytes())
             )));
         }
         LinkWorkload::Trace(t) => {

@@ -37,6 +37,14 @@ pub fn encode(state: &LinkState) -> String {
     format!("{VERSION}.{}", BASE64.encode(packed))
 }
 
+/// How many bytes `bytes` take deflated as a link deflates its payload.
+pub(super) fn deflated_len(bytes: &[u8]) -> usize {
+    let mut deflate = DeflateEncoder::new(Vec::new(), Compression::best());
+    // Writing to a Vec cannot fail.
+    let _ = deflate.write_all(bytes);
+    deflate.finish().map_or(usize::MAX, |packed| packed.len())
+}
+
 /// The page's address for `state` under `base` (`http://127.0.0.1:8000/`).
 pub fn url(base: &str, state: &LinkState) -> String {
     let base = base.split('#').next().unwrap_or(base);

@@ -18,7 +18,10 @@ use serde_json::Value;
 
 use crate::config::{PolicyConfig, ProviderConfig, RunConfig, TouchMode, WorkloadConfig};
 
-pub use check::{MAX_CONFIGS, MAX_EMBEDDED_BYTES, MAX_EVENTS, MAX_SWEEP_VALUES};
+pub use check::{
+    embeddable, MAX_CONFIGS, MAX_EMBEDDED_BYTES, MAX_EMBEDDED_TEXT_BYTES, MAX_EVENTS,
+    MAX_SWEEP_VALUES,
+};
 pub use codec::{decode, encode, trace_ref, trace_ref_of, url, TraceHasher, MAX_PAYLOAD_BYTES};
 
 /// The version [`encode`] writes.

@@ -205,16 +205,40 @@ fn bad_links_say_what_is_wrong() {
             "{link}: {message:?} lacks {wanted:?}"
         );
     }
-    // An embedded trace past the limit.
-    let big = "a 1 8\n".repeat(MAX_EMBEDDED_BYTES / 6 + 1);
-    let state = LinkState {
+    // An embedded trace past the limit: text that deflates to more than 64 KiB.
+    let mut x: u64 = 1;
+    let noisy: String = (0..12_000)
+        .map(|i| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            format!("a {i} {}\n", x >> 40)
+        })
+        .collect();
+    assert!(noisy.len() < MAX_EMBEDDED_TEXT_BYTES);
+    assert_eq!(embeddable(noisy.as_bytes()), None);
+    let embedded = |text: String| LinkState {
         workload: LinkWorkload::Embedded {
             name: "big.trace".into(),
-            text: big,
+            text,
         },
         ..LinkState::default()
     };
-    assert!(refused(&encode(&state)).contains("embedded trace big.trace"));
+    assert!(refused(&encode(&embedded(noisy))).contains("embedded trace big.trace"));
+    // Text longer than 64 KiB that deflates to less travels: the limit is on the link.
+    let plain = "a 1 8\nf 1\n".repeat(10_000);
+    assert!(plain.len() > MAX_EMBEDDED_BYTES);
+    assert_eq!(embeddable(plain.as_bytes()), Some(plain.as_str()));
+    assert_eq!(
+        decode(&encode(&embedded(plain.clone()))).unwrap().workload,
+        LinkWorkload::Embedded {
+            name: "big.trace".into(),
+            text: plain
+        }
+    );
+    // gzip and other bytes that are not text are named, never carried.
+    assert_eq!(embeddable(&[0x1f, 0x8b, 8, 0]), None);
+    assert_eq!(embeddable(&[0xff, 0xfe, 0x00]), None);
 }
 
 #[test]
