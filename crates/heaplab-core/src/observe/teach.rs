@@ -40,13 +40,10 @@ fn too_long(count: &str) -> String {
     )
 }
 
-/// The events of a config's built-in workload, generation stopped (and the run refused)
-/// as soon as it passes [`MAX_TEACH_EVENTS`], so a large workload costs nothing to refuse.
-pub fn workload_events(config: &RunConfig) -> Result<Vec<Event>, RunError> {
-    let spec = crate::workload::find(&config.workload.id)?;
-    let params = config.workload_params()?;
-    let mut events = Vec::new();
-    spec.generate::<String>(&params, &mut |e| {
+/// A sink that keeps events in `events` and refuses the one past [`MAX_TEACH_EVENTS`],
+/// which stops whatever feeds it.
+fn keep_teachable(events: &mut Vec<Event>) -> impl FnMut(Event) -> Result<(), String> + '_ {
+    move |e| {
         if events.len() == MAX_TEACH_EVENTS {
             return Err(too_long(&format!(
                 "more than {}",
@@ -55,8 +52,17 @@ pub fn workload_events(config: &RunConfig) -> Result<Vec<Event>, RunError> {
         }
         events.push(e);
         Ok(())
-    })
-    .map_err(RunError::Event)?;
+    }
+}
+
+/// The events of a config's built-in workload, generation stopped (and the run refused)
+/// as soon as it passes [`MAX_TEACH_EVENTS`], so a large workload costs nothing to refuse.
+pub fn workload_events(config: &RunConfig) -> Result<Vec<Event>, RunError> {
+    let spec = crate::workload::find(&config.workload.id)?;
+    let params = config.workload_params()?;
+    let mut events = Vec::new();
+    spec.generate::<String>(&params, &mut keep_teachable(&mut events))
+        .map_err(RunError::Event)?;
     Ok(events)
 }
 
@@ -68,17 +74,8 @@ pub fn trace_events(
     options: &crate::trace::ImportOptions,
 ) -> Result<Vec<Event>, RunError> {
     let mut events = Vec::new();
-    crate::trace::import::<&[u8], String>(bytes, name, options, &mut |e| {
-        if events.len() == MAX_TEACH_EVENTS {
-            return Err(too_long(&format!(
-                "more than {}",
-                format_count(MAX_TEACH_EVENTS as i128)
-            )));
-        }
-        events.push(e);
-        Ok(())
-    })
-    .map_err(|e| RunError::Event(e.to_string()))?;
+    crate::trace::import::<&[u8], String>(bytes, name, options, &mut keep_teachable(&mut events))
+        .map_err(|e| RunError::Event(e.to_string()))?;
     Ok(events)
 }
 
