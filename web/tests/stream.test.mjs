@@ -6,22 +6,16 @@
 // HEAPLAB_BIN. With CI set the trace has ten million events (about 120 MB of text), as
 // the page must take; otherwise two million, or HEAPLAB_STREAM_EVENTS.
 
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 
-import { chromium } from 'playwright-core';
+import { HEAPLAB_BIN, RESULTS_DIR, clickRun as click, errorText, openPage as open, run, scratch, useBrowser } from './support.mjs';
 
-const PAGE_URL = requiredEnv('HEAPLAB_URL');
-const HEAPLAB_BIN = requiredEnv('HEAPLAB_BIN');
-const CHROMIUM = '/usr/bin/chromium';
-const RESULTS_DIR = fileURLToPath(new URL('../test-results/', import.meta.url));
+useBrowser();
+
 const EVENTS = Number(process.env.HEAPLAB_STREAM_EVENTS ?? (process.env.CI ? 10_000_000 : 2_000_000));
 // The tab may hold this much at most while it streams the trace: the file is over 100 MB
 // at ten million events, so a page that read it whole would pass this several times over
@@ -30,70 +24,16 @@ const MAX_TAB_BYTES = 500 * 1024 * 1024;
 // Ten million events take the page tens of seconds on this shared 2-core machine.
 const RUN_TIMEOUT_MS = 300_000;
 
-const run = promisify(execFile);
-
-function requiredEnv(name) {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set; run this test through \`cargo xtask test\``);
-  return value;
-}
-
-let context;
-let scratch;
-let profile;
-
-before(async () => {
-  scratch = await mkdtemp(path.join(tmpdir(), 'heaplab-stream-'));
-  profile = path.join(scratch, 'profile');
-  await mkdir(RESULTS_DIR, { recursive: true });
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1280, height: 800 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-});
-
-after(async () => {
-  await context?.close();
-  if (scratch) await rm(scratch, { recursive: true, force: true });
-});
-
+/** The page at 1280x800, once the run of its defaults is over; a crashed tab is a problem. */
 async function openPage() {
-  const page = await context.newPage();
-  const problems = [];
-  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
-  page.on('crash', () => problems.push('the tab crashed'));
-  // On this shared machine a browser's first navigation has been seen to stall for
-  // minutes while a fresh one got through at once (browser.test.mjs says more), so a
-  // navigation is tried on a short bound a few times.
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await page.goto(PAGE_URL, { waitUntil: 'domcontentloaded', timeout: 20_000 });
-      break;
-    } catch (error) {
-      console.log(`# navigation, attempt ${attempt}: ${error.message.split('\n')[0]}`);
-      if (attempt === 6) throw error;
-    }
-  }
-  await page.waitForFunction(() => document.body.dataset.state !== 'loading', null, { timeout: 60_000 });
-  // The page runs its defaults when it opens; the tests start once that is over.
-  await page.waitForFunction(() => document.body.dataset.state !== 'running', null, { timeout: 60_000 });
-  return { page, problems };
+  const opened = await open();
+  await opened.page.setViewportSize({ width: 1280, height: 800 });
+  opened.page.on('crash', () => opened.problems.push('the tab crashed'));
+  await opened.page.waitForFunction(() => document.body.dataset.state !== 'running', null, { timeout: 60_000 });
+  return opened;
 }
 
-async function clickRun(page) {
-  await page.evaluate(() => {
-    document.body.dataset.state = 'before-click';
-  });
-  await page.click('#run');
-  await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, { timeout: RUN_TIMEOUT_MS, polling: 250 });
-  return page.evaluate(() => document.body.dataset.state);
-}
-
-async function errorText(page) {
-  return (await page.textContent('#error')).trim();
-}
+const clickRun = (page) => click(page, RUN_TIMEOUT_MS);
 
 /**
  * Writes a program of `events` events: up to ten thousand blocks live, each allocation
@@ -154,7 +94,7 @@ async function rendererBytes() {
       // Chromium rewrites its children's command lines as one string of words.
       const cmdline = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split(/[\0 ]/);
       if (!cmdline.includes('--type=renderer') || cmdline.includes('--top-chrome-webui')) continue;
-      if (!cmdline.includes(`--user-data-dir=${profile}`)) continue;
+      if (!cmdline.includes(`--user-data-dir=${path.join(scratch, 'profile')}`)) continue;
       const status = await readFile(`/proc/${pid}/status`, 'utf8');
       largest = Math.max(largest, Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024);
     } catch {

@@ -123,7 +123,7 @@ export async function openPage(where = '') {
 }
 
 /** Clicks Run and returns the state the page settles in, "done" or "error". */
-export async function clickRun(page) {
+export async function clickRun(page, timeout = RUN_TIMEOUT_MS) {
   // Overwriting the state first means a "done" left over from an earlier run cannot
   // satisfy the wait below; the page sets "running" as soon as Run is clicked.
   await page.evaluate(() => {
@@ -133,7 +133,7 @@ export async function clickRun(page) {
   await page.waitForFunction(
     () => ['done', 'error'].includes(document.body.dataset.state),
     null,
-    { timeout: RUN_TIMEOUT_MS },
+    { timeout },
   );
   return page.evaluate(() => document.body.dataset.state);
 }
