@@ -462,7 +462,11 @@ fn callers_name_the_programs_functions() {
         .args(["-p", "glibc-like", "--json"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let b: Value = serde_json::from_slice(&out.stdout).unwrap();
     let groups = b["by_site"].as_array().unwrap();
     let sum: u64 = groups.iter().map(|g| g["pinned"].as_u64().unwrap()).sum();

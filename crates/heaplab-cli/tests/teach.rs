@@ -227,11 +227,22 @@ fn blame_by_call_site_adds_up_to_the_pinned_bytes() {
     let out = heaplab(&["blame", "-w", SITES, "-p", "glibc-like"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("by call site"), "{text}");
-    for name in ["parse_json (json.c:212)", "parse_xml (xml.c:88)", "grow_buffer (buf.c:40)"] {
+    for name in [
+        "parse_json (json.c:212)",
+        "parse_xml (xml.c:88)",
+        "grow_buffer (buf.c:40)",
+    ] {
         assert!(text.contains(name), "{name} in {text}");
     }
     // A trace without sites has no such section, and an empty `by_site`.
-    let b = json_of(&heaplab(&["blame", "-w", TRACE, "-p", "glibc-like", "--json"]));
+    let b = json_of(&heaplab(&[
+        "blame",
+        "-w",
+        TRACE,
+        "-p",
+        "glibc-like",
+        "--json",
+    ]));
     assert_eq!(b["by_site"], serde_json::json!([]));
     let out = heaplab(&["blame", "-w", TRACE, "-p", "glibc-like"]);
     assert!(!String::from_utf8_lossy(&out.stdout).contains("call site"));
@@ -246,9 +257,22 @@ fn convert_keeps_call_sites() {
     let once = dir.join("once.trace");
     let twice = dir.join("twice.trace");
     let out = heaplab(&["convert", SITES, "-o", once.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let out = heaplab(&["convert", once.to_str().unwrap(), "-o", twice.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = heaplab(&[
+        "convert",
+        once.to_str().unwrap(),
+        "-o",
+        twice.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let body = |p: &std::path::Path| -> Vec<String> {
         std::fs::read_to_string(p)
             .unwrap()

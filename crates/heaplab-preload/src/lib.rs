@@ -81,7 +81,11 @@ pub(crate) unsafe extern "C" fn calloc_from(n: usize, size: usize, site: usize) 
 ///
 /// # Safety
 /// The C `realloc` contract.
-pub(crate) unsafe extern "C" fn realloc_from(p: *mut c_void, size: usize, site: usize) -> *mut c_void {
+pub(crate) unsafe extern "C" fn realloc_from(
+    p: *mut c_void,
+    size: usize,
+    site: usize,
+) -> *mut c_void {
     if p.is_null() {
         // SAFETY: realloc(NULL, n) is malloc(n).
         return unsafe { malloc_from(size, site) };

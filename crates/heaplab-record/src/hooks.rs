@@ -38,7 +38,8 @@ fn enter() -> Option<Busy> {
 pub fn alloc(ptr: *mut u8, size: usize, align: usize, site: usize) {
     if let Some(_busy) = enter() {
         let align = align.max(1).next_power_of_two();
-        LOG.lock().alloc(ptr as usize, size as u64, align as u64, site);
+        LOG.lock()
+            .alloc(ptr as usize, size as u64, align as u64, site);
     }
 }
 

@@ -102,7 +102,10 @@ mod tests {
             })
         );
         assert_eq!(parse(&line.replace("r-xp", "r--p")), None);
-        assert_eq!(parse("# heaplab-record: map 7ffd-7ffe r-xp 0 00:00 0 [vdso]"), None);
+        assert_eq!(
+            parse("# heaplab-record: map 7ffd-7ffe r-xp 0 00:00 0 [vdso]"),
+            None
+        );
         assert_eq!(parse("# something else"), None);
         assert!(is_executable(b"1000-2000 r-xp 0 0:0 0 /x"));
         assert!(!is_executable(b"1000-2000 rw-p 0 0:0 0 /x"));

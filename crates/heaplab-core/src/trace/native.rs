@@ -188,9 +188,7 @@ pub fn parse_line(line: &str) -> Result<Option<Line>, Problem> {
         other => {
             return Err(Problem::new(
                 ProblemKind::UnknownOp,
-                format!(
-                    "unknown op `{other}` (expected a, f, r, p, arena, reset, drop or site)"
-                ),
+                format!("unknown op `{other}` (expected a, f, r, p, arena, reset, drop or site)"),
             ))
         }
     };
@@ -363,7 +361,10 @@ mod tests {
                 Event::Alloc { .. } | Event::Realloc { .. } => Line::Sited(e, site),
                 other => Line::Event(other),
             }),
-            (any::<u64>(), "[A-Za-z_][A-Za-z0-9_:<> ]{0,20}[a-z0-9)]( \\([a-z]{1,8}\\.c:[0-9]{1,4}\\))?")
+            (
+                any::<u64>(),
+                "[A-Za-z_][A-Za-z0-9_:<> ]{0,20}[a-z0-9)]( \\([a-z]{1,8}\\.c:[0-9]{1,4}\\))?"
+            )
                 .prop_map(|(a, n)| Line::SiteName(a, n)),
         ]
     }

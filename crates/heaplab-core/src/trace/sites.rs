@@ -153,7 +153,15 @@ mod tests {
         assert_eq!(parse_addr("0x55d0c0a1b2c3"), Ok(0x55d0_c0a1_b2c3));
         assert_eq!(parse_addr("0XFF"), Ok(255));
         assert_eq!(parse_addr(&hex(u64::MAX)), Ok(u64::MAX));
-        for bad in ["", "0x", "55d0", "0xg1", "0x11112222333344445", "-0x1", "0x 1"] {
+        for bad in [
+            "",
+            "0x",
+            "55d0",
+            "0xg1",
+            "0x11112222333344445",
+            "-0x1",
+            "0x 1",
+        ] {
             let p = parse_addr(bad).unwrap_err();
             assert_eq!(p.kind, ProblemKind::BadNumber, "{bad:?}");
             assert!(p.message.starts_with("bad site"), "{}", p.message);

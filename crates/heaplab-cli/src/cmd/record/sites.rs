@@ -44,7 +44,10 @@ pub fn symbolise(path: &Path) -> Result<Symbolised, CliError> {
     let mut functions = 0;
     let mut by_module: BTreeMap<usize, Vec<u64>> = BTreeMap::new();
     for &addr in &sites {
-        if let Some(m) = mappings.iter().position(|m| m.start <= addr && addr < m.end) {
+        if let Some(m) = mappings
+            .iter()
+            .position(|m| m.start <= addr && addr < m.end)
+        {
             by_module.entry(m).or_default().push(addr);
         }
     }
@@ -168,7 +171,10 @@ fn frame_name(loader: &addr2line::Loader, probe: u64) -> Option<String> {
     let frame = frames.next().ok()??;
     let function = frame.function?.demangle().ok()?.into_owned();
     let place = frame.location.and_then(|l| {
-        let file = Path::new(l.file?).file_name()?.to_string_lossy().into_owned();
+        let file = Path::new(l.file?)
+            .file_name()?
+            .to_string_lossy()
+            .into_owned();
         Some(match l.line {
             Some(line) => format!("{file}:{line}"),
             None => file,
