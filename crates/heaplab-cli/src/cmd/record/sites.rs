@@ -16,8 +16,8 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
-use heaplab_core::trace::native::{write_site_name, Line};
-use heaplab_core::trace::parse_line;
+use heaplab_core::trace::native::write_site_name;
+use heaplab_core::trace::sites::parse_addr;
 use heaplab_record::maps::{self, Mapping};
 use heaplab_record::Counts;
 
@@ -66,18 +66,34 @@ pub fn symbolise(path: &Path) -> Result<Symbolised, CliError> {
     })
 }
 
-/// The distinct call sites of a trace's lines, and its executable mappings.
+/// The distinct call sites of a trace's lines, and its executable mappings. Lines are
+/// read as bytes into one buffer, and only those with `site=` or a map comment are read
+/// further: a recorded trace has millions of lines.
 fn read_sites(path: &Path) -> std::io::Result<(BTreeSet<u64>, Vec<Mapping>)> {
     let mut sites = BTreeSet::new();
     let mut mappings = Vec::new();
-    for line in BufReader::new(File::open(path)?).lines() {
-        let line = line?;
-        if line.starts_with(maps::PREFIX) {
-            mappings.extend(maps::parse(&line));
-        } else if line.contains("site=") {
-            // The one parser reads the line; a line it refuses names no site here,
-            // and `heaplab run` will say what is wrong with it.
-            if let Ok(Some(Line::Sited(_, site))) = parse_line(&line) {
+    let mut input = BufReader::with_capacity(1 << 20, File::open(path)?);
+    let mut line = Vec::new();
+    let site_key = memchr::memmem::Finder::new(b"site=");
+    loop {
+        line.clear();
+        if input.read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        if line.starts_with(maps::PREFIX.as_bytes()) {
+            mappings.extend(maps::parse(String::from_utf8_lossy(&line).trim_end()));
+        } else if let Some(at) = site_key.find(&line) {
+            // The value of `site=`, read by the format's own reader of it; a bad one
+            // names no site here, and `heaplab run` will say what is wrong with it.
+            let value = &line[at + 5..];
+            let end = value
+                .iter()
+                .position(u8::is_ascii_whitespace)
+                .unwrap_or(value.len());
+            if let Some(site) = std::str::from_utf8(&value[..end])
+                .ok()
+                .and_then(|v| parse_addr(v).ok())
+            {
                 sites.insert(site);
             }
         }
