@@ -118,8 +118,13 @@ mod tests {
     fn a_trace_config_reads_its_bytes_and_a_workload_config_its_generator() {
         let mut config = RunConfig::new("churn", "buddy");
         config.workload = WorkloadConfig::trace("typed.trace");
-        let events = events_of(&config, Some(b"a 1 48\nf 1\n"), false).unwrap();
+        let (events, sites) = events_of(&config, Some(b"a 1 48\nf 1\n"), false).unwrap();
         assert_eq!(events, [Event::alloc(1, 48), Event::free(1)]);
+        assert!(sites.is_empty());
+        let (events, sites) =
+            events_of(&config, Some(b"a 1 48 site=0x10\nsite 0x10 main\n"), false).unwrap();
+        assert_eq!(events, [Event::alloc(1, 48)]);
+        assert_eq!(sites.at(1).map(|a| sites.label(a)).as_deref(), Some("main"));
         assert_eq!(
             events_of(&config, None, false).unwrap_err(),
             "teach: the trace's bytes are missing"
