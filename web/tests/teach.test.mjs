@@ -2,14 +2,15 @@
 // small hand-written trace, step three times and compare each line with `heaplab
 // explain`'s; the heap map's counts at several events against `heaplab run` of the
 // trace cut at that event; scrub; click a page; zoom; a link that reopens at its step;
-// the refusal of a workload too long to step through, and a typed trace.
+// the refusal of a workload too long to step through, a typed trace, and blame by call
+// site for a typed trace with sites.
 //
 // Run by `cargo xtask test` with HEAPLAB_URL (the page) and HEAPLAB_BIN (the CLI), as
 // browser.test.mjs is.
 
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 
@@ -224,6 +225,40 @@ describe('teaching mode', () => {
     // The typed trace is the editor's workload now, so the comparison can run it too.
     assert.equal(await page.inputValue('#workload'), 'trace');
     await shot(page, 'typed');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('groups blame by call site for a typed trace with sites, as heaplab blame does', async () => {
+    // The CLI tests' trace: three named sites, one unnamed, blocks without one.
+    const sitesPath = new URL('../../crates/heaplab-cli/tests/teach/sites.trace', import.meta.url);
+    const text = await readFile(sitesPath, 'utf8');
+    const expected = JSON.parse(await cli(['blame', '-w', sitesPath.pathname, '-p', 'glibc-like', '--json']));
+    assert.ok(expected.by_site.length >= 4);
+    const link = (await cli(['link', '-w', tracePath, '-p', 'glibc-like', '--base-url', PAGE_URL])).trim();
+    const { page, problems } = await openPage(link);
+    await page.click('#teach-open');
+    await waitEvent(page, 0);
+    // A trace without sites: no call-site grouping.
+    await page.click('#teach-last');
+    let t = await waitEvent(page, TRACE.length);
+    assert.deepEqual(t.blame.by_site, []);
+    assert.equal(await page.locator('#teach-blame-sites').count(), 0);
+    await page.click('#teach-type');
+    await page.fill('#teach-trace', text);
+    await page.click('#teach-use-trace');
+    await page.waitForFunction((n) => window.heaplabTeach?.events === n, expected.event, { timeout: TIMEOUT_MS });
+    await page.click('#teach-last');
+    t = await waitEvent(page, expected.event);
+    assert.equal(t.error, null);
+    assert.equal(t.blame.pinned, expected.pinned);
+    assert.deepEqual(t.blame.by_site, expected.by_site);
+    const rows = await page.locator('#teach-blame-sites tbody tr').allTextContents();
+    assert.equal(rows.length, Math.min(5, expected.by_site.length));
+    assert.match(rows[0], new RegExp(`^${expected.by_site[0].key.replace(/[()]/g, '\\$&')}`));
+    assert.match(await page.textContent('#teach-blame'), /parse_json \(json\.c:212\)/);
+    await page.locator('#teach-blame').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'teach-sites.png') });
     assert.deepEqual(problems, []);
     await page.close();
   });

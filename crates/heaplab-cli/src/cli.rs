@@ -415,6 +415,12 @@ pub struct RecordArgs {
     /// through a wrapper (a pyenv shim, a shell script) starts helper processes too.
     #[arg(long, short)]
     pub verbose: bool,
+    /// Record each allocation's call site (the return address of its malloc, calloc or
+    /// realloc call) as `site=` on its line, and name the sites after the run (function,
+    /// file and line from the program's debug info or symbols, else module+offset), so
+    /// that `heaplab blame` groups pinned bytes by call site.
+    #[arg(long)]
+    pub callers: bool,
     /// The command to record and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,

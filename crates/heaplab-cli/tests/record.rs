@@ -396,3 +396,88 @@ fn a_wrapped_command_gets_one_summary_line() {
         "{stderr}"
     );
 }
+
+/// `record --callers` on a C program with debug info: every allocation of the program's
+/// functions carries its call site, the sites are named after those functions, and
+/// blame groups the pinned bytes by them, adding up to the pinned total.
+#[test]
+fn callers_name_the_programs_functions() {
+    let d = dir("callers");
+    let program = d.join("callers");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/record/callers.c");
+    let cc = Command::new("cc")
+        .args(["-g", "-O1"])
+        .arg(&source)
+        .arg("-o")
+        .arg(&program)
+        .status()
+        .expect("cc, the C compiler Rust links with, runs");
+    assert!(cc.success());
+    let trace = d.join("callers.trace");
+    let out = Command::new(HEAPLAB)
+        .args(["record", "--callers", "-o"])
+        .arg(&trace)
+        .arg("--")
+        .arg(&program)
+        .env("HEAPLAB_PRELOAD", preload())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("call sites ("), "{stderr}");
+    // The trailer is still the last line, and the replay still counts what was recorded.
+    replay_matches(&trace);
+
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let names: std::collections::HashMap<&str, &str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("site ")?.split_once(' '))
+        .collect();
+    let named = |f: &str| {
+        names
+            .iter()
+            .filter(|(_, n)| n.starts_with(&format!("{f} (callers.c:")))
+            .map(|(a, _)| *a)
+            .collect::<Vec<_>>()
+    };
+    for f in ["make_name", "make_table", "grow_buffer", "main"] {
+        assert_eq!(named(f).len(), 1, "{f} in {names:?}");
+    }
+    // Each function's 2,000 calls carry its site: malloc in make_name, calloc in
+    // make_table, realloc in grow_buffer.
+    let count = |op: &str, f: &str| {
+        let site = format!(" site={}", named(f)[0]);
+        text.lines()
+            .filter(|l| l.starts_with(op) && l.ends_with(&site))
+            .count()
+    };
+    assert_eq!(count("a ", "make_name"), 2000);
+    assert_eq!(count("a ", "make_table"), 2000);
+    assert_eq!(count("r ", "grow_buffer"), 2000);
+    assert_eq!(count("a ", "main"), 2000);
+
+    let out = Command::new(HEAPLAB)
+        .args(["blame", "-w"])
+        .arg(&trace)
+        .args(["-p", "glibc-like", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let b: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let groups = b["by_site"].as_array().unwrap();
+    let sum: u64 = groups.iter().map(|g| g["pinned"].as_u64().unwrap()).sum();
+    assert_eq!(sum, b["pinned"].as_u64().unwrap());
+    for f in ["make_name", "make_table", "grow_buffer"] {
+        let g = groups
+            .iter()
+            .find(|g| g["key"].as_str().unwrap().starts_with(&format!("{f} (")))
+            .unwrap_or_else(|| panic!("{f} in {groups:?}"));
+        // Every 8th of the 2,000 blocks stays live.
+        assert_eq!(g["blocks"], 250, "{f}: {g}");
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}

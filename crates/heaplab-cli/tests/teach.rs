@@ -181,3 +181,114 @@ fn bad_input_is_named() {
     let out = heaplab(&["explain", "-w", TRACE, "-p", "buddy", "--from", "0"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+const SITES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/teach/sites.trace");
+
+/// On a trace with call sites, blame groups the pinned bytes by site too, named by the
+/// trace's `site` lines (an unnamed site by its address), and every grouping adds up.
+#[test]
+fn blame_by_call_site_adds_up_to_the_pinned_bytes() {
+    for p in ["glibc-like", "free-list", "size-class", "buddy"] {
+        for at in ["end", "peak", "150"] {
+            let b = json_of(&heaplab(&[
+                "blame", "-w", SITES, "-p", p, "--at", at, "--json",
+            ]));
+            let pinned = b["pinned"].as_u64().unwrap();
+            for field in ["by_size", "by_phase", "by_site"] {
+                let groups = b[field].as_array().unwrap();
+                let sum: u64 = groups.iter().map(|g| g["pinned"].as_u64().unwrap()).sum();
+                assert_eq!(sum, pinned, "{p} {at} {field}: {b}");
+                let blocks: u64 = groups.iter().map(|g| g["blocks"].as_u64().unwrap()).sum();
+                assert_eq!(blocks, b["pinners"].as_array().unwrap().len() as u64);
+            }
+            let keys: Vec<&str> = b["by_site"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|g| g["key"].as_str().unwrap())
+                .collect();
+            assert!(pinned == 0 || !keys.is_empty(), "{p} {at}: {b}");
+            for k in keys {
+                assert!(
+                    [
+                        "parse_json (json.c:212)",
+                        "parse_xml (xml.c:88)",
+                        "grow_buffer (buf.c:40)",
+                        "0x7f0000000abc",
+                        "(no site)"
+                    ]
+                    .contains(&k),
+                    "{p} {at}: {k}"
+                );
+            }
+        }
+    }
+    // glibc-like at the end: the live blocks of all four sites pin something.
+    let out = heaplab(&["blame", "-w", SITES, "-p", "glibc-like"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("by call site"), "{text}");
+    for name in [
+        "parse_json (json.c:212)",
+        "parse_xml (xml.c:88)",
+        "grow_buffer (buf.c:40)",
+    ] {
+        assert!(text.contains(name), "{name} in {text}");
+    }
+    // A trace without sites has no such section, and an empty `by_site`.
+    let b = json_of(&heaplab(&[
+        "blame",
+        "-w",
+        TRACE,
+        "-p",
+        "glibc-like",
+        "--json",
+    ]));
+    assert_eq!(b["by_site"], serde_json::json!([]));
+    let out = heaplab(&["blame", "-w", TRACE, "-p", "glibc-like"]);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("call site"));
+}
+
+/// `convert` keeps a trace's call sites and their names, so converting twice changes
+/// nothing; a bad site is refused at its line.
+#[test]
+fn convert_keeps_call_sites() {
+    let dir = std::env::temp_dir().join(format!("heaplab-sites-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let once = dir.join("once.trace");
+    let twice = dir.join("twice.trace");
+    let out = heaplab(&["convert", SITES, "-o", once.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = heaplab(&[
+        "convert",
+        once.to_str().unwrap(),
+        "-o",
+        twice.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let body = |p: &std::path::Path| -> Vec<String> {
+        std::fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(str::to_string)
+            .collect()
+    };
+    let original: Vec<String> = body(SITES.as_ref());
+    assert_eq!(body(&once), original);
+    assert_eq!(body(&twice), original);
+    let bad = dir.join("bad.trace");
+    std::fs::write(&bad, "a 1 8\na 2 8 site=0xnope\n").unwrap();
+    let out = heaplab(&["blame", "-w", bad.to_str().unwrap(), "-p", "bump"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.trace:2: bad site \"0xnope\""), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

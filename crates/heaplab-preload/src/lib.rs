@@ -25,6 +25,7 @@ use heaplab_record::hooks;
 mod boot;
 mod process;
 mod real;
+mod site;
 
 /// What `malloc` promises on 64-bit glibc, and the trace's default.
 const MALLOC_ALIGN: usize = 16;
@@ -39,30 +40,32 @@ fn page_size() -> usize {
     unsafe { libc::sysconf(libc::_SC_PAGESIZE) as usize }
 }
 
-/// Records a successful allocation and returns it.
+/// Records a successful allocation from call site `site` (0: unknown) and returns it.
 #[inline]
-fn allocated(p: *mut c_void, size: usize, align: usize) -> *mut c_void {
+fn allocated(p: *mut c_void, size: usize, align: usize, site: usize) -> *mut c_void {
     if !p.is_null() {
-        hooks::alloc(p.cast(), size, align);
+        hooks::alloc(p.cast(), size, align, site);
     }
     p
 }
 
+/// `malloc` from call site `site`: what the exported `malloc` jumps to (see `site.rs`).
+///
 /// # Safety
 /// The C `malloc` contract.
-#[no_mangle]
-pub unsafe extern "C" fn malloc(size: usize) -> *mut c_void {
+pub(crate) unsafe extern "C" fn malloc_from(size: usize, site: usize) -> *mut c_void {
     let Some(f) = real::fns() else {
         return boot::alloc(size, MALLOC_ALIGN);
     };
     // SAFETY: forwarding the caller's call to the real malloc.
-    allocated(unsafe { (f.malloc)(size) }, size, MALLOC_ALIGN)
+    allocated(unsafe { (f.malloc)(size) }, size, MALLOC_ALIGN, site)
 }
 
+/// `calloc` from call site `site`.
+///
 /// # Safety
 /// The C `calloc` contract.
-#[no_mangle]
-pub unsafe extern "C" fn calloc(n: usize, size: usize) -> *mut c_void {
+pub(crate) unsafe extern "C" fn calloc_from(n: usize, size: usize, site: usize) -> *mut c_void {
     let Some(total) = n.checked_mul(size) else {
         set_errno(libc::ENOMEM);
         return std::ptr::null_mut();
@@ -71,16 +74,21 @@ pub unsafe extern "C" fn calloc(n: usize, size: usize) -> *mut c_void {
         return boot::alloc(total, MALLOC_ALIGN);
     };
     // SAFETY: forwarding the caller's call to the real calloc.
-    allocated(unsafe { (f.calloc)(n, size) }, total, MALLOC_ALIGN)
+    allocated(unsafe { (f.calloc)(n, size) }, total, MALLOC_ALIGN, site)
 }
 
+/// `realloc` from call site `site`.
+///
 /// # Safety
 /// The C `realloc` contract.
-#[no_mangle]
-pub unsafe extern "C" fn realloc(p: *mut c_void, size: usize) -> *mut c_void {
+pub(crate) unsafe extern "C" fn realloc_from(
+    p: *mut c_void,
+    size: usize,
+    site: usize,
+) -> *mut c_void {
     if p.is_null() {
         // SAFETY: realloc(NULL, n) is malloc(n).
-        return unsafe { malloc(size) };
+        return unsafe { malloc_from(size, site) };
     }
     if boot::contains(p) {
         // A bootstrap block moves to the real heap (or a new bootstrap block); the old
@@ -88,7 +96,7 @@ pub unsafe extern "C" fn realloc(p: *mut c_void, size: usize) -> *mut c_void {
         // SAFETY: malloc's contract holds; `p` is a bootstrap block of `boot::size(p)`
         // bytes and `q` has room for `size`; they cannot overlap.
         unsafe {
-            let q = malloc(size);
+            let q = malloc_from(size, site);
             if !q.is_null() {
                 let n = boot::size(p).min(size);
                 std::ptr::copy_nonoverlapping(p.cast::<u8>(), q.cast::<u8>(), n);
@@ -105,7 +113,7 @@ pub unsafe extern "C" fn realloc(p: *mut c_void, size: usize) -> *mut c_void {
     // SAFETY: forwarding the caller's call to the real realloc.
     let q = unsafe { (f.realloc)(p, size) };
     // glibc's realloc(p, 0) frees p and returns null.
-    hooks::realloc_end(pending, q.cast(), size, size == 0);
+    hooks::realloc_end(pending, q.cast(), size, size == 0, site);
     q
 }
 
@@ -116,7 +124,7 @@ pub unsafe extern "C" fn reallocarray(p: *mut c_void, n: usize, size: usize) -> 
     match n.checked_mul(size) {
         // SAFETY: the caller's contract is realloc's once the size is known not to
         // overflow.
-        Some(total) => unsafe { realloc(p, total) },
+        Some(total) => unsafe { realloc_from(p, total, 0) },
         None => {
             set_errno(libc::ENOMEM);
             std::ptr::null_mut()
@@ -161,7 +169,7 @@ pub unsafe extern "C" fn posix_memalign(out: *mut *mut c_void, align: usize, siz
     let r = unsafe { (f.posix_memalign)(out, align, size) };
     if r == 0 {
         // SAFETY: on success the real function stored the block in `*out`.
-        allocated(unsafe { *out }, size, align);
+        allocated(unsafe { *out }, size, align, 0);
     }
     r
 }
@@ -183,7 +191,7 @@ unsafe fn aligned(
         return std::ptr::null_mut();
     };
     // SAFETY: forwarding the caller's call to the real function.
-    allocated(unsafe { real(align, size) }, size, align)
+    allocated(unsafe { real(align, size) }, size, align, 0)
 }
 
 /// # Safety
@@ -211,7 +219,7 @@ pub unsafe extern "C" fn valloc(size: usize) -> *mut c_void {
         None => boot::alloc(size, page),
         // SAFETY: forwarding the caller's call to the real valloc.
         Some(f) => match f.valloc {
-            Some(v) => allocated(unsafe { v(size) }, size, page),
+            Some(v) => allocated(unsafe { v(size) }, size, page, 0),
             None => std::ptr::null_mut(),
         },
     }
@@ -230,7 +238,7 @@ pub unsafe extern "C" fn pvalloc(size: usize) -> *mut c_void {
         None => boot::alloc(rounded, page),
         // SAFETY: forwarding the caller's call to the real pvalloc.
         Some(f) => match f.pvalloc {
-            Some(v) => allocated(unsafe { v(size) }, rounded, page),
+            Some(v) => allocated(unsafe { v(size) }, rounded, page, 0),
             None => std::ptr::null_mut(),
         },
     }

@@ -5,6 +5,8 @@
 //! process to load the library — writes that file, and marks itself in the environment
 //! its children inherit (`HEAPLAB_TRACE_ROOT=<pid>`); every other process (a forked
 //! child, or a program the command runs) writes `/dir/prog.<pid>.trace`.
+//! `HEAPLAB_CALLERS=1` (`heaplab record --callers`) adds each allocation's call site to
+//! its line, and the executable mappings at the end (see `heaplab_record::maps`).
 //!
 //! The constructor's own `setenv` and `pthread_atfork` allocate a few hundred bytes of
 //! the program's heap, after the trace has started: they are recorded like the
@@ -71,6 +73,10 @@ extern "C" fn init(argc: c_int, argv: *const *const c_char, envp: *const *const 
     let Some(fd) = open_trace(is_command) else {
         return;
     };
+    // SAFETY: as above.
+    if unsafe { env(envp, b"HEAPLAB_CALLERS") } == Some(b"1") {
+        hooks::set_callers(true);
+    }
     if hooks::start_fd(fd, |h| header(h, None)).is_err() {
         sys::close(fd);
         return;

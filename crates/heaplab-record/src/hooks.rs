@@ -31,13 +31,23 @@ fn enter() -> Option<Busy> {
     }
 }
 
-/// Records a block of `size` bytes at `ptr` (not null), asked for with `align`.
+/// Records a block of `size` bytes at `ptr` (not null), asked for with `align` from
+/// call site `site` (the allocating call's return address; 0 when unknown), which the
+/// trace carries when it records call sites ([`set_callers`]).
 #[inline]
-pub fn alloc(ptr: *mut u8, size: usize, align: usize) {
+pub fn alloc(ptr: *mut u8, size: usize, align: usize, site: usize) {
     if let Some(_busy) = enter() {
         let align = align.max(1).next_power_of_two();
-        LOG.lock().alloc(ptr as usize, size as u64, align as u64);
+        LOG.lock()
+            .alloc(ptr as usize, size as u64, align as u64, site);
     }
+}
+
+/// Whether the trace [`start_fd`] starts next writes each allocation's call site, and
+/// ends with the mappings that symbolise them.
+pub fn set_callers(callers: bool) {
+    let _busy = Busy::enter();
+    LOG.lock().set_callers(callers);
 }
 
 /// Records the free of `ptr`. Call before the memory goes back to the allocator.
@@ -72,9 +82,10 @@ pub fn realloc_begin(ptr: *mut u8) -> Pending {
 }
 
 /// Call after the realloc returned `new` for `size` bytes. A null `new` means the block
-/// stayed where it was, unless `null_frees` (glibc's `realloc(p, 0)` frees `p`).
+/// stayed where it was, unless `null_frees` (glibc's `realloc(p, 0)` frees `p`). `site`
+/// is the realloc call's return address, as for [`alloc`].
 #[inline]
-pub fn realloc_end(pending: Pending, new: *mut u8, size: usize, null_frees: bool) {
+pub fn realloc_end(pending: Pending, new: *mut u8, size: usize, null_frees: bool, site: usize) {
     let known = match pending.0 {
         State::NotRecording => return,
         State::Unknown => None,
@@ -87,10 +98,10 @@ pub fn realloc_end(pending: Pending, new: *mut u8, size: usize, null_frees: bool
         return;
     }
     match (known, new.is_null()) {
-        (Some(e), false) => log.realloc(e, new as usize, size as u64),
+        (Some(e), false) => log.realloc(e, new as usize, size as u64, site),
         (Some(e), true) if null_frees => log.realloc_freed(e),
         (Some(e), true) => log.restore(e),
-        (None, false) => log.realloc_unknown(new as usize, size as u64),
+        (None, false) => log.realloc_unknown(new as usize, size as u64, site),
         (None, true) => {}
     }
 }

@@ -38,6 +38,7 @@ mod counts;
 pub mod hooks;
 mod lock;
 mod log;
+pub mod maps;
 mod table;
 mod thread;
 
@@ -71,7 +72,7 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for Recorder<A> {
         // SAFETY: the caller's contract for `alloc` is `inner.alloc`'s.
         let p = unsafe { self.inner.alloc(layout) };
         if !p.is_null() {
-            hooks::alloc(p, layout.size(), layout.align());
+            hooks::alloc(p, layout.size(), layout.align(), 0);
         }
         p
     }
@@ -81,7 +82,7 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for Recorder<A> {
         // SAFETY: as for `alloc`.
         let p = unsafe { self.inner.alloc_zeroed(layout) };
         if !p.is_null() {
-            hooks::alloc(p, layout.size(), layout.align());
+            hooks::alloc(p, layout.size(), layout.align(), 0);
         }
         p
     }
@@ -99,7 +100,7 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for Recorder<A> {
         // SAFETY: the caller's contract for `realloc` is `inner.realloc`'s.
         let p = unsafe { self.inner.realloc(ptr, layout, new_size) };
         // A failed `GlobalAlloc::realloc` leaves the block alone; it never frees.
-        hooks::realloc_end(pending, p, new_size, false);
+        hooks::realloc_end(pending, p, new_size, false, 0);
         p
     }
 }

@@ -31,6 +31,9 @@ pub struct Log {
     /// Thread numbering starts over with each trace; see `thread.rs`.
     generation: u32,
     next_thread: u32,
+    /// Whether `a` and `r` lines carry their call site (`site=0x…`), and the trace ends
+    /// with the executable mappings that symbolise them.
+    callers: bool,
 }
 
 // SAFETY: the buffer pointer is a mapping the log owns; the log is only used under the
@@ -57,7 +60,14 @@ impl Log {
             counts: Counts::ZERO,
             generation: 0,
             next_thread: 1,
+            callers: false,
         }
+    }
+
+    /// Whether the next trace started writes call sites; a forked child keeps its
+    /// parent's choice.
+    pub fn set_callers(&mut self, callers: bool) {
+        self.callers = callers;
     }
 
     #[inline]
@@ -105,9 +115,10 @@ impl Log {
         header(self);
         let inherited = std::mem::replace(&mut self.table, Table::new());
         let mut n = 0u64;
+        // Where the inherited blocks were asked for is the parent's business: no site.
         inherited.for_each(|e| {
             n += 1;
-            self.line_alloc(e, 0);
+            self.line_alloc(e, 0, 0);
         });
         self.table = inherited;
         self.counts.allocs = n;
@@ -149,7 +160,9 @@ impl Log {
         n
     }
 
-    pub fn alloc(&mut self, addr: usize, size: u64, align: u64) {
+    /// Records an allocation; `site` is the return address of the allocating call, or
+    /// 0 when unknown (written only when the trace has call sites).
+    pub fn alloc(&mut self, addr: usize, size: u64, align: u64, site: usize) {
         let thread = self.thread();
         let e = Entry {
             addr,
@@ -160,7 +173,7 @@ impl Log {
         self.next_id += 1;
         if self.insert(e, thread) {
             self.counts.allocs += 1;
-            self.line_alloc(e, thread);
+            self.line_alloc(e, thread, site);
         }
     }
 
@@ -206,8 +219,8 @@ impl Log {
         self.insert(e, thread);
     }
 
-    /// The block `e` now lives at `addr` with `size` bytes.
-    pub fn realloc(&mut self, e: Entry, addr: usize, size: u64) {
+    /// The block `e` now lives at `addr` with `size` bytes; `site` as for `alloc`.
+    pub fn realloc(&mut self, e: Entry, addr: usize, size: u64, site: usize) {
         let thread = self.thread();
         if !self.insert(Entry { addr, size, ..e }, thread) {
             return;
@@ -220,6 +233,7 @@ impl Log {
         self.word(b" ");
         self.number(size);
         self.thread_suffix(thread);
+        self.site_suffix(site);
         self.end_line();
     }
 
@@ -231,12 +245,12 @@ impl Log {
 
     /// A realloc of a block the trace never saw allocated: the new block is an
     /// allocation, the old one is as unknown as before.
-    pub fn realloc_unknown(&mut self, addr: usize, size: u64) {
+    pub fn realloc_unknown(&mut self, addr: usize, size: u64, site: usize) {
         self.counts.unknown_reallocs += 1;
-        self.alloc(addr, size, DEFAULT_ALIGN);
+        self.alloc(addr, size, DEFAULT_ALIGN, site);
     }
 
-    fn line_alloc(&mut self, e: Entry, thread: u32) {
+    fn line_alloc(&mut self, e: Entry, thread: u32, site: usize) {
         self.counts.add_live(e.size);
         self.word(b"a ");
         self.number(e.id);
@@ -247,6 +261,7 @@ impl Log {
             self.number(e.align);
         }
         self.thread_suffix(thread);
+        self.site_suffix(site);
         self.end_line();
     }
 
@@ -265,6 +280,39 @@ impl Log {
             self.word(b" thread=");
             self.number(u64::from(thread));
         }
+    }
+
+    /// ` site=0x…` when the trace has call sites and this one is known. One test of a
+    /// flag when it has not, so a trace without sites costs what it did.
+    #[inline]
+    fn site_suffix(&mut self, site: usize) {
+        if self.callers && site != 0 {
+            self.word(b" site=0x");
+            self.hex(site as u64);
+        }
+    }
+
+    /// Lower-case hex digits of `n`, no leading zeros.
+    #[inline]
+    fn hex(&mut self, n: u64) {
+        let mut digits = [0u8; 16];
+        let len = (16 - n.leading_zeros() as usize / 4).max(1);
+        for (i, d) in digits[..len].iter_mut().rev().enumerate() {
+            *d = b"0123456789abcdef"[((n >> (4 * i)) & 0xf) as usize];
+        }
+        self.word(&digits[..len]);
+    }
+
+    /// The executable mappings, as `# heaplab-record: map` comments (see `maps.rs`).
+    fn mappings(&mut self) {
+        crate::maps::each_line(|line| {
+            if crate::maps::is_executable(line) {
+                self.word(b"# ");
+                self.bytes(&crate::maps::PREFIX.as_bytes()[2..]);
+                self.bytes(line);
+                self.end_line();
+            }
+        });
     }
 
     /// Writes a `# ` comment line made of `parts`; line breaks inside them become spaces
@@ -360,6 +408,9 @@ impl Log {
             return None;
         }
         let counts = self.counts;
+        if self.callers {
+            self.mappings();
+        }
         self.trailer(&counts);
         self.write_out();
         if let Some(fd) = self.fd.take() {
@@ -414,7 +465,13 @@ mod tests {
         let lines = text
             .lines()
             .filter(|l| !l.starts_with('#'))
-            .map(|l| l.split(" thread=").next().unwrap().to_string())
+            .map(|l| {
+                // The test's thread is not the process's main thread: drop its number.
+                l.split(' ')
+                    .filter(|w| !w.starts_with("thread="))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
             .collect();
         (lines, counts)
     }
@@ -422,8 +479,8 @@ mod tests {
     #[test]
     fn an_allocation_on_a_live_address_frees_the_old_block_first() {
         let (lines, counts) = lines_of(|log| {
-            log.alloc(0x1000, 32, 16);
-            log.alloc(0x1000, 48, 16);
+            log.alloc(0x1000, 32, 16, 0);
+            log.alloc(0x1000, 48, 16, 0);
         });
         assert_eq!(lines, ["a 1 32", "f 1", "a 2 48"]);
         assert_eq!((counts.missed_frees, counts.frees), (1, 1));
@@ -432,10 +489,10 @@ mod tests {
     #[test]
     fn a_realloc_onto_a_live_address_frees_the_old_block_first() {
         let (lines, counts) = lines_of(|log| {
-            log.alloc(0x1000, 32, 16);
-            log.alloc(0x2000, 32, 16);
+            log.alloc(0x1000, 32, 16, 0);
+            log.alloc(0x2000, 32, 16, 0);
             let e = log.take(0x2000).unwrap();
-            log.realloc(e, 0x1000, 64);
+            log.realloc(e, 0x1000, 64, 0);
             log.free(0x1000);
         });
         assert_eq!(lines, ["a 1 32", "a 2 32", "f 1", "r 2 64", "f 2"]);
@@ -447,11 +504,32 @@ mod tests {
     }
 
     #[test]
+    fn call_sites_are_written_only_when_asked_for() {
+        let (lines, _) = lines_of(|log| {
+            log.alloc(0x1000, 32, 16, 0x55d0_c0a1_b2c3);
+            let e = log.take(0x1000).unwrap();
+            log.realloc(e, 0x2000, 64, 0xf);
+        });
+        assert_eq!(lines, ["a 1 32", "r 1 64"]);
+        let (lines, _) = lines_of(|log| {
+            log.set_callers(true);
+            log.alloc(0x1000, 32, 16, 0x55d0_c0a1_b2c3);
+            log.alloc(0x3000, 32, 64, 0);
+            let e = log.take(0x1000).unwrap();
+            log.realloc(e, 0x2000, 64, 0xf);
+        });
+        assert_eq!(
+            lines,
+            ["a 1 32 site=0x55d0c0a1b2c3", "a 2 32 64", "r 1 64 site=0xf"]
+        );
+    }
+
+    #[test]
     fn a_block_put_back_onto_a_live_address_frees_the_other_first() {
         let (lines, counts) = lines_of(|log| {
-            log.alloc(0x3000, 32, 16);
+            log.alloc(0x3000, 32, 16, 0);
             let e = log.take(0x3000).unwrap();
-            log.alloc(0x3000, 16, 16);
+            log.alloc(0x3000, 16, 16, 0);
             log.restore(e);
             log.free(0x3000);
         });

@@ -7,6 +7,7 @@
 use heaplab_core::config::RunConfig;
 use heaplab_core::observe::teach::{trace_events, workload_events};
 use heaplab_core::observe::Teaching;
+use heaplab_core::trace::sites::Sites;
 use heaplab_core::trace::ImportOptions;
 use wasm_bindgen::prelude::*;
 
@@ -17,14 +18,17 @@ fn js_error(e: impl std::fmt::Display) -> JsError {
 }
 
 /// The events `config` steps through: its built-in workload's, or the trace's in `trace`
-/// for a trace config, each stopped past `MAX_TEACH_EVENTS` by the core.
+/// for a trace config with the call sites it has, each stopped past `MAX_TEACH_EVENTS`
+/// by the core.
 fn events_of(
     config: &RunConfig,
     trace: Option<&[u8]>,
     lenient: bool,
-) -> Result<Vec<heaplab_core::event::Event>, String> {
+) -> Result<(Vec<heaplab_core::event::Event>, Sites), String> {
     if !config.workload.is_trace() {
-        return workload_events(config).map_err(|e| e.to_string());
+        return workload_events(config)
+            .map(|events| (events, Sites::new()))
+            .map_err(|e| e.to_string());
     }
     let bytes = trace.ok_or("teach: the trace's bytes are missing")?;
     let name = config.workload.path.clone().unwrap_or_default();
@@ -52,8 +56,9 @@ impl Teach {
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsValue, trace: Option<Vec<u8>>, lenient: bool) -> Result<Teach, JsError> {
         let config: RunConfig = from_js(config, "config")?;
-        let events = events_of(&config, trace.as_deref(), lenient).map_err(|e| JsError::new(&e))?;
-        let inner = Teaching::new(&config, events).map_err(js_error)?;
+        let (events, sites) =
+            events_of(&config, trace.as_deref(), lenient).map_err(|e| JsError::new(&e))?;
+        let inner = Teaching::with_sites(&config, events, sites).map_err(js_error)?;
         Ok(Teach { inner })
     }
 
@@ -113,8 +118,13 @@ mod tests {
     fn a_trace_config_reads_its_bytes_and_a_workload_config_its_generator() {
         let mut config = RunConfig::new("churn", "buddy");
         config.workload = WorkloadConfig::trace("typed.trace");
-        let events = events_of(&config, Some(b"a 1 48\nf 1\n"), false).unwrap();
+        let (events, sites) = events_of(&config, Some(b"a 1 48\nf 1\n"), false).unwrap();
         assert_eq!(events, [Event::alloc(1, 48), Event::free(1)]);
+        assert!(sites.is_empty());
+        let (events, sites) =
+            events_of(&config, Some(b"a 1 48 site=0x10\nsite 0x10 main\n"), false).unwrap();
+        assert_eq!(events, [Event::alloc(1, 48)]);
+        assert_eq!(sites.at(1).map(|a| sites.label(a)).as_deref(), Some("main"));
         assert_eq!(
             events_of(&config, None, false).unwrap_err(),
             "teach: the trace's bytes are missing"

@@ -65,7 +65,11 @@ export function renderPage(container, map, page) {
   container.replaceChildren(...parts);
 }
 
-/** Blame's split and its top pinning blocks; clicking a block's row calls `onBlock(block)`. */
+/**
+ * Blame's split, its top pinning blocks and the pinned bytes by size and, for a trace
+ * with call sites (`site=` on its lines), by call site; clicking a block's row calls
+ * `onBlock(block)`.
+ */
 export function renderBlame(container, blame, onBlock, top = 10) {
   const parts = [];
   const split = [
@@ -80,21 +84,30 @@ export function renderBlame(container, blame, onBlock, top = 10) {
       split.map(([what, bytes]) => ({ cells: [what, formatBytes(bytes)] })),
     ),
   );
+  const sited = blame.by_site.length > 0;
   if (blame.pinners.length) {
     parts.push(el('p', `The blocks that pin the most (${formatCount(blame.pinners.length)} pin something); click one to select its page:`, 'doc small'));
     parts.push(
       table(
-        ['block id', 'size', 'allocated at event', 'pinned'],
-        blame.pinners.slice(0, top).map((p) => ({ block: p, cells: [p.id, formatBytes(p.size), formatCount(p.event), formatBytes(p.pinned)] })),
+        ['block id', 'size', 'allocated at event', ...(sited ? ['call site'] : []), 'pinned'],
+        blame.pinners.slice(0, top).map((p) => ({
+          block: p,
+          cells: [p.id, formatBytes(p.size), formatCount(p.event), ...(sited ? [p.site ?? ''] : []), formatBytes(p.pinned)],
+        })),
         (row) => onBlock(row.block),
       ),
     );
-    parts.push(
+    const groups = (title, list) =>
       table(
-        ['pinned by size', 'blocks', 'pinned'],
-        blame.by_size.slice(0, 5).map((g) => ({ cells: [g.key, formatCount(g.blocks), formatBytes(g.pinned)] })),
-      ),
-    );
+        [title, 'blocks', 'pinned'],
+        list.slice(0, 5).map((g) => ({ cells: [g.key, formatCount(g.blocks), formatBytes(g.pinned)] })),
+      );
+    parts.push(groups('pinned by size', blame.by_size));
+    if (sited) {
+      const t = groups('pinned by call site', blame.by_site);
+      t.id = 'teach-blame-sites';
+      parts.push(t);
+    }
   } else {
     parts.push(el('p', 'No live block pins free memory at this event.', 'doc small'));
   }

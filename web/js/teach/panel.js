@@ -94,6 +94,8 @@ function publish(error = null) {
       pinned: s.blame.pinned,
       kept_by_policy: s.blame.kept_by_policy,
       pinners: s.blame.pinners.length,
+      // Pinned bytes by call site, for a trace with sites (empty otherwise).
+      by_site: s.blame.by_site,
     },
     zoom: s.zoom,
     error,

@@ -1,5 +1,6 @@
 //! `heaplab blame`: at an event, the resident bytes split into live, pinned by live
-//! blocks and kept by the policy, with the blocks that pin the most.
+//! blocks and kept by the policy, with the blocks that pin the most, grouped by size,
+//! phase and (for a trace recorded with `--callers`) call site.
 
 use heaplab_core::observe::blame::blame;
 use heaplab_core::observe::session::{peak_event, Session};
@@ -10,7 +11,7 @@ use crate::input::one_config_events;
 use crate::output::{print_blame, print_json};
 
 pub fn run(args: BlameArgs) -> Result<(), CliError> {
-    let (config, events) = one_config_events(&args.input, args.lenient)?;
+    let (config, events, sites) = one_config_events(&args.input, args.lenient)?;
     let at = match args.at.as_str() {
         "end" => events.len(),
         "peak" => peak_event(&config, &events)?,
@@ -27,7 +28,7 @@ pub fn run(args: BlameArgs) -> Result<(), CliError> {
             k
         }
     };
-    let mut session = Session::new(&config, events)?;
+    let mut session = Session::new(&config, events)?.with_sites(sites);
     session
         .run_to(at)
         .map_err(|e| CliError::input(e.to_string()))?;

@@ -5,7 +5,10 @@
 //! `crates/heaplab-preload`); this sets it up through the environment: `LD_PRELOAD`, and
 //! `HEAPLAB_TRACE`, the output made absolute so a command that changes directory still
 //! writes there. The command writes the output; every process it starts writes
-//! `<stem>.<pid>.trace` beside it.
+//! `<stem>.<pid>.trace` beside it. With `--callers` (`HEAPLAB_CALLERS=1`) each
+//! allocation's line carries its call site, which [`sites`] names after the run.
+
+mod sites;
 
 use std::ffi::OsStr;
 use std::fs::File;
@@ -54,6 +57,7 @@ pub fn run(args: RecordArgs) -> Result<(), CliError> {
         .args(&args.command[1..])
         .env("LD_PRELOAD", &preload)
         .env("HEAPLAB_TRACE", &output)
+        .env("HEAPLAB_CALLERS", if args.callers { "1" } else { "0" })
         // Set by the recorded command for its children; one left over from a recording
         // of heaplab itself would make the command think it is a child.
         .env_remove("HEAPLAB_TRACE_ROOT")
@@ -68,6 +72,14 @@ pub fn run(args: RecordArgs) -> Result<(), CliError> {
         );
     }
     let counts: Vec<Option<Counts>> = written.iter().map(|p| trailer(p)).collect();
+    let symbolised = if args.callers {
+        written
+            .iter()
+            .map(|p| sites::symbolise(p).map(Some))
+            .collect::<Result<Vec<_>, _>>()?
+    } else {
+        vec![None; written.len()]
+    };
     // The process that allocated most is most likely the program; the others are the
     // wrapper's helpers (a shim's `bash`, `head`, `sed`...).
     let largest = counts
@@ -93,10 +105,22 @@ pub fn run(args: RecordArgs) -> Result<(), CliError> {
         }
     }
     let each = written.len() <= 1 || args.verbose;
-    for (path, counts) in written.iter().zip(&counts).filter(|_| each) {
+    for ((path, counts), symbolised) in written
+        .iter()
+        .zip(&counts)
+        .zip(&symbolised)
+        .filter(|_| each)
+    {
+        let sites = match symbolised {
+            Some(s) => format!(
+                ", {} call sites ({} named by function)",
+                s.sites, s.functions
+            ),
+            None => String::new(),
+        };
         match counts {
             Some(c) => eprintln!(
-                "heaplab record: {}: {} allocs, {} frees, {} reallocs, peak live {} B, {} threads{}",
+                "heaplab record: {}: {} allocs, {} frees, {} reallocs, peak live {} B, {} threads{sites}{}",
                 path.display(),
                 c.allocs,
                 c.frees,

@@ -1,7 +1,9 @@
 //! Fragmentation blame: the resident bytes at an event split into bytes of live blocks,
 //! free bytes on pages a live block keeps resident (pinned, attributed to those blocks)
 //! and resident pages with nothing live on them (kept by the policy). The three add up to
-//! the resident bytes exactly.
+//! the resident bytes exactly. The pinned bytes are grouped by the pinning blocks' size,
+//! phase and, when the trace has call sites, call site; each grouping adds up to the
+//! pinned bytes.
 
 use std::collections::BTreeMap;
 
@@ -39,6 +41,9 @@ pub struct Blame {
     pub pinners: Vec<Pinning>,
     pub by_size: Vec<Group>,
     pub by_phase: Vec<Group>,
+    /// By call site, when some pinning block has one (a trace recorded with
+    /// `--callers`); pinners without one are `(no site)`. Empty otherwise.
+    pub by_site: Vec<Group>,
 }
 
 /// Blame at the map's event. A page's free bytes are shared among the blocks on it in
@@ -96,6 +101,11 @@ pub fn blame(map: &HeapMap) -> Blame {
     };
     let by_size = group(&|b| format!("{} B", b.size));
     let by_phase = group(&|b| b.phase.clone().unwrap_or_else(|| "(no phase)".into()));
+    let by_site = if pinners.iter().any(|p| p.block.site.is_some()) {
+        group(&|b| b.site.clone().unwrap_or_else(|| "(no site)".into()))
+    } else {
+        Vec::new()
+    };
     Blame {
         event: map.event,
         resident,
@@ -106,5 +116,6 @@ pub fn blame(map: &HeapMap) -> Blame {
         pinners,
         by_size,
         by_phase,
+        by_site,
     }
 }

@@ -20,6 +20,10 @@ pub struct MapBlock {
     /// The event that allocated it (0 when the session does not know).
     pub event: u64,
     pub phase: Option<String>,
+    /// Where it was asked for: the call site's name, or its address in hex when it has
+    /// none; absent when the trace has no call sites.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub site: Option<String>,
 }
 
 /// One page of the map.
@@ -109,6 +113,9 @@ fn map_block(session: &Session, id: u64, b: Block) -> MapBlock {
         size: b.size,
         event: birth.map_or(0, |b| b.event),
         phase: birth.and_then(|b| b.phase.clone()),
+        site: birth
+            .and_then(|b| b.site)
+            .map(|addr| session.sites().label(addr)),
     }
 }
 

@@ -13,6 +13,7 @@ use crate::policy::Block;
 use crate::provider::SimProvider;
 use crate::run::RunError;
 use crate::simulate::{sim_provider, SimError, Simulation};
+use crate::trace::sites::Sites;
 
 use super::explain;
 use super::heap_map::{self, HeapMap};
@@ -25,6 +26,8 @@ pub struct Birth {
     pub event: u64,
     /// The phase the program was in then.
     pub phase: Option<String>,
+    /// The call site of that event, when the trace has one.
+    pub site: Option<u64>,
 }
 
 /// One event explained: its trace line, the decisions, and the sentence.
@@ -47,6 +50,8 @@ pub struct Session {
     done: usize,
     births: FxHashMap<BlockId, Birth>,
     phase: Option<String>,
+    /// The events' call sites, when the trace has them.
+    sites: Sites,
 }
 
 impl Session {
@@ -60,7 +65,20 @@ impl Session {
             done: 0,
             births: FxHashMap::default(),
             phase: None,
+            sites: Sites::new(),
         })
+    }
+
+    /// The session with the call sites of its events (a recorded trace's `site=`), so
+    /// that each live block's birth says where it was asked for.
+    pub fn with_sites(mut self, sites: Sites) -> Session {
+        self.sites = sites;
+        self
+    }
+
+    /// The call sites of the run's events (empty when its trace had none).
+    pub fn sites(&self) -> &Sites {
+        &self.sites
     }
 
     /// The events of a config's built-in workload, generated into memory.
@@ -116,6 +134,7 @@ impl Session {
                 let birth = Birth {
                     event: n,
                     phase: self.phase.clone(),
+                    site: self.sites.at(n),
                 };
                 self.births.insert(*id, birth);
             }
@@ -183,19 +202,20 @@ pub fn explain_range(
 }
 
 /// The events of a trace read from `input` (gzip'd or not, any format
-/// [`crate::trace::import`] knows), into memory; errors name `name` and the line.
+/// [`crate::trace::import`] knows), into memory, with their call sites when the trace
+/// has them; errors name `name` and the line.
 pub fn trace_events<R: std::io::Read>(
     input: R,
     name: &str,
     options: &crate::trace::ImportOptions,
-) -> Result<Vec<Event>, RunError> {
+) -> Result<(Vec<Event>, Sites), RunError> {
     let mut events = Vec::new();
-    crate::trace::import::<R, SimError>(input, name, options, &mut |e| {
+    let (_, sites) = crate::trace::import_sited::<R, SimError, _>(input, name, options, |e| {
         events.push(e);
         Ok(())
     })
     .map_err(|e| RunError::Event(e.to_string()))?;
-    Ok(events)
+    Ok((events, sites))
 }
 
 /// The first event after which resident memory is highest (0 for an empty run).

@@ -8,6 +8,7 @@ use crate::config::RunConfig;
 use crate::event::Event;
 use crate::format::format_count;
 use crate::run::RunError;
+use crate::trace::sites::Sites;
 
 use super::blame::{blame, Blame};
 use super::block_map::{block_map, BlockMap};
@@ -22,6 +23,7 @@ pub const MAX_TEACH_EVENTS: usize = 10_000;
 pub struct Teaching {
     config: RunConfig,
     events: Vec<Event>,
+    sites: Sites,
     steps: Vec<Step>,
     /// The run moved to the event shown.
     at: Session,
@@ -67,22 +69,38 @@ pub fn workload_events(config: &RunConfig) -> Result<Vec<Event>, RunError> {
 }
 
 /// The events of a trace's bytes (any format, gzip'd or not), read up to
-/// [`MAX_TEACH_EVENTS`]; errors name `name` and the line.
+/// [`MAX_TEACH_EVENTS`], with their call sites when the trace has them; errors name
+/// `name` and the line.
 pub fn trace_events(
     bytes: &[u8],
     name: &str,
     options: &crate::trace::ImportOptions,
-) -> Result<Vec<Event>, RunError> {
+) -> Result<(Vec<Event>, Sites), RunError> {
     let mut events = Vec::new();
-    crate::trace::import::<&[u8], String>(bytes, name, options, &mut keep_teachable(&mut events))
-        .map_err(|e| RunError::Event(e.to_string()))?;
-    Ok(events)
+    let (_, sites) = crate::trace::import_sited::<&[u8], String, _>(
+        bytes,
+        name,
+        options,
+        keep_teachable(&mut events),
+    )
+    .map_err(|e| RunError::Event(e.to_string()))?;
+    Ok((events, sites))
 }
 
 impl Teaching {
     /// Explains every event of the run; a run of more than [`MAX_TEACH_EVENTS`] events is
     /// refused with a message that says how many it has and what to do.
     pub fn new(config: &RunConfig, events: Vec<Event>) -> Result<Teaching, RunError> {
+        Teaching::with_sites(config, events, Sites::new())
+    }
+
+    /// [`Teaching::new`] for a trace's events with their call sites, so that blame
+    /// groups its pinning blocks by call site too.
+    pub fn with_sites(
+        config: &RunConfig,
+        events: Vec<Event>,
+        sites: Sites,
+    ) -> Result<Teaching, RunError> {
         if events.len() > MAX_TEACH_EVENTS {
             return Err(RunError::Event(too_long(&format_count(
                 events.len() as i128
@@ -93,10 +111,11 @@ impl Teaching {
         while let Some(step) = all.step().map_err(sim_error)? {
             steps.push(step);
         }
-        let at = Session::new(config, events.clone())?;
+        let at = Session::new(config, events.clone())?.with_sites(sites.clone());
         Ok(Teaching {
             config: config.clone(),
             events,
+            sites,
             steps,
             at,
         })
@@ -136,7 +155,8 @@ impl Teaching {
             )));
         }
         if k < self.at.position() {
-            self.at = Session::new(&self.config, self.events.clone())?;
+            self.at =
+                Session::new(&self.config, self.events.clone())?.with_sites(self.sites.clone());
         }
         self.at.run_to(k).map_err(sim_error)
     }

@@ -18,6 +18,7 @@ pub mod mtrace;
 pub mod native;
 mod parse;
 pub mod rep;
+pub mod sites;
 pub mod stream;
 
 use std::collections::BTreeMap;
@@ -137,6 +138,17 @@ pub trait EventSink {
     /// The sink's refusal of an event, reported at the event's line.
     type Error: fmt::Display;
     fn event(&mut self, event: Event) -> Result<(), Self::Error>;
+
+    /// An event whose line named its call site (`site=0x…`). Sinks that have no use for
+    /// call sites take the event alone, so a trace with sites runs as one without.
+    #[inline]
+    fn sited_event(&mut self, event: Event, _site: u64) -> Result<(), Self::Error> {
+        self.event(event)
+    }
+
+    /// A `site 0x… <name>` line: what a call site is.
+    #[inline]
+    fn site_name(&mut self, _addr: u64, _name: &str) {}
 }
 
 impl<E: fmt::Display> EventSink for &mut Sink<'_, E> {
@@ -173,10 +185,21 @@ impl<S: EventSink> Feed<S> {
         }
     }
 
-    /// Sends an event on; an event the simulator refuses stops the import at its line.
+    /// Sends an event on, with its call site if its line had one; an event the simulator
+    /// refuses stops the import at its line.
     #[inline]
     fn emit(&mut self, line: u64, event: Event) -> Result<(), TraceError> {
-        match self.sink.event(event) {
+        self.emit_at(line, event, None)
+    }
+
+    /// [`Feed::emit`] with the call site the event's line named, if any.
+    #[inline]
+    fn emit_at(&mut self, line: u64, event: Event, site: Option<u64>) -> Result<(), TraceError> {
+        let sent = match site {
+            None => self.sink.event(event),
+            Some(site) => self.sink.sited_event(event, site),
+        };
+        match sent {
             Ok(()) => Ok(()),
             Err(e) => Err(self.fail(line, e.to_string())),
         }
@@ -198,13 +221,25 @@ impl<S: EventSink> Feed<S> {
     /// `realloc(NULL, n)` makes, and is counted.
     #[inline]
     fn op(&mut self, checker: &mut Checker, line: u64, event: Event) -> Result<(), TraceError> {
+        self.op_at(checker, line, event, None)
+    }
+
+    /// [`Feed::op`] for an event with its call site, when its line named one.
+    #[inline]
+    fn op_at(
+        &mut self,
+        checker: &mut Checker,
+        line: u64,
+        event: Event,
+        site: Option<u64>,
+    ) -> Result<(), TraceError> {
         if let Event::Realloc { id, size, thread } = event {
             if !self.strict {
                 return match checker.realloc_or_alloc(id) {
-                    Ok(ReallocOf::Live) => self.emit(line, event),
+                    Ok(ReallocOf::Live) => self.emit_at(line, event, site),
                     Ok(ReallocOf::Nothing) => {
                         self.null_reallocs += 1;
-                        self.emit(
+                        self.emit_at(
                             line,
                             Event::Alloc {
                                 id,
@@ -213,6 +248,7 @@ impl<S: EventSink> Feed<S> {
                                 arena: None,
                                 thread,
                             },
+                            site,
                         )
                     }
                     Err(problem) => self.problem(line, problem),
@@ -220,7 +256,7 @@ impl<S: EventSink> Feed<S> {
             }
         }
         match checker.event(line, &event) {
-            Ok(()) => self.emit(line, event),
+            Ok(()) => self.emit_at(line, event, site),
             Err(problem) => self.problem(line, problem),
         }
     }
@@ -284,6 +320,17 @@ pub fn import<R: Read, E: fmt::Display>(
     options: &ImportOptions,
     sink: &mut Sink<'_, E>,
 ) -> Result<Imported, TraceError> {
+    import_into(input, name, options, sink).map(|(imported, _)| imported)
+}
+
+/// [`import`] into any [`EventSink`], handed back at the end: the way to see a trace's
+/// call sites as well as its events.
+pub fn import_into<R: Read, S: EventSink>(
+    input: R,
+    name: &str,
+    options: &ImportOptions,
+    sink: S,
+) -> Result<(Imported, S), TraceError> {
     let (text, gzip) = lines::open(input).map_err(|e| TraceError {
         name: name.to_string(),
         line: 1,
@@ -296,7 +343,19 @@ pub fn import<R: Read, E: fmt::Display>(
         parser.line(&mut feed, line, bytes)?;
     }
     let (format, rep_header) = parser.finish(&mut feed)?;
-    Ok(feed.imported(format, rep_header, gzip, lines.count()))
+    let imported = feed.imported(format, rep_header, gzip, lines.count());
+    Ok((imported, feed.sink))
+}
+
+/// Reads a trace into `sink` as [`import`] does, keeping the call sites its lines name.
+pub fn import_sited<R: Read, E: fmt::Display, F: FnMut(Event) -> Result<(), E>>(
+    input: R,
+    name: &str,
+    options: &ImportOptions,
+    sink: F,
+) -> Result<(Imported, sites::Sites), TraceError> {
+    let (imported, sink) = import_into(input, name, options, sites::WithSites::new(sink))?;
+    Ok((imported, sink.sites))
 }
 
 fn name_without_gz(name: &str) -> &str {

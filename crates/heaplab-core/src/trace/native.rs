@@ -2,25 +2,35 @@
 //!
 //! ```text
 //! # comment
-//! a <id> <size> [align] [arena=<n>] [thread=<n>]   allocate
-//! f <id> [thread=<n>]                               free
-//! r <id> <size> [thread=<n>]                        realloc
-//! p <label>                                         phase marker
-//! arena <n> | reset <n> | drop <n>                  arena create, reset, drop
+//! a <id> <size> [align] [arena=<n>] [thread=<n>] [site=0x<hex>]   allocate
+//! f <id> [thread=<n>]                                              free
+//! r <id> <size> [thread=<n>] [site=0x<hex>]                        realloc
+//! p <label>                                                        phase marker
+//! arena <n> | reset <n> | drop <n>                                 arena create, reset, drop
+//! site 0x<hex> <name>                                              what a call site is
 //! ```
 //!
 //! The `a`, `f` and `r` lines are CS:APP malloc-lab's op lines, so a `.rep` without its
 //! header reads as a `.trace`.
+//!
+//! `site=` is the call site of an allocation or realloc: the return address of the
+//! `malloc` (or `calloc`, `realloc`) call, which `heaplab record --callers` writes. A
+//! `site` line names such an address once it is symbolised (`site 0x55d0c0a1b2c3
+//! parse_json (json.c:212)`, or a module and offset, `site 0x7f1c2a3b4c5d
+//! libfoo.so+0x1c5d`, when the module has no symbols); the name is the rest of the line
+//! and cannot hold `#`. Sites are optional: a trace without them reads as before, and
+//! they change no event; [`super::sites`] says where they go.
 
 use std::io::{self, Write};
 
 use super::check::{Checker, Problem, ProblemKind};
 use super::fast;
+use super::sites::{hex, parse_addr};
 use super::{EventSink, Feed, TraceError};
 use crate::event::{Event, DEFAULT_ALIGN};
 
 /// The first words of this format's lines, for telling it from the others.
-pub const OPS: &[&str] = &["a", "f", "r", "p", "arena", "reset", "drop"];
+pub const OPS: &[&str] = &["a", "f", "r", "p", "arena", "reset", "drop", "site"];
 
 /// Reads one line of a `.trace`: its event checked and sent to the feed.
 #[inline]
@@ -35,6 +45,11 @@ pub(super) fn line<S: EventSink>(
     }
     match parse_line(feed.text(line, bytes)?) {
         Ok(Some(Line::Event(event))) => feed.op(checker, line, event),
+        Ok(Some(Line::Sited(event, site))) => feed.op_at(checker, line, event, Some(site)),
+        Ok(Some(Line::SiteName(addr, name))) => {
+            feed.sink.site_name(addr, &name);
+            Ok(())
+        }
         Ok(Some(Line::NullFree)) => feed.null_free(line, null_free_refused),
         Ok(None) => Ok(()),
         Err(problem) => feed.problem(line, problem),
@@ -45,9 +60,13 @@ pub(super) fn line<S: EventSink>(
 #[derive(Clone, Debug, PartialEq)]
 pub enum Line {
     Event(Event),
+    /// An `a` or `r` line with `site=`: the event and its call site.
+    Sited(Event, u64),
     /// `f -1`: the program called `free(NULL)`, which does nothing. Recorders write it
     /// so; an id is otherwise never negative.
     NullFree,
+    /// `site 0x<hex> <name>`: what the call site at an address is.
+    SiteName(u64, String),
 }
 
 /// What `f -1` is when the import is strict: the bad id it was before recorders'
@@ -77,19 +96,23 @@ pub fn parse_line(line: &str) -> Result<Option<Line>, Problem> {
         }
         return Ok(Some(Line::Event(Event::Phase(label.to_string()))));
     }
+    if op == "site" {
+        return site_name(line);
+    }
     // No op takes more than three positional words; more are only counted, for the
     // message. An array rather than a `Vec`: no allocation for every line of a trace.
     let mut words3 = [""; 3];
     let mut count = 0;
-    let (mut arena, mut thread) = (None, 0u32);
+    let (mut arena, mut thread, mut site) = (None, 0u32, None);
     for w in words {
         match w.split_once('=') {
             Some(("arena", v)) => arena = Some(number(v, "arena")?),
             Some(("thread", v)) => thread = number(v, "thread")?,
+            Some(("site", v)) => site = Some(parse_addr(v)?),
             Some((k, _)) => {
                 return Err(Problem::new(
                     ProblemKind::BadLine,
-                    format!("unknown option `{k}=` (expected arena= or thread=)"),
+                    format!("unknown option `{k}=` (expected arena=, thread= or site=)"),
                 ))
             }
             None => {
@@ -165,11 +188,34 @@ pub fn parse_line(line: &str) -> Result<Option<Line>, Problem> {
         other => {
             return Err(Problem::new(
                 ProblemKind::UnknownOp,
-                format!("unknown op `{other}` (expected a, f, r, p, arena, reset or drop)"),
+                format!("unknown op `{other}` (expected a, f, r, p, arena, reset, drop or site)"),
             ))
         }
     };
-    Ok(Some(Line::Event(event)))
+    match (site, &event) {
+        (None, _) => Ok(Some(Line::Event(event))),
+        (Some(site), Event::Alloc { .. } | Event::Realloc { .. }) => {
+            Ok(Some(Line::Sited(event, site)))
+        }
+        (Some(_), _) => Err(Problem::new(
+            ProblemKind::BadLine,
+            format!("`site=` belongs on `a` and `r` lines, found {line:?}"),
+        )),
+    }
+}
+
+/// A `site 0x<hex> <name>` line, comment already cut off.
+fn site_name(line: &str) -> Result<Option<Line>, Problem> {
+    let rest = line["site".len()..].trim_start();
+    let (addr, name) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+    let name = name.trim();
+    if addr.is_empty() || name.is_empty() {
+        return Err(Problem::new(
+            ProblemKind::BadLine,
+            format!("expected `site 0x<hex> <name>`, found {line:?}"),
+        ));
+    }
+    Ok(Some(Line::SiteName(parse_addr(addr)?, name.to_string())))
 }
 
 /// A field that must be a whole number; malloc-lab's `.rep` shares it.
@@ -184,6 +230,33 @@ pub(super) fn number<T: std::str::FromStr>(text: &str, what: &str) -> Result<T, 
 
 /// Writes one event as a trace line.
 pub fn write_event<W: Write>(w: &mut W, event: &Event) -> io::Result<()> {
+    write_sited(w, event, None)
+}
+
+/// Writes a `site` line naming the call site at `addr`. The name is one line without
+/// `#` (the comment sign): line breaks become spaces and `#` becomes `?`, and an empty
+/// name is written as the address.
+pub fn write_site_name<W: Write>(w: &mut W, addr: u64, name: &str) -> io::Result<()> {
+    let clean: String = name
+        .trim()
+        .chars()
+        .map(|c| match c {
+            '#' => '?',
+            c if c.is_control() => ' ',
+            c => c,
+        })
+        .collect();
+    let clean = if clean.trim().is_empty() {
+        hex(addr)
+    } else {
+        clean
+    };
+    writeln!(w, "site {} {}", hex(addr), clean.trim())
+}
+
+/// Writes one event as a trace line, with its call site (`site=`) on an `a` or `r` line
+/// when it has one.
+pub fn write_sited<W: Write>(w: &mut W, event: &Event, site: Option<u64>) -> io::Result<()> {
     let opts = |arena: Option<u32>, thread: u32| {
         let mut s = String::new();
         if let Some(a) = arena {
@@ -191,6 +264,9 @@ pub fn write_event<W: Write>(w: &mut W, event: &Event) -> io::Result<()> {
         }
         if thread != 0 {
             s.push_str(&format!(" thread={thread}"));
+        }
+        if let Some(site) = site {
+            s.push_str(&format!(" site={}", hex(site)));
         }
         s
     };
@@ -208,7 +284,14 @@ pub fn write_event<W: Write>(w: &mut W, event: &Event) -> io::Result<()> {
                 writeln!(w, "a {id} {size} {align}{}", opts(*arena, *thread))
             }
         }
-        Event::Free { id, thread } => writeln!(w, "f {id}{}", opts(None, *thread)),
+        Event::Free { id, thread } => {
+            let thread = if *thread != 0 {
+                format!(" thread={thread}")
+            } else {
+                String::new()
+            };
+            writeln!(w, "f {id}{thread}")
+        }
         Event::Realloc { id, size, thread } => writeln!(w, "r {id} {size}{}", opts(None, *thread)),
         Event::Phase(label) => writeln!(w, "p {label}"),
         Event::ArenaCreate(a) => writeln!(w, "arena {a}"),
@@ -264,11 +347,99 @@ mod tests {
                 .lines()
                 .map(|l| match parse_line(l).unwrap().unwrap() {
                     Line::Event(e) => e,
-                    Line::NullFree => panic!("{l:?} is not free(NULL)"),
+                    other => panic!("{l:?} read as {other:?}"),
                 })
                 .collect();
             prop_assert_eq!(back, events);
         }
+    }
+
+    fn arb_line() -> impl Strategy<Value = Line> {
+        prop_oneof![
+            arb_event().prop_map(Line::Event),
+            (arb_event(), any::<u64>()).prop_map(|(e, site)| match e {
+                Event::Alloc { .. } | Event::Realloc { .. } => Line::Sited(e, site),
+                other => Line::Event(other),
+            }),
+            (
+                any::<u64>(),
+                "[A-Za-z_][A-Za-z0-9_:<> ]{0,20}[a-z0-9)]( \\([a-z]{1,8}\\.c:[0-9]{1,4}\\))?"
+            )
+                .prop_map(|(a, n)| Line::SiteName(a, n)),
+        ]
+    }
+
+    fn write_line(w: &mut Vec<u8>, line: &Line) {
+        match line {
+            Line::Event(e) => write_event(w, e),
+            Line::Sited(e, site) => write_sited(w, e, Some(*site)),
+            Line::SiteName(a, n) => write_site_name(w, *a, n),
+            Line::NullFree => writeln!(w, "f -1"),
+        }
+        .unwrap();
+    }
+
+    proptest! {
+        /// Lines with call sites and `site` lines survive being written and read back.
+        #[test]
+        fn sites_round_trip(lines in prop::collection::vec(arb_line(), 0..50)) {
+            let mut text = Vec::new();
+            for l in &lines {
+                write_line(&mut text, l);
+            }
+            let text = String::from_utf8(text).unwrap();
+            let back: Vec<Line> = text.lines().map(|l| parse_line(l).unwrap().unwrap()).collect();
+            prop_assert_eq!(back, lines);
+        }
+    }
+
+    #[test]
+    fn sites_read_as_written() {
+        assert_eq!(
+            parse_line("a 9 48 site=0x55d0c0a1b2c3").unwrap(),
+            Some(Line::Sited(Event::alloc(9, 48), 0x55d0_c0a1_b2c3))
+        );
+        assert_eq!(
+            parse_line("r 9 64 thread=2 site=0xab").unwrap(),
+            Some(Line::Sited(
+                Event::Realloc {
+                    id: 9,
+                    size: 64,
+                    thread: 2
+                },
+                0xab
+            ))
+        );
+        assert_eq!(
+            parse_line("site 0x55d0c0a1b2c3 parse_json (json.c:212)").unwrap(),
+            Some(Line::SiteName(
+                0x55d0_c0a1_b2c3,
+                "parse_json (json.c:212)".into()
+            ))
+        );
+        let mut out = Vec::new();
+        write_sited(&mut out, &Event::alloc(9, 48), Some(0x55d0_c0a1_b2c3)).unwrap();
+        write_site_name(&mut out, 0xab, "odd#name\nhere").unwrap();
+        write_site_name(&mut out, 0xcd, "  ").unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "a 9 48 site=0x55d0c0a1b2c3\nsite 0xab odd?name here\nsite 0xcd 0xcd\n"
+        );
+    }
+
+    #[test]
+    fn bad_sites_say_what_is_wrong() {
+        let err = |line: &str| parse_line(line).unwrap_err();
+        assert_eq!(err("a 1 16 site=").kind, ProblemKind::BadNumber);
+        assert_eq!(err("a 1 16 site=55d0").kind, ProblemKind::BadNumber);
+        assert_eq!(
+            err("a 1 16 site=0xzz").message,
+            "bad site \"0xzz\": expected an address in hex, as 0x55d0c0a1b2c3"
+        );
+        assert_eq!(err("f 1 site=0x10").kind, ProblemKind::BadLine);
+        assert_eq!(err("site").kind, ProblemKind::BadLine);
+        assert_eq!(err("site 0x10").kind, ProblemKind::BadLine);
+        assert_eq!(err("site main 0x10").kind, ProblemKind::BadNumber);
     }
 
     #[test]

@@ -126,7 +126,9 @@ impl Reader {
         };
         self.ops += 1;
         let event = match parsed {
-            Ok(Line::Event(event)) => event,
+            // A `.rep` op line has no call site; `parse_op` gives neither form with one.
+            Ok(Line::Event(event) | Line::Sited(event, _)) => event,
+            Ok(Line::SiteName(..)) => return Ok(()),
             Ok(Line::NullFree) => return feed.null_free(line, null_free_refused),
             Err(problem) => return feed.problem(line, problem),
         };

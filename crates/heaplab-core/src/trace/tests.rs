@@ -119,7 +119,7 @@ fn each_bad_kind_names_file_and_line() {
     let cases = [
         (
             "a 1 16\nz 3\n",
-            "x.trace:2: unknown op `z` (expected a, f, r, p, arena, reset or drop)",
+            "x.trace:2: unknown op `z` (expected a, f, r, p, arena, reset, drop or site)",
         ),
         (
             "a 1 sixteen\n",

@@ -65,6 +65,32 @@ pub fn open(path: &CStr, create: Create) -> Result<Fd, i32> {
     }
 }
 
+/// Opens `path` for reading; `Err(errno)` on failure.
+pub fn open_read(path: &CStr) -> Result<Fd, i32> {
+    // SAFETY: `path` is a valid NUL-terminated string for the duration of the call.
+    let fd = unsafe { libc::open(path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
+    if fd < 0 {
+        Err(errno())
+    } else {
+        Ok(fd)
+    }
+}
+
+/// Reads up to `buf.len()` bytes, retrying on `EINTR`: how many were read (0 at the
+/// end), or `None` on any other error.
+pub fn read(fd: Fd, buf: &mut [u8]) -> Option<usize> {
+    loop {
+        // SAFETY: `buf` is valid for writes of its length; `fd` is a plain descriptor.
+        let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+        if n >= 0 {
+            return Some(n as usize);
+        }
+        if errno() != libc::EINTR {
+            return None;
+        }
+    }
+}
+
 /// Writes all of `bytes`, retrying on `EINTR` and short writes; false on any other error.
 pub fn write_all(fd: Fd, mut bytes: &[u8]) -> bool {
     while !bytes.is_empty() {

@@ -24,6 +24,15 @@ pub fn open(_path: &CStr, _create: Create) -> Result<Fd, i32> {
     Err(38)
 }
 
+/// Always `ENOSYS`: recording needs Linux.
+pub fn open_read(_path: &CStr) -> Result<Fd, i32> {
+    Err(38)
+}
+
+pub fn read(_fd: Fd, _buf: &mut [u8]) -> Option<usize> {
+    None
+}
+
 pub fn write_all(_fd: Fd, _bytes: &[u8]) -> bool {
     false
 }
