@@ -101,15 +101,35 @@ pub fn run_trace<R: Read>(
 ) -> Result<RunOutput, RunError> {
     trace_workload(config)?;
     let name = config.workload.path.clone().unwrap_or_default();
-    let mut imported = None;
-    let mut out = run_with(config, |sink| {
-        let found = trace::import(input, &name, options, sink)
-            .map_err(|e| RunError::Event(e.to_string()))?;
-        imported = Some(found);
-        Ok(())
-    })?;
-    out.trace = imported;
-    Ok(out)
+    let config = config.resolve()?;
+    let mut sim = Simulation::new(&config, sim_provider(&config))?;
+    let (imported, _) = trace::import_into(input, &name, options, Replay(&mut sim))
+        .map_err(|e| RunError::Event(e.to_string()))?;
+    let (summary, series) = sim.finish();
+    Ok(RunOutput {
+        report: Report { config, summary },
+        series,
+        trace: Some(imported),
+    })
+}
+
+/// One simulation as a trace's sink: each batch of events goes to
+/// [`Simulation::apply_all`], which looks ahead in it.
+struct Replay<'a>(&'a mut Simulation<SimProvider>);
+
+impl EventSink for Replay<'_> {
+    type Error = SimError;
+
+    fn event(&mut self, event: crate::event::Event) -> Result<(), SimError> {
+        self.0.apply(event)
+    }
+
+    fn events(&mut self, events: &mut Vec<crate::event::Event>) -> Result<(), (usize, SimError)> {
+        let before = self.0.events();
+        self.0
+            .apply_all(events)
+            .map_err(|e| ((e.event - before - 1) as usize, e))
+    }
 }
 
 /// Checks that a config's workload is a trace.
@@ -167,6 +187,28 @@ impl EventSink for Simulations {
                 last.counted();
                 Ok(())
             }
+            None => Ok(()),
+        }
+    }
+
+    /// Each simulation takes the whole batch in turn, which keeps one policy's code and
+    /// tables in the caches at a time. The error is the one event by event would give:
+    /// the earliest event any simulation refused, the first simulation to refuse it, so
+    /// a simulation after one that refused stops short of that event.
+    fn events(&mut self, events: &mut Vec<crate::event::Event>) -> Result<(), (usize, SimError)> {
+        let mut refused: Option<(usize, SimError)> = None;
+        for run in &mut self.0 {
+            let end = refused.as_ref().map_or(events.len(), |(i, _)| *i);
+            for (i, event) in events[..end].iter().enumerate() {
+                if let Err(e) = run.sim.apply_ref(event) {
+                    refused = Some((i, e));
+                    break;
+                }
+                run.counted();
+            }
+        }
+        match refused {
+            Some(r) => Err(r),
             None => Ok(()),
         }
     }
