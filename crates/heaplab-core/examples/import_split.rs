@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use heaplab_core::config::RunConfig;
+use heaplab_core::config::{RunConfig, WorkloadConfig};
 use heaplab_core::event::Event;
 use heaplab_core::simulate::{sim_provider, Simulation};
 use heaplab_core::trace;
@@ -18,7 +18,9 @@ fn main() {
         std::process::exit(2);
     };
     let open = || std::fs::File::open(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let config = RunConfig::new("trace", "size-class").resolve().unwrap();
+    let mut config = RunConfig::new("trace", "size-class");
+    config.workload = WorkloadConfig::trace(path.clone());
+    let config = config.resolve().unwrap();
     let mut events = Vec::new();
     trace::read(open(), &path, &mut |e: Event| {
         events.push(e);

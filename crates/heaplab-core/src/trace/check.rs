@@ -317,7 +317,7 @@ impl Keys {
                 Slot::Dead { gen: g, .. } => g + 1 >= gen,
                 _ => true,
             });
-            if self.gen % SWEEP == 0 {
+            if self.gen.is_multiple_of(SWEEP) {
                 for s in &mut self.window {
                     if matches!(s.unpack(now), Slot::Dead { gen: g, .. } if g + 1 < now) {
                         *s = Packed::EMPTY;
