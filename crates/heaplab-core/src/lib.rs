@@ -25,7 +25,6 @@ mod live;
 pub mod metrics;
 pub mod observe;
 mod page_dir;
-pub mod page_ops;
 pub mod pages;
 pub mod params;
 pub mod policy;

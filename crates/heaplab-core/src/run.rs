@@ -8,10 +8,9 @@ use serde::Serialize;
 
 use crate::config::RunConfig;
 use crate::link::{TraceHasher, TraceRef};
-use crate::page_ops::{PageOpsCurve, PageOpsRecorder};
 use crate::params::ParamError;
 use crate::provider::SimProvider;
-use crate::series::Series;
+use crate::series::{PageOpsCurve, Series};
 use crate::simulate::{sim_provider, Report, SimError, Simulation};
 use crate::trace::stream::TraceStream;
 use crate::trace::{self, EventSink, ImportOptions, Imported, Skipped};
@@ -158,25 +157,9 @@ pub struct TraceRun {
     hasher: Option<TraceHasher>,
 }
 
-/// Every config's simulation, each given every event, with its page operations over
-/// time recorded as [`crate::page_ops::record_page_ops`] records them.
+/// Every config's simulation, each given every event.
 #[derive(Debug)]
-struct Simulations(Vec<Recorded>);
-
-#[derive(Debug)]
-struct Recorded {
-    sim: Simulation<SimProvider>,
-    page_ops: PageOpsRecorder,
-    events: u64,
-}
-
-impl Recorded {
-    #[inline]
-    fn counted(&mut self) {
-        self.events += 1;
-        self.page_ops.record(self.events, self.sim.pages().stats());
-    }
-}
+struct Simulations(Vec<Simulation<SimProvider>>);
 
 impl EventSink for Simulations {
     type Error = SimError;
@@ -184,32 +167,27 @@ impl EventSink for Simulations {
     fn event(&mut self, event: crate::event::Event) -> Result<(), SimError> {
         match self.0.split_last_mut() {
             Some((last, others)) => {
-                for run in others {
-                    run.sim.apply_ref(&event)?;
-                    run.counted();
+                for sim in others {
+                    sim.apply_ref(&event)?;
                 }
-                last.sim.apply(event)?;
-                last.counted();
-                Ok(())
+                last.apply(event)
             }
             None => Ok(()),
         }
     }
 
-    /// Each simulation takes the whole batch in turn, which keeps one policy's code and
-    /// tables in the caches at a time. The error is the one event by event would give:
-    /// the earliest event any simulation refused, the first simulation to refuse it, so
-    /// a simulation after one that refused stops short of that event.
+    /// Each simulation takes the whole batch in turn through [`Simulation::apply_all`],
+    /// which keeps one policy's code and tables in the caches at a time. The error is the
+    /// one event by event would give: the earliest event any simulation refused, the
+    /// first simulation to refuse it, so a simulation after one that refused stops short
+    /// of that event.
     fn events(&mut self, events: &mut Vec<crate::event::Event>) -> Result<(), (usize, SimError)> {
         let mut refused: Option<(usize, SimError)> = None;
-        for run in &mut self.0 {
+        for sim in &mut self.0 {
             let end = refused.as_ref().map_or(events.len(), |(i, _)| *i);
-            for (i, event) in events[..end].iter().enumerate() {
-                if let Err(e) = run.sim.apply_ref(event) {
-                    refused = Some((i, e));
-                    break;
-                }
-                run.counted();
+            let before = sim.events();
+            if let Err(e) = sim.apply_all(&events[..end]) {
+                refused = Some(((e.event - before - 1) as usize, e));
             }
         }
         match refused {
@@ -228,11 +206,7 @@ impl TraceRun {
         for config in configs {
             trace_workload(config)?;
             let config = config.resolve()?;
-            sims.push(Recorded {
-                sim: Simulation::new(&config, sim_provider(&config))?,
-                page_ops: PageOpsRecorder::new(config.series_points),
-                events: 0,
-            });
+            sims.push(Simulation::new(&config, sim_provider(&config))?);
             resolved.push(config);
         }
         let name = configs
@@ -294,23 +268,61 @@ impl TraceRun {
             .configs
             .into_iter()
             .zip(runs)
-            .map(|(config, run)| {
-                let (summary, series) = run.sim.finish();
+            .map(|(config, sim)| {
+                let (summary, series, page_ops) = sim.finish_with_page_ops();
                 let out = RunOutput {
                     report: Report { config, summary },
                     series,
                     trace: Some(imported.clone()),
                 };
-                (out, run.page_ops.finish())
+                (out, page_ops)
             })
             .collect())
     }
 }
 
-/// Runs `config` as [`run_with`] does, with the events from `feed`,
-/// and records page operations after each event in `config.series_points` points.
+/// How far a run has come, told now and then: a count of events applied, every so many
+/// events rather than after each, so that a caller across a boundary (the page's worker)
+/// is called a few hundred times in a run of millions.
+pub struct Progress<'a> {
+    /// One less than the power of two of events between calls.
+    mask: u64,
+    report: Option<&'a mut dyn FnMut(u64)>,
+}
+
+impl<'a> Progress<'a> {
+    /// No calls.
+    pub fn none() -> Progress<'a> {
+        Progress {
+            mask: 0,
+            report: None,
+        }
+    }
+
+    /// `report` is called with the events applied so far after every `every` events,
+    /// rounded up to a power of two.
+    pub fn every(every: u64, report: &'a mut dyn FnMut(u64)) -> Progress<'a> {
+        Progress {
+            mask: every.max(1).next_power_of_two() - 1,
+            report: Some(report),
+        }
+    }
+}
+
+impl fmt::Debug for Progress<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Progress")
+            .field("every", &(self.mask + 1))
+            .field("listening", &self.report.is_some())
+            .finish()
+    }
+}
+
+/// Runs `config` as [`run_with`] does, with the events from `feed`, and gives its page
+/// operations over time on the series' events; `progress` is told how far it has come.
 pub fn record_page_ops<F>(
     config: &RunConfig,
+    progress: Progress<'_>,
     feed: F,
 ) -> Result<(RunOutput, PageOpsCurve), RunError>
 where
@@ -318,31 +330,41 @@ where
 {
     let config = config.resolve()?;
     let mut sim = Simulation::new(&config, sim_provider(&config))?;
-    let mut recorder = PageOpsRecorder::new(config.series_points);
-    let mut events = 0;
-    feed(&mut |event| {
-        sim.apply(event)?;
-        events += 1;
-        recorder.record(events, sim.pages().stats());
-        Ok(())
-    })?;
-    let (summary, series) = sim.finish();
+    match progress.report {
+        // Without a listener the sink is the simulation alone, as in `run_with`.
+        None => feed(&mut |event| sim.apply(event))?,
+        Some(report) => {
+            let mut events = 0u64;
+            feed(&mut |event| {
+                sim.apply(event)?;
+                events += 1;
+                if events & progress.mask == 0 {
+                    report(events);
+                }
+                Ok(())
+            })?
+        }
+    }
+    let (summary, series, page_ops) = sim.finish_with_page_ops();
     Ok((
         RunOutput {
             report: Report { config, summary },
             series,
             trace: None,
         },
-        recorder.finish(),
+        page_ops,
     ))
 }
 
-/// Runs a config whose workload is built in, as [`run`] does (the same
-/// output, field for field), with its page operations over time beside it.
-pub fn run_with_page_ops(config: &RunConfig) -> Result<(RunOutput, PageOpsCurve), RunError> {
+/// Runs a config whose workload is built in, as [`run`] does (the same output, field for
+/// field), with its page operations over time beside it.
+pub fn run_with_page_ops(
+    config: &RunConfig,
+    progress: Progress<'_>,
+) -> Result<(RunOutput, PageOpsCurve), RunError> {
     let spec = workload::find(&config.workload.id)?;
     let params = config.workload_params()?;
-    record_page_ops(config, |sink| {
+    record_page_ops(config, progress, |sink| {
         spec.generate(&params, sink)
             .map_err(|e| RunError::Event(format!("workload {}: {e}", spec.id)))
     })
@@ -368,8 +390,14 @@ mod tests {
         let mut config = RunConfig::new("jit", "llvm-bump");
         config.series_points = 64;
         let plain = run(&config).unwrap();
-        let (out, curve) = run_with_page_ops(&config).unwrap();
+        let mut told = Vec::new();
+        let mut listen = |events| told.push(events);
+        let (out, curve) = run_with_page_ops(&config, Progress::every(1000, &mut listen)).unwrap();
         assert_eq!(out, plain);
+        let events = out.report.summary.events;
+        assert!(events > 2048, "{events} events is too few to test progress");
+        let every_1024: Vec<u64> = (1..=events / 1024).map(|k| k * 1024).collect();
+        assert_eq!(told, every_1024);
         assert_eq!(curve.t, out.series.t);
         assert_eq!(curve.commits.last(), Some(&out.report.summary.commit_ops));
         assert_eq!(
@@ -398,7 +426,7 @@ mod tests {
         }
         let hashed = streamed.file_ref("t.trace").unwrap();
         let (out, curve) = streamed.finish_with_page_ops().unwrap().remove(0);
-        let (fed, fed_curve) = record_page_ops(&config, |sink| {
+        let (fed, fed_curve) = record_page_ops(&config, Progress::none(), |sink| {
             trace::import(text.as_bytes(), "t.trace", &options, sink)
                 .map(|_| ())
                 .map_err(|e| RunError::Event(e.to_string()))
@@ -409,5 +437,36 @@ mod tests {
         assert_eq!(hashed, crate::link::trace_ref("t.trace", text.as_bytes()));
         assert_eq!(curve.t, out.series.t);
         assert!(curve.commits.last().is_some_and(|&c| c > 0));
+    }
+
+    /// Each point of the curve holds the page map's counters after that point's last
+    /// event, as reading them after every event would give.
+    #[test]
+    fn the_curve_holds_the_counters_after_each_points_last_event() {
+        let mut config = RunConfig::new("jit", "mimalloc-like");
+        config.series_points = 37;
+        let config = config.resolve().unwrap();
+        let spec = workload::find(&config.workload.id).unwrap();
+        let params = config.workload_params().unwrap();
+        let mut sim = Simulation::new(&config, sim_provider(&config)).unwrap();
+        let mut after = Vec::new();
+        spec.generate(&params, &mut |event| {
+            sim.apply(event)?;
+            let st = sim.pages().stats();
+            after.push((st.commit_ops, st.decommit_ops));
+            Ok::<(), SimError>(())
+        })
+        .unwrap();
+        let (_, series, curve) = sim.finish_with_page_ops();
+        assert_eq!(curve.t, series.t);
+        assert!(curve.t.len() > 2 && curve.decommits.last() > Some(&0));
+        for (i, &t) in curve.t.iter().enumerate() {
+            let (commits, decommits) = after[t as usize - 1];
+            assert_eq!(
+                (curve.commits[i], curve.decommits[i]),
+                (commits, decommits),
+                "point {i}"
+            );
+        }
     }
 }

@@ -1,6 +1,9 @@
-//! Memory over time, kept to a fixed number of points without ever losing a peak.
+//! Memory over time, kept to a fixed number of points without ever losing a peak, and the
+//! page operations asked for over the same time.
 
 use serde::{Deserialize, Serialize};
+
+use crate::stats::PageStats;
 
 /// One sample of the gauges plotted over time.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -32,14 +35,30 @@ pub struct Series {
     pub resident: Vec<u64>,
 }
 
+/// Cumulative commit and decommit calls on the series' events: the page's chart of page
+/// operations and its hover read them. They are not in [`Series`], whose shape is part of
+/// the golden results; [`crate::simulate::Simulation::finish_with_page_ops`] gives both.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PageOpsCurve {
+    pub t: Vec<u64>,
+    pub commits: Vec<u64>,
+    pub decommits: Vec<u64>,
+}
+
 /// Records one sample per event into at most `capacity` buckets. When the buckets fill up,
 /// neighbours merge pairwise by maximum and each bucket covers twice as many events, so
 /// memory stays bounded, the result is deterministic, and every peak survives.
+///
+/// Beside each bucket it keeps the page operations asked for by the bucket's last event,
+/// read from the page map's counters only when a bucket closes: the counts only grow, so
+/// the last is also the maximum, and the curve costs nothing per event.
 #[derive(Clone, Debug)]
 pub struct SeriesRecorder {
     capacity: usize,
     width: u64,
     points: Vec<(u64, Sample)>,
+    /// Cumulative commit and decommit calls at each point's last event.
+    ops: Vec<(u64, u64)>,
     /// The bucket being filled: the maximum of its samples so far, and how many more it
     /// takes before it is full. Kept as plain fields rather than an `Option` because this
     /// runs after every event; the count goes down, so that the test for a full bucket
@@ -56,27 +75,29 @@ impl SeriesRecorder {
             capacity: capacity.max(2),
             width: 1,
             points: Vec::new(),
+            ops: Vec::new(),
             pending: Sample::default(),
             left: 1,
         }
     }
 
-    /// Adds the sample taken after event number `t`.
+    /// Adds the sample taken after event number `t`, with the page map's counters then.
     #[inline]
-    pub fn record(&mut self, t: u64, s: Sample) {
+    pub fn record(&mut self, t: u64, s: Sample, stats: &PageStats) {
         // Gauges are never negative, so the empty bucket's zeros are a neutral start.
         self.pending = self.pending.max(s);
         self.left -= 1;
         if self.left == 0 {
-            self.flush(t);
+            self.flush(t, stats);
         }
     }
 
     /// Closes the full bucket, whose last sample was taken after event `t`.
     #[cold]
     #[inline(never)]
-    fn flush(&mut self, t: u64) {
+    fn flush(&mut self, t: u64, stats: &PageStats) {
         self.points.push((t, self.pending));
+        self.ops.push((stats.commit_ops, stats.decommit_ops));
         self.pending = Sample::default();
         if self.points.len() == self.capacity {
             // Neighbours merge in place: point `i` takes pair `2i` and `2i + 1`, which lie
@@ -86,29 +107,40 @@ impl SeriesRecorder {
                 let ((_, a), (t, b)) = (self.points[2 * i], self.points[2 * i + 1]);
                 self.points[i] = (t, a.max(b));
             }
+            for i in 0..n / 2 {
+                self.ops[i] = self.ops[2 * i + 1];
+            }
             if n % 2 == 1 {
                 self.points[n / 2] = self.points[n - 1];
+                self.ops[n / 2] = self.ops[n - 1];
             }
             self.points.truncate(n.div_ceil(2));
+            self.ops.truncate(n.div_ceil(2));
             self.width *= 2;
         }
         self.left = self.width;
     }
 
     /// The series so far, including a partly filled last bucket, whose last sample was
-    /// taken after event `last`.
-    pub fn finish(mut self, last: u64) -> Series {
+    /// taken after event `last`, when the counters were `stats`; and the page operations
+    /// on the same events.
+    pub fn finish(mut self, last: u64, stats: &PageStats) -> (Series, PageOpsCurve) {
         if self.left < self.width {
             self.points.push((last, self.pending));
+            self.ops.push((stats.commit_ops, stats.decommit_ops));
         }
         let mut out = Series::default();
-        for (t, s) in self.points {
+        let mut ops = PageOpsCurve::default();
+        for ((t, s), (commits, decommits)) in self.points.into_iter().zip(self.ops) {
             out.t.push(t);
             out.live.push(s.live);
             out.committed.push(s.committed);
             out.resident.push(s.resident);
+            ops.t.push(t);
+            ops.commits.push(commits);
+            ops.decommits.push(decommits);
         }
-        out
+        (out, ops)
     }
 }
 
@@ -117,14 +149,23 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// Page-map counters that grow with the event number, as a run's do.
+    fn counts(t: u64) -> PageStats {
+        PageStats {
+            commit_ops: t * 2,
+            decommit_ops: t / 3,
+            ..PageStats::default()
+        }
+    }
+
     proptest! {
         #[test]
         fn peaks_survive_and_points_stay_bounded(values in prop::collection::vec(0u64..1_000_000, 1..5000), cap in 2usize..64) {
             let mut r = SeriesRecorder::new(cap);
             for (i, &v) in values.iter().enumerate() {
-                r.record(i as u64 + 1, Sample { live: v, committed: v / 2, resident: v / 3 });
+                r.record(i as u64 + 1, Sample { live: v, committed: v / 2, resident: v / 3 }, &counts(i as u64 + 1));
             }
-            let s = r.finish(values.len() as u64);
+            let (s, _) = r.finish(values.len() as u64, &counts(values.len() as u64));
             prop_assert!(s.t.len() <= cap);
             prop_assert_eq!(s.live.iter().max(), values.iter().max());
             prop_assert_eq!(*s.t.last().unwrap(), values.len() as u64);
@@ -139,9 +180,15 @@ mod tests {
             let cap = 2 * half;
             let mut r = SeriesRecorder::new(cap);
             for (i, &v) in values.iter().enumerate() {
-                r.record(i as u64 + 1, Sample { live: v, committed: v % 7, resident: v % 5 });
+                r.record(i as u64 + 1, Sample { live: v, committed: v % 7, resident: v % 5 }, &counts(i as u64 + 1));
             }
-            let s = r.finish(values.len() as u64);
+            let (s, ops) = r.finish(values.len() as u64, &counts(values.len() as u64));
+            // The page operations are the counters at each point's last event.
+            prop_assert_eq!(&ops.t, &s.t);
+            for (i, &t) in ops.t.iter().enumerate() {
+                prop_assert_eq!(ops.commits[i], counts(t).commit_ops);
+                prop_assert_eq!(ops.decommits[i], counts(t).decommit_ops);
+            }
             prop_assert!(s.t.len() <= cap);
             let w = values.len().div_ceil(s.t.len()).next_power_of_two();
             let chunks: Vec<&[u64]> = values.chunks(w).collect();

@@ -13,7 +13,7 @@ use crate::pages::Pages;
 use crate::params::ParamError;
 use crate::policy::{dispatch, AllocError, AnyPolicy, Block, Policy};
 use crate::provider::{PageProvider, ProviderError, SimMode, SimProvider};
-use crate::series::{Sample, SeriesRecorder};
+use crate::series::{PageOpsCurve, Sample, SeriesRecorder};
 use crate::stats::Gauge;
 
 /// An event the simulator could not carry out, with its 1-based number in the stream.
@@ -252,6 +252,12 @@ impl<P: PageProvider> Simulation<P> {
 
     /// Ends the run: the summary and the memory-over-time series.
     pub fn finish(self) -> (Summary, crate::series::Series) {
+        let (summary, series, _) = self.books.finish(&self.policy);
+        (summary, series)
+    }
+
+    /// [`Simulation::finish`], with the page operations asked for on the series' events.
+    pub fn finish_with_page_ops(self) -> (Summary, crate::series::Series, PageOpsCurve) {
         self.books.finish(&self.policy)
     }
 }
@@ -323,6 +329,7 @@ impl<P: PageProvider> Books<P> {
                 committed: st.committed_pages.current,
                 resident: st.resident_pages.current,
             },
+            st,
         );
         Ok(())
     }
@@ -525,7 +532,7 @@ impl<P: PageProvider> Books<P> {
         Ok(())
     }
 
-    fn finish(mut self, policy: &AnyPolicy) -> (Summary, crate::series::Series) {
+    fn finish(mut self, policy: &AnyPolicy) -> (Summary, crate::series::Series, PageOpsCurve) {
         self.close_phase(self.events);
         let st = *self.mem.stats();
         let page = self.mem.page_size();
@@ -567,7 +574,7 @@ impl<P: PageProvider> Books<P> {
             phases: self.phases,
             counters,
         };
-        let mut series = self.series.finish(self.events);
+        let (mut series, page_ops) = self.series.finish(self.events, &st);
         for v in series
             .committed
             .iter_mut()
@@ -575,7 +582,7 @@ impl<P: PageProvider> Books<P> {
         {
             *v *= page;
         }
-        (summary, series)
+        (summary, series, page_ops)
     }
 }
 

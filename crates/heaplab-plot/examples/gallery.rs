@@ -31,7 +31,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         config.workload = workload.clone();
         config.policy = c.policy.clone();
         config.series_points = 1000;
-        let (out, ops) = heaplab_core::run::run_with_page_ops(&config)?;
+        let (out, ops) =
+            heaplab_core::run::run_with_page_ops(&config, heaplab_core::run::Progress::none())?;
         runs.push((c.label.clone(), out, ops));
     }
     let phases = &runs[0].1.report.summary.phases;

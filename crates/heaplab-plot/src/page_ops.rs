@@ -1,7 +1,7 @@
 //! Page operations over time: how many commits and decommits each configuration has asked
 //! the OS for so far, as the core's [`heaplab_core::page_ops`] records them.
 
-use heaplab_core::page_ops::PageOpsCurve;
+use heaplab_core::series::PageOpsCurve;
 use heaplab_core::simulate::PhaseMark;
 use plotters::coord::Shift;
 use plotters::prelude::*;

@@ -3,8 +3,8 @@
 //! series become `Float64Array`s, which the page and the worker's `postMessage` copy as
 //! one block each instead of walking an array of numbers.
 
-use heaplab_core::page_ops::PageOpsCurve;
 use heaplab_core::run::RunOutput;
+use heaplab_core::series::PageOpsCurve;
 use heaplab_core::series::Series;
 use js_sys::{Float64Array, Object, Reflect};
 use serde::de::DeserializeOwned;

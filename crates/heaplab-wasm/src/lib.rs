@@ -25,14 +25,12 @@ mod sweep;
 mod teach;
 
 use heaplab_core::config::RunConfig;
-use heaplab_core::run::RunError;
 use heaplab_core::series::Series;
-use heaplab_core::workload;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use convert::{from_js, output_js, series_js, to_js};
-use progress::Ticker;
+use heaplab_core::run::Progress;
 
 #[wasm_bindgen(start)]
 pub fn start() {
@@ -63,19 +61,20 @@ pub fn catalog() -> Result<JsValue, JsError> {
 #[wasm_bindgen]
 pub fn run(config: JsValue, progress: Option<js_sys::Function>) -> Result<JsValue, JsError> {
     let config: RunConfig = from_js(config, "config")?;
-    let spec = workload::find(&config.workload.id).map_err(|e| JsError::new(&e.to_string()))?;
-    let params = config
-        .workload_params()
+    let mut tell = |events| {
+        if let Some(callback) = &progress {
+            progress::tell(callback, events);
+        }
+    };
+    let progress = match &progress {
+        Some(_) => Progress::every(progress::EVERY, &mut tell),
+        None => Progress::none(),
+    };
+    // A function of the core's rather than a closure of this crate's around the
+    // simulation: generic code is compiled where it is used, and this crate is built
+    // for size while the core is built for speed.
+    let (out, page_ops) = heaplab_core::run::run_with_page_ops(&config, progress)
         .map_err(|e| JsError::new(&e.to_string()))?;
-    let mut ticker = Ticker::new(progress);
-    let (out, page_ops) = heaplab_core::run::record_page_ops(&config, |sink| {
-        spec.generate(&params, &mut |event| {
-            ticker.tick();
-            sink(event)
-        })
-        .map_err(|e| RunError::Event(format!("workload {}: {e}", spec.id)))
-    })
-    .map_err(|e| JsError::new(&e.to_string()))?;
     output_js(&out, Some(&page_ops))
 }
 

@@ -6,32 +6,11 @@
 /// milliseconds, often enough for a smooth bar and rare enough to cost nothing.
 pub const EVERY: u64 = 1 << 16;
 
-/// Counts events and calls the page's callback with the count every [`EVERY`] of them.
-pub struct Ticker {
-    callback: Option<js_sys::Function>,
-    events: u64,
-}
-
-impl Ticker {
-    pub fn new(callback: Option<js_sys::Function>) -> Ticker {
-        Ticker {
-            callback,
-            events: 0,
-        }
-    }
-
-    /// One more event; a multiple of [`EVERY`] calls the callback. What the callback
-    /// throws is ignored: progress is a courtesy, and the run goes on without it.
-    #[inline]
-    pub fn tick(&mut self) {
-        self.events += 1;
-        if self.events.is_multiple_of(EVERY) {
-            if let Some(callback) = &self.callback {
-                let _ = callback.call1(
-                    &wasm_bindgen::JsValue::NULL,
-                    &wasm_bindgen::JsValue::from_f64(self.events as f64),
-                );
-            }
-        }
-    }
+/// Calls the page's callback with a count of events. What the callback throws is
+/// ignored: progress is a courtesy, and the run goes on without it.
+pub fn tell(callback: &js_sys::Function, events: u64) {
+    let _ = callback.call1(
+        &wasm_bindgen::JsValue::NULL,
+        &wasm_bindgen::JsValue::from_f64(events as f64),
+    );
 }
