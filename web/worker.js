@@ -1,25 +1,25 @@
 // Runs simulations off the main thread so a large workload never freezes the page.
 //
 // Protocol: every request carries an `id`, and every message back carries it too.
-// - `{ id, configs, trace }` runs each config: `trace` is `{ file, lenient, strict }` when
-//   the workload is a trace file (file: a File or Blob) and null otherwise. A trace is read
+// - `{ id, configs, trace }` runs each config: `trace` is `{ file, lenient, strict, hash }`
+//   when the workload is a trace file (file: a File or Blob) and null otherwise. A trace is read
 //   here with `file.stream()`, chunk by chunk, every config simulated as the chunks
 //   arrive (TraceRunner), so neither the page nor the worker ever holds the file; the
 //   worker answers with `{ id, progress: { bytes } }` every few megabytes read. A built-in
 //   workload runs config by config, answering `{ id, progress: { index, events } }`
 //   (config `index` has applied `events` events so far) now and then. Then exactly one
 //   of `{ id, ok: true, outputs }`, each output `{report, series}` as `run` (or
-//   TraceRunner) returned it, the series with the page operations so far, or
+//   TraceRunner) returned it, the series with the page operations so far, and with
+//   `hash` set `ref`, the `{name, bytes, sha256}` a link names the file by, worked out
+//   from the same chunks (so the file is streamed once for the run and the link); or
 //   `{ id, ok: false, index, message }`, `index` being the failing config's position
 //   (-1 when the trace itself failed: a bad line).
 // - `{ id, scenario }` runs a seed scenario: `{ id, ok: true, scenario }`, the
 //   `{output, series}` that `run_scenario` returned.
-// - `{ id, traceRef: { name, file } }` asks what a link says of a trace file, read here
-//   as it streams: `{ id, ok: true, ref }`, the `{name, bytes, sha256}` of TraceHasher.
 // Any failure outside a config's run answers `{ id, ok: false, index: -1, message }`.
 // The series' Float64Arrays are transferred, not copied: the worker keeps no result.
 
-import init, { TraceHasher, TraceRunner, run, run_scenario } from './pkg/heaplab_wasm.js';
+import init, { TraceRunner, run, run_scenario } from './pkg/heaplab_wasm.js';
 
 // Instantiation starts at once so the first run does not pay for it; a failure is
 // kept as a value rather than left as a rejected promise that nobody awaits yet.
@@ -84,32 +84,24 @@ async function eachChunk(id, file, each) {
 }
 
 async function runTrace(id, configs, trace) {
-  const runner = new TraceRunner(configs, trace.lenient, trace.strict);
+  const runner = new TraceRunner(configs, trace.lenient, trace.strict, Boolean(trace.hash));
   let outputs;
+  let ref;
   try {
     await eachChunk(id, trace.file, (chunk) => runner.push(chunk));
     outputs = runner.finish();
+    ref = runner.file_ref() ?? undefined;
   } catch (error) {
     answer(id, { ok: false, index: -1, message: messageOf(error) });
     return;
   } finally {
     runner.free();
   }
-  self.postMessage({ id, ok: true, outputs }, buffers(outputs.map((output) => output.series)));
-}
-
-async function hashTrace(id, { name, file }) {
-  const hasher = new TraceHasher();
-  try {
-    await eachChunk(id, file, (chunk) => hasher.push(chunk));
-    answer(id, { ok: true, ref: hasher.finish(name) });
-  } finally {
-    hasher.free();
-  }
+  self.postMessage({ id, ok: true, outputs, ref }, buffers(outputs.map((output) => output.series)));
 }
 
 self.onmessage = async (event) => {
-  const { id, configs, trace, scenario, traceRef } = event.data;
+  const { id, configs, trace, scenario } = event.data;
   const loadError = await ready;
   if (loadError) {
     answer(id, { ok: false, index: -1, message: `could not load the WebAssembly module: ${messageOf(loadError)}` });
@@ -119,8 +111,6 @@ self.onmessage = async (event) => {
     if (scenario !== undefined) {
       const result = run_scenario(scenario);
       self.postMessage({ id, ok: true, scenario: result }, buffers(result.series));
-    } else if (traceRef !== undefined) {
-      await hashTrace(id, traceRef);
     } else if (trace) {
       await runTrace(id, configs, trace);
     } else {

@@ -151,6 +151,8 @@ async function runForm({ writesLink }) {
       },
       expected,
     );
+    // A trace hashed by this run (a large file's first) is named by its hash from now on.
+    if (writesLink && traceFile?.hash) linkFollowsForm();
     forgetScenario();
     // The comparison takes the results column back from a sweep.
     $('#sweep-results').hidden = true;

@@ -114,7 +114,9 @@ function configLabel(config, index) {
 
 /**
  * Runs every config in the pool and resolves to `[{report, series}]` in the configs'
- * order. `trace` is `{ file, lenient, strict }` when the workload is a trace, else null.
+ * order. `trace` is `{ file, lenient, strict, hash, onRef }` when the workload is a
+ * trace, else null: with `hash`, `onRef(ref)` is given the `{name, bytes, sha256}` a link
+ * names the file by, worked out from the chunks the run read.
  * `onProgress({ share, done, total, bytesRead, bytesTotal })` hears the share of the
  * work done, 0 to 1, and the configs finished: for a trace, the share is how far into
  * the file the workers reading it are (on average) out of its size; for a built-in
@@ -158,6 +160,9 @@ export async function runConfigs(configs, trace, onProgress, expectedEvents = nu
  * and every core still works.
  */
 async function runTraceConfigs(configs, trace, onProgress) {
+  // `onRef` stays here (a function cannot be posted); only the first group's worker
+  // hashes the file, from the chunks it runs.
+  const { onRef, ...posted } = trace;
   const groups = Array.from({ length: Math.min(POOL_SIZE, configs.length) }, () => []);
   configs.forEach((_, index) => groups[index % groups.length].push(index));
   const size = trace.file.size;
@@ -170,7 +175,7 @@ async function runTraceConfigs(configs, trace, onProgress) {
   const answers = await Promise.all(
     groups.map((members, group) =>
       ask(
-        { configs: members.map((index) => configs[index]), trace },
+        { configs: members.map((index) => configs[index]), trace: { ...posted, hash: group === 0 && Boolean(posted.hash) } },
         {
           onProgress: ({ bytes }) => {
             read[group] = bytes;
@@ -187,6 +192,7 @@ async function runTraceConfigs(configs, trace, onProgress) {
       }),
     ),
   );
+  if (answers[0]?.ref) onRef?.(answers[0].ref);
   const outputs = new Array(configs.length);
   answers.forEach((answer, group) => {
     answer.outputs.forEach((output, k) => {
@@ -200,13 +206,4 @@ async function runTraceConfigs(configs, trace, onProgress) {
 export async function runScenario(id) {
   const answer = await ask({ scenario: id }, { where: () => `Scenario ${id}: ` });
   return answer.scenario;
-}
-
-/**
- * What a link says of a trace file, `{name, bytes, sha256}`, worked out off the main
- * thread from the file as it streams. `onProgress(bytesRead)` hears how far it got.
- */
-export async function traceRef(name, file, onProgress) {
-  const answer = await ask({ traceRef: { name, file } }, { where: () => `Trace ${name}: `, onProgress: ({ bytes }) => onProgress?.(bytes) });
-  return answer.ref;
 }

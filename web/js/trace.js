@@ -1,24 +1,24 @@
 // The trace file a "Trace file…" workload replays, and what the page's link says of it.
 //
 // The page never reads a large trace itself: the File goes to the workers, which stream
-// it (worker.js), and the hash a link names it by is worked out there from the stream
-// too. A file over the page's limits (the core's, through wasm) is refused before a byte
+// it (worker.js), and the hash a link names it by is worked out there from the chunks
+// the run reads, so a file is streamed once; until it has run, a link names it by name
+// and size. A file small enough to read whole is hashed here at once. A file over the page's limits (the core's, through wasm) is refused before a byte
 // of it is read, with the limit named. A link names the file by name, size and SHA-256, so that
 // whoever opens it and loads a file can be told whether it is the same one; a small
 // text trace (UTF-8, not gzip, 64 KiB or less once deflated, as the core's
 // `link::embeddable` decides) goes into the link itself, so that the link alone
 // reproduces the run.
 
-import { check_trace_file, link_embeddable, link_embedded_text_limit, trace_file_limits } from '../pkg/heaplab_wasm.js';
+import { TraceHasher, check_trace_file, link_embeddable, link_embedded_text_limit, trace_file_limits } from '../pkg/heaplab_wasm.js';
 import { $, FieldError, messageOf } from './dom.js';
 import { formatBytes } from './format.js';
-import { traceRef } from './runner.js';
 
 
 // The trace the form runs: `{ name, file, blob, ref, text }`. `file` is the File chosen
 // (null for a trace a link carried), `blob` what the workers stream (the File, or the
-// link's text), `ref` what a link says of the file once hashed, `text` the content when
-// small enough to embed.
+// link's text), `ref` what a link says of the file once hashed (null until a large
+// file's first run), `text` the content when small enough to embed.
 let source = null;
 // What the link the page was opened from said of its trace, `{name, bytes?, sha256?}`:
 // the note asks for that file, and warns when the one loaded is another.
@@ -51,17 +51,32 @@ async function checkSize(file) {
   }
 }
 
+/** What a link says of a file read whole, `{name, bytes, sha256}`. */
+function refOf(name, bytes) {
+  const hasher = new TraceHasher();
+  try {
+    hasher.push(bytes);
+    return hasher.finish(name);
+  } finally {
+    hasher.free();
+  }
+}
+
 /**
- * Checks `file` against the limits, hashes it as it streams in a worker, and decides
- * whether it can travel in the link (only a file short enough to is read here).
+ * Checks `file` against the limits and decides whether it can travel in the link. A
+ * file short enough to is read here, and hashed from those bytes; a larger one is
+ * hashed by the run that streams it, so it is read once.
  */
 async function describe(file) {
   await checkSize(file);
   let text = null;
-  let ref;
+  let ref = null;
   try {
-    if (file.size <= link_embedded_text_limit()) text = embeddableText(new Uint8Array(await file.arrayBuffer()));
-    ref = await traceRef(file.name, file);
+    if (file.size <= link_embedded_text_limit()) {
+      const bytes = new Uint8Array(await file.arrayBuffer());
+      text = embeddableText(bytes);
+      ref = refOf(file.name, bytes);
+    }
   } catch (error) {
     throw new FieldError(`Workload › Trace file: ${file.name} could not be read (${messageOf(error)})`, $('#trace-file'));
   }
@@ -78,8 +93,8 @@ export async function chooseFile(file) {
   renderNote();
   if (!file) return;
   try {
-    // Kept so that a run started meanwhile waits for this hash rather than reading the
-    // file again for its own.
+    // Kept so that a run started meanwhile waits for this rather than reading the file
+    // again for its own.
     source.pending = describe(file);
     const described = await source.pending;
     if (mine === generation) source = described;
@@ -124,10 +139,11 @@ function mismatch(loaded, named) {
     // An old link names the file alone, so its name is all there is to compare.
     return loaded.name === named.name ? null : `it is named ${loaded.name}, the link's ${named.name}`;
   }
-  const ref = loaded.ref;
+  // A file not hashed yet (a large one before its run) is told apart by its size alone.
+  const ref = loaded.ref ?? (loaded.file ? { bytes: loaded.file.size, sha256: null } : null);
   if (!ref) return null;
   const sizeDiffers = named.bytes != null && named.bytes !== ref.bytes;
-  const hashDiffers = named.sha256 != null && named.sha256 !== ref.sha256;
+  const hashDiffers = named.sha256 != null && ref.sha256 != null && named.sha256 !== ref.sha256;
   if (!sizeDiffers && !hashDiffers) return null;
   const described = (bytes, sha) =>
     [bytes != null ? `${bytes} bytes` : null, sha ? `SHA-256 ${sha.slice(0, 12)}…` : null].filter(Boolean).join(', ');
@@ -148,6 +164,7 @@ export function traceName() {
 export function linkWorkload() {
   if (source?.text != null) return { embedded: { name: source.name, text: source.text } };
   if (source?.ref) return { trace: source.ref };
+  if (source?.file) return { trace: { name: source.name, bytes: source.file.size } };
   if (source) return { trace: { name: source.name } };
   if (wanted) return { trace: wanted };
   return { trace: { name: '' } };
@@ -160,9 +177,9 @@ export function dropEmbedding() {
 
 /**
  * What the workers stream for a run of `form` (as `readForm` read it), `{ file, lenient,
- * strict }`: the file checked against the
- * limits again (a refused one never runs), and hashed first if it was not yet, so the
- * link names what ran.
+ * strict, hash, onRef }`: the file checked against the limits again (a refused one never
+ * runs). A file not hashed yet is hashed by the run from the chunks it reads (`hash`),
+ * and `onRef` takes the hash in, so the link names what ran.
  */
 export async function traceInput({ lenient, strict }) {
   if (!source) {
@@ -171,13 +188,19 @@ export async function traceInput({ lenient, strict }) {
   }
   if (source.file) {
     await checkSize(source.file);
-    if (!source.ref) {
+    if (source.pending) {
       generation += 1;
-      source = await (source.pending ?? describe(source.file));
-      renderNote();
+      source = await source.pending;
     }
   }
-  return { file: source.blob, lenient, strict };
+  const ran = source;
+  const onRef = (ref) => {
+    // A file chosen while this one ran is not the one hashed.
+    if (source !== ran || source.ref) return;
+    source.ref = ref;
+    renderNote();
+  };
+  return { file: source.blob, lenient, strict, hash: Boolean(source.file && !source.ref), onRef };
 }
 
 /** Says, next to the Run button, what the link to this page carries of the trace. */

@@ -9,7 +9,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createWriteStream } from 'node:fs';
-import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { HEAPLAB_BIN, RESULTS_DIR, clickRun as click, errorText, openPage as open, run, scratch, useBrowser } from './support.mjs';
@@ -186,6 +186,45 @@ describe(`a trace of ${EVENTS.toLocaleString('en')} events streamed through the 
     assert.ok(peak < MAX_TAB_BYTES, `the tab held ${(peak / 2 ** 20).toFixed(0)} MiB while streaming`);
     assert.ok(statuses.some((text) => /^Read [\d.]+ [KMG]iB of [\d.]+ [KMG]iB of the trace/.test(text)), `no progress by bytes in ${statuses.slice(0, 5)}`);
     assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('hashes a file too large to read whole from the chunks its run reads, for the link', async () => {
+    // Over the 192 KiB a page reads whole: the run is what reads it, once, and the link
+    // names its size at once and its hash once it has run.
+    const body = (size) => Array.from({ length: 40_000 }, (_, i) => `a ${i} ${size}\nf ${i}\n`).join('');
+    const one = path.join(scratch, 'one');
+    const two = path.join(scratch, 'two');
+    await mkdir(one, { recursive: true });
+    await mkdir(two, { recursive: true });
+    await writeFile(path.join(one, 'hashed.trace'), body(16));
+    // The same name and size, other bytes.
+    await writeFile(path.join(two, 'hashed.trace'), body(32));
+    const { page, problems } = await openPage();
+    await page.selectOption('#workload', 'trace');
+    await page.setInputFiles('#trace-file', path.join(one, 'hashed.trace'));
+    await page.selectOption('.policy select.family', 'size-class');
+    await page.locator('#link-note', { hasText: 'with its size and hash' }).waitFor();
+    assert.equal(await clickRun(page), 'done', await errorText(page));
+    const link = await page.evaluate(() => window.heaplabLink);
+    const { reports } = await page.evaluate(() => ({ reports: window.heaplabResults }));
+    // The CLI runs the link on the very file, and refuses the other by its hash.
+    const { stdout } = await run(HEAPLAB_BIN, ['run', '--link', link, '--json'], { cwd: one, maxBuffer: 64 << 20 });
+    assert.deepEqual(JSON.parse(stdout).map(summaryFields), reports.map(summaryFields));
+    await assert.rejects(run(HEAPLAB_BIN, ['run', '--link', link, '--json'], { cwd: two }), /not the file the link was made from/);
+
+    // The link opened again with the other file: its size says nothing against it, its
+    // run's hash does.
+    const again = await open(new URL(link).hash);
+    assert.match(await again.page.textContent('#link-note'), /hashed\.trace \(\d+ KiB\).*load it/);
+    await again.page.setInputFiles('#trace-file', path.join(two, 'hashed.trace'));
+    assert.equal(await again.page.locator('#link-note.warning').count(), 0, 'warned before the hash was known');
+    assert.equal(await clickRun(again.page), 'done', await errorText(again.page));
+    const note = again.page.locator('#link-note.warning');
+    await note.waitFor();
+    assert.match(await note.textContent(), /hashed\.trace is not the file this link ran: it has \d+ bytes, SHA-256 [0-9a-f]{12}…; the link's hashed\.trace had \d+ bytes, SHA-256 [0-9a-f]{12}…/);
+    assert.deepEqual([...problems, ...again.problems], []);
+    await again.page.close();
     await page.close();
   });
 

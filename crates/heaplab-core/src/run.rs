@@ -7,6 +7,7 @@ use std::io::Read;
 use serde::Serialize;
 
 use crate::config::RunConfig;
+use crate::link::{TraceHasher, TraceRef};
 use crate::params::ParamError;
 use crate::provider::SimProvider;
 use crate::series::{PageOpsCurve, Series};
@@ -100,15 +101,35 @@ pub fn run_trace<R: Read>(
 ) -> Result<RunOutput, RunError> {
     trace_workload(config)?;
     let name = config.workload.path.clone().unwrap_or_default();
-    let mut imported = None;
-    let mut out = run_with(config, |sink| {
-        let found = trace::import(input, &name, options, sink)
-            .map_err(|e| RunError::Event(e.to_string()))?;
-        imported = Some(found);
-        Ok(())
-    })?;
-    out.trace = imported;
-    Ok(out)
+    let config = config.resolve()?;
+    let mut sim = Simulation::new(&config, sim_provider(&config))?;
+    let (imported, _) = trace::import_into(input, &name, options, Replay(&mut sim))
+        .map_err(|e| RunError::Event(e.to_string()))?;
+    let (summary, series) = sim.finish();
+    Ok(RunOutput {
+        report: Report { config, summary },
+        series,
+        trace: Some(imported),
+    })
+}
+
+/// One simulation as a trace's sink: each batch of events goes to
+/// [`Simulation::apply_all`], which looks ahead in it.
+struct Replay<'a>(&'a mut Simulation<SimProvider>);
+
+impl EventSink for Replay<'_> {
+    type Error = SimError;
+
+    fn event(&mut self, event: crate::event::Event) -> Result<(), SimError> {
+        self.0.apply(event)
+    }
+
+    fn events(&mut self, events: &mut Vec<crate::event::Event>) -> Result<(), (usize, SimError)> {
+        let before = self.0.events();
+        self.0
+            .apply_all(events)
+            .map_err(|e| ((e.event - before - 1) as usize, e))
+    }
 }
 
 /// Checks that a config's workload is a trace.
@@ -130,6 +151,10 @@ fn trace_workload(config: &RunConfig) -> Result<(), RunError> {
 pub struct TraceRun {
     stream: TraceStream<Simulations>,
     configs: Vec<RunConfig>,
+    /// The file's name, size and SHA-256 worked out from the same chunks, when asked
+    /// for ([`TraceRun::hash_as_read`]): the page then streams a file once, for the run
+    /// and for the link that names it.
+    hasher: Option<TraceHasher>,
 }
 
 /// Every config's simulation, each given every event.
@@ -147,6 +172,26 @@ impl EventSink for Simulations {
                 }
                 last.apply(event)
             }
+            None => Ok(()),
+        }
+    }
+
+    /// Each simulation takes the whole batch in turn through [`Simulation::apply_all`],
+    /// which keeps one policy's code and tables in the caches at a time. The error is the
+    /// one event by event would give: the earliest event any simulation refused, the
+    /// first simulation to refuse it, so a simulation after one that refused stops short
+    /// of that event.
+    fn events(&mut self, events: &mut Vec<crate::event::Event>) -> Result<(), (usize, SimError)> {
+        let mut refused: Option<(usize, SimError)> = None;
+        for sim in &mut self.0 {
+            let end = refused.as_ref().map_or(events.len(), |(i, _)| *i);
+            let before = sim.events();
+            if let Err(e) = sim.apply_all(&events[..end]) {
+                refused = Some(((e.event - before - 1) as usize, e));
+            }
+        }
+        match refused {
+            Some(r) => Err(r),
             None => Ok(()),
         }
     }
@@ -171,11 +216,28 @@ impl TraceRun {
         Ok(TraceRun {
             stream: TraceStream::new(&name, options, Simulations(sims)),
             configs: resolved,
+            hasher: None,
         })
+    }
+
+    /// Hashes the file as it is read, for [`TraceRun::file_ref`]. Asked before the
+    /// first chunk is pushed.
+    pub fn hash_as_read(&mut self) {
+        self.hasher = Some(TraceHasher::default());
+    }
+
+    /// What a link says of the file `name`, made of the chunks pushed so far (all of
+    /// them, once the run has read the file): `None` unless [`TraceRun::hash_as_read`]
+    /// was asked.
+    pub fn file_ref(&self, name: &str) -> Option<TraceRef> {
+        self.hasher.clone().map(|h| h.finish(name))
     }
 
     /// The next bytes of the trace file; a bad line stops the run with `file:line`.
     pub fn push(&mut self, chunk: &[u8]) -> Result<(), RunError> {
+        if let Some(hasher) = &mut self.hasher {
+            hasher.push(chunk);
+        }
         self.stream
             .push(chunk)
             .map_err(|e| RunError::Event(e.to_string()))
@@ -356,9 +418,13 @@ mod tests {
         config.series_points = 50;
         let options = ImportOptions::default();
         let mut streamed = TraceRun::new(std::slice::from_ref(&config), &options).unwrap();
+        assert_eq!(streamed.file_ref("t.trace"), None);
+        // The link's name, size and hash come from the chunks the run reads.
+        streamed.hash_as_read();
         for chunk in text.as_bytes().chunks(777) {
             streamed.push(chunk).unwrap();
         }
+        let hashed = streamed.file_ref("t.trace").unwrap();
         let (out, curve) = streamed.finish_with_page_ops().unwrap().remove(0);
         let (fed, fed_curve) = record_page_ops(&config, Progress::none(), |sink| {
             trace::import(text.as_bytes(), "t.trace", &options, sink)
@@ -368,6 +434,7 @@ mod tests {
         .unwrap();
         assert_eq!(out.report, fed.report);
         assert_eq!(curve, fed_curve);
+        assert_eq!(hashed, crate::link::trace_ref("t.trace", text.as_bytes()));
         assert_eq!(curve.t, out.series.t);
         assert!(curve.commits.last().is_some_and(|&c| c > 0));
     }

@@ -200,6 +200,11 @@ impl<P: PageProvider> Simulation<P> {
         self.books.live_bytes.current
     }
 
+    /// The events applied so far, the one that failed included.
+    pub fn events(&self) -> u64 {
+        self.books.events
+    }
+
     /// The policy's free pieces (see [`crate::policy::Policy::free_pieces`]), and whether
     /// it reports them.
     pub fn free_pieces(&self, out: &mut Vec<crate::policy::FreePiece>) -> bool {

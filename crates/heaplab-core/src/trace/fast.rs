@@ -35,14 +35,23 @@ pub fn op(line: &[u8]) -> Option<Event> {
 /// there is none or it does not fit in a `u64`.
 #[inline]
 fn number(bytes: &[u8]) -> Option<(u64, &[u8])> {
-    let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
-    // Nineteen digits always fit; longer runs go the careful way.
+    // One pass: the digits are read as they are found. Nineteen digits always fit, so
+    // the value cannot have wrapped unless the run is longer, and longer runs go the
+    // careful way.
+    let mut value = 0u64;
+    let mut digits = 0;
+    for &b in bytes {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        value = value.wrapping_mul(10).wrapping_add(u64::from(d));
+        digits += 1;
+    }
     if digits == 0 || digits > 19 {
         return None;
     }
-    let (head, rest) = bytes.split_at(digits);
-    let value = head.iter().fold(0u64, |v, &b| v * 10 + u64::from(b - b'0'));
-    Some((value, rest))
+    Some((value, &bytes[digits..]))
 }
 
 #[cfg(test)]

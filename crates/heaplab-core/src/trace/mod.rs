@@ -149,6 +149,17 @@ pub trait EventSink {
     /// A `site 0x… <name>` line: what a call site is.
     #[inline]
     fn site_name(&mut self, _addr: u64, _name: &str) {}
+
+    /// Takes a batch of events in order, leaving `events` empty or not as it likes; a
+    /// refusal comes with the index of the event refused, and the events after it are
+    /// not taken. The same as [`EventSink::event`] on each in turn, which is what it
+    /// does unless a sink can do better with many at once (the simulator looks ahead).
+    fn events(&mut self, events: &mut Vec<Event>) -> Result<(), (usize, Self::Error)> {
+        for (i, event) in events.drain(..).enumerate() {
+            self.event(event).map_err(|e| (i, e))?;
+        }
+        Ok(())
+    }
 }
 
 impl<E: fmt::Display> EventSink for &mut Sink<'_, E> {
@@ -159,8 +170,19 @@ impl<E: fmt::Display> EventSink for &mut Sink<'_, E> {
     }
 }
 
+/// Events checked and held before they go to the sink together: enough that the sink's
+/// cost per call and the parser's and the simulator's code taking turns in the caches
+/// are spread thin, few enough that the batch stays in the first-level cache.
+const BATCH: usize = 512;
+
 /// Where a format sends what it reads: events go to the sink, problems stop the import
 /// or, when lenient, are counted.
+///
+/// Events are sent on in batches ([`EventSink::events`]), each with its line kept for a
+/// refusal's message. Whatever stops the import first flushes the batch
+/// ([`Feed::settle`]): a refusal of an event held there is on an earlier line than the
+/// problem found after it, and is the error reported, as it would have been had each
+/// event gone to the sink as soon as it was read.
 #[derive(Debug)]
 struct Feed<S> {
     name: String,
@@ -170,6 +192,9 @@ struct Feed<S> {
     null_frees: u64,
     null_reallocs: u64,
     sink: S,
+    batch: Vec<Event>,
+    /// The line of each event in `batch`.
+    batch_lines: Vec<u64>,
 }
 
 impl<S: EventSink> Feed<S> {
@@ -182,26 +207,73 @@ impl<S: EventSink> Feed<S> {
             null_frees: 0,
             null_reallocs: 0,
             sink,
+            batch: Vec::with_capacity(BATCH),
+            batch_lines: Vec::with_capacity(BATCH),
         }
     }
 
-    /// Sends an event on, with its call site if its line had one; an event the simulator
-    /// refuses stops the import at its line.
+    /// Sends an event on, in the next batch; an event the simulator refuses stops the
+    /// import at its line.
     #[inline]
     fn emit(&mut self, line: u64, event: Event) -> Result<(), TraceError> {
-        self.emit_at(line, event, None)
+        self.batch.push(event);
+        self.batch_lines.push(line);
+        if self.batch.len() >= BATCH {
+            return self.flush();
+        }
+        Ok(())
     }
 
-    /// [`Feed::emit`] with the call site the event's line named, if any.
+    /// [`Feed::emit`] with the call site the event's line named, if any. A sited event
+    /// goes on by itself, after the batch before it, so that the sink sees every event in
+    /// the trace's order and can number them.
     #[inline]
     fn emit_at(&mut self, line: u64, event: Event, site: Option<u64>) -> Result<(), TraceError> {
-        let sent = match site {
-            None => self.sink.event(event),
-            Some(site) => self.sink.sited_event(event, site),
+        let Some(site) = site else {
+            return self.emit(line, event);
         };
-        match sent {
+        self.flush()?;
+        match self.sink.sited_event(event, site) {
             Ok(()) => Ok(()),
             Err(e) => Err(self.fail(line, e.to_string())),
+        }
+    }
+
+    /// A `site` line, after the events before it, so that a sink that writes the trace
+    /// out again (`heaplab convert`) keeps the lines in their order.
+    fn site_name(&mut self, addr: u64, name: &str) -> Result<(), TraceError> {
+        self.flush()?;
+        self.sink.site_name(addr, name);
+        Ok(())
+    }
+
+    /// Sends the batch to the sink.
+    fn flush(&mut self) -> Result<(), TraceError> {
+        let result = self.sink.events(&mut self.batch);
+        self.batch.clear();
+        match result {
+            Ok(()) => {
+                self.batch_lines.clear();
+                Ok(())
+            }
+            Err((i, e)) => {
+                let line = self.batch_lines[i];
+                self.batch_lines.clear();
+                Err(self.fail(line, e.to_string()))
+            }
+        }
+    }
+
+    /// What reading up to here comes to: an error stops the import only once the events
+    /// read before it have gone to the sink, and a refusal of one of those is the error.
+    #[inline]
+    fn settle<T>(&mut self, result: Result<T, TraceError>) -> Result<T, TraceError> {
+        match result {
+            Ok(v) => Ok(v),
+            Err(e) => {
+                self.flush()?;
+                Err(e)
+            }
         }
     }
 
@@ -324,7 +396,8 @@ pub fn import<R: Read, E: fmt::Display>(
 }
 
 /// [`import`] into any [`EventSink`], handed back at the end: the way to see a trace's
-/// call sites as well as its events.
+/// call sites as well as its events, and a sink that takes events in batches (the
+/// simulator's) is given them so.
 pub fn import_into<R: Read, S: EventSink>(
     input: R,
     name: &str,
@@ -339,10 +412,11 @@ pub fn import_into<R: Read, S: EventSink>(
     let mut lines = Lines::new(text);
     let mut feed = Feed::new(name, options, sink);
     let mut parser = Parser::new();
-    while let Some((line, bytes)) = lines.next_bytes().map_err(|(line, m)| feed.fail(line, m))? {
-        parser.line(&mut feed, line, bytes)?;
-    }
+    let read = read_lines(&mut lines, &mut parser, &mut feed);
+    feed.settle(read)?;
+    feed.flush()?;
     let (format, rep_header) = parser.finish(&mut feed)?;
+    feed.flush()?;
     let imported = feed.imported(format, rep_header, gzip, lines.count());
     Ok((imported, feed.sink))
 }
@@ -356,6 +430,18 @@ pub fn import_sited<R: Read, E: fmt::Display, F: FnMut(Event) -> Result<(), E>>(
 ) -> Result<(Imported, sites::Sites), TraceError> {
     let (imported, sink) = import_into(input, name, options, sites::WithSites::new(sink))?;
     Ok((imported, sink.sites))
+}
+
+/// Every line of `lines` through `parser`, up to the end or the first problem.
+fn read_lines<R: Read, S: EventSink>(
+    lines: &mut Lines<R>,
+    parser: &mut Parser,
+    feed: &mut Feed<S>,
+) -> Result<(), TraceError> {
+    while let Some((line, bytes)) = lines.next_bytes().map_err(|(line, m)| feed.fail(line, m))? {
+        parser.line(feed, line, bytes)?;
+    }
+    Ok(())
 }
 
 fn name_without_gz(name: &str) -> &str {

@@ -46,10 +46,7 @@ pub(super) fn line<S: EventSink>(
     match parse_line(feed.text(line, bytes)?) {
         Ok(Some(Line::Event(event))) => feed.op(checker, line, event),
         Ok(Some(Line::Sited(event, site))) => feed.op_at(checker, line, event, Some(site)),
-        Ok(Some(Line::SiteName(addr, name))) => {
-            feed.sink.site_name(addr, &name);
-            Ok(())
-        }
+        Ok(Some(Line::SiteName(addr, name))) => feed.site_name(addr, &name),
         Ok(Some(Line::NullFree)) => feed.null_free(line, null_free_refused),
         Ok(None) => Ok(()),
         Err(problem) => feed.problem(line, problem),

@@ -141,6 +141,14 @@ impl<S: EventSink> TraceStream<S> {
     /// and sent to the sink. A problem stops the stream at its line, as
     /// [`super::import`] stops; the stream is then of no further use.
     pub fn push(&mut self, chunk: &[u8]) -> Result<(), TraceError> {
+        let read = self.read(chunk);
+        self.feed.settle(read)?;
+        self.feed.flush()
+    }
+
+    /// [`TraceStream::push`] up to the first problem, the last events perhaps still in
+    /// the feed's batch.
+    fn read(&mut self, chunk: &[u8]) -> Result<(), TraceError> {
         if let Input::Opening(head) = &mut self.input {
             head.extend_from_slice(chunk);
             if head.len() < lines::GZIP_MAGIC.len() {
@@ -218,8 +226,11 @@ impl<S: EventSink> TraceStream<S> {
             ..
         } = self;
         let mut parser = parser;
-        lines.finish(|line, bytes| parser.line(&mut feed, line, bytes))?;
+        let last = lines.finish(|line, bytes| parser.line(&mut feed, line, bytes));
+        feed.settle(last)?;
+        feed.flush()?;
         let (format, rep_header) = parser.finish(&mut feed)?;
+        feed.flush()?;
         let imported = feed.imported(format, rep_header, gzip, lines.number);
         Ok((imported, feed.sink))
     }

@@ -217,6 +217,85 @@ fn an_event_the_simulator_refuses_is_named_at_its_line() {
     assert_eq!(err.to_string(), "z.trace:3: event 2: out of memory");
 }
 
+/// A sink that takes events in batches, as the simulator's does, and refuses the
+/// `refuse`-th event (1-based) with the message a simulator gives.
+#[derive(Debug)]
+struct Refusing {
+    taken: u64,
+    refuse: u64,
+}
+
+impl EventSink for Refusing {
+    type Error = String;
+    fn event(&mut self, _: Event) -> Result<(), String> {
+        unreachable!("this sink takes batches")
+    }
+    fn events(&mut self, events: &mut Vec<Event>) -> Result<(), (usize, String)> {
+        for (i, _) in events.iter().enumerate() {
+            self.taken += 1;
+            if self.taken == self.refuse {
+                return Err((i, format!("event {}: out of memory", self.taken)));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Events go to the sink in batches, yet what stops an import is what would have
+/// stopped it had each event gone on as soon as it was read: a refused event before a
+/// bad line is the error, a bad line before a refused event is.
+#[test]
+fn a_refusal_in_a_batch_comes_before_a_bad_line_after_it_and_after_one_before_it() {
+    let mut lines: Vec<String> = (0..2000).map(|i| format!("a {i} 8")).collect();
+    lines[1500] = "a 1500 x".into();
+    let text = lines.join("\n") + "\n";
+    let cases = [
+        // Refused at line 1200 (event 1200), in the batch the bad line 1501 flushes.
+        (1200, "r.trace:1200: event 1200: out of memory"),
+        // Refused after the bad line: the bad line stops the import first.
+        (
+            1600,
+            "r.trace:1501: bad size \"x\": expected a non-negative whole number",
+        ),
+        // The last event, which only the end of the file flushes.
+        (
+            1999,
+            "r.trace:1501: bad size \"x\": expected a non-negative whole number",
+        ),
+    ];
+    for (refuse, message) in cases {
+        let sink = Refusing { taken: 0, refuse };
+        let pulled = import_into(text.as_bytes(), "r.trace", &ImportOptions::default(), sink)
+            .map(|_| ())
+            .unwrap_err();
+        assert_eq!(pulled.to_string(), message, "refusing event {refuse}");
+        for size in [7, 4096, 1 << 20] {
+            let mut stream = stream::TraceStream::new(
+                "r.trace",
+                &ImportOptions::default(),
+                Refusing { taken: 0, refuse },
+            );
+            let pushed = text
+                .as_bytes()
+                .chunks(size)
+                .try_for_each(|chunk| stream.push(chunk))
+                .and_then(|()| stream.finish().map(|_| ()))
+                .unwrap_err();
+            assert_eq!(pushed.to_string(), message, "pushed {size} bytes at a time");
+        }
+    }
+    // Without a bad line, a refusal in the last, partial batch is found at the end.
+    let good: String = (0..1000).map(|i| format!("a {i} 8\n")).collect();
+    let sink = Refusing {
+        taken: 0,
+        refuse: 999,
+    };
+    let err = import_into(good.as_bytes(), "g.trace", &ImportOptions::default(), sink)
+        .map(|_| ())
+        .unwrap_err();
+    assert_eq!(err.to_string(), "g.trace:999: event 999: out of memory");
+}
+
 // ------------------------------------------------------------------------------------
 // Lenient: skip and count
 
