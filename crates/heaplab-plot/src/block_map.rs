@@ -316,11 +316,13 @@ pub fn draw_block_map<DB: DrawingBackend>(
             PieceKind::Overhead => String::new(),
         };
         if !text.is_empty() {
-            let style = s.font(10.0).color(if matches!(p.kind, PieceKind::Block { .. }) {
-                &WHITE
-            } else {
-                &TEXT
-            });
+            let style = s
+                .font(10.0)
+                .color(if matches!(p.kind, PieceKind::Block { .. }) {
+                    &WHITE
+                } else {
+                    &TEXT
+                });
             let (tw, _) = root.estimate_text_size(&text, &style)?;
             if (tw as i32) + s.px(6.0) < pb.w {
                 root.draw_text(
@@ -335,7 +337,11 @@ pub fn draw_block_map<DB: DrawingBackend>(
             let (x, y) = (pb.x + pb.w / 2, pb.y);
             let d = s.px(4.0);
             root.draw(&Polygon::new(
-                vec![(x - d, y - d - s.px(2.0)), (x + d, y - d - s.px(2.0)), (x, y - s.px(1.0))],
+                vec![
+                    (x - d, y - d - s.px(2.0)),
+                    (x + d, y - d - s.px(2.0)),
+                    (x, y - s.px(1.0)),
+                ],
                 LINK.filled(),
             ))?;
         }
@@ -390,7 +396,10 @@ fn draw_regions<DB: DrawingBackend>(
             let x1 = laid.bar_left + ((hi - row.addr) as f64 * per_byte).round() as i32;
             let y = laid.bars[r] + laid.bar_height + s.px(2.0);
             let h = s.px(3.0);
-            root.draw(&Rectangle::new([(x0, y), (x1.max(x0 + 1), y + h)], c.filled()))?;
+            root.draw(&Rectangle::new(
+                [(x0, y), (x1.max(x0 + 1), y + h)],
+                c.filled(),
+            ))?;
             if lo == region.addr {
                 root.draw(&Rectangle::new(
                     [(x0, y - s.px(2.0)), (x0 + s.px(2.0), y + h)],

@@ -115,9 +115,10 @@ impl HeapMapLayout {
     /// or off the map.
     pub fn page_at(&self, x: f64, y: f64) -> Option<u64> {
         let cell = f64::from(self.cell.max(1));
-        let row = self.rows.iter().find(|r| {
-            !r.folded && y >= f64::from(r.y) && y < f64::from(r.y) + cell
-        })?;
+        let row = self
+            .rows
+            .iter()
+            .find(|r| !r.folded && y >= f64::from(r.y) && y < f64::from(r.y) + cell)?;
         let col = ((x - f64::from(self.left)) / cell).floor();
         (col >= 0.0 && (col as u64) < row.count).then(|| row.first + col as u64)
     }
@@ -154,7 +155,11 @@ pub fn heap_map_key() -> Vec<KeyEntry> {
     vec![
         KeyEntry::new("reserved only (address space)", RESERVED, RESERVED_EDGE),
         KeyEntry::new("committed, not resident (no RAM yet)", COMMITTED, COMMITTED),
-        KeyEntry::new("resident (needs RAM): free part", RESIDENT_FREE, RESIDENT_FREE),
+        KeyEntry::new(
+            "resident (needs RAM): free part",
+            RESIDENT_FREE,
+            RESIDENT_FREE,
+        ),
         KeyEntry::new("resident: part used by live blocks", LIVE, LIVE),
         KeyEntry::new("kept resident by a pinning block", WHITE, PINNED),
     ]
@@ -265,7 +270,11 @@ pub fn draw_heap_map<DB: DrawingBackend>(
     map_key::draw_title(root, chart.title, s)?;
     let pages: std::collections::HashMap<u64, &heaplab_core::observe::heap_map::MapPage> =
         chart.map.pages.iter().map(|p| (p.page, p)).collect();
-    let inset = if laid.cell >= s.px(10.0) { s.px(1.0) } else { 0 };
+    let inset = if laid.cell >= s.px(10.0) {
+        s.px(1.0)
+    } else {
+        0
+    };
     for c in laid.cells() {
         let side = c.size - 2 * inset;
         let (x, y) = (c.x + inset, c.y + inset);

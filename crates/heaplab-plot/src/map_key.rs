@@ -105,7 +105,10 @@ pub(crate) fn draw_key<DB: DrawingBackend>(
         let (x0, x1) = (s.px(8.0), s.px(22.0));
         let box_ = [(x0, y + s.px(3.0)), (x1, y + s.px(15.0))];
         root.draw(&Rectangle::new(box_, parse_hex(&entry.fill).filled()))?;
-        root.draw(&Rectangle::new(box_, parse_hex(&entry.edge).stroke_width(1)))?;
+        root.draw(&Rectangle::new(
+            box_,
+            parse_hex(&entry.edge).stroke_width(1),
+        ))?;
         root.draw_text(
             &entry.label,
             &s.font(12.0)

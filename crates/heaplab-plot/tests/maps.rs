@@ -65,7 +65,10 @@ fn the_heap_map_snapshot() {
     let svg = heap_map_svg(&chart, 640).unwrap();
     expect_file!["snapshots/heap-map.svg"].assert_eq(&svg);
     assert!(svg.contains("only reserved"), "a long reserved run folds");
-    assert!(svg.contains("kept resident by a pinning block"), "the key is drawn");
+    assert!(
+        svg.contains("kept resident by a pinning block"),
+        "the key is drawn"
+    );
 }
 
 #[test]
@@ -104,7 +107,12 @@ fn a_zoom_shows_its_pages_only_in_bigger_squares() {
     );
     let pages: Vec<u64> = zoomed.cells().map(|c| c.page).collect();
     assert_eq!(pages, (first..=first + 3).collect::<Vec<_>>());
-    assert!(zoomed.cell > whole.cell, "{} vs {}", zoomed.cell, whole.cell);
+    assert!(
+        zoomed.cell > whole.cell,
+        "{} vs {}",
+        zoomed.cell,
+        whole.cell
+    );
     assert_eq!((zoomed.from, zoomed.to), (first, first + 3));
 }
 
@@ -155,7 +163,11 @@ fn the_piece_under_a_pixel_is_the_piece_drawn_there() {
         hit += 1;
     }
     assert!(hit > 10, "{hit}");
-    assert_eq!(laid.piece_at(2.0, 2.0), None, "the label column holds no piece");
+    assert_eq!(
+        laid.piece_at(2.0, 2.0),
+        None,
+        "the label column holds no piece"
+    );
     // The size-class spans are bracketed and their free slots linked.
     assert!(!blocks.regions.is_empty());
     let svg = block_map_svg(&chart, 900).unwrap();

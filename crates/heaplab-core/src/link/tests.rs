@@ -310,11 +310,17 @@ fn a_teaching_position_travels_and_old_links_with_an_event_alone_still_open() {
     assert_eq!(back, state);
     assert_eq!(back.view.teach.as_ref().unwrap().zoom, Some([4, 19]));
     for (zoom, says) in [
-        (r#""4-19""#, "view.teach.zoom: \"4-19\" is not two page numbers"),
+        (
+            r#""4-19""#,
+            "view.teach.zoom: \"4-19\" is not two page numbers",
+        ),
         ("[4]", "view.teach.zoom: [4] is not two page numbers"),
         ("[-1,3]", "view.teach.zoom: [-1,3] is not two page numbers"),
         ("[9,3]", "view.teach.zoom: the region 9..3 is empty"),
-        ("[0,2000000000000]", "view.teach.zoom: page 2000000000000 is past"),
+        (
+            "[0,2000000000000]",
+            "view.teach.zoom: page 2000000000000 is past",
+        ),
     ] {
         let e = refused(&v2_link(&format!(
             r#"{{"view":{{"teach":{{"event":3,"zoom":{zoom}}}}}}}"#

@@ -206,7 +206,14 @@ fn holes_after_a_fit(fit: &str) -> (Vec<u64>, usize, [u64; 3]) {
         Event::free(1),
         Event::free(3),
     ];
-    let addr = |s: &Session, id| s.simulation().live().find(|&(i, _)| i == id).unwrap().1.addr;
+    let addr = |s: &Session, id| {
+        s.simulation()
+            .live()
+            .find(|&(i, _)| i == id)
+            .unwrap()
+            .1
+            .addr
+    };
     let mut s1 = Session::new(&config, events[..4].to_vec()).unwrap();
     s1.run_to(4).unwrap();
     let (a1, a3) = (addr(&s1, 1), addr(&s1, 3));
