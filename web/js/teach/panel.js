@@ -247,6 +247,8 @@ async function load({ event = 0, page = null, zoom = null } = {}) {
     const config = form.configs[s.config];
     const input = config.workload.id === TRACE_ID ? await trace.traceInput(form) : null;
     await teachModule();
+    // The key comes from the module, which holds the colours the map is drawn in.
+    $('#teach-legend').innerHTML = legendHtml();
     s.traceRead = null;
     let next;
     if (input) {
@@ -396,7 +398,6 @@ function wireHeapMap() {
 }
 
 export function buildTeach() {
-  $('#teach-legend').innerHTML = legendHtml();
   $('#teach-trace').placeholder = `At most ${formatCount(teach_max_events())} events.`;
   $('#teach-open').addEventListener('click', () => openTeach({ event: 0 }));
   $('#teach-close').addEventListener('click', closeTeach);
