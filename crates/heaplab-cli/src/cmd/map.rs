@@ -101,7 +101,7 @@ fn parse_pages(text: &str) -> Result<(u64, u64), CliError> {
 fn default_rows(map: &heaplab_core::observe::heap_map::HeapMap) -> (u64, u64) {
     let at = map.pages.iter().position(|p| p.resident).unwrap_or(0);
     let shown = &map.pages[at.min(map.pages.len())..];
-    match (shown.first(), shown.iter().take(BLOCK_ROWS).last()) {
+    match (shown.first(), shown[..shown.len().min(BLOCK_ROWS)].last()) {
         (Some(a), Some(b)) => (a.page, b.page - a.page + 1),
         _ => (0, 0),
     }
