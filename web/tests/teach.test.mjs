@@ -185,6 +185,17 @@ describe('teaching mode', () => {
     assert.ok(zoomed.size > a.size, `a zoomed page is drawn larger: ${zoomed.size} > ${a.size}`);
     assert.equal(await page.evaluate(() => window.heaplabTeach.cell(4)), null);
     await shot(page, 'zoomed');
+    // The zoom travels in the link: copied and opened in a new page, the same region at
+    // the same event.
+    await page.click('#copy-link');
+    const copied = await page.evaluate(() => window.heaplabLink);
+    const again = await openPage(copied);
+    t = await waitEvent(again.page, 3000);
+    assert.deepEqual(t.zoom, [0, 3]);
+    assert.equal(await again.page.evaluate(() => window.heaplabTeach.cell(4)), null);
+    assert.deepEqual(await again.page.evaluate(() => window.heaplabTeach.cell(0)), zoomed);
+    assert.deepEqual(again.problems, []);
+    await again.page.close();
     await page.click('#teach-zoom-out');
     await page.waitForFunction(() => window.heaplabTeach?.zoom === null, null, { timeout: TIMEOUT_MS });
     // Play runs on by itself, and pause stops it.
@@ -195,6 +206,65 @@ describe('teaching mode', () => {
     const stopped = (await teach(page)).event;
     await page.waitForTimeout(300);
     assert.equal((await teach(page)).event, stopped);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('draws the free list links on the block map, and first fit leaves other holes than best fit', async () => {
+    const fits = path.join(scratch, 'fits.trace');
+    await writeFile(fits, 'a 1 200\na 2 16\na 3 80\na 4 16\na 6 48\na 7 16\nf 1\nf 3\nf 6\na 5 64\n');
+    const holes = {};
+    for (const fit of ['first', 'best']) {
+      const link = (await cli(['link', '-w', fits, '-p', 'free-list', '--set', `fit=${fit}`, '--base-url', PAGE_URL])).trim();
+      const { page, problems } = await openPage(link);
+      await page.click('#teach-open');
+      await waitEvent(page, 0);
+      await page.click('#teach-last');
+      const t = await waitEvent(page, 10);
+      // The block map's pieces, read back by pointing at each pixel of page 0's bar.
+      const found = await page.evaluate(async () => {
+        const canvas = document.querySelector('#teach-blocks');
+        const box = canvas.getBoundingClientRect();
+        const seen = new Map();
+        for (let x = 0; x < box.width; x += 1) {
+          for (const y of [18, 23, 28]) {
+            canvas.dispatchEvent(new MouseEvent('mousemove', { clientX: box.left + x, clientY: box.top + y, bubbles: true }));
+            const note = document.querySelector('#teach-blocks-note').textContent;
+            if (/^free, kept in the policy's (free list|bin)/.test(note)) seen.set(note, x);
+          }
+        }
+        return [...seen.keys()];
+      });
+      holes[fit] = found;
+      if (fit === 'first') {
+        // First fit keeps one address-ordered list of its three holes: two links.
+        assert.equal(t.blocks.links, 2, JSON.stringify(t.blocks));
+        assert.ok(found.some((n) => /first out of free list/.test(n)), found.join('\n'));
+        assert.match(await page.textContent('#teach-blocks-legend'), /arrow: a list's next free piece/);
+      }
+      await page.screenshot({ path: path.join(RESULTS_DIR, `teach-fit-${fit}.png`) });
+      assert.deepEqual(problems, []);
+      await page.close();
+    }
+    // First fit split the 200-byte hole and keeps three; best fit used up the 80-byte one.
+    assert.equal(holes.first.length, 3, JSON.stringify(holes));
+    assert.equal(holes.best.length, 2, JSON.stringify(holes));
+    assert.notDeepEqual(holes.first, holes.best);
+  });
+
+  it('reads a huge trace file only as far as the limit, and says why it stops', async () => {
+    const huge = path.join(scratch, 'huge.trace');
+    const lines = [];
+    for (let i = 0; i < 400_000; i += 1) lines.push(`a ${i} 8\nf ${i}`);
+    await writeFile(huge, `${lines.join('\n')}\n`);
+    const { page, problems } = await openPage(PAGE_URL);
+    await page.selectOption('#workload', 'trace');
+    await page.setInputFiles('#trace-file', huge);
+    await page.click('#teach-open');
+    await page.waitForFunction(() => window.heaplabTeach?.error, null, { timeout: TIMEOUT_MS });
+    const t = await teach(page);
+    assert.match(t.error, /^huge\.trace:10001: .*more than 10,000/);
+    assert.ok(t.traceRead.bytes < t.traceRead.size / 4, `read ${t.traceRead.bytes} of ${t.traceRead.size} bytes`);
     assert.deepEqual(problems, []);
     await page.close();
   });

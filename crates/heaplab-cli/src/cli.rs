@@ -30,6 +30,9 @@ pub enum Command {
     /// Which live blocks keep resident memory that is not live, at an event.
     #[command(after_help = BLAME_EXAMPLES)]
     Blame(BlameArgs),
+    /// Draw teaching mode's heap map and block map at an event, as SVG or PNG files.
+    #[command(after_help = MAP_EXAMPLES)]
+    Map(MapArgs),
     /// Run a workload through one or more policies and report memory and page operations.
     #[command(after_help = RUN_EXAMPLES)]
     Run(RunArgs),
@@ -233,6 +236,11 @@ const EXPLAIN_EXAMPLES: &str = "Examples:
 const BLAME_EXAMPLES: &str = "Examples:
   heaplab blame -w jit --scale 0.01 -p llvm-bump --at peak
   heaplab blame -w browser --scale 0.02 -p glibc-like --at end --top 5 --json";
+
+const MAP_EXAMPLES: &str = "Examples:
+  heaplab map -w churn --scale 0.0005 -p size-class --at 212 --heap-map heap.svg
+  heaplab map -w small.trace -p free-list --set fit=first --at end --block-map first.svg
+  heaplab map -w small.trace -p free-list --at peak --pages 0..3 --heap-map h.svg --block-map b.png";
 
 const POLICIES_EXAMPLES: &str = "Examples:
   heaplab policies
@@ -591,6 +599,35 @@ pub struct BlameArgs {
     /// Print the totals and groups as JSON.
     #[arg(long)]
     pub json: bool,
+    /// For a trace file: skip bad lines and events.
+    #[arg(long)]
+    pub lenient: bool,
+}
+
+/// `heaplab map`: the teaching panel's two maps of the heap at an event, written as files.
+#[derive(Debug, Args)]
+pub struct MapArgs {
+    #[command(flatten)]
+    pub input: RunInputArgs,
+    /// The event to draw the heap after: a number (1-based), `peak` or `end`.
+    #[arg(long, default_value = "end")]
+    pub at: String,
+    /// Write the heap map (pages by state, shaded by the live fraction) to FILE (.svg or
+    /// .png).
+    #[arg(long, value_name = "FILE")]
+    pub heap_map: Option<PathBuf>,
+    /// Write the block map (the blocks to scale with the policy's free lists drawn over
+    /// them) to FILE (.svg or .png).
+    #[arg(long, value_name = "FILE")]
+    pub block_map: Option<PathBuf>,
+    /// The pages shown, FIRST..LAST (both included), as the panel's zoom: the heap map's
+    /// region, and the pages the block map cuts into blocks (by default the 12 committed
+    /// pages from the first resident one).
+    #[arg(long, value_name = "FIRST..LAST")]
+    pub pages: Option<String>,
+    /// The pictures' width in pixels (their height is what they need).
+    #[arg(long, default_value_t = 900)]
+    pub width: u32,
     /// For a trace file: skip bad lines and events.
     #[arg(long)]
     pub lenient: bool,

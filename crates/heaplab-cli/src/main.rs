@@ -33,6 +33,7 @@ fn main() -> ExitCode {
         Command::Run(a) => cmd::run::run(a),
         Command::Explain(a) => cmd::explain::run(a),
         Command::Blame(a) => cmd::blame::run(a),
+        Command::Map(a) => cmd::map::run(a),
         Command::Link(a) => cmd::link::run(a),
         Command::Policies(a) => cmd::list::policies(a),
         Command::Workloads(a) => cmd::list::workloads(a),

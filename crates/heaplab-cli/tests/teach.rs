@@ -292,3 +292,97 @@ fn convert_keeps_call_sites() {
     assert!(err.contains("bad.trace:2: bad site \"0xnope\""), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn map_writes_both_maps_as_the_page_draws_them() {
+    let dir = std::env::temp_dir().join(format!("heaplab-map-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (heap, blocks) = (dir.join("heap.svg"), dir.join("blocks.svg"));
+    let out = heaplab(&[
+        "map",
+        "-w",
+        TRACE,
+        "-p",
+        "free-list",
+        "--set",
+        "fit=first",
+        "--at",
+        "4",
+        "--heap-map",
+        heap.to_str().unwrap(),
+        "--block-map",
+        blocks.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let heap = std::fs::read_to_string(&heap).unwrap();
+    assert!(heap.starts_with("<svg"), "{heap:.80}");
+    assert!(heap.contains("free-list: the heap after event 4"));
+    assert!(
+        heap.contains("only reserved"),
+        "the segment's reserved pages fold"
+    );
+    let blocks = std::fs::read_to_string(&blocks).unwrap();
+    assert!(blocks.contains("free-list: blocks after event 4"));
+    assert!(
+        blocks.contains("free: free list"),
+        "id 1's chunk is on the free list"
+    );
+    // A zoom names its pages, both maps at once; PNG too.
+    let png = dir.join("zoomed.png");
+    let out = heaplab(&[
+        "map",
+        "-w",
+        TRACE,
+        "-p",
+        "buddy",
+        "--at",
+        "peak",
+        "--pages",
+        "0..1",
+        "--heap-map",
+        png.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+    for (args, says) in [
+        (
+            vec!["--at", "9"],
+            "--at: event 9 is outside the run's 1..=8",
+        ),
+        (
+            vec!["--pages", "3..1", "--heap-map", "x.svg"],
+            "--pages: \"3..1\" is not FIRST..LAST",
+        ),
+        (
+            vec!["--heap-map", "x.txt"],
+            "--heap-map: x.txt: charts cannot be written as .txt",
+        ),
+        (
+            vec![],
+            "map: name a picture to write with --heap-map FILE or --block-map FILE",
+        ),
+        (
+            vec!["--width", "10", "--heap-map", "x.svg"],
+            "--width: 10 pixels cannot be drawn",
+        ),
+    ] {
+        let mut all = vec!["map", "-w", TRACE, "-p", "free-list"];
+        all.extend(args.iter());
+        if !all.contains(&"--heap-map") && says.starts_with("--at") {
+            all.extend(["--heap-map", "x.svg"]);
+        }
+        let out = heaplab(&all);
+        assert_eq!(out.status.code(), Some(2), "{all:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{all:?}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -211,6 +211,11 @@ impl<P: PageProvider> Simulation<P> {
         self.policy.free_pieces(out)
     }
 
+    /// The regions the policy manages as units (see [`crate::policy::Policy::regions`]).
+    pub fn regions(&self, out: &mut Vec<crate::policy::Region>) {
+        self.policy.regions(out)
+    }
+
     /// Carries out one event.
     #[inline]
     pub fn apply(&mut self, event: Event) -> Result<(), SimError> {

@@ -4,7 +4,10 @@
 //! - [`draw_memory`]: resident and live memory over time, with the phases;
 //! - [`draw_page_ops`]: cumulative commits and decommits over time;
 //! - [`draw_summary_bars`]: the summary's figures, one panel per metric;
-//! - [`draw_sweep`]: a metric against the values of a swept parameter.
+//! - [`draw_sweep`]: a metric against the values of a swept parameter;
+//! - [`draw_heap_map`] and [`draw_block_map`]: teaching mode's maps of a heap at one
+//!   event, which answer their layout so a pointer is mapped to the page or the piece
+//!   under it in what was drawn.
 //!
 //! Each takes a plain input struct of slices and labels ([`MemoryChart`], ...), with
 //! constructors from the core's types where the core has the data, so a caller can chart
@@ -13,7 +16,10 @@
 //! a zoom window of no width, NaN values) draws a readable chart or a message saying what
 //! is missing; nothing here panics on it.
 
+mod block_map;
 mod font;
+mod heap_map;
+mod map_key;
 mod memory;
 #[cfg(not(target_arch = "wasm32"))]
 mod output;
@@ -31,6 +37,14 @@ use std::path::PathBuf;
 use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, DrawingAreaErrorKind, DrawingBackend};
 
+pub use block_map::{
+    block_map_key, block_map_layout, draw_block_map, piece_text, BlockMapChart, BlockMapLayout,
+    PieceBox,
+};
+pub use heap_map::{
+    draw_heap_map, heap_map_key, heap_map_layout, Cell, HeapMapChart, HeapMapLayout, MapRow,
+};
+pub use map_key::KeyEntry;
 pub use memory::{draw_memory, MemoryChart, MemoryRun};
 #[cfg(not(target_arch = "wasm32"))]
 pub use output::{render_png, write, Format};
@@ -74,6 +88,30 @@ impl Chart for SweepChart<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
         draw_sweep(root, self).map(|_| ())
     }
+}
+
+impl Chart for HeapMapChart<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
+        draw_heap_map(root, self).map(|_| ())
+    }
+}
+
+impl Chart for BlockMapChart<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
+        draw_block_map(root, self).map(|_| ())
+    }
+}
+
+/// The heap map as an SVG document `width` pixels wide and as tall as it needs.
+pub fn heap_map_svg(chart: &HeapMapChart, width: u32) -> Result<String, PlotError> {
+    let height = heap_map_layout(chart, width).height;
+    render_svg(chart, (width, height.min(MAX_SIDE)))
+}
+
+/// The block map as an SVG document `width` pixels wide and as tall as it needs.
+pub fn block_map_svg(chart: &BlockMapChart, width: u32) -> Result<String, PlotError> {
+    let height = block_map_layout(chart, width).height;
+    render_svg(chart, (width, height.min(MAX_SIDE)))
 }
 
 /// Draws `chart` as an SVG document of `size` pixels. Text stays text, in the

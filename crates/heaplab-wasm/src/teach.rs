@@ -2,14 +2,26 @@
 //! configuration (a built-in workload or a trace's bytes) of at most
 //! `MAX_TEACH_EVENTS` events, and hands out each event's line (the core's
 //! `explain::line`, the same text `heaplab explain` prints), the heap map, the block map
-//! and blame at the event shown. Bindings only: everything is the core's.
+//! and blame at the event shown. The two maps are drawn on the page's canvases by
+//! heaplab-plot's `draw_heap_map` and `draw_block_map`, the functions `heaplab blame
+//! --heap-map/--block-map` write as SVG, and each drawing's layout is kept here so the
+//! page asks which page or piece is under the pointer of the very picture it shows. A
+//! trace file is pushed in chunks ([`TeachTrace`]), so reading stops where the run
+//! passes teaching mode's limit. Bindings only: everything is the core's or the plot
+//! crate's.
 
 use heaplab_core::config::RunConfig;
+use heaplab_core::observe::block_map::BlockMap;
 use heaplab_core::observe::teach::{trace_events, workload_events};
 use heaplab_core::observe::Teaching;
 use heaplab_core::trace::sites::Sites;
 use heaplab_core::trace::ImportOptions;
+use heaplab_plot::{BlockMapChart, BlockMapLayout, HeapMapChart, HeapMapLayout};
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
+use serde::Deserialize;
 use wasm_bindgen::prelude::*;
+use web_sys::HtmlCanvasElement;
 
 use crate::convert::{from_js, to_js};
 
@@ -39,11 +51,79 @@ fn events_of(
     trace_events(bytes, &name, &options).map_err(|e| e.to_string())
 }
 
-/// One configuration's run held for stepping through.
+/// A trace file for teaching mode, pushed chunk by chunk as the page reads it: a bad line
+/// or the event past `MAX_TEACH_EVENTS` throws at the chunk holding it, and the page stops
+/// reading there.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct TeachTrace {
+    /// `None` once finished or stopped.
+    inner: Option<heaplab_core::observe::TeachTrace>,
+}
+
+#[wasm_bindgen]
+impl TeachTrace {
+    /// A trace named `name` (for messages and the format); `lenient` skips bad lines.
+    #[wasm_bindgen(constructor)]
+    pub fn new(name: &str, lenient: bool) -> TeachTrace {
+        let options = ImportOptions {
+            lenient,
+            ..ImportOptions::default()
+        };
+        TeachTrace {
+            inner: Some(heaplab_core::observe::TeachTrace::new(name, &options)),
+        }
+    }
+
+    /// The file's next bytes. Throws `NAME:line: …` for a bad line or a run too long to
+    /// teach, and the trace ends.
+    pub fn push(&mut self, chunk: &[u8]) -> Result<(), JsError> {
+        let t = self.inner.as_mut().ok_or_else(spent)?;
+        t.push(chunk).map_err(|e| {
+            self.inner = None;
+            js_error(e)
+        })
+    }
+}
+
+fn spent() -> JsError {
+    JsError::new("teach: this trace has ended; read it again")
+}
+
+/// How the page wants a map drawn: the zoom, the marks and the device pixel ratio.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct MapOptions {
+    zoom: Option<[u64; 2]>,
+    selected: Option<u64>,
+    outlined: Vec<u64>,
+    dragged: Option<[u64; 2]>,
+    scale: Option<f64>,
+}
+
+fn map_options(options: JsValue) -> Result<MapOptions, JsError> {
+    if options.is_undefined() || options.is_null() {
+        return Ok(MapOptions::default());
+    }
+    from_js(options, "map options")
+}
+
+/// One configuration's run held for stepping through, with the layouts of the maps last
+/// drawn.
 #[wasm_bindgen]
 #[derive(Debug)]
 pub struct Teach {
     inner: Teaching,
+    heap_layout: Option<HeapMapLayout>,
+    blocks: Option<(BlockMap, BlockMapLayout)>,
+}
+
+fn canvas_root(
+    canvas: HtmlCanvasElement,
+) -> Result<plotters::prelude::DrawingArea<CanvasBackend, plotters::coord::Shift>, JsError> {
+    let backend = CanvasBackend::with_canvas_object(canvas)
+        .ok_or_else(|| JsError::new("teach: the canvas has no 2D context"))?;
+    Ok(backend.into_drawing_area())
 }
 
 #[wasm_bindgen]
@@ -58,8 +138,16 @@ impl Teach {
         let config: RunConfig = from_js(config, "config")?;
         let (events, sites) =
             events_of(&config, trace.as_deref(), lenient).map_err(|e| JsError::new(&e))?;
-        let inner = Teaching::with_sites(&config, events, sites).map_err(js_error)?;
-        Ok(Teach { inner })
+        Teach::of(&config, events, sites)
+    }
+
+    /// Explains every event of a trace config's run, the trace read into `trace` (which
+    /// is used up).
+    pub fn from_trace(config: JsValue, trace: &mut TeachTrace) -> Result<Teach, JsError> {
+        let config: RunConfig = from_js(config, "config")?;
+        let t = trace.inner.take().ok_or_else(spent)?;
+        let (events, sites) = t.finish().map_err(js_error)?;
+        Teach::of(&config, events, sites)
     }
 
     /// How many events the run has.
@@ -106,6 +194,135 @@ impl Teach {
         // Page numbers are small integers; the page passes them as numbers.
         to_js(&self.inner.block_map(first as u64, count as u64))
     }
+
+    /// Draws the heap map at the event shown on `canvas`, as wide as the canvas is and
+    /// as tall as the map needs (the canvas's height is set to it): `options` `{zoom:
+    /// [first, last], selected, outlined: [pages], dragged: [first, last], scale}`, the
+    /// scale being the device pixel ratio. Answers the height in canvas pixels.
+    pub fn draw_heap_map(
+        &mut self,
+        canvas: HtmlCanvasElement,
+        options: JsValue,
+    ) -> Result<u32, JsError> {
+        let o = map_options(options)?;
+        let map = self.inner.heap_map();
+        let chart = HeapMapChart {
+            zoom: o.zoom.map(|[a, b]| (a, b)),
+            selected: o.selected,
+            outlined: &o.outlined,
+            dragged: o.dragged.map(|[a, b]| (a, b)),
+            scale: o.scale.unwrap_or(1.0),
+            ..HeapMapChart::new(&map)
+        };
+        let laid = heaplab_plot::heap_map_layout(&chart, canvas.width().max(1));
+        canvas.set_height(laid.height.clamp(1, heaplab_plot::MAX_SIDE));
+        let laid = heaplab_plot::draw_heap_map(&canvas_root(canvas)?, &chart)
+            .map_err(|e| JsError::new(&format!("teach: heap map: {e}")))?;
+        let height = laid.height;
+        self.heap_layout = Some(laid);
+        Ok(height)
+    }
+
+    /// The page under canvas pixel `(x, y)` of the heap map last drawn, or null.
+    pub fn heap_map_page_at(&self, x: f64, y: f64) -> Option<f64> {
+        let page = self.heap_layout.as_ref()?.page_at(x, y)?;
+        Some(page as f64)
+    }
+
+    /// Where page `page` is on the heap map last drawn, `{page, x, y, size}` in canvas
+    /// pixels, or null when it is not shown.
+    pub fn heap_map_cell(&self, page: f64) -> Result<JsValue, JsError> {
+        match self.heap_layout.as_ref().and_then(|l| l.cell(page as u64)) {
+            Some(cell) => to_js(&cell),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    /// Draws the block map of `count` map pages from page `first` on `canvas` (its
+    /// height set to what the rows need): `options` `{selected, scale}`. Answers `{rows,
+    /// links, regions, key}`: how many rows, list links and regions it drew, and its key
+    /// `[{label, fill, edge}]`.
+    pub fn draw_block_map(
+        &mut self,
+        canvas: HtmlCanvasElement,
+        first: f64,
+        count: f64,
+        options: JsValue,
+    ) -> Result<JsValue, JsError> {
+        let o = map_options(options)?;
+        let blocks = self.inner.block_map(first as u64, count as u64);
+        let chart = BlockMapChart {
+            selected: o.selected,
+            scale: o.scale.unwrap_or(1.0),
+            ..BlockMapChart::new(&blocks)
+        };
+        let laid = heaplab_plot::block_map_layout(&chart, canvas.width().max(1));
+        canvas.set_height(laid.height.clamp(1, heaplab_plot::MAX_SIDE));
+        let laid = heaplab_plot::draw_block_map(&canvas_root(canvas)?, &chart)
+            .map_err(|e| JsError::new(&format!("teach: block map: {e}")))?;
+        #[derive(serde::Serialize)]
+        struct Drawn {
+            rows: usize,
+            links: usize,
+            regions: usize,
+            height: u32,
+            key: Vec<heaplab_plot::KeyEntry>,
+        }
+        let drawn = Drawn {
+            rows: blocks.rows.len(),
+            links: blocks.links.len(),
+            regions: blocks.regions.len(),
+            height: laid.height,
+            key: heaplab_plot::block_map_key(&blocks),
+        };
+        self.blocks = Some((blocks, laid));
+        to_js(&drawn)
+    }
+
+    /// The piece under canvas pixel `(x, y)` of the block map last drawn: `{page, piece,
+    /// text}` (the piece as the block map gives it, and what it is in words), or null.
+    pub fn block_map_piece_at(&self, x: f64, y: f64) -> Result<JsValue, JsError> {
+        let Some((blocks, laid)) = &self.blocks else {
+            return Ok(JsValue::NULL);
+        };
+        let Some((row, index)) = laid.piece_at(x, y) else {
+            return Ok(JsValue::NULL);
+        };
+        let row = &blocks.rows[row];
+        let piece = &row.pieces[index];
+        #[derive(serde::Serialize)]
+        struct Hit<'a> {
+            page: u64,
+            piece: &'a heaplab_core::observe::block_map::Piece,
+            text: String,
+        }
+        to_js(&Hit {
+            page: row.page,
+            piece,
+            text: heaplab_plot::piece_text(piece),
+        })
+    }
+}
+
+impl Teach {
+    fn of(
+        config: &RunConfig,
+        events: Vec<heaplab_core::event::Event>,
+        sites: Sites,
+    ) -> Result<Teach, JsError> {
+        let inner = Teaching::with_sites(config, events, sites).map_err(js_error)?;
+        Ok(Teach {
+            inner,
+            heap_layout: None,
+            blocks: None,
+        })
+    }
+}
+
+/// The heap map's key, `[{label, fill, edge}]`, for the page's swatches.
+#[wasm_bindgen]
+pub fn heap_map_key() -> Result<JsValue, JsError> {
+    to_js(&heaplab_plot::heap_map_key())
 }
 
 #[cfg(test)]

@@ -2,13 +2,15 @@
 // through event by event with the core's `Teach` (wasm): play, pause, step, scrub; the
 // event's op and its line (the same text as `heaplab explain`); the heap map, the block
 // map, the selected page and blame at the event. The position (event, configuration,
-// page) goes in the link's `view.teach`, so "look at step 212" is a link.
+// page, the heap map's zoom) goes in the link's `view.teach`, so "look at step 212" is a
+// link. Both maps are drawn by the teaching module, which answers what is under the
+// pointer from the layout it drew.
 //
 // Runs on the page's own thread: a run is at most `teach_max_events()` events, which the
 // core explains in well under a second.
 
 import { teach_max_events } from '../../pkg/heaplab_wasm.js';
-import initTeach, { Teach } from '../../pkg/heaplab_teach.js';
+import initTeach, { Teach, TeachTrace } from '../../pkg/heaplab_teach.js';
 
 // The teaching module, loaded the first time teaching mode opens: the page's own module
 // leaves the observer and the maps out, so every visitor downloads less.
@@ -26,10 +28,10 @@ import { readForm, showWorkload } from '../editor.js';
 import { formatBytes, formatCount } from '../format.js';
 import { linkFollowsForm, setViewTeach, viewTeach } from '../state.js';
 import * as trace from '../trace.js';
-import { blockLegendHtml, drawBlockMap, pieceAt, pieceText } from './blockmap.js';
+import { drawBlockMap, pieceAt } from './blockmap.js';
 import { renderBlame, renderPage } from './details.js';
 import { renderFamily } from './families.js';
-import { cellAt, drawHeapMap, layout, legendHtml } from './heapmap.js';
+import { cellOf, drawHeapMap, legendHtml, pageAt } from './heapmap.js';
 
 // The block map shows this many committed pages around the selected one.
 const BLOCK_ROWS = 12;
@@ -43,11 +45,16 @@ const s = {
   zoom: null,
   map: null,
   blame: null,
-  laid: null,
-  hits: [],
+  // What the block map last drew: `{ rows, links, regions }`.
+  blocks: null,
+  // Bytes of the trace file read for the run shown (a trace stops being read where the
+  // run passes the limit), and the file's size.
+  traceRead: null,
   timer: 0,
   drag: null,
 };
+
+const BLOCK_NOTE = 'each committed page to scale, left to right; arrows: the free lists in the order the policy hands pieces out; point at a piece to see what it is';
 
 function setError(message) {
   const box = $('#teach-error');
@@ -98,12 +105,13 @@ function publish(error = null) {
       by_site: s.blame.by_site,
     },
     zoom: s.zoom,
+    blocks: s.blocks && { rows: s.blocks.rows, links: s.blocks.links, regions: s.blocks.regions },
+    traceRead: s.traceRead,
     error,
     // Where page `page` is drawn on the heap map's canvas, in CSS pixels, for a test to
     // click or drag across it; null when it is not on the map as shown.
     cell(page) {
-      const c = s.laid?.cells.find((cell) => cell.page === page);
-      return c ? { x: c.x, y: c.y, size: c.size } : null;
+      return cellOf(s.teach, page);
     },
   };
 }
@@ -112,24 +120,21 @@ function writeLink() {
   const teach = { event: s.event };
   if (s.config > 0) teach.config = s.config;
   if (s.page != null) teach.page = s.page;
+  if (s.zoom) teach.zoom = [...s.zoom];
   setViewTeach(teach);
   linkFollowsForm();
 }
 
 /** The pages the pinning blocks in blame's table lie on. */
 function pinnedPages() {
-  if (!$('#teach-highlight').checked || !s.blame) return new Set();
+  if (!$('#teach-highlight').checked || !s.blame) return [];
   const ids = new Set(s.blame.pinners.slice(0, 10).map((p) => p.id));
-  const out = new Set();
-  for (const page of s.map.pages) if (page.blocks.some((b) => ids.has(b.id))) out.add(page.page);
-  return out;
+  return s.map.pages.filter((page) => page.blocks.some((b) => ids.has(b.id))).map((page) => page.page);
 }
 
 function drawMap() {
-  const canvas = $('#teach-heap');
-  s.laid = layout(s.map, s.zoom, canvas.getBoundingClientRect().width);
   const dragged = s.drag && s.drag.moved ? [Math.min(s.drag.start, s.drag.end), Math.max(s.drag.start, s.drag.end)] : null;
-  drawHeapMap(canvas, s.laid, { selected: s.page, outlined: pinnedPages(), dragged });
+  drawHeapMap(s.teach, $('#teach-heap'), { zoom: s.zoom, selected: s.page, outlined: pinnedPages(), dragged });
 }
 
 /** The committed pages the block map shows: around the selected page, or the zoom's first. */
@@ -151,17 +156,15 @@ function drawBlocks() {
   const range = blockRange();
   const canvas = $('#teach-blocks');
   if (!range) {
-    s.hits = [];
+    s.blocks = null;
     canvas.hidden = true;
     $('#teach-blocks-note').textContent = 'No page is committed yet.';
     $('#teach-blocks-legend').textContent = '';
     return;
   }
   canvas.hidden = false;
-  const blocks = s.teach.block_map(range[0], range[1]);
-  s.hits = drawBlockMap(canvas, blocks, s.page);
-  $('#teach-blocks-note').textContent = 'each committed page to scale, left to right; point at a piece to see what it is';
-  $('#teach-blocks-legend').innerHTML = blockLegendHtml(blocks);
+  s.blocks = drawBlockMap(s.teach, canvas, $('#teach-blocks-legend'), range[0], range[1], s.page);
+  $('#teach-blocks-note').textContent = BLOCK_NOTE;
 }
 
 function render() {
@@ -236,7 +239,7 @@ function play() {
  * bytes), standing at `event` with `page` selected. A run the core refuses (too long, a
  * bad trace line) says why in the panel's words and leaves no map.
  */
-async function load({ event = 0, page = null } = {}) {
+async function load({ event = 0, page = null, zoom = null } = {}) {
   pause();
   setError(null);
   refreshMenu();
@@ -244,13 +247,24 @@ async function load({ event = 0, page = null } = {}) {
   try {
     form = readForm();
     const config = form.configs[s.config];
-    // Teaching mode's runs are short (a few thousand events at most), so the trace is read
-    // whole here rather than streamed through the workers.
     const input = config.workload.id === TRACE_ID ? await trace.traceInput(form) : null;
-    const bytes = input ? new Uint8Array(await input.file.arrayBuffer()) : null;
-    status('Explaining every event…');
     await teachModule();
-    const next = new Teach(config, bytes, form.lenient);
+    // The key comes from the module, which holds the colours the map is drawn in.
+    $('#teach-legend').innerHTML = legendHtml();
+    s.traceRead = null;
+    let next;
+    if (input) {
+      const read = await readTrace(input.file, config.workload.path ?? 'trace', form.lenient);
+      status('Explaining every event…');
+      try {
+        next = Teach.from_trace(config, read);
+      } finally {
+        read.free();
+      }
+    } else {
+      status('Explaining every event…');
+      next = new Teach(config, null, form.lenient);
+    }
     s.teach?.free();
     s.teach = next;
     s.policy = config.policy;
@@ -271,8 +285,32 @@ async function load({ event = 0, page = null } = {}) {
   status(`${formatCount(s.teach.events())} events, every one explained. Keys: ← → step, space plays.`);
   renderFamily($('#teach-family-title'), $('#teach-family-body'), s.policy);
   s.page = page;
-  s.zoom = null;
+  s.zoom = zoom ? [Math.min(zoom[0], zoom[1]), Math.max(zoom[0], zoom[1])] : null;
   go(event, { link: false });
+}
+
+/**
+ * Reads a trace file into the module chunk by chunk, stopping at the first chunk it
+ * refuses (a bad line, or the event past teaching mode's limit), so a huge file is never
+ * read whole; `s.traceRead` says how much was read.
+ */
+async function readTrace(file, name, lenient) {
+  const read = new TeachTrace(name, lenient);
+  const reader = file.stream().getReader();
+  s.traceRead = { bytes: 0, size: file.size };
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      s.traceRead.bytes += value.length;
+      read.push(value);
+    }
+  } catch (error) {
+    read.free();
+    await reader.cancel().catch(() => {});
+    throw error;
+  }
+  return read;
 }
 
 /** Opens the panel (at a link's position, if given) and steps through its configuration. */
@@ -299,7 +337,9 @@ function closeTeach() {
 /** Opens the panel where the link in the address bar stands, if it names a teaching position. */
 export function openTeachFromLink() {
   const position = viewTeach();
-  if (position) openTeach({ event: position.event, config: position.config ?? 0, page: position.page ?? null });
+  if (position) {
+    openTeach({ event: position.event, config: position.config ?? 0, page: position.page ?? null, zoom: position.zoom ?? null });
+  }
 }
 
 /** The typed trace becomes the editor's workload (a trace file named typed.trace), then is stepped through. */
@@ -320,16 +360,17 @@ async function useTypedTrace() {
 
 function wireHeapMap() {
   const canvas = $('#teach-heap');
-  const at = (event) => (s.laid ? cellAt(s.laid, event.offsetX, event.offsetY) : null);
+  const at = (event) => (s.teach ? pageAt(s.teach, event) : null);
   canvas.addEventListener('mousedown', (event) => {
-    const cell = at(event);
-    if (cell) s.drag = { start: cell.page, end: cell.page, moved: false };
+    const page = at(event);
+    if (page != null) s.drag = { start: page, end: page, moved: false };
   });
   canvas.addEventListener('mousemove', (event) => {
-    const cell = at(event);
-    canvas.title = cell ? `page ${cell.page}${cell.info ? `: ${Math.round(cell.info.used * 100)}% live` : ': only reserved'}` : '';
-    if (!s.drag || !cell || cell.page === s.drag.end) return;
-    s.drag.end = cell.page;
+    const page = at(event);
+    const info = page != null ? s.map?.pages.find((p) => p.page === page) : null;
+    canvas.title = page != null ? `page ${page}${info ? `: ${Math.round(info.used * 100)}% live` : ': only reserved'}` : '';
+    if (!s.drag || page == null || page === s.drag.end) return;
+    s.drag.end = page;
     s.drag.moved = true;
     drawMap();
   });
@@ -341,6 +382,7 @@ function wireHeapMap() {
       s.zoom = [Math.min(drag.start, drag.end), Math.max(drag.start, drag.end)];
       render();
       publish();
+      writeLink();
     } else {
       selectPage(drag.start);
     }
@@ -349,21 +391,19 @@ function wireHeapMap() {
     s.zoom = null;
     render();
     publish();
+    writeLink();
   });
   $('#teach-blocks').addEventListener('mousemove', (event) => {
-    const piece = pieceAt(s.hits, event.offsetX, event.offsetY);
-    $('#teach-blocks-note').textContent = piece
-      ? pieceText(piece)
-      : 'each committed page to scale, left to right; point at a piece to see what it is';
+    const hit = s.teach && s.blocks ? pieceAt(s.teach, event) : null;
+    $('#teach-blocks-note').textContent = hit ? hit.text : BLOCK_NOTE;
   });
 }
 
 export function buildTeach() {
-  $('#teach-legend').innerHTML = legendHtml();
   $('#teach-trace').placeholder = `At most ${formatCount(teach_max_events())} events.`;
   $('#teach-open').addEventListener('click', () => openTeach({ event: 0 }));
   $('#teach-close').addEventListener('click', closeTeach);
-  $('#teach-load').addEventListener('click', () => load({ event: s.event, page: s.page }));
+  $('#teach-load').addEventListener('click', () => load({ event: s.event, page: s.page, zoom: s.zoom }));
   $('#teach-type').addEventListener('click', () => {
     $('#teach-typed').hidden = !$('#teach-typed').hidden;
   });

@@ -19,6 +19,7 @@ pub mod export;
 pub mod fidelity;
 pub mod link;
 pub mod list;
+pub mod map;
 pub mod record;
 pub mod run;
 pub mod scenario;

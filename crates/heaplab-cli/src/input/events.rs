@@ -1,10 +1,10 @@
 //! `one_config_events`: the one configuration and the events of its workload that
-//! `explain` and `blame` step through in memory, a trace read from its file with the
-//! call sites it has.
+//! `explain`, `blame` and `map` step through in memory, a trace read from its file with
+//! the call sites it has; and `event_at`, the event an `--at` names.
 
 use heaplab_core::config::RunConfig;
 use heaplab_core::event::Event;
-use heaplab_core::observe::session::{trace_events, Session};
+use heaplab_core::observe::session::{peak_event, trace_events, Session};
 use heaplab_core::trace::sites::Sites;
 use heaplab_core::trace::ImportOptions;
 
@@ -42,4 +42,25 @@ pub fn one_config_events(
         (Session::workload_events(&config)?, Sites::new())
     };
     Ok((config, events, sites))
+}
+
+/// The event `--at` names: a number (1-based, inside the run), `peak` (the event of the
+/// run's peak resident memory) or `end`.
+pub fn event_at(at: &str, config: &RunConfig, events: &[Event]) -> Result<usize, CliError> {
+    match at {
+        "end" => Ok(events.len()),
+        "peak" => Ok(peak_event(config, events)?),
+        n => {
+            let k: usize = n.parse().map_err(|_| {
+                CliError::input(format!("--at: {n:?} is not an event number, peak or end"))
+            })?;
+            if k == 0 || k > events.len() {
+                return Err(CliError::input(format!(
+                    "--at: event {k} is outside the run's 1..={}",
+                    events.len()
+                )));
+            }
+            Ok(k)
+        }
+    }
 }

@@ -63,6 +63,17 @@ pub fn write(path: &Path, panels: &[Panel<'_>]) -> Result<(), CliError> {
 /// Draws `chart` as the file's extension asks and writes it whole or not at all, so
 /// Ctrl-C never leaves half a picture (`interrupt::write_whole`).
 pub fn write_chart<C: Chart>(path: &Path, size: (u32, u32), chart: &C) -> Result<(), CliError> {
+    write_chart_for("--plot", path, size, chart)
+}
+
+/// [`write_chart`] for the picture a flag other than `--plot` names, which its errors
+/// name.
+pub fn write_chart_for<C: Chart>(
+    flag: &str,
+    path: &Path,
+    size: (u32, u32),
+    chart: &C,
+) -> Result<(), CliError> {
     let drawn = match heaplab_plot::Format::from_path(path) {
         Ok(heaplab_plot::Format::Svg) => {
             heaplab_plot::render_svg(chart, size).map(String::into_bytes)
@@ -71,11 +82,11 @@ pub fn write_chart<C: Chart>(path: &Path, size: (u32, u32), chart: &C) -> Result
         Err(e) => Err(e),
     };
     let bytes = drawn.map_err(|e| match e {
-        PlotError::UnsupportedFormat { .. } => CliError::input(format!("--plot: {e}")),
-        other => CliError::failed(format!("--plot: {other}")),
+        PlotError::UnsupportedFormat { .. } => CliError::input(format!("{flag}: {e}")),
+        other => CliError::failed(format!("{flag}: {other}")),
     })?;
     crate::interrupt::write_whole(path, &bytes)
-        .map_err(|e| CliError::failed(format!("--plot: {}: {e}", path.display())))
+        .map_err(|e| CliError::failed(format!("{flag}: {}: {e}", path.display())))
 }
 
 /// A summary chart per workload, stacked: the bars of `compare --plot`.

@@ -15,6 +15,10 @@ pub const MAX_EVENTS: u64 = 10_000_000_000;
 
 /// The most bytes a trace carried in a link may take once deflated, as the link carries
 /// it: links travel through chat and mail, which cut long ones.
+/// The last heap-map page a link's teaching zoom may name: 2^40 pages is more address
+/// space than any run reserves, so a larger number is a typing error, not a region.
+pub const MAX_TEACH_PAGE: u64 = 1 << 40;
+
 pub const MAX_EMBEDDED_BYTES: usize = 64 * 1024;
 
 /// The longest trace text a link carries, deflated or not: what its payload may inflate
@@ -105,6 +109,20 @@ pub(super) fn check(state: &LinkState) -> Result<(), LinkError> {
                 "view.teach.config: configuration {} does not exist; the link has {n}",
                 teach.config + 1
             )));
+        }
+        if let Some([first, last]) = teach.zoom {
+            if first > last {
+                return Err(LinkError::new(format!(
+                    "view.teach.zoom: the region {first}..{last} is empty; its first page must \
+                     not come after its last"
+                )));
+            }
+            if last > MAX_TEACH_PAGE {
+                return Err(LinkError::new(format!(
+                    "view.teach.zoom: page {last} is past the last a link may name \
+                     ({MAX_TEACH_PAGE})"
+                )));
+            }
         }
     }
     if view.baseline >= n {

@@ -212,7 +212,7 @@ pub struct View {
 
 /// The teaching position a link opens at: "look at step 212".
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "TeachForm")]
+#[serde(try_from = "TeachForm")]
 pub struct TeachView {
     /// The events applied to the heap shown (0: before the first).
     pub event: u64,
@@ -222,6 +222,10 @@ pub struct TeachView {
     /// The heap map's page selected, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub page: Option<u64>,
+    /// The region of the heap map shown, its first and last page (both shown), or the
+    /// whole map when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zoom: Option<[u64; 2]>,
 }
 
 /// The forms `view.teach` has had: links written before the panel held only the event,
@@ -236,26 +240,46 @@ enum TeachForm {
         config: usize,
         #[serde(default)]
         page: Option<u64>,
+        // Read as any JSON value and checked in the conversion, so that a zoom of the
+        // wrong shape is refused by its field's name rather than as a form that matches
+        // none of the forms.
+        #[serde(default)]
+        zoom: Option<serde_json::Value>,
     },
 }
 
-impl From<TeachForm> for TeachView {
-    fn from(form: TeachForm) -> TeachView {
+impl TryFrom<TeachForm> for TeachView {
+    type Error = String;
+
+    fn try_from(form: TeachForm) -> Result<TeachView, String> {
         match form {
-            TeachForm::Event(event) => TeachView {
+            TeachForm::Event(event) => Ok(TeachView {
                 event,
                 ..TeachView::default()
-            },
+            }),
             TeachForm::Full {
                 event,
                 config,
                 page,
-            } => TeachView {
+                zoom,
+            } => Ok(TeachView {
                 event,
                 config,
                 page,
-            },
+                zoom: zoom.map(teach_zoom).transpose()?,
+            }),
         }
+    }
+}
+
+/// A teaching view's `zoom`: two page numbers `[first, last]`.
+fn teach_zoom(value: serde_json::Value) -> Result<[u64; 2], String> {
+    match serde_json::from_value::<[u64; 2]>(value.clone()) {
+        Ok(zoom) => Ok(zoom),
+        Err(_) => Err(format!(
+            "view.teach.zoom: {} is not two page numbers [first, last]",
+            clip(&value.to_string())
+        )),
     }
 }
 

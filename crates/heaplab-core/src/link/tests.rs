@@ -291,18 +291,42 @@ fn a_teaching_position_travels_and_old_links_with_an_event_alone_still_open() {
         Some(TeachView {
             event: 212,
             config: 0,
-            page: None
+            page: None,
+            zoom: None,
         })
     );
+    // So do links written before the heap map's zoom travelled.
+    let before = decode(&v2_link(r#"{"view":{"teach":{"event":5,"page":2}}}"#)).unwrap();
+    assert_eq!(before.view.teach.unwrap().zoom, None);
     let mut state = LinkState::default();
     state.configs.push(state.configs[0].clone());
     state.view.teach = Some(TeachView {
         event: 3,
         config: 1,
         page: Some(7),
+        zoom: Some([4, 19]),
     });
     let back = decode(&encode(&state)).unwrap();
     assert_eq!(back, state);
+    assert_eq!(back.view.teach.as_ref().unwrap().zoom, Some([4, 19]));
+    for (zoom, says) in [
+        (
+            r#""4-19""#,
+            "view.teach.zoom: \"4-19\" is not two page numbers",
+        ),
+        ("[4]", "view.teach.zoom: [4] is not two page numbers"),
+        ("[-1,3]", "view.teach.zoom: [-1,3] is not two page numbers"),
+        ("[9,3]", "view.teach.zoom: the region 9..3 is empty"),
+        (
+            "[0,2000000000000]",
+            "view.teach.zoom: page 2000000000000 is past",
+        ),
+    ] {
+        let e = refused(&v2_link(&format!(
+            r#"{{"view":{{"teach":{{"event":3,"zoom":{zoom}}}}}}}"#
+        )));
+        assert!(e.contains(says), "{zoom}: {e}");
+    }
     let e = refused(&v2_link(r#"{"view":{"teach":{"event":3,"config":1}}}"#));
     assert!(
         e.contains("view.teach.config: configuration 2 does not exist"),

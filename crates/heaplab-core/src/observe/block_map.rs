@@ -3,11 +3,16 @@
 //! apart by what the policy reports of its own free structures
 //! ([`crate::policy::Policy::free_pieces`]: a free chunk in a bin, a tcache entry, the
 //! top, a buddy block of an order, a span's free slot). Bytes neither live nor in a
-//! reported free piece are the policy's overhead: headers, padding, rounding.
+//! reported free piece are the policy's overhead: headers, padding, rounding. Over the
+//! pieces lie the policy's structures: the links from each free piece on a list to the
+//! next one it hands out ([`BlockLink`]), and the regions it manages as units (a
+//! size-class span with its class, a pool's chunk).
+
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::policy::FreePiece;
+use crate::policy::{FreePiece, Region};
 
 use super::session::Session;
 
@@ -18,8 +23,15 @@ pub enum PieceKind {
     /// A live block's bytes.
     Block { id: u64, event: u64 },
     /// Free memory the policy keeps in a structure: `structure` names it ("bin 4",
-    /// "tcache", "top", "order 3", "span free slot").
-    Free { structure: String },
+    /// "tcache", "top", "order 3", "span free slot"); on a list, `list` names the list
+    /// and `rank` is the piece's place on it (0: the next handed out).
+    Free {
+        structure: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        list: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        rank: Option<u32>,
+    },
     /// Neither live nor in a free structure: headers, padding, rounding, unused slots.
     Overhead,
 }
@@ -51,6 +63,63 @@ pub struct BlockMap {
     /// overhead, as far as the map can tell).
     pub reports_free: bool,
     pub rows: Vec<BlockRow>,
+    /// Each free piece on a list to the next on the same list, in the order the policy
+    /// hands them out, where either end lies on the pages shown.
+    pub links: Vec<BlockLink>,
+    /// The regions the policy manages as units that overlap the pages shown.
+    pub regions: Vec<MapRegion>,
+}
+
+/// A link of one of the policy's free lists: from the piece at `from` to the piece at `to`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BlockLink {
+    pub list: String,
+    pub from: u64,
+    pub to: u64,
+}
+
+/// A region the policy manages as one unit, live blocks and free slots alike.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct MapRegion {
+    pub addr: u64,
+    pub size: u64,
+    pub label: String,
+}
+
+/// The links of every list among `free`: each list's pieces in their order, one to the
+/// next, kept where either end lies in `lo..hi`.
+fn links(free: &[FreePiece], lo: u64, hi: u64) -> (Vec<BlockLink>, BTreeMap<u64, u32>) {
+    let mut lists: BTreeMap<&str, Vec<(u64, u64)>> = BTreeMap::new();
+    for f in free {
+        if let Some(place) = &f.list {
+            lists
+                .entry(place.list.as_str())
+                .or_default()
+                .push((place.order, f.addr));
+        }
+    }
+    let mut out = Vec::new();
+    let mut ranks = BTreeMap::new();
+    let shown = |a: u64| a >= lo && a < hi;
+    for (list, mut pieces) in lists {
+        pieces.sort_unstable();
+        for (rank, &(_, addr)) in pieces.iter().enumerate() {
+            if shown(addr) {
+                ranks.insert(addr, rank as u32);
+            }
+        }
+        for pair in pieces.windows(2) {
+            let (from, to) = (pair[0].1, pair[1].1);
+            if shown(from) || shown(to) {
+                out.push(BlockLink {
+                    list: list.to_string(),
+                    from,
+                    to,
+                });
+            }
+        }
+    }
+    (out, ranks)
 }
 
 /// A span of bytes with what it is, before it is cut at page boundaries.
@@ -112,6 +181,19 @@ pub(crate) fn block_map(session: &Session, first: u64, count: u64) -> BlockMap {
     let reports_free = session.simulation().free_pieces(&mut free);
     let lo = rows_of.first().map_or(0, |p| p.addr);
     let hi = rows_of.last().map_or(0, |p| p.addr + ps);
+    let (links, ranks) = links(&free, lo, hi);
+    let mut regions: Vec<Region> = Vec::new();
+    session.simulation().regions(&mut regions);
+    let mut regions: Vec<MapRegion> = regions
+        .into_iter()
+        .filter(|r| r.addr < hi && r.addr + r.size > lo && r.size > 0)
+        .map(|r| MapRegion {
+            addr: r.addr,
+            size: r.size,
+            label: r.label,
+        })
+        .collect();
+    regions.sort_by_key(|r| r.addr);
     let mut spans: Vec<Span> = Vec::new();
     for (id, b) in session.simulation().live() {
         if b.addr < hi && b.addr + b.size > lo && b.size > 0 {
@@ -129,6 +211,8 @@ pub(crate) fn block_map(session: &Session, first: u64, count: u64) -> BlockMap {
                 addr: f.addr,
                 end: f.addr + f.size,
                 kind: PieceKind::Free {
+                    rank: f.list.as_ref().and_then(|_| ranks.get(&f.addr).copied()),
+                    list: f.list.map(|l| l.list),
                     structure: f.structure,
                 },
             });
@@ -151,5 +235,7 @@ pub(crate) fn block_map(session: &Session, first: u64, count: u64) -> BlockMap {
         page_size: ps,
         reports_free,
         rows,
+        links,
+        regions,
     }
 }

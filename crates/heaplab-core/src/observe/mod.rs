@@ -14,7 +14,7 @@ pub mod teach;
 pub mod watch;
 
 pub use session::{explain_range, Session, Step};
-pub use teach::{Teaching, MAX_TEACH_EVENTS};
+pub use teach::{TeachTrace, Teaching, MAX_TEACH_EVENTS};
 
 #[cfg(test)]
 mod tests;

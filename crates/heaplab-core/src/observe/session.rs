@@ -178,6 +178,12 @@ impl Session {
     pub fn heap_map(&self) -> HeapMap {
         heap_map::heap_map(self)
     }
+
+    /// The blocks on `count` map pages from page `first`, at the event reached, drawn to
+    /// scale.
+    pub fn block_map(&self, first: u64, count: u64) -> super::block_map::BlockMap {
+        super::block_map::block_map(self, first, count)
+    }
 }
 
 /// The steps from event `from` to event `to` (1-based, both included; `to` past the end

@@ -76,15 +76,76 @@ pub fn trace_events(
     name: &str,
     options: &crate::trace::ImportOptions,
 ) -> Result<(Vec<Event>, Sites), RunError> {
-    let mut events = Vec::new();
-    let (_, sites) = crate::trace::import_sited::<&[u8], String, _>(
-        bytes,
-        name,
-        options,
-        keep_teachable(&mut events),
-    )
-    .map_err(|e| RunError::Event(e.to_string()))?;
-    Ok((events, sites))
+    let (_, kept) = crate::trace::import_into(bytes, name, options, Teachable::default())
+        .map_err(|e| RunError::Event(e.to_string()))?;
+    Ok((kept.events, kept.sites))
+}
+
+/// The events a trace read for teaching mode keeps, with their call sites: an
+/// [`EventSink`](crate::trace::EventSink) that refuses the event past
+/// [`MAX_TEACH_EVENTS`], which stops the import (or a [`TeachTrace`]'s stream) at its line.
+#[derive(Debug, Default)]
+pub struct Teachable {
+    events: Vec<Event>,
+    sites: Sites,
+}
+
+impl crate::trace::EventSink for Teachable {
+    type Error = String;
+
+    fn event(&mut self, e: Event) -> Result<(), String> {
+        keep_teachable(&mut self.events)(e)
+    }
+
+    fn sited_event(&mut self, e: Event, site: u64) -> Result<(), String> {
+        self.event(e)?;
+        self.sites.set(self.events.len() as u64, site);
+        Ok(())
+    }
+
+    fn site_name(&mut self, addr: u64, name: &str) {
+        self.sites.set_name(addr, name);
+    }
+}
+
+/// A trace file pushed in chunks as it is read, keeping its events for teaching mode: a
+/// trace longer than [`MAX_TEACH_EVENTS`] is refused at the chunk holding the event past
+/// the limit, so the reader stops there and never reads the rest of a huge file.
+pub struct TeachTrace {
+    stream: crate::trace::stream::TraceStream<Teachable>,
+}
+
+impl std::fmt::Debug for TeachTrace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TeachTrace")
+            .field("lines", &self.stream.lines())
+            .finish()
+    }
+}
+
+impl TeachTrace {
+    pub fn new(name: &str, options: &crate::trace::ImportOptions) -> TeachTrace {
+        TeachTrace {
+            stream: crate::trace::stream::TraceStream::new(name, options, Teachable::default()),
+        }
+    }
+
+    /// Reads the next bytes; an error (a bad line, or the run passing the limit) names
+    /// the file and the line, and the trace is of no further use.
+    pub fn push(&mut self, chunk: &[u8]) -> Result<(), RunError> {
+        self.stream
+            .push(chunk)
+            .map_err(|e| RunError::Event(e.to_string()))
+    }
+
+    /// The end of the file: its events and their call sites.
+    pub fn finish(self) -> Result<(Vec<Event>, Sites), RunError> {
+        let (_, kept) = self
+            .stream
+            .finish()
+            .map_err(|e| RunError::Event(e.to_string()))?;
+        Ok((kept.events, kept.sites))
+    }
 }
 
 impl Teaching {
@@ -203,6 +264,35 @@ mod tests {
         assert_eq!(t.position(), n / 2);
         assert_eq!(t.heap_map(), forward);
         assert_eq!(t.blame(), blame(&forward));
+    }
+
+    #[test]
+    fn a_trace_pushed_in_chunks_gives_the_events_and_stops_past_the_limit() {
+        let options = crate::trace::ImportOptions::default();
+        let text = b"a 1 48\na 2 16\nf 1\n";
+        let mut t = TeachTrace::new("small.trace", &options);
+        for chunk in text.chunks(5) {
+            t.push(chunk).unwrap();
+        }
+        assert_eq!(
+            t.finish().unwrap(),
+            trace_events(text, "small.trace", &options).unwrap()
+        );
+        // A trace past the limit is refused at the chunk holding the event past it, so a
+        // reader stops there.
+        let line = b"a 1 8\nf 1\n";
+        let mut t = TeachTrace::new("huge.trace", &options);
+        let mut pushed = 0;
+        let refused = loop {
+            match t.push(line) {
+                Ok(()) => pushed += 1,
+                Err(e) => break e.to_string(),
+            }
+            assert!(pushed <= MAX_TEACH_EVENTS, "never refused");
+        };
+        assert_eq!(pushed, MAX_TEACH_EVENTS / 2);
+        assert!(refused.contains("huge.trace:10001"), "{refused}");
+        assert!(refused.contains("more than 10,000"), "{refused}");
     }
 
     #[test]

@@ -147,7 +147,7 @@ fn the_free_lists_block_map_shows_a_freed_chunk_in_its_bin() {
     let structures: Vec<&str> = kinds
         .iter()
         .filter_map(|k| match k {
-            PieceKind::Free { structure } => Some(structure.as_str()),
+            PieceKind::Free { structure, .. } => Some(structure.as_str()),
             _ => None,
         })
         .collect();
@@ -189,4 +189,125 @@ fn every_familys_free_pieces_miss_the_live_blocks_and_each_other() {
             );
         }
     }
+}
+
+/// The holes (free pieces other than the top) and the links of the free-list heap after
+/// two holes were made, of 200 and 80 bytes, and 64 bytes were asked for, under `fit`;
+/// with the address block 5 got and those blocks 1 and 3 had.
+fn holes_after_a_fit(fit: &str) -> (Vec<u64>, usize, [u64; 3]) {
+    use crate::event::Event;
+    let mut config = RunConfig::new("churn", "free-list");
+    config.policy.params.insert("fit".into(), fit.into());
+    let events = vec![
+        Event::alloc(1, 200),
+        Event::alloc(2, 16),
+        Event::alloc(3, 80),
+        Event::alloc(4, 16),
+        Event::free(1),
+        Event::free(3),
+    ];
+    let addr = |s: &Session, id| {
+        s.simulation()
+            .live()
+            .find(|&(i, _)| i == id)
+            .unwrap()
+            .1
+            .addr
+    };
+    let mut s1 = Session::new(&config, events[..4].to_vec()).unwrap();
+    s1.run_to(4).unwrap();
+    let (a1, a3) = (addr(&s1, 1), addr(&s1, 3));
+    let mut all = events;
+    all.push(Event::alloc(5, 64));
+    let mut s = Session::new(&config, all).unwrap();
+    s.run_to(7).unwrap();
+    let blocks = super::block_map::block_map(&s, 0, 1);
+    let holes = blocks.rows[0]
+        .pieces
+        .iter()
+        .filter_map(|p| match &p.kind {
+            super::block_map::PieceKind::Free { structure, .. } if structure != "top" => {
+                Some(p.size)
+            }
+            _ => None,
+        })
+        .collect();
+    (holes, blocks.links.len(), [addr(&s, 5), a1, a3])
+}
+
+#[test]
+fn first_fit_and_best_fit_leave_different_holes_and_the_list_links_them() {
+    let (first, first_links, [a5, a1, _]) = holes_after_a_fit("first");
+    // First fit takes the lowest hole that fits, the 200-byte one, and leaves its rest.
+    assert_eq!(a5, a1);
+    let (best, best_links, [b5, _, b3]) = holes_after_a_fit("best");
+    // Best fit takes the smallest that fits, the 80-byte one.
+    assert_eq!(b5, b3);
+    assert_ne!(first, best);
+    assert_eq!(first.len(), 2, "{first:?}");
+    // First fit's one address-ordered list links its two holes; best fit's holes are
+    // of different sizes, so each is alone in its bin.
+    assert_eq!(first_links, 1);
+    assert_eq!(best_links, 0);
+}
+
+#[test]
+fn a_lists_links_follow_the_order_it_hands_pieces_out() {
+    use super::block_map::PieceKind;
+    use crate::event::Event;
+    // Three chunks of one size freed into one best-fit bin, highest address first: the
+    // bin hands out the lowest address first, so its links run upwards in address.
+    let config = RunConfig::new("churn", "free-list");
+    let mut events = Vec::new();
+    for id in 1..=6 {
+        events.push(Event::alloc(id, 48));
+    }
+    for id in [5, 3, 1] {
+        events.push(Event::free(id));
+    }
+    let n = events.len();
+    let mut s = Session::new(&config, events).unwrap();
+    s.run_to(n).unwrap();
+    let blocks = super::block_map::block_map(&s, 0, 1);
+    assert_eq!(blocks.links.len(), 2, "{:?}", blocks.links);
+    for l in &blocks.links {
+        assert!(l.from < l.to, "{l:?}");
+        assert_eq!(l.list, blocks.links[0].list);
+    }
+    let ranks: Vec<u32> = blocks.rows[0]
+        .pieces
+        .iter()
+        .filter_map(|p| match &p.kind {
+            PieceKind::Free { rank, .. } => *rank,
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ranks, [0, 1, 2]);
+}
+
+#[test]
+fn a_size_class_block_map_brackets_its_spans() {
+    let config = churn("size-class");
+    let events = Session::workload_events(&config).unwrap();
+    let n = events.len();
+    let mut s = Session::new(&config, events).unwrap();
+    s.run_to(n / 2).unwrap();
+    let map = s.heap_map();
+    let first = map.pages.iter().find(|p| p.resident).unwrap().page;
+    let blocks = super::block_map::block_map(&s, first, 8);
+    assert!(!blocks.regions.is_empty());
+    assert!(
+        blocks.regions.iter().any(|r| r.label.contains("class")),
+        "{:?}",
+        blocks.regions
+    );
+    // Slots freed in one span go on its free list, linked in the order it reuses them.
+    use crate::event::Event;
+    let mut events: Vec<Event> = (1..=8).map(|id| Event::alloc(id, 48)).collect();
+    events.extend([2, 4, 6].map(Event::free));
+    let mut s = Session::new(&config, events).unwrap();
+    s.run_to(11).unwrap();
+    let blocks = super::block_map::block_map(&s, 0, 1);
+    assert_eq!(blocks.links.len(), 2, "{:?}", blocks.links);
+    assert!(blocks.links[0].list.contains("free slots"));
 }

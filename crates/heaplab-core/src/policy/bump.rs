@@ -435,6 +435,7 @@ impl Policy for Bump {
                     addr: arena.cur,
                     size: arena.end - arena.cur,
                     structure: "slab past the bump pointer".into(),
+                    list: None,
                 });
             }
         }

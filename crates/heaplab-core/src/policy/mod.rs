@@ -70,12 +70,42 @@ pub struct Block {
 
 /// A piece of free memory a policy keeps in one of its structures, for teaching mode's
 /// block map: `structure` names where ("bin 4", "tcache", "top", "order 3", "span free
-/// slot").
+/// slot"), and `list`, for a structure that is a list, which list it is on and where.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FreePiece {
     pub addr: Addr,
     pub size: u64,
     pub structure: String,
+    pub list: Option<ListPlace>,
+}
+
+/// A free piece's place on one of the policy's lists: `list` names the list (one bin, one
+/// thread's tcache bin of one size, one span's free slots), and `order` sorts the list's
+/// pieces in the order the policy hands them out, lowest first. The block map draws the
+/// links between a list's pieces in that order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ListPlace {
+    pub list: String,
+    pub order: u64,
+}
+
+impl ListPlace {
+    pub fn new(list: impl Into<String>, order: u64) -> Option<ListPlace> {
+        Some(ListPlace {
+            list: list.into(),
+            order,
+        })
+    }
+}
+
+/// A stretch of memory a policy manages as one unit, live blocks and free slots alike,
+/// for teaching mode's block map to draw a bracket over: a size-class span with its
+/// class, a pool's chunk.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Region {
+    pub addr: Addr,
+    pub size: u64,
+    pub label: String,
 }
 
 /// What every family does. Methods take the page map explicitly so that one policy value
@@ -179,6 +209,10 @@ pub trait Policy {
     fn free_pieces(&self, _out: &mut Vec<FreePiece>) -> bool {
         false
     }
+
+    /// Pushes the regions the policy manages as units (see [`Region`]) onto `out`, for
+    /// teaching mode only; a policy without such units leaves `out` alone.
+    fn regions(&self, _out: &mut Vec<Region>) {}
 
     /// Checks the policy's own structures against each other and the page map. Slow; for
     /// tests.
@@ -416,6 +450,10 @@ impl Policy for AnyPolicy {
 
     fn free_pieces(&self, out: &mut Vec<FreePiece>) -> bool {
         dispatch!(self, p => p.free_pieces(out))
+    }
+
+    fn regions(&self, out: &mut Vec<Region>) {
+        dispatch!(self, p => p.regions(out))
     }
 
     fn check_invariants<P: PageProvider>(&self, mem: &Pages<P>) -> Result<(), String> {

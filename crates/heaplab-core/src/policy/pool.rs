@@ -370,11 +370,14 @@ impl Policy for Pool {
         // the pool's free list and those never handed out.
         self.heap.pieces(out);
         for (&start, chunk) in &self.chunks {
-            for &addr in &chunk.free {
+            // The free list is a stack: the block freed last goes out first.
+            for (i, &addr) in chunk.free.iter().enumerate() {
+                let order = (chunk.free.len() - 1 - i) as u64;
                 out.push(crate::policy::FreePiece {
                     addr,
                     size: self.block_size,
                     structure: "pool free list".into(),
+                    list: crate::policy::ListPlace::new(format!("pool chunk {start:#x}"), order),
                 });
             }
             if chunk.carved < self.per_chunk {
@@ -382,10 +385,24 @@ impl Policy for Pool {
                     addr: start + chunk.carved * self.block_size,
                     size: (self.per_chunk - chunk.carved) * self.block_size,
                     structure: "pool chunk, never used".into(),
+                    list: None,
                 });
             }
         }
         true
+    }
+
+    fn regions(&self, out: &mut Vec<crate::policy::Region>) {
+        for (&start, chunk) in &self.chunks {
+            out.push(crate::policy::Region {
+                addr: start,
+                size: self.chunk_bytes,
+                label: format!(
+                    "pool chunk: {} of {} blocks in use",
+                    chunk.used, self.per_chunk
+                ),
+            });
+        }
     }
 
     fn metadata_bytes(&self) -> u64 {

@@ -336,6 +336,8 @@ impl Policy for Buddy {
                     addr,
                     size: self.size_of(k),
                     structure: format!("order {k}"),
+                    // Each order hands out its lowest free block first.
+                    list: crate::policy::ListPlace::new(format!("order {k}"), addr),
                 }),
         );
         true

@@ -1,24 +1,44 @@
 //! The free-list heap's free memory as teaching mode's block map draws it: every free
 //! chunk with the bin or list that holds it, the chunks parked in the thread caches and
 //! fast bins (in use as far as the chunk table is concerned, free to the program), and
-//! each segment's top. Walks the segments chunk by chunk; slow, for teaching only.
+//! each segment's top. Each chunk on a list carries its place in the order the heap hands
+//! chunks out: first fit walks one list by address (next fit from where it stopped), a best-fit bin gives its
+//! lowest address first, a glibc bin the chunk freed first, and the tcache and fast bins
+//! the chunk freed last. Walks the segments chunk by chunk; slow, for teaching only.
 
 use super::{Fit, FreeList};
-use crate::policy::FreePiece;
+use crate::policy::{FreePiece, ListPlace};
+
+/// Where a chunk parked in a cache is: its structure's name and its place in the list.
+struct Parked {
+    structure: &'static str,
+    list: String,
+    order: u64,
+}
 
 impl FreeList {
     pub(crate) fn pieces(&self, out: &mut Vec<FreePiece>) {
         let mut parked = rustc_hash::FxHashMap::default();
-        for chunks in &self.fastbins {
-            for &h in chunks {
-                parked.insert(h, "fast bin");
+        // A cache bin is a stack: the chunk pushed last is handed out first.
+        let mut park = |chunks: &[u32], structure: &'static str, list: String| {
+            for (i, &h) in chunks.iter().enumerate() {
+                let order = (chunks.len() - 1 - i) as u64;
+                parked.insert(
+                    h,
+                    Parked {
+                        structure,
+                        list: list.clone(),
+                        order,
+                    },
+                );
             }
+        };
+        for (bin, chunks) in self.fastbins.iter().enumerate() {
+            park(chunks, "fast bin", format!("fast bin {bin}"));
         }
-        for (_, bins) in self.tcache.iter() {
-            for chunks in bins {
-                for &h in chunks {
-                    parked.insert(h, "tcache");
-                }
+        for (thread, bins) in self.tcache.iter() {
+            for (bin, chunks) in bins.iter().enumerate() {
+                park(chunks, "tcache", format!("tcache {bin} of thread {thread}"));
             }
         }
         for s in &self.segments {
@@ -26,19 +46,26 @@ impl FreeList {
             while a < s.top {
                 let Some(h) = self.chunks.find(a) else { break };
                 let c = self.chunks[h];
-                let structure = if c.is_free() {
-                    Some(match self.fit {
-                        Fit::Best | Fit::Bins => format!("bin {}", self.size_bin(c.size)),
-                        Fit::First | Fit::Next => "free list".to_string(),
-                    })
-                } else {
-                    parked.get(&h).map(|s| s.to_string())
-                };
-                if let Some(structure) = structure {
+                if c.is_free() {
+                    let (structure, order) = match self.fit {
+                        Fit::Best => (format!("bin {}", self.size_bin(c.size)), c.addr),
+                        Fit::Bins => (format!("bin {}", self.size_bin(c.size)), c.stamp),
+                        Fit::First => ("free list".to_string(), c.addr),
+                        // Next fit searches on from where it last stopped, then wraps.
+                        Fit::Next => ("free list".to_string(), c.addr.wrapping_sub(self.rover)),
+                    };
                     out.push(FreePiece {
                         addr: c.addr,
                         size: c.size,
+                        list: ListPlace::new(structure.clone(), order),
                         structure,
+                    });
+                } else if let Some(p) = parked.get(&h) {
+                    out.push(FreePiece {
+                        addr: c.addr,
+                        size: c.size,
+                        structure: p.structure.to_string(),
+                        list: ListPlace::new(p.list.clone(), p.order),
                     });
                 }
                 a += c.size;
@@ -48,6 +75,7 @@ impl FreeList {
                     addr: s.top,
                     size: s.end - s.top,
                     structure: "top".into(),
+                    list: None,
                 });
             }
         }

@@ -494,6 +494,10 @@ impl Policy for SizeClass {
         true
     }
 
+    fn regions(&self, out: &mut Vec<crate::policy::Region>) {
+        self.span_regions(out);
+    }
+
     fn metadata_bytes(&self) -> u64 {
         let segments = self.segments.iter().flatten().count() as u64;
         let large = self.large.len() + self.large_free.as_ref().map_or(0, BTreeMap::len);

@@ -6,24 +6,29 @@
 use rustc_hash::FxHashSet;
 
 use super::{SizeClass, LARGE, NONE};
-use crate::policy::FreePiece;
+use crate::policy::{FreePiece, ListPlace, Region};
 
 impl SizeClass {
     pub(super) fn pieces(&self, out: &mut Vec<FreePiece>) {
         let retired: FxHashSet<u32> = self.free_span_ids.iter().copied().collect();
-        let slot = |out: &mut Vec<FreePiece>, id: u32, index: u32, structure: &str| {
+        // Every list here is a stack: the slot pushed last is handed out first.
+        let slot = |out: &mut Vec<FreePiece>, id: u32, index: u32, structure: &str, list| {
             let span = &self.spans[id as usize];
             out.push(FreePiece {
                 addr: span.base + u64::from(index) * span.block,
                 size: span.block,
                 structure: structure.to_string(),
+                list,
             });
         };
-        for (_, tc) in self.tcaches.iter() {
-            for list in &tc.lists {
-                for &(id, index) in list {
+        for (thread, tc) in self.tcaches.iter() {
+            for (class, list) in tc.lists.iter().enumerate() {
+                let name = format!("thread cache {class} of thread {thread}");
+                for (i, &(id, index)) in list.iter().enumerate() {
                     if !retired.contains(&id) {
-                        slot(out, id, index, "thread cache");
+                        let order = (list.len() - 1 - i) as u64;
+                        let place = ListPlace::new(name.clone(), order);
+                        slot(out, id, index, "thread cache", place);
                     }
                 }
             }
@@ -38,6 +43,7 @@ impl SizeClass {
                     addr: span.base,
                     size: u64::from(span.slots) << self.page_shift,
                     structure: "span cache".into(),
+                    list: None,
                 });
                 continue;
             }
@@ -45,19 +51,54 @@ impl SizeClass {
                 "class {} B",
                 crate::format::format_count(i128::from(span.block))
             );
-            for &index in &span.free {
-                slot(out, id, index, &class);
+            for (i, &index) in span.free.iter().enumerate() {
+                let order = (span.free.len() - 1 - i) as u64;
+                let place = ListPlace::new(format!("span {id} free slots"), order);
+                slot(out, id, index, &class, place);
             }
-            for &index in &span.remote {
-                slot(out, id, index, "remote frees");
+            for (i, &index) in span.remote.iter().enumerate() {
+                let order = (span.remote.len() - 1 - i) as u64;
+                let place = ListPlace::new(format!("span {id} remote frees"), order);
+                slot(out, id, index, "remote frees", place);
             }
             if span.extent < span.capacity {
                 out.push(FreePiece {
                     addr: span.base + u64::from(span.extent) * span.block,
                     size: u64::from(span.capacity - span.extent) * span.block,
                     structure: format!("{class}, never used"),
+                    list: None,
                 });
             }
+        }
+    }
+}
+
+impl SizeClass {
+    /// Every span in use with its class, and every span in a span cache, as the block
+    /// map's brackets.
+    pub(super) fn span_regions(&self, out: &mut Vec<Region>) {
+        let retired: FxHashSet<u32> = self.free_span_ids.iter().copied().collect();
+        for (id, span) in self.spans.iter().enumerate() {
+            if retired.contains(&(id as u32)) {
+                continue;
+            }
+            let label = if span.class == LARGE {
+                format!("span {id}: one large block")
+            } else if span.cpos != NONE {
+                format!("span {id}: in the span cache")
+            } else {
+                format!(
+                    "span {id}: class {} B, {} of {} slots free",
+                    crate::format::format_count(i128::from(span.block)),
+                    span.free.len() as u32 + span.capacity - span.extent,
+                    span.capacity
+                )
+            };
+            out.push(Region {
+                addr: span.base,
+                size: u64::from(span.slots) << self.page_shift,
+                label,
+            });
         }
     }
 }
