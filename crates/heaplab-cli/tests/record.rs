@@ -270,20 +270,27 @@ fn a_missing_library_says_how_to_build_it() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent.so does not exist"));
 }
 
-/// Each recorded C function, once: the lines must say exactly what was called.
-#[test]
-fn every_entry_point_writes_the_line_it_should() {
-    let d = dir("every");
-    let program = d.join("every_call");
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/record/every_call.c");
+/// Compiles `tests/record/<name>.c` with `flags` into `d`, with `cc`, the C compiler Rust
+/// links with.
+fn compile(d: &Path, name: &str, flags: &[&str]) -> PathBuf {
+    let program = d.join(name);
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/record/{name}.c"));
     let cc = Command::new("cc")
-        .arg("-O0")
+        .args(flags)
         .arg(&source)
         .arg("-o")
         .arg(&program)
         .status()
         .expect("cc, the C compiler Rust links with, runs");
-    assert!(cc.success());
+    assert!(cc.success(), "cc {flags:?} {}", source.display());
+    program
+}
+
+/// Each recorded C function, once: the lines must say exactly what was called.
+#[test]
+fn every_entry_point_writes_the_line_it_should() {
+    let d = dir("every");
+    let program = compile(&d, "every_call", &["-O0"]);
     let trace = d.join("every.trace");
     let out = Command::new(HEAPLAB)
         .arg("record")
@@ -403,16 +410,7 @@ fn a_wrapped_command_gets_one_summary_line() {
 #[test]
 fn callers_name_the_programs_functions() {
     let d = dir("callers");
-    let program = d.join("callers");
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/record/callers.c");
-    let cc = Command::new("cc")
-        .args(["-g", "-O1"])
-        .arg(&source)
-        .arg("-o")
-        .arg(&program)
-        .status()
-        .expect("cc, the C compiler Rust links with, runs");
-    assert!(cc.success());
+    let program = compile(&d, "callers", &["-g", "-O1"]);
     let trace = d.join("callers.trace");
     let out = Command::new(HEAPLAB)
         .args(["record", "--callers", "-o"])

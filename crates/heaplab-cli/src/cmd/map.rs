@@ -2,12 +2,11 @@
 //! heaplab-plot's `draw_heap_map` and `draw_block_map` (the functions the page draws its
 //! canvases with) and written as SVG or PNG.
 
-use heaplab_core::observe::session::Session;
 use heaplab_plot::{BlockMapChart, HeapMapChart};
 
 use crate::cli::MapArgs;
 use crate::error::CliError;
-use crate::input::{event_at, one_config_events};
+use crate::input::session_at;
 use crate::output::plot::write_chart_for;
 
 /// The block map's pages when `--pages` does not say: as many committed pages as the
@@ -28,12 +27,7 @@ pub fn run(args: MapArgs) -> Result<(), CliError> {
         )));
     }
     let pages = args.pages.as_deref().map(parse_pages).transpose()?;
-    let (config, events, sites) = one_config_events(&args.input, args.lenient)?;
-    let at = event_at(&args.at, &config, &events)?;
-    let mut session = Session::new(&config, events)?.with_sites(sites);
-    session
-        .run_to(at)
-        .map_err(|e| CliError::input(e.to_string()))?;
+    let (config, session, at) = session_at(&args.input, args.lenient, &args.at)?;
     let map = session.heap_map();
     let policy = config
         .policy

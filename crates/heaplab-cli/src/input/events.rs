@@ -1,6 +1,7 @@
 //! `one_config_events`: the one configuration and the events of its workload that
 //! `explain`, `blame` and `map` step through in memory, a trace read from its file with
-//! the call sites it has; and `event_at`, the event an `--at` names.
+//! the call sites it has; `event_at`, the event an `--at` names; and `session_at`, the
+//! heap after it.
 
 use heaplab_core::config::RunConfig;
 use heaplab_core::event::Event;
@@ -63,4 +64,21 @@ pub fn event_at(at: &str, config: &RunConfig, events: &[Event]) -> Result<usize,
             Ok(k)
         }
     }
+}
+
+/// The arguments' one configuration run up to the event `at` names (see [`event_at`]),
+/// with its trace's call sites: the heap `blame` and `map` look at. Answers the
+/// configuration, the session standing after that event, and the event.
+pub fn session_at(
+    args: &RunInputArgs,
+    lenient: bool,
+    at: &str,
+) -> Result<(RunConfig, Session, usize), CliError> {
+    let (config, events, sites) = one_config_events(args, lenient)?;
+    let at = event_at(at, &config, &events)?;
+    let mut session = Session::new(&config, events)?.with_sites(sites);
+    session
+        .run_to(at)
+        .map_err(|e| CliError::input(e.to_string()))?;
+    Ok((config, session, at))
 }

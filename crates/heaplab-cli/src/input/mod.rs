@@ -26,7 +26,7 @@ pub mod sweep;
 mod workload;
 
 pub use config::{configs, configs_from_toml, configurations};
-pub use events::{event_at, one_config_events};
+pub use events::{one_config_events, session_at};
 pub use run::{run_bytes, run_one};
 pub use sets::{apply_sets, workload_sets};
 pub use workload::{builtin_workload, is_trace_arg};
