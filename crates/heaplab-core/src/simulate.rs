@@ -216,6 +216,11 @@ impl<P: PageProvider> Simulation<P> {
         self.policy.regions(out)
     }
 
+    /// How the policy laid out a live block (see [`crate::policy::Policy::block_layout`]).
+    pub fn block_layout(&self, addr: u64, size: u64) -> Option<crate::policy::BlockLayout> {
+        self.policy.block_layout(addr, size)
+    }
+
     /// Carries out one event.
     #[inline]
     pub fn apply(&mut self, event: Event) -> Result<(), SimError> {

@@ -1,5 +1,5 @@
-//! The block map: the core's [`BlockMap`] (committed pages cut into live blocks, the free
-//! pieces the policy keeps and overhead) drawn to scale, a bar a page, with the policy's
+//! The block map: the core's [`BlockMap`] (committed pages cut into live blocks with their
+//! headers and padding, the free pieces the policy keeps and overhead) drawn to scale, a bar a page, with the policy's
 //! structures over it: an arrow from each free piece on a list to the next one the policy
 //! hands out (a free list, a bin, a tcache or fast bin, a span's free slots, a buddy
 //! order), the head of each list marked, and a bracket under the bar for each region
@@ -20,6 +20,10 @@ use crate::style::{MUTED, TEXT};
 use crate::PlotError;
 
 const BLOCK: RGBColor = RGBColor(0x3b, 0x6e, 0xa8);
+/// A header is a darker shade of the block it fronts, padding a pale one: both read as
+/// part of the block and apart from free memory and from the overhead grey.
+const HEADER: RGBColor = RGBColor(0x1f, 0x3d, 0x63);
+const PADDING: RGBColor = RGBColor(0xa9, 0xc4, 0xe3);
 const OVERHEAD: RGBColor = RGBColor(0xc4, 0xc9, 0xd2);
 const TOP: RGBColor = RGBColor(0xd9, 0xec, 0xd0);
 const TCACHE: RGBColor = RGBColor(0xf2, 0xc1, 0x4e);
@@ -135,6 +139,8 @@ fn free_colour(structure: &str) -> RGBColor {
 fn colour(piece: &Piece) -> RGBColor {
     match &piece.kind {
         PieceKind::Block { .. } => BLOCK,
+        PieceKind::Header { .. } => HEADER,
+        PieceKind::Padding { .. } => PADDING,
         PieceKind::Free { structure, .. } => free_colour(structure),
         PieceKind::Overhead => OVERHEAD,
     }
@@ -162,32 +168,57 @@ pub fn piece_text(piece: &Piece) -> String {
             ),
             _ => format!("free, kept in the policy's {structure}: {at}"),
         },
+        PieceKind::Header { id } => format!("header of block id {id}: {at}"),
+        PieceKind::Padding { id } => {
+            format!("padding of block id {id} (alignment or rounding up to its slot): {at}")
+        }
         PieceKind::Overhead => format!(
-            "overhead (headers, padding, rounding, or freed space the policy does not reuse \
-             yet): {at}"
+            "overhead (bookkeeping, freed space the policy does not reuse yet, or bytes \
+             around blocks it does not lay out for the map): {at}"
         ),
     }
 }
 
-/// What the colours and marks of `blocks`' map mean: live blocks, each free structure
-/// shown, overhead, the links and the regions.
+/// What the colours and marks of `blocks`' map mean: live blocks, their headers and
+/// padding where the map shows any, each free structure shown, overhead, the links and
+/// the regions.
 pub fn block_map_key(blocks: &BlockMap) -> Vec<KeyEntry> {
     let mut names = std::collections::BTreeSet::new();
+    let (mut headers, mut padding) = (false, false);
     for row in &blocks.rows {
         for p in &row.pieces {
-            if let PieceKind::Free { structure, .. } = &p.kind {
-                names.insert(structure.as_str());
+            match &p.kind {
+                PieceKind::Free { structure, .. } => {
+                    names.insert(structure.as_str());
+                }
+                PieceKind::Header { .. } => headers = true,
+                PieceKind::Padding { .. } => padding = true,
+                _ => {}
             }
         }
     }
     let mut out = vec![KeyEntry::new("live block (its id)", BLOCK, BLOCK)];
+    if headers {
+        out.push(KeyEntry::new(
+            "header: the policy's bytes in front of a block",
+            HEADER,
+            HEADER,
+        ));
+    }
+    if padding {
+        out.push(KeyEntry::new(
+            "padding: a block's slot past the bytes asked for (alignment, rounding)",
+            PADDING,
+            PADDING,
+        ));
+    }
     for name in names {
         let c = free_colour(name);
         out.push(KeyEntry::new(format!("free: {name}"), c, c));
     }
     out.push(KeyEntry::new(
         if blocks.reports_free {
-            "overhead: headers, padding, rounding, or freed space the policy does not reuse yet"
+            "overhead: bookkeeping, or freed space the policy does not reuse yet"
         } else {
             "not live: free, headers or padding (this family does not report its free \
              structures)"
@@ -303,7 +334,16 @@ pub fn draw_block_map<DB: DrawingBackend>(
             [(pb.x, pb.y), (right, pb.y + pb.h)],
             c.mix(alpha).filled(),
         ))?;
-        if matches!(p.kind, PieceKind::Block { .. }) && pb.w > 2 {
+        // A block starts at its header where it has one.
+        let starts_block = match &p.kind {
+            PieceKind::Header { .. } => true,
+            PieceKind::Block { id, .. } => !matches!(
+                pb.index.checked_sub(1).map(|i| &row.pieces[i].kind),
+                Some(PieceKind::Header { id: h }) if h == id
+            ),
+            _ => false,
+        };
+        if starts_block && pb.w > 2 {
             // A white edge where each block starts, so neighbours stay apart.
             root.draw(&Rectangle::new(
                 [(pb.x, pb.y), (pb.x + 1, pb.y + pb.h)],
@@ -313,7 +353,9 @@ pub fn draw_block_map<DB: DrawingBackend>(
         let text = match &p.kind {
             PieceKind::Block { id, .. } => id.to_string(),
             PieceKind::Free { structure, .. } => structure.clone(),
-            PieceKind::Overhead => String::new(),
+            PieceKind::Header { .. } | PieceKind::Padding { .. } | PieceKind::Overhead => {
+                String::new()
+            }
         };
         if !text.is_empty() {
             let style = s

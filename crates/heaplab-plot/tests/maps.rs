@@ -140,6 +140,12 @@ fn first_fit_and_best_fit_draw_different_holes_and_the_lists_links() {
     expect_file!["snapshots/block-map-first-fit.svg"].assert_eq(&svg);
     assert!(svg.contains("free list"));
     assert!(svg.contains("arrow: a list"), "the key names the links");
+    // Each chunk's 8-byte header, and the 16-byte chunks' rounding, in colours of their
+    // own, each in the key.
+    assert!(svg.contains("header: the policy"), "the key names headers");
+    assert!(svg.contains("padding: a block"), "the key names padding");
+    assert!(svg.contains("fill=\"#1F3D63\""), "a header is drawn");
+    assert!(svg.contains("fill=\"#A9C4E3\""), "padding is drawn");
     // Two arrowheads and the head's mark, in the links' colour.
     assert_eq!(svg.matches("fill=\"#7A1F5C\"").count(), 3, "{svg}");
     let best_blocks = best.block_map(0, 1);

@@ -2,8 +2,11 @@
 //! in address order, to scale — the live blocks (by id) and what lies between them, told
 //! apart by what the policy reports of its own free structures
 //! ([`crate::policy::Policy::free_pieces`]: a free chunk in a bin, a tcache entry, the
-//! top, a buddy block of an order, a span's free slot). Bytes neither live nor in a
-//! reported free piece are the policy's overhead: headers, padding, rounding. Over the
+//! top, a buddy block of an order, a span's free slot). Around each live block, where the
+//! policy says how it laid the block out ([`crate::policy::Policy::block_layout`]), the
+//! bytes in front of the payload are its header and those past it up to the end of its
+//! slot its padding (alignment, class or power-of-two rounding, a pool's block size).
+//! Bytes none of these are the policy's overhead, as far as it tells. Over the
 //! pieces lie the policy's structures: the links from each free piece on a list to the
 //! next one it hands out ([`BlockLink`]), and the regions it manages as units (a
 //! size-class span with its class, a pool's chunk).
@@ -32,7 +35,15 @@ pub enum PieceKind {
         #[serde(skip_serializing_if = "Option::is_none")]
         rank: Option<u32>,
     },
-    /// Neither live nor in a free structure: headers, padding, rounding, unused slots.
+    /// The policy's header in front of a live block's payload (a chunk's boundary tag).
+    Header { id: u64 },
+    /// The rest of a live block's slot past the bytes asked for: alignment, size-class or
+    /// power-of-two rounding, a pool's block size.
+    Padding { id: u64 },
+    /// Neither live, nor a live block's header or padding, nor in a free structure: what
+    /// the policy reports nothing about (its own bookkeeping, freed space it does not
+    /// reuse yet, the bytes around blocks of a family that does not say how it laid them
+    /// out).
     Overhead,
 }
 
@@ -196,12 +207,34 @@ pub(crate) fn block_map(session: &Session, first: u64, count: u64) -> BlockMap {
     regions.sort_by_key(|r| r.addr);
     let mut spans: Vec<Span> = Vec::new();
     for (id, b) in session.simulation().live() {
-        if b.addr < hi && b.addr + b.size > lo && b.size > 0 {
+        // A block of 0 bytes still has its header and slot.
+        let layout = session.simulation().block_layout(b.addr, b.size);
+        let (start, slot_end) = layout.map_or((b.addr, b.addr + b.size), |l| {
+            (b.addr - l.header, b.addr - l.header + l.slot)
+        });
+        if start >= hi || slot_end <= lo {
+            continue;
+        }
+        if start < b.addr {
+            spans.push(Span {
+                addr: start,
+                end: b.addr,
+                kind: PieceKind::Header { id },
+            });
+        }
+        if b.size > 0 {
             let event = session.births().get(&id).map_or(0, |b| b.event);
             spans.push(Span {
                 addr: b.addr,
                 end: b.addr + b.size,
                 kind: PieceKind::Block { id, event },
+            });
+        }
+        if b.addr + b.size < slot_end {
+            spans.push(Span {
+                addr: b.addr + b.size,
+                end: slot_end,
+                kind: PieceKind::Padding { id },
             });
         }
     }
@@ -218,9 +251,18 @@ pub(crate) fn block_map(session: &Session, first: u64, count: u64) -> BlockMap {
             });
         }
     }
-    // Live blocks never overlap one another, and a policy's free piece never overlaps a
-    // live block, so sorting by address (blocks first on a tie) orders them all.
-    spans.sort_by_key(|s| (s.addr, !matches!(s.kind, PieceKind::Block { .. })));
+    // Live blocks' slots never overlap one another, and a policy's free piece never
+    // overlaps a live block's slot, so sorting by address (a live block's parts first on
+    // a tie) orders them all; should a policy's answers overlap, [`cut`] keeps the first.
+    spans.sort_by_key(|s| {
+        (
+            s.addr,
+            !matches!(
+                s.kind,
+                PieceKind::Block { .. } | PieceKind::Header { .. } | PieceKind::Padding { .. }
+            ),
+        )
+    });
     let rows = rows_of
         .iter()
         .map(|p| BlockRow {

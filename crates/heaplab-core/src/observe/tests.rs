@@ -101,21 +101,44 @@ fn block_map_rows_cover_their_pages_and_agree_with_the_heap_map() {
         let map = s.heap_map();
         let blocks = super::block_map::block_map(&s, 0, u64::MAX);
         assert_eq!(blocks.rows.len(), map.pages.len(), "{}", f.id);
+        let (mut padded, mut headed) = (false, false);
         for (row, page) in blocks.rows.iter().zip(&map.pages) {
             assert_eq!((row.page, row.addr), (page.page, page.addr));
+            use super::block_map::PieceKind;
             let mut at = row.addr;
-            let mut live = 0;
+            // Bytes of each kind: live, header, padding, free, overhead.
+            let mut sums = [0u64; 5];
             for p in &row.pieces {
                 assert_eq!(p.addr, at, "{} page {}", f.id, row.page);
                 assert!(p.size > 0);
                 at += p.size;
-                if matches!(p.kind, super::block_map::PieceKind::Block { .. }) {
-                    live += p.size;
-                }
+                let k = match p.kind {
+                    PieceKind::Block { .. } => 0,
+                    PieceKind::Header { .. } => 1,
+                    PieceKind::Padding { .. } => 2,
+                    PieceKind::Free { .. } => 3,
+                    PieceKind::Overhead => 4,
+                };
+                sums[k] += p.size;
             }
             assert_eq!(at, row.addr + map.page_size, "{} page {}", f.id, row.page);
-            assert_eq!(live, page.live_bytes, "{} page {}", f.id, row.page);
+            assert_eq!(
+                sums.iter().sum::<u64>(),
+                map.page_size,
+                "{} page {}",
+                f.id,
+                row.page
+            );
+            assert_eq!(sums[0], page.live_bytes, "{} page {}", f.id, row.page);
+            padded |= sums[2] > 0;
+            headed |= sums[1] > 0;
         }
+        // Churn's sizes are not all multiples of any slot, so every family that lays its
+        // blocks out pads some; the free-list heap puts a header before every block.
+        if f.id != "bump" {
+            assert!(padded, "{} shows no padding", f.id);
+        }
+        assert_eq!(headed, f.id == "free-list", "{}", f.id);
     }
 }
 
@@ -136,9 +159,9 @@ fn the_free_lists_block_map_shows_a_freed_chunk_in_its_bin() {
             [
                 PieceKind::Overhead,
                 PieceKind::Free { .. },
-                PieceKind::Overhead,
+                PieceKind::Header { id: 2 },
                 PieceKind::Block { id: 2, event: 2 },
-                PieceKind::Overhead,
+                PieceKind::Padding { id: 2 },
                 PieceKind::Free { .. }
             ]
         ),
@@ -168,8 +191,17 @@ fn every_familys_free_pieces_miss_the_live_blocks_and_each_other() {
         let mut spans: Vec<(u64, u64, String)> = s
             .simulation()
             .live()
-            .filter(|(_, b)| b.size > 0)
-            .map(|(id, b)| (b.addr, b.addr + b.size, format!("block {id}")))
+            .map(|(id, b)| {
+                // A block's whole slot, header and padding too, where the policy says.
+                let (start, end) = s
+                    .simulation()
+                    .block_layout(b.addr, b.size)
+                    .map_or((b.addr, b.addr + b.size), |l| {
+                        (b.addr - l.header, b.addr - l.header + l.slot)
+                    });
+                (start, end, format!("block {id}"))
+            })
+            .filter(|&(start, end, _)| end > start)
             .chain(
                 free.iter()
                     .map(|p| (p.addr, p.addr + p.size, p.structure.clone())),
@@ -189,6 +221,59 @@ fn every_familys_free_pieces_miss_the_live_blocks_and_each_other() {
             );
         }
     }
+}
+
+/// The sizes of the header, payload and padding of block 1, alone in the heap of `family`
+/// with `params` after it asked for `size` bytes, as page 0 of the block map shows them.
+fn block_parts(family: &str, params: &[(&str, &str)], size: u64) -> [u64; 3] {
+    use super::block_map::PieceKind;
+    use crate::event::Event;
+    let mut config = RunConfig::new("churn", family);
+    for &(k, v) in params {
+        config.policy.params.insert(k.into(), v.into());
+    }
+    let mut s = Session::new(&config, vec![Event::alloc(1, size)]).unwrap();
+    s.run_to(1).unwrap();
+    let blocks = super::block_map::block_map(&s, 0, u64::MAX);
+    let mut parts = [0; 3];
+    for p in blocks.rows.iter().flat_map(|r| &r.pieces) {
+        match p.kind {
+            PieceKind::Header { id: 1 } => parts[0] += p.size,
+            PieceKind::Block { id: 1, .. } => parts[1] += p.size,
+            PieceKind::Padding { id: 1 } => parts[2] += p.size,
+            _ => {}
+        }
+    }
+    parts
+}
+
+#[test]
+fn the_block_map_shows_each_familys_headers_and_padding() {
+    // A free-list chunk: an 8-byte header, the payload, and rounding up to 16 bytes.
+    let fl = [("header_size", "8"), ("alignment", "16")];
+    assert_eq!(block_parts("free-list", &fl, 40), [8, 40, 0]);
+    assert_eq!(block_parts("free-list", &fl, 44), [8, 44, 12]);
+    // A 40-byte block in the 48-byte class.
+    assert_eq!(block_parts("size-class", &[], 40), [0, 40, 8]);
+    // A 100-byte block in a 128-byte buddy block; with a 16-byte header it still fits
+    // one, and with a 32-byte header it needs the next order.
+    assert_eq!(block_parts("buddy", &[], 100), [0, 100, 28]);
+    assert_eq!(
+        block_parts("buddy", &[("header_size", "16")], 100),
+        [16, 100, 12]
+    );
+    assert_eq!(
+        block_parts("buddy", &[("header_size", "32")], 100),
+        [32, 100, 124]
+    );
+    // A pool block of the pool's block size.
+    assert_eq!(
+        block_parts("pool", &[("block_size", "64")], 40),
+        [0, 40, 24]
+    );
+    // A bump arena does not say how it laid its blocks out.
+    assert_eq!(block_parts("bump", &[], 40)[0], 0);
+    assert_eq!(block_parts("bump", &[], 40)[2], 0);
 }
 
 /// The holes (free pieces other than the top) and the links of the free-list heap after

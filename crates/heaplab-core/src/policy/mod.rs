@@ -108,6 +108,16 @@ pub struct Region {
     pub label: String,
 }
 
+/// How a policy laid out one live block, for teaching mode's block map: `header` bytes of
+/// its own in front of the payload (a chunk's boundary tag), and `slot` bytes in all from
+/// the start of the header, so that the bytes past the payload up to `slot` are padding
+/// (alignment, size-class or power-of-two rounding, a pool's block size).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockLayout {
+    pub header: u64,
+    pub slot: u64,
+}
+
 /// What every family does. Methods take the page map explicitly so that one policy value
 /// can be moved between providers in tests and so the borrow of the pages stays short.
 pub trait Policy {
@@ -213,6 +223,13 @@ pub trait Policy {
     /// Pushes the regions the policy manages as units (see [`Region`]) onto `out`, for
     /// teaching mode only; a policy without such units leaves `out` alone.
     fn regions(&self, _out: &mut Vec<Region>) {}
+
+    /// How the policy laid out the live block of `size` bytes it handed out at `addr`
+    /// (see [`BlockLayout`]), or `None` where it cannot say exactly. For teaching mode's
+    /// block map only, never on the event path; slow is fine.
+    fn block_layout(&self, _addr: Addr, _size: u64) -> Option<BlockLayout> {
+        None
+    }
 
     /// Checks the policy's own structures against each other and the page map. Slow; for
     /// tests.
@@ -454,6 +471,10 @@ impl Policy for AnyPolicy {
 
     fn regions(&self, out: &mut Vec<Region>) {
         dispatch!(self, p => p.regions(out))
+    }
+
+    fn block_layout(&self, addr: Addr, size: u64) -> Option<BlockLayout> {
+        dispatch!(self, p => p.block_layout(addr, size))
     }
 
     fn check_invariants<P: PageProvider>(&self, mem: &Pages<P>) -> Result<(), String> {

@@ -365,6 +365,21 @@ impl Policy for Pool {
         ]
     }
 
+    fn block_layout(&self, addr: Addr, size: u64) -> Option<crate::policy::BlockLayout> {
+        // A pool block fills a slot of the block size, with no header; a request that
+        // fell through is laid out as the heap below laid it out.
+        if self.chunk_of(addr).is_some() {
+            return (size <= self.block_size).then_some(crate::policy::BlockLayout {
+                header: 0,
+                slot: self.block_size,
+            });
+        }
+        if self.big.contains_key(&addr) {
+            return self.heap.block_layout(addr, size);
+        }
+        None
+    }
+
     fn free_pieces(&self, out: &mut Vec<crate::policy::FreePiece>) -> bool {
         // The heap below (its free chunks, bins, top), then in each chunk the blocks on
         // the pool's free list and those never handed out.

@@ -120,3 +120,27 @@ impl Buddy {
             .contains(self.index(self.slot_of(block), block, k))
     }
 }
+
+impl Buddy {
+    /// The buddy block around the live payload at `addr`: the header in front of it and
+    /// the size of the block's order, or a mapping of its own for a block mapped alone.
+    /// `None` when no live block holds the payload.
+    pub(super) fn layout(&self, addr: Addr, size: u64) -> Option<crate::policy::BlockLayout> {
+        let (start, slot) = if let Some(&(base, len)) = self.mapped.get(&addr) {
+            (base, len)
+        } else {
+            let live = if self.header == 0 {
+                self.live_block_at(addr)?
+            } else if self.payloads.contains(&addr) {
+                self.payload_block(addr)?
+            } else {
+                return None;
+            };
+            (live.block, self.size_of(live.order))
+        };
+        (start <= addr && addr + size <= start + slot).then_some(crate::policy::BlockLayout {
+            header: addr - start,
+            slot,
+        })
+    }
+}

@@ -328,6 +328,10 @@ impl Policy for Buddy {
         default_realloc(self, mem, block, new_size, align, thread)
     }
 
+    fn block_layout(&self, addr: Addr, size: u64) -> Option<crate::policy::BlockLayout> {
+        self.layout(addr, size)
+    }
+
     fn free_pieces(&self, out: &mut Vec<crate::policy::FreePiece>) -> bool {
         // The free blocks of each order, as the order's free set holds them.
         out.extend(

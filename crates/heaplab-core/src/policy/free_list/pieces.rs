@@ -7,7 +7,8 @@
 //! the chunk freed last. Walks the segments chunk by chunk; slow, for teaching only.
 
 use super::{Fit, FreeList};
-use crate::policy::{FreePiece, ListPlace};
+use crate::policy::{BlockLayout, FreePiece, ListPlace};
+use crate::provider::Addr;
 
 /// Where a chunk parked in a cache is: its structure's name and its place in the list.
 struct Parked {
@@ -79,5 +80,30 @@ impl FreeList {
                 });
             }
         }
+    }
+}
+
+impl FreeList {
+    /// The chunk around the live payload at `addr`: its header in front (longer for an
+    /// over-aligned block, whose payload was moved up) and its whole size, or a mapping of
+    /// its own for a block mapped alone. `None` when no chunk in use holds the payload.
+    pub(crate) fn layout(&self, addr: Addr, size: u64) -> Option<BlockLayout> {
+        let (start, slot) = if let Some(&(base, len)) = self.mapped.get(&addr) {
+            (base, len)
+        } else {
+            let start = match self.shifted.get(&addr) {
+                Some(&chunk) => chunk,
+                None => addr.checked_sub(self.header)?,
+            };
+            let c = self.chunks[self.chunks.find(start)?];
+            if c.is_free() {
+                return None;
+            }
+            (c.addr, c.size)
+        };
+        (start <= addr && addr + size <= start + slot).then_some(BlockLayout {
+            header: addr - start,
+            slot,
+        })
     }
 }

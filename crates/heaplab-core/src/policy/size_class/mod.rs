@@ -489,6 +489,10 @@ impl Policy for SizeClass {
         self.tick_due(mem, now)
     }
 
+    fn block_layout(&self, addr: Addr, size: u64) -> Option<crate::policy::BlockLayout> {
+        self.layout(addr, size)
+    }
+
     fn free_pieces(&self, out: &mut Vec<crate::policy::FreePiece>) -> bool {
         self.pieces(out);
         true

@@ -6,7 +6,8 @@
 use rustc_hash::FxHashSet;
 
 use super::{SizeClass, LARGE, NONE};
-use crate::policy::{FreePiece, ListPlace, Region};
+use crate::policy::{BlockLayout, FreePiece, ListPlace, Region};
+use crate::provider::Addr;
 
 impl SizeClass {
     pub(super) fn pieces(&self, out: &mut Vec<FreePiece>) {
@@ -100,5 +101,25 @@ impl SizeClass {
                 label,
             });
         }
+    }
+}
+
+impl SizeClass {
+    /// The slot of the live block at `addr`: its span's block size (the class size, or a
+    /// large span's whole length), or the length of a large block mapped alone. Size-class
+    /// blocks carry no header. `None` when the address starts no slot in use.
+    pub(super) fn layout(&self, addr: Addr, size: u64) -> Option<BlockLayout> {
+        let slot = match self.span_of(addr) {
+            Some(id) => {
+                let span = &self.spans[id as usize];
+                let (index, at_start) = span.index_of(addr - span.base);
+                if !at_start || index >= span.extent {
+                    return None;
+                }
+                span.block
+            }
+            None => *self.large.get(&addr)?,
+        };
+        (size <= slot).then_some(BlockLayout { header: 0, slot })
     }
 }
