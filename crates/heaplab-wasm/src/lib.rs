@@ -61,13 +61,12 @@ pub fn catalog() -> Result<JsValue, JsError> {
 #[wasm_bindgen]
 pub fn run(config: JsValue, progress: Option<js_sys::Function>) -> Result<JsValue, JsError> {
     let config: RunConfig = from_js(config, "config")?;
-    let mut tell = |events| {
-        if let Some(callback) = &progress {
-            progress::tell(callback, events);
-        }
-    };
+    let mut tell;
     let progress = match &progress {
-        Some(_) => Progress::every(progress::EVERY, &mut tell),
+        Some(callback) => {
+            tell = |events| progress::tell(callback, events);
+            Progress::every(progress::EVERY, &mut tell)
+        }
         None => Progress::none(),
     };
     // A function of the core's rather than a closure of this crate's around the
