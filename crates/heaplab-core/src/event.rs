@@ -73,4 +73,15 @@ impl Event {
             thread: 0,
         }
     }
+
+    /// The block an allocation, free or realloc names.
+    #[inline]
+    pub fn block(&self) -> Option<BlockId> {
+        match *self {
+            Event::Alloc { id, .. } | Event::Free { id, .. } | Event::Realloc { id, .. } => {
+                Some(id)
+            }
+            _ => None,
+        }
+    }
 }

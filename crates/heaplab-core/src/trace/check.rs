@@ -218,6 +218,18 @@ impl Packed {
     fn is_live(self) -> bool {
         self.b & 3 == 1
     }
+
+    /// A live block outside any arena, whose id is its key (as it is for ids).
+    #[inline]
+    fn live_as_itself(key: u64) -> Packed {
+        Packed { a: key, b: 1 }
+    }
+
+    /// Whether the slot is a live block outside any arena.
+    #[inline]
+    fn is_live_without_arena(self) -> bool {
+        self.b & 7 == 1
+    }
 }
 
 /// Deaths one generation holds. A death is remembered while it is in the current
@@ -227,6 +239,10 @@ const GENERATION: usize = 1 << 18;
 /// Slack the window may always have, and how far past its end a new key may be and
 /// still stretch it rather than go to the overflow map.
 const MIN_SPAN: u64 = 1 << 16;
+
+/// How far past a new key the window is stretched, so that the allocations of the next
+/// ids, which come in order, find their slots already there.
+const GROW_AHEAD: u64 = 1 << 10;
 
 /// Every key's [`Slot`], live or dead, in bounded memory.
 ///
@@ -290,6 +306,66 @@ impl Keys {
         self.far.get(&key).copied().unwrap_or(Packed::EMPTY)
     }
 
+    /// Starts bringing the slot of `key` into the cache, for a check a few ops later.
+    #[inline]
+    fn prefetch(&self, key: u64) {
+        if let Some(slot) = key
+            .checked_sub(self.base)
+            .and_then(|i| self.window.get(i as usize))
+        {
+            crate::prefetch::prefetch(slot);
+        }
+    }
+
+    /// The window's slot for `key`, if the window holds it.
+    #[inline]
+    fn window_slot(&mut self, key: u64) -> Option<&mut Packed> {
+        let i = key.checked_sub(self.base)?;
+        if i >= self.window.len() as u64 {
+            return None;
+        }
+        Some(&mut self.window[i as usize])
+    }
+
+    /// [`Keys::put`] of a block live outside any arena, when its key is in the window
+    /// and not live: the slot written and counted, and `true`. Otherwise nothing changes
+    /// and [`Keys::put`] is what does it.
+    #[inline]
+    fn put_live_in_window(&mut self, key: u64) -> bool {
+        match self.window_slot(key) {
+            Some(slot) if !slot.is_live() => {
+                *slot = Packed::live_as_itself(key);
+                self.live += 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// [`Keys::bury`] of a block freed, when its key is in the window, it is live
+    /// outside any arena, and the generation has room: the slot written and counted, and
+    /// `true`. Otherwise nothing changes.
+    #[inline]
+    fn bury_freed_in_window(&mut self, key: u64, line: u64) -> bool {
+        if self.in_gen >= GENERATION {
+            return false;
+        }
+        let gen = self.gen;
+        match self.window_slot(key) {
+            Some(slot) if slot.is_live_without_arena() => {
+                *slot = Packed::pack(Slot::Dead {
+                    line,
+                    how: Death::Freed,
+                    gen,
+                });
+                self.live -= 1;
+                self.in_gen += 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Whether `key` is a live block.
     #[inline]
     fn is_live(&self, key: u64) -> bool {
@@ -338,7 +414,7 @@ impl Keys {
         }
         let end = self.end();
         if key >= end && key - end < MIN_SPAN {
-            self.grow(key + 1);
+            self.grow(key.saturating_add(1 + GROW_AHEAD));
         }
         let place = if key >= self.base && key < self.end() {
             &mut self.window[(key - self.base) as usize]
@@ -425,6 +501,13 @@ impl Checker {
         }
     }
 
+    /// Starts bringing what the checker knows of `key` into the cache: checking a batch
+    /// of events, it fetches a few ahead (see [`crate::prefetch`]).
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        self.keys.prefetch(key);
+    }
+
     fn live(&self, key: u64) -> Option<Live> {
         match self.keys.get(key) {
             Slot::Live(b) => Some(b),
@@ -433,7 +516,25 @@ impl Checker {
     }
 
     /// Checks an event of a trace whose blocks are named by id, and records it.
+    #[inline]
     pub fn event(&mut self, line: u64, event: &Event) -> Result<(), Problem> {
+        // Nearly every event is one of these two, and their keys are in the window: one
+        // slot read and written, without the general path's calls.
+        let done = match *event {
+            Event::Alloc {
+                id, arena: None, ..
+            } => self.keys.put_live_in_window(id),
+            Event::Free { id, .. } => self.keys.bury_freed_in_window(id, line),
+            _ => false,
+        };
+        if done {
+            return Ok(());
+        }
+        self.any_event(line, event)
+    }
+
+    /// [`Checker::event`] the general way.
+    fn any_event(&mut self, line: u64, event: &Event) -> Result<(), Problem> {
         match *event {
             Event::Alloc { id, arena, .. } => self.alloc(id, id, arena),
             Event::Free { id, .. } => self.free(line, id).map(|_| ()),

@@ -143,6 +143,21 @@ impl<R: Read> Lines<R> {
         }
     }
 
+    /// The bytes read from the stream and not yet taken as lines: a reader that can take
+    /// many lines at once reads them here, then says how many with [`Lines::skip`].
+    #[inline]
+    pub fn unread(&self) -> &[u8] {
+        &self.buf[self.start..self.end]
+    }
+
+    /// Takes the first `bytes` of [`Lines::unread`] as `lines` lines read.
+    #[inline]
+    pub fn skip(&mut self, bytes: usize, lines: u64) {
+        debug_assert!(self.start + bytes <= self.end);
+        self.start += bytes;
+        self.number += lines;
+    }
+
     /// The number of lines read so far.
     pub fn count(&self) -> u64 {
         self.number

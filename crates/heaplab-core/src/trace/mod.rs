@@ -13,6 +13,7 @@
 
 pub mod check;
 mod fast;
+mod feed;
 mod lines;
 pub mod mtrace;
 pub mod native;
@@ -32,10 +33,10 @@ use crate::workload::Sink;
 
 pub use check::{Problem, ProblemKind};
 
-use check::{Checker, ReallocOf};
 pub use native::{parse_line, write_event};
 pub use rep::RepHeader;
 
+use feed::Feed;
 use lines::Lines;
 use parse::Parser;
 
@@ -170,219 +171,6 @@ impl<E: fmt::Display> EventSink for &mut Sink<'_, E> {
     }
 }
 
-/// Events checked and held before they go to the sink together: enough that the sink's
-/// cost per call and the parser's and the simulator's code taking turns in the caches
-/// are spread thin, few enough that the batch stays in the first-level cache.
-const BATCH: usize = 512;
-
-/// Where a format sends what it reads: events go to the sink, problems stop the import
-/// or, when lenient, are counted.
-///
-/// Events are sent on in batches ([`EventSink::events`]), each with its line kept for a
-/// refusal's message. Whatever stops the import first flushes the batch
-/// ([`Feed::settle`]): a refusal of an event held there is on an earlier line than the
-/// problem found after it, and is the error reported, as it would have been had each
-/// event gone to the sink as soon as it was read.
-#[derive(Debug)]
-struct Feed<S> {
-    name: String,
-    lenient: bool,
-    strict: bool,
-    skipped: Skipped,
-    null_frees: u64,
-    null_reallocs: u64,
-    sink: S,
-    batch: Vec<Event>,
-    /// The line of each event in `batch`.
-    batch_lines: Vec<u64>,
-}
-
-impl<S: EventSink> Feed<S> {
-    fn new(name: &str, options: &ImportOptions, sink: S) -> Feed<S> {
-        Feed {
-            name: name.to_string(),
-            lenient: options.lenient,
-            strict: options.strict,
-            skipped: Skipped::new(),
-            null_frees: 0,
-            null_reallocs: 0,
-            sink,
-            batch: Vec::with_capacity(BATCH),
-            batch_lines: Vec::with_capacity(BATCH),
-        }
-    }
-
-    /// Sends an event on, in the next batch; an event the simulator refuses stops the
-    /// import at its line.
-    #[inline]
-    fn emit(&mut self, line: u64, event: Event) -> Result<(), TraceError> {
-        self.batch.push(event);
-        self.batch_lines.push(line);
-        if self.batch.len() >= BATCH {
-            return self.flush();
-        }
-        Ok(())
-    }
-
-    /// [`Feed::emit`] with the call site the event's line named, if any. A sited event
-    /// goes on by itself, after the batch before it, so that the sink sees every event in
-    /// the trace's order and can number them.
-    #[inline]
-    fn emit_at(&mut self, line: u64, event: Event, site: Option<u64>) -> Result<(), TraceError> {
-        let Some(site) = site else {
-            return self.emit(line, event);
-        };
-        self.flush()?;
-        match self.sink.sited_event(event, site) {
-            Ok(()) => Ok(()),
-            Err(e) => Err(self.fail(line, e.to_string())),
-        }
-    }
-
-    /// A `site` line, after the events before it, so that a sink that writes the trace
-    /// out again (`heaplab convert`) keeps the lines in their order.
-    fn site_name(&mut self, addr: u64, name: &str) -> Result<(), TraceError> {
-        self.flush()?;
-        self.sink.site_name(addr, name);
-        Ok(())
-    }
-
-    /// Sends the batch to the sink.
-    fn flush(&mut self) -> Result<(), TraceError> {
-        let result = self.sink.events(&mut self.batch);
-        self.batch.clear();
-        match result {
-            Ok(()) => {
-                self.batch_lines.clear();
-                Ok(())
-            }
-            Err((i, e)) => {
-                let line = self.batch_lines[i];
-                self.batch_lines.clear();
-                Err(self.fail(line, e.to_string()))
-            }
-        }
-    }
-
-    /// What reading up to here comes to: an error stops the import only once the events
-    /// read before it have gone to the sink, and a refusal of one of those is the error.
-    #[inline]
-    fn settle<T>(&mut self, result: Result<T, TraceError>) -> Result<T, TraceError> {
-        match result {
-            Ok(v) => Ok(v),
-            Err(e) => {
-                self.flush()?;
-                Err(e)
-            }
-        }
-    }
-
-    /// A bad line or event: an error, or one more of its kind skipped.
-    #[cold]
-    fn problem(&mut self, line: u64, problem: Problem) -> Result<(), TraceError> {
-        if self.lenient {
-            *self.skipped.entry(problem.kind).or_default() += 1;
-            Ok(())
-        } else {
-            Err(self.fail(line, problem.message))
-        }
-    }
-
-    /// An event of a trace whose blocks are named by id (`.trace`, `.rep`), checked and
-    /// sent on. Unless strict, a realloc of an id never allocated is the allocation
-    /// `realloc(NULL, n)` makes, and is counted.
-    #[inline]
-    fn op(&mut self, checker: &mut Checker, line: u64, event: Event) -> Result<(), TraceError> {
-        self.op_at(checker, line, event, None)
-    }
-
-    /// [`Feed::op`] for an event with its call site, when its line named one.
-    #[inline]
-    fn op_at(
-        &mut self,
-        checker: &mut Checker,
-        line: u64,
-        event: Event,
-        site: Option<u64>,
-    ) -> Result<(), TraceError> {
-        if let Event::Realloc { id, size, thread } = event {
-            if !self.strict {
-                return match checker.realloc_or_alloc(id) {
-                    Ok(ReallocOf::Live) => self.emit_at(line, event, site),
-                    Ok(ReallocOf::Nothing) => {
-                        self.null_reallocs += 1;
-                        self.emit_at(
-                            line,
-                            Event::Alloc {
-                                id,
-                                size,
-                                align: crate::event::DEFAULT_ALIGN,
-                                arena: None,
-                                thread,
-                            },
-                            site,
-                        )
-                    }
-                    Err(problem) => self.problem(line, problem),
-                };
-            }
-        }
-        match checker.event(line, &event) {
-            Ok(()) => self.emit_at(line, event, site),
-            Err(problem) => self.problem(line, problem),
-        }
-    }
-
-    /// A `free(NULL)`: nothing happens to memory, and it is counted; when strict, it is
-    /// the bad line it was before recorders' conventions were taken in, `refusal`.
-    #[inline]
-    fn null_free(
-        &mut self,
-        line: u64,
-        refusal: impl FnOnce() -> Problem,
-    ) -> Result<(), TraceError> {
-        if self.strict {
-            return self.problem(line, refusal());
-        }
-        self.null_frees += 1;
-        Ok(())
-    }
-
-    #[cold]
-    fn fail(&self, line: u64, message: String) -> TraceError {
-        TraceError {
-            name: self.name.clone(),
-            line,
-            message,
-        }
-    }
-
-    /// Bytes as text, or an error at their line.
-    #[inline]
-    fn text<'b>(&self, line: u64, bytes: &'b [u8]) -> Result<&'b str, TraceError> {
-        std::str::from_utf8(bytes).map_err(|_| self.fail(line, lines::not_text()))
-    }
-
-    /// What the import found, once the last line is read.
-    fn imported(
-        &self,
-        format: Format,
-        rep_header: Option<RepHeader>,
-        gzip: bool,
-        lines: u64,
-    ) -> Imported {
-        Imported {
-            format,
-            rep_header,
-            gzip,
-            lines,
-            null_frees: self.null_frees,
-            null_reallocs: self.null_reallocs,
-            skipped: self.lenient.then(|| self.skipped.clone()),
-        }
-    }
-}
-
 /// Reads a trace of any known format from `input`, gzip'd or not, sending each event to
 /// `sink`. `name` is the file's name, used in messages and, when the content does not
 /// say, to pick the format by extension.
@@ -418,7 +206,7 @@ pub fn import_into<R: Read, S: EventSink>(
     let (format, rep_header) = parser.finish(&mut feed)?;
     feed.flush()?;
     let imported = feed.imported(format, rep_header, gzip, lines.count());
-    Ok((imported, feed.sink))
+    Ok((imported, feed.into_sink()))
 }
 
 /// Reads a trace into `sink` as [`import`] does, keeping the call sites its lines name.
@@ -438,10 +226,14 @@ fn read_lines<R: Read, S: EventSink>(
     parser: &mut Parser,
     feed: &mut Feed<S>,
 ) -> Result<(), TraceError> {
-    while let Some((line, bytes)) = lines.next_bytes().map_err(|(line, m)| feed.fail(line, m))? {
-        parser.line(feed, line, bytes)?;
+    loop {
+        let (bytes, n) = parser.plain(feed, lines.count() + 1, lines.unread())?;
+        lines.skip(bytes, n);
+        match lines.next_bytes().map_err(|(line, m)| feed.fail(line, m))? {
+            Some((line, bytes)) => parser.line(feed, line, bytes)?,
+            None => return Ok(()),
+        }
     }
-    Ok(())
 }
 
 fn name_without_gz(name: &str) -> &str {

@@ -23,7 +23,7 @@
 
 use std::io::{self, Write};
 
-use super::check::{Checker, Problem, ProblemKind};
+use super::check::{Problem, ProblemKind};
 use super::fast;
 use super::sites::{hex, parse_addr};
 use super::{EventSink, Feed, TraceError};
@@ -35,17 +35,16 @@ pub const OPS: &[&str] = &["a", "f", "r", "p", "arena", "reset", "drop", "site"]
 /// Reads one line of a `.trace`: its event checked and sent to the feed.
 #[inline]
 pub(super) fn line<S: EventSink>(
-    checker: &mut Checker,
     feed: &mut Feed<S>,
     line: u64,
     bytes: &[u8],
 ) -> Result<(), TraceError> {
     if let Some(event) = fast::op(bytes) {
-        return feed.op(checker, line, event);
+        return feed.op(line, event);
     }
     match parse_line(feed.text(line, bytes)?) {
-        Ok(Some(Line::Event(event))) => feed.op(checker, line, event),
-        Ok(Some(Line::Sited(event, site))) => feed.op_at(checker, line, event, Some(site)),
+        Ok(Some(Line::Event(event))) => feed.op(line, event),
+        Ok(Some(Line::Sited(event, site))) => feed.op_at(line, event, site),
         Ok(Some(Line::SiteName(addr, name))) => feed.site_name(addr, &name),
         Ok(Some(Line::NullFree)) => feed.null_free(line, null_free_refused),
         Ok(None) => Ok(()),

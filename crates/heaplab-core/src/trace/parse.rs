@@ -3,15 +3,14 @@
 //! every numbered line here, so the two read every format the same way, with the same
 //! messages at the same lines.
 
-use super::check::{Checker, Naming};
-use super::{mtrace, native, rep, EventSink, Feed, Format, RepHeader, TraceError};
+use super::{fast, mtrace, native, rep, EventSink, Feed, Format, RepHeader, TraceError};
 
 /// The format's reader, once the first line that says something has picked it.
 #[derive(Debug)]
 pub(super) enum Parser {
     /// No line has said anything yet.
     Sniff,
-    Trace(Checker),
+    Trace,
     Rep(rep::Reader),
     Mtrace(mtrace::Reader),
 }
@@ -30,10 +29,28 @@ impl Parser {
         bytes: &[u8],
     ) -> Result<(), TraceError> {
         match self {
-            Parser::Trace(checker) => native::line(checker, feed, line, bytes),
+            Parser::Trace => native::line(feed, line, bytes),
             Parser::Rep(reader) => reader.line(feed, line, bytes),
             Parser::Mtrace(reader) => reader.line(feed, line, bytes),
             Parser::Sniff => self.sniff(feed, line, bytes),
+        }
+    }
+
+    /// Reads the plain op lines at the start of `bytes` (see [`fast::ops`]), line `line`
+    /// first, in one pass; returns the bytes and lines read, which may be none. Formats
+    /// other than `.trace` and a `.rep`'s op lines read every line with
+    /// [`Parser::line`].
+    #[inline]
+    pub fn plain<S: EventSink>(
+        &mut self,
+        feed: &mut Feed<S>,
+        line: u64,
+        bytes: &[u8],
+    ) -> Result<(usize, u64), TraceError> {
+        match self {
+            Parser::Trace => fast::ops(bytes, |i, event| feed.op(line + i, event)),
+            Parser::Rep(reader) => reader.plain(feed, line, bytes),
+            Parser::Mtrace(_) | Parser::Sniff => Ok((0, 0)),
         }
     }
 
@@ -72,7 +89,7 @@ impl Parser {
             }
         };
         *self = match format {
-            Format::Trace => Parser::Trace(Checker::new(Naming::Id)),
+            Format::Trace => Parser::Trace,
             Format::Rep => Parser::Rep(rep::Reader::new()),
             Format::Mtrace => Parser::Mtrace(mtrace::Reader::new()),
         };
@@ -86,7 +103,7 @@ impl Parser {
         feed: &mut Feed<S>,
     ) -> Result<(Format, Option<RepHeader>), TraceError> {
         match self {
-            Parser::Sniff | Parser::Trace(_) => Ok((Format::Trace, None)),
+            Parser::Sniff | Parser::Trace => Ok((Format::Trace, None)),
             Parser::Rep(reader) => Ok((Format::Rep, reader.finish(feed)?)),
             Parser::Mtrace(reader) => {
                 reader.finish(feed)?;

@@ -21,7 +21,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use super::check::{Checker, Naming, Problem, ProblemKind};
+use super::check::{Problem, ProblemKind};
 use super::fast;
 use super::native::{null_free_refused, number, Line};
 use super::{EventSink, Feed, TraceError};
@@ -74,7 +74,6 @@ pub(super) struct Reader {
     header: Vec<(u64, u64)>,
     /// Whether the header is over and op lines are being read.
     in_ops: bool,
-    checker: Checker,
     ops: u64,
     max_id: Option<u64>,
 }
@@ -84,7 +83,6 @@ impl Reader {
         Reader {
             header: Vec::with_capacity(4),
             in_ops: false,
-            checker: Checker::new(Naming::Id),
             ops: 0,
             max_id: None,
         }
@@ -136,7 +134,26 @@ impl Reader {
         {
             self.max_id = self.max_id.max(Some(id));
         }
-        feed.op(&mut self.checker, line, event)
+        feed.op(line, event)
+    }
+
+    /// [`Reader::line`] for a run of plain op lines, once the header is over.
+    #[inline]
+    pub fn plain<S: EventSink>(
+        &mut self,
+        feed: &mut Feed<S>,
+        line: u64,
+        bytes: &[u8],
+    ) -> Result<(usize, u64), TraceError> {
+        if !self.in_ops {
+            return Ok((0, 0));
+        }
+        let Reader { ops, max_id, .. } = self;
+        fast::ops(bytes, |i, event| {
+            *ops += 1;
+            *max_id = (*max_id).max(event.block());
+            feed.op(line + i, event)
+        })
     }
 
     /// After the last line: the header whose counts agree with the op lines read, or

@@ -61,11 +61,13 @@ enum Stop {
 }
 
 impl Splitter {
-    /// Hands every line that `data` completes to `each`, and keeps the rest.
-    fn push(
+    /// Reads every line that `data` completes with `parser`, and keeps the rest: runs of
+    /// plain op lines in one pass ([`Parser::plain`]), the others one at a time.
+    fn push<S: EventSink>(
         &mut self,
         mut data: &[u8],
-        mut each: impl FnMut(u64, &[u8]) -> Result<(), TraceError>,
+        parser: &mut Parser,
+        feed: &mut Feed<S>,
     ) -> Result<(), Stop> {
         if !self.carry.is_empty() {
             let Some(end) = memchr::memchr(b'\n', data) else {
@@ -74,16 +76,27 @@ impl Splitter {
             self.carry.extend_from_slice(&data[..end]);
             data = &data[end + 1..];
             self.number += 1;
-            each(self.number, trim_cr(&self.carry)).map_err(Stop::Failed)?;
+            parser
+                .line(feed, self.number, trim_cr(&self.carry))
+                .map_err(Stop::Failed)?;
             self.carry.clear();
         }
         let mut start = 0;
-        for end in memchr::memchr_iter(b'\n', data) {
+        loop {
+            let (bytes, lines) = parser
+                .plain(feed, self.number + 1, &data[start..])
+                .map_err(Stop::Failed)?;
+            start += bytes;
+            self.number += lines;
+            let Some(len) = memchr::memchr(b'\n', &data[start..]) else {
+                return self.keep(&data[start..]);
+            };
             self.number += 1;
-            each(self.number, trim_cr(&data[start..end])).map_err(Stop::Failed)?;
-            start = end + 1;
+            parser
+                .line(feed, self.number, trim_cr(&data[start..start + len]))
+                .map_err(Stop::Failed)?;
+            start += len + 1;
         }
-        self.keep(&data[start..])
     }
 
     /// Keeps the start of a line, refusing one longer than [`MAX_LINE_BYTES`].
@@ -96,16 +109,17 @@ impl Splitter {
     }
 
     /// The last line, when the stream does not end with a line end.
-    fn finish(
+    fn finish<S: EventSink>(
         &mut self,
-        each: impl FnOnce(u64, &[u8]) -> Result<(), TraceError>,
+        parser: &mut Parser,
+        feed: &mut Feed<S>,
     ) -> Result<(), TraceError> {
         if self.carry.is_empty() {
             return Ok(());
         }
         self.number += 1;
         let line = std::mem::take(&mut self.carry);
-        each(self.number, trim_cr(&line))
+        parser.line(feed, self.number, trim_cr(&line))
     }
 }
 
@@ -171,7 +185,7 @@ impl<S: EventSink> TraceStream<S> {
         match input {
             Input::Opening(_) => unreachable!("decided above"),
             Input::Plain => {
-                let result = lines.push(chunk, |line, bytes| parser.line(feed, line, bytes));
+                let result = lines.push(chunk, parser, feed);
                 stopped(feed, result)
             }
             Input::Gzip(inflater) => {
@@ -180,7 +194,7 @@ impl<S: EventSink> TraceStream<S> {
                         return Err(feed.fail(lines.number + 1, format!("cannot read: {e}")));
                     }
                     let text = inflater.get_mut();
-                    let result = lines.push(text, |line, bytes| parser.line(feed, line, bytes));
+                    let result = lines.push(text, parser, feed);
                     text.clear();
                     stopped(feed, result)?;
                 }
@@ -226,13 +240,13 @@ impl<S: EventSink> TraceStream<S> {
             ..
         } = self;
         let mut parser = parser;
-        let last = lines.finish(|line, bytes| parser.line(&mut feed, line, bytes));
+        let last = lines.finish(&mut parser, &mut feed);
         feed.settle(last)?;
         feed.flush()?;
         let (format, rep_header) = parser.finish(&mut feed)?;
         feed.flush()?;
         let imported = feed.imported(format, rep_header, gzip, lines.number);
-        Ok((imported, feed.sink))
+        Ok((imported, feed.into_sink()))
     }
 }
 

@@ -296,6 +296,44 @@ fn a_refusal_in_a_batch_comes_before_a_bad_line_after_it_and_after_one_before_it
     assert_eq!(err.to_string(), "g.trace:999: event 999: out of memory");
 }
 
+/// Ops are checked a batch at a time, yet a problem the checker finds comes in line
+/// order too: after a refusal of an earlier event, before a bad line after it.
+#[test]
+fn a_problem_the_checker_finds_in_a_batch_is_reported_in_line_order() {
+    let mut lines: Vec<String> = (0..2000).map(|i| format!("a {i} 8")).collect();
+    lines[1300] = "f 5".into();
+    lines[1400] = "f 5".into();
+    lines[1500] = "a 1500 x".into();
+    let text = lines.join("\n") + "\n";
+    let double = "c.trace:1401: double free of id 5 (freed at line 1301)";
+    for (refuse, message) in [
+        (1200, "c.trace:1200: event 1200: out of memory"),
+        (1390, "c.trace:1390: event 1390: out of memory"),
+        (1401, double),
+        (1999, double),
+    ] {
+        let sink = Refusing { taken: 0, refuse };
+        let pulled = import_into(text.as_bytes(), "c.trace", &ImportOptions::default(), sink)
+            .map(|_| ())
+            .unwrap_err();
+        assert_eq!(pulled.to_string(), message, "refusing event {refuse}");
+        for size in [5, 4096] {
+            let mut stream = stream::TraceStream::new(
+                "c.trace",
+                &ImportOptions::default(),
+                Refusing { taken: 0, refuse },
+            );
+            let pushed = text
+                .as_bytes()
+                .chunks(size)
+                .try_for_each(|chunk| stream.push(chunk))
+                .and_then(|()| stream.finish().map(|_| ()))
+                .unwrap_err();
+            assert_eq!(pushed.to_string(), message, "pushed {size} bytes at a time");
+        }
+    }
+}
+
 // ------------------------------------------------------------------------------------
 // Lenient: skip and count
 
