@@ -306,17 +306,6 @@ impl Keys {
         self.far.get(&key).copied().unwrap_or(Packed::EMPTY)
     }
 
-    /// Starts bringing the slot of `key` into the cache, for a check a few ops later.
-    #[inline]
-    fn prefetch(&self, key: u64) {
-        if let Some(slot) = key
-            .checked_sub(self.base)
-            .and_then(|i| self.window.get(i as usize))
-        {
-            crate::prefetch::prefetch(slot);
-        }
-    }
-
     /// The window's slot for `key`, if the window holds it.
     #[inline]
     fn window_slot(&mut self, key: u64) -> Option<&mut Packed> {
@@ -499,13 +488,6 @@ impl Checker {
             keys: Keys::new(),
             arenas: FxHashMap::default(),
         }
-    }
-
-    /// Starts bringing what the checker knows of `key` into the cache: checking a batch
-    /// of events, it fetches a few ahead (see [`crate::prefetch`]).
-    #[inline]
-    pub fn prefetch(&self, key: u64) {
-        self.keys.prefetch(key);
     }
 
     fn live(&self, key: u64) -> Option<Live> {

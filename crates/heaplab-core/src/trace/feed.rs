@@ -11,18 +11,14 @@ use crate::event::Event;
 /// second-level cache.
 const BATCH: usize = 512;
 
-/// How many ops ahead the checker fetches the record of the block an op names. A free
-/// names a block allocated at random in the past, whose record is a cache miss more
-/// often than not; fetched this far ahead, it has arrived when its turn comes.
-const CHECK_AHEAD: usize = 8;
-
 /// The state of one import between its reader and its sink.
 ///
 /// Events are held in `batch` and sent on together ([`EventSink::events`]), each with
 /// its line kept for a refusal's message. Op lines of the formats that name blocks by id
 /// (`.trace`, `.rep`) join the batch unchecked ([`Feed::op`]) and are checked in place
-/// just before it goes, so that the checker can fetch the records of the blocks a few
-/// ops ahead. Whatever stops the import first flushes both ([`Feed::settle`]): a problem
+/// just before it goes: the parser, the checker and the simulator each run through the
+/// batch in turn, each with its own code and data in the caches. (Fetching the
+/// checker's slots a few ops ahead was tried here, and made the import slower.) Whatever stops the import first flushes both ([`Feed::settle`]): a problem
 /// with an op held there, or a refusal of one, is on an earlier line than the problem
 /// found after it, and is the error reported, as it would have been had each line been
 /// checked and sent on as soon as it was read.
@@ -133,9 +129,6 @@ impl<S: EventSink> Feed<S> {
         let (mut kept, n) = (self.checked, batch.len());
         let mut result = Ok(());
         for i in self.checked..n {
-            if let Some(key) = batch.get(i + CHECK_AHEAD).and_then(Event::block) {
-                self.checker.prefetch(key);
-            }
             let line = self.batch_lines[i];
             match self.check(line, &mut batch[i]) {
                 Ok(true) => {
