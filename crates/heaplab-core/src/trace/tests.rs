@@ -241,6 +241,27 @@ impl EventSink for Refusing {
     }
 }
 
+/// That importing `text` as `name` into a sink refusing event `refuse` stops with
+/// `message`, read whole and pushed `sizes` bytes at a time.
+fn assert_stops_at(text: &str, name: &str, refuse: u64, message: &str, sizes: &[usize]) {
+    let sink = Refusing { taken: 0, refuse };
+    let pulled = import_into(text.as_bytes(), name, &ImportOptions::default(), sink)
+        .map(|_| ())
+        .unwrap_err();
+    assert_eq!(pulled.to_string(), message, "refusing event {refuse}");
+    for &size in sizes {
+        let sink = Refusing { taken: 0, refuse };
+        let mut stream = stream::TraceStream::new(name, &ImportOptions::default(), sink);
+        let pushed = text
+            .as_bytes()
+            .chunks(size)
+            .try_for_each(|chunk| stream.push(chunk))
+            .and_then(|()| stream.finish().map(|_| ()))
+            .unwrap_err();
+        assert_eq!(pushed.to_string(), message, "pushed {size} bytes at a time");
+    }
+}
+
 /// Events go to the sink in batches, yet what stops an import is what would have
 /// stopped it had each event gone on as soon as it was read: a refused event before a
 /// bad line is the error, a bad line before a refused event is.
@@ -264,25 +285,7 @@ fn a_refusal_in_a_batch_comes_before_a_bad_line_after_it_and_after_one_before_it
         ),
     ];
     for (refuse, message) in cases {
-        let sink = Refusing { taken: 0, refuse };
-        let pulled = import_into(text.as_bytes(), "r.trace", &ImportOptions::default(), sink)
-            .map(|_| ())
-            .unwrap_err();
-        assert_eq!(pulled.to_string(), message, "refusing event {refuse}");
-        for size in [7, 4096, 1 << 20] {
-            let mut stream = stream::TraceStream::new(
-                "r.trace",
-                &ImportOptions::default(),
-                Refusing { taken: 0, refuse },
-            );
-            let pushed = text
-                .as_bytes()
-                .chunks(size)
-                .try_for_each(|chunk| stream.push(chunk))
-                .and_then(|()| stream.finish().map(|_| ()))
-                .unwrap_err();
-            assert_eq!(pushed.to_string(), message, "pushed {size} bytes at a time");
-        }
+        assert_stops_at(&text, "r.trace", refuse, message, &[7, 4096, 1 << 20]);
     }
     // Without a bad line, a refusal in the last, partial batch is found at the end.
     let good: String = (0..1000).map(|i| format!("a {i} 8\n")).collect();
@@ -312,25 +315,7 @@ fn a_problem_the_checker_finds_in_a_batch_is_reported_in_line_order() {
         (1401, double),
         (1999, double),
     ] {
-        let sink = Refusing { taken: 0, refuse };
-        let pulled = import_into(text.as_bytes(), "c.trace", &ImportOptions::default(), sink)
-            .map(|_| ())
-            .unwrap_err();
-        assert_eq!(pulled.to_string(), message, "refusing event {refuse}");
-        for size in [5, 4096] {
-            let mut stream = stream::TraceStream::new(
-                "c.trace",
-                &ImportOptions::default(),
-                Refusing { taken: 0, refuse },
-            );
-            let pushed = text
-                .as_bytes()
-                .chunks(size)
-                .try_for_each(|chunk| stream.push(chunk))
-                .and_then(|()| stream.finish().map(|_| ()))
-                .unwrap_err();
-            assert_eq!(pushed.to_string(), message, "pushed {size} bytes at a time");
-        }
+        assert_stops_at(&text, "c.trace", refuse, message, &[5, 4096]);
     }
 }
 
