@@ -16,22 +16,8 @@ use crate::event::Event;
 /// The event of a plain op line, or `None` to have the full parser read it.
 #[inline]
 pub fn op(line: &[u8]) -> Option<Event> {
-    let (&op, rest) = line.split_first()?;
-    let rest = rest.strip_prefix(b" ")?;
-    let (id, rest) = number(rest)?;
-    match op {
-        b'f' if rest.is_empty() => Some(Event::free(id)),
-        b'a' | b'r' => {
-            let (size, rest) = number(rest.strip_prefix(b" ")?)?;
-            if !rest.is_empty() {
-                return None;
-            }
-            Some(if op == b'a' {
-                Event::alloc(id, size)
-            } else {
-                Event::realloc(id, size)
-            })
-        }
+    match fields(line)? {
+        (event, []) => Some(event),
         _ => None,
     }
 }
@@ -58,26 +44,33 @@ pub fn ops<E>(
 /// length with the `\n`.
 #[inline(always)]
 fn ended_op(bytes: &[u8]) -> Option<(Event, usize)> {
+    match fields(bytes)? {
+        (event, [b'\n', next @ ..]) => Some((event, bytes.len() - next.len())),
+        _ => None,
+    }
+}
+
+/// The op and numbers of a plain op line at the start of `bytes`, and what follows its
+/// last number (the line's end, for a plain line).
+#[inline(always)]
+fn fields(bytes: &[u8]) -> Option<(Event, &[u8])> {
     let [op, b' ', rest @ ..] = bytes else {
         return None;
     };
     let (id, after) = number(rest)?;
-    let (event, next) = match (*op, after) {
-        (b'f', [b'\n', next @ ..]) => (Event::free(id), next),
+    match (*op, after) {
+        (b'f', _) => Some((Event::free(id), after)),
         (b'a' | b'r', [b' ', sized @ ..]) => {
-            let (size, [b'\n', next @ ..]) = number(sized)? else {
-                return None;
-            };
+            let (size, after) = number(sized)?;
             let event = if *op == b'a' {
                 Event::alloc(id, size)
             } else {
                 Event::realloc(id, size)
             };
-            (event, next)
+            Some((event, after))
         }
-        _ => return None,
-    };
-    Some((event, bytes.len() - next.len()))
+        _ => None,
+    }
 }
 
 /// A run of decimal digits at the start of `bytes`, and what follows it; `None` when

@@ -130,10 +130,7 @@ impl Reader {
             Ok(Line::NullFree) => return feed.null_free(line, null_free_refused),
             Err(problem) => return feed.problem(line, problem),
         };
-        if let Event::Alloc { id, .. } | Event::Free { id, .. } | Event::Realloc { id, .. } = event
-        {
-            self.max_id = self.max_id.max(Some(id));
-        }
+        self.max_id = self.max_id.max(event.block());
         feed.op(line, event)
     }
 
