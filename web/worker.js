@@ -1,7 +1,7 @@
 // Runs simulations off the main thread so a large workload never freezes the page.
 //
 // Protocol: every request carries an `id`, and every message back carries it too.
-// - `{ id, configs, trace }` runs each config: `trace` is `{ file, lenient, strict, hash }`
+// - `{ id, configs, trace }` runs each config: `trace` is `{ file, lenient, strict }`
 //   when the workload is a trace file (file: a File or Blob) and null otherwise. A trace is read
 //   here with `file.stream()`, chunk by chunk, every config simulated as the chunks
 //   arrive (TraceRunner), so neither the page nor the worker ever holds the file; the
@@ -9,17 +9,18 @@
 //   workload runs config by config, answering `{ id, progress: { index, events } }`
 //   (config `index` has applied `events` events so far) now and then. Then exactly one
 //   of `{ id, ok: true, outputs }`, each output `{report, series}` as `run` (or
-//   TraceRunner) returned it, the series with the page operations so far, and with
-//   `hash` set `ref`, the `{name, bytes, sha256}` a link names the file by, worked out
-//   from the same chunks (so the file is streamed once for the run and the link); or
+//   TraceRunner) returned it, the series with the page operations so far; or
 //   `{ id, ok: false, index, message }`, `index` being the failing config's position
 //   (-1 when the trace itself failed: a bad line).
+// - `{ id, hash: { file, name } }` streams the file through TraceHasher: `{ id, ok: true,
+//   ref }`, `ref` the `{name, bytes, sha256}` a link names the file `name` by. The page
+//   asks it beside the runs of a large file, on another core.
 // - `{ id, scenario }` runs a seed scenario: `{ id, ok: true, scenario }`, the
 //   `{output, series}` that `run_scenario` returned.
 // Any failure outside a config's run answers `{ id, ok: false, index: -1, message }`.
 // The series' Float64Arrays are transferred, not copied: the worker keeps no result.
 
-import init, { TraceRunner, run, run_scenario } from './pkg/heaplab_wasm.js';
+import init, { TraceHasher, TraceRunner, run, run_scenario } from './pkg/heaplab_wasm.js';
 
 // Instantiation starts at once so the first run does not pay for it; a failure is
 // kept as a value rather than left as a rejected promise that nobody awaits yet.
@@ -66,8 +67,11 @@ function runAll(id, configs) {
   self.postMessage({ id, ok: true, outputs }, buffers(outputs.map((output) => output.series)));
 }
 
-/** Calls `each(chunk)` on every chunk of `file` as it is read, saying progress by bytes. */
-async function eachChunk(id, file, each) {
+/**
+ * Calls `each(chunk)` on every chunk of `file` as it is read; `onBytes(read)` hears the
+ * bytes read so far every few megabytes.
+ */
+async function eachChunk(file, each, onBytes = null) {
   const reader = file.stream().getReader();
   let read = 0;
   let said = 0;
@@ -76,32 +80,45 @@ async function eachChunk(id, file, each) {
     if (done) return;
     each(value);
     read += value.length;
-    if (read - said >= PROGRESS_BYTES) {
+    if (onBytes && read - said >= PROGRESS_BYTES) {
       said = read;
-      self.postMessage({ id, progress: { bytes: read } });
+      onBytes(read);
     }
   }
 }
 
 async function runTrace(id, configs, trace) {
-  const runner = new TraceRunner(configs, trace.lenient, trace.strict, Boolean(trace.hash));
+  const runner = new TraceRunner(configs, trace.lenient, trace.strict);
   let outputs;
-  let ref;
   try {
-    await eachChunk(id, trace.file, (chunk) => runner.push(chunk));
+    await eachChunk(trace.file, (chunk) => runner.push(chunk), (bytes) => self.postMessage({ id, progress: { bytes } }));
     outputs = runner.finish();
-    ref = runner.file_ref() ?? undefined;
   } catch (error) {
     answer(id, { ok: false, index: -1, message: messageOf(error) });
     return;
   } finally {
     runner.free();
   }
-  self.postMessage({ id, ok: true, outputs, ref }, buffers(outputs.map((output) => output.series)));
+  self.postMessage({ id, ok: true, outputs }, buffers(outputs.map((output) => output.series)));
+}
+
+async function hashFile(id, { file, name }) {
+  const hasher = new TraceHasher();
+  let ref;
+  try {
+    await eachChunk(file, (chunk) => hasher.push(chunk));
+    ref = hasher.finish(name);
+  } catch (error) {
+    answer(id, { ok: false, index: -1, message: messageOf(error) });
+    return;
+  } finally {
+    hasher.free();
+  }
+  answer(id, { ok: true, ref });
 }
 
 self.onmessage = async (event) => {
-  const { id, configs, trace, scenario } = event.data;
+  const { id, configs, trace, scenario, hash } = event.data;
   const loadError = await ready;
   if (loadError) {
     answer(id, { ok: false, index: -1, message: `could not load the WebAssembly module: ${messageOf(loadError)}` });
@@ -111,6 +128,8 @@ self.onmessage = async (event) => {
     if (scenario !== undefined) {
       const result = run_scenario(scenario);
       self.postMessage({ id, ok: true, scenario: result }, buffers(result.series));
+    } else if (hash) {
+      await hashFile(id, hash);
     } else if (trace) {
       await runTrace(id, configs, trace);
     } else {

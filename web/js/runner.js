@@ -157,12 +157,13 @@ export async function runConfigs(configs, trace, onProgress, expectedEvents = nu
  * A trace's configs, in as many groups as the pool has workers: each worker streams the
  * file once and simulates its group's configs side by side, so the file is read once a
  * worker rather than once a config (a sweep of twenty values reads it at most four times)
- * and every core still works.
+ * and every core still works. The hash a link names the file by is a request of its own,
+ * queued after the groups: a worker the groups leave free takes it at once, otherwise the
+ * first to finish. Worked out inside a group's run, it made that run the last to end.
  */
 async function runTraceConfigs(configs, trace, onProgress) {
-  // `onRef` stays here (a function cannot be posted); only the first group's worker
-  // hashes the file, from the chunks it runs.
-  const { onRef, ...posted } = trace;
+  // `onRef` stays here (a function cannot be posted).
+  const { onRef, hash, ...posted } = trace;
   const groups = Array.from({ length: Math.min(POOL_SIZE, configs.length) }, () => []);
   configs.forEach((_, index) => groups[index % groups.length].push(index));
   const size = trace.file.size;
@@ -172,27 +173,30 @@ async function runTraceConfigs(configs, trace, onProgress) {
     const bytesRead = read.reduce((sum, n) => sum + n, 0) / groups.length;
     onProgress?.({ share: size > 0 ? bytesRead / size : done / configs.length, done, total: configs.length, bytesRead, bytesTotal: size });
   };
-  const answers = await Promise.all(
-    groups.map((members, group) =>
-      ask(
-        { configs: members.map((index) => configs[index]), trace: { ...posted, hash: group === 0 && Boolean(posted.hash) } },
-        {
-          onProgress: ({ bytes }) => {
-            read[group] = bytes;
-            say();
-          },
-          // A bad line fails every config of the group alike, at its line.
-          where: () => (members.length === 1 ? configLabel(configs[members[0]], members[0]) : ''),
+  const runs = groups.map((members, group) =>
+    ask(
+      { configs: members.map((index) => configs[index]), trace: posted },
+      {
+        onProgress: ({ bytes }) => {
+          read[group] = bytes;
+          say();
         },
-      ).then((answer) => {
-        done += members.length;
-        read[group] = size;
-        say();
-        return answer;
-      }),
-    ),
+        // A bad line fails every config of the group alike, at its line.
+        where: () => (members.length === 1 ? configLabel(configs[members[0]], members[0]) : ''),
+      },
+    ).then((answer) => {
+      done += members.length;
+      read[group] = size;
+      say();
+      return answer;
+    }),
   );
-  if (answers[0]?.ref) onRef?.(answers[0].ref);
+  const hashed = hash ? ask({ hash: { file: trace.file, name: configs[0]?.workload?.path ?? '' } }) : Promise.resolve(null);
+  // A run that fails is what the page says; the hash of its file is then never awaited.
+  hashed.catch(() => {});
+  const answers = await Promise.all(runs);
+  const ref = (await hashed)?.ref;
+  if (ref) onRef?.(ref);
   const outputs = new Array(configs.length);
   answers.forEach((answer, group) => {
     answer.outputs.forEach((output, k) => {

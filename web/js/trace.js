@@ -1,10 +1,11 @@
 // The trace file a "Trace file…" workload replays, and what the page's link says of it.
 //
 // The page never reads a large trace itself: the File goes to the workers, which stream
-// it (worker.js), and the hash a link names it by is worked out there from the chunks
-// the run reads, so a file is streamed once; until it has run, a link names it by name
-// and size. A file small enough to read whole is hashed here at once. A file over the page's limits (the core's, through wasm) is refused before a byte
-// of it is read, with the limit named. A link names the file by name, size and SHA-256, so that
+// it (worker.js), and the hash a link names it by is worked out by one more worker
+// streaming it beside the run's first; until it has run, a link names it by name and
+// size. A file small enough to read whole is hashed here at once. A file over the page's
+// limits (the core's, through wasm) is refused before a byte of it is read, with the
+// limit named. A link names the file by name, size and SHA-256, so that
 // whoever opens it and loads a file can be told whether it is the same one; a small
 // text trace (UTF-8, not gzip, 64 KiB or less once deflated, as the core's
 // `link::embeddable` decides) goes into the link itself, so that the link alone
@@ -65,7 +66,7 @@ function refOf(name, bytes) {
 /**
  * Checks `file` against the limits and decides whether it can travel in the link. A
  * file short enough to is read here, and hashed from those bytes; a larger one is
- * hashed by the run that streams it, so it is read once.
+ * hashed beside its first run.
  */
 async function describe(file) {
   await checkSize(file);
@@ -178,8 +179,8 @@ export function dropEmbedding() {
 /**
  * What the workers stream for a run of `form` (as `readForm` read it), `{ file, lenient,
  * strict, hash, onRef }`: the file checked against the limits again (a refused one never
- * runs). A file not hashed yet is hashed by the run from the chunks it reads (`hash`),
- * and `onRef` takes the hash in, so the link names what ran.
+ * runs). A file not hashed yet is hashed beside the run (`hash`), and `onRef` takes the
+ * hash in, so the link names what ran.
  */
 export async function traceInput({ lenient, strict }) {
   if (!source) {

@@ -7,7 +7,6 @@ use std::io::Read;
 use serde::Serialize;
 
 use crate::config::RunConfig;
-use crate::link::{TraceHasher, TraceRef};
 use crate::params::ParamError;
 use crate::provider::SimProvider;
 use crate::series::{PageOpsCurve, Series};
@@ -151,10 +150,6 @@ fn trace_workload(config: &RunConfig) -> Result<(), RunError> {
 pub struct TraceRun {
     stream: TraceStream<Simulations>,
     configs: Vec<RunConfig>,
-    /// The file's name, size and SHA-256 worked out from the same chunks, when asked
-    /// for ([`TraceRun::hash_as_read`]): the page then streams a file once, for the run
-    /// and for the link that names it.
-    hasher: Option<TraceHasher>,
 }
 
 /// Every config's simulation, each given every event.
@@ -216,28 +211,11 @@ impl TraceRun {
         Ok(TraceRun {
             stream: TraceStream::new(&name, options, Simulations(sims)),
             configs: resolved,
-            hasher: None,
         })
-    }
-
-    /// Hashes the file as it is read, for [`TraceRun::file_ref`]. Asked before the
-    /// first chunk is pushed.
-    pub fn hash_as_read(&mut self) {
-        self.hasher = Some(TraceHasher::default());
-    }
-
-    /// What a link says of the file `name`, made of the chunks pushed so far (all of
-    /// them, once the run has read the file): `None` unless [`TraceRun::hash_as_read`]
-    /// was asked.
-    pub fn file_ref(&self, name: &str) -> Option<TraceRef> {
-        self.hasher.clone().map(|h| h.finish(name))
     }
 
     /// The next bytes of the trace file; a bad line stops the run with `file:line`.
     pub fn push(&mut self, chunk: &[u8]) -> Result<(), RunError> {
-        if let Some(hasher) = &mut self.hasher {
-            hasher.push(chunk);
-        }
         self.stream
             .push(chunk)
             .map_err(|e| RunError::Event(e.to_string()))
@@ -418,13 +396,9 @@ mod tests {
         config.series_points = 50;
         let options = ImportOptions::default();
         let mut streamed = TraceRun::new(std::slice::from_ref(&config), &options).unwrap();
-        assert_eq!(streamed.file_ref("t.trace"), None);
-        // The link's name, size and hash come from the chunks the run reads.
-        streamed.hash_as_read();
         for chunk in text.as_bytes().chunks(777) {
             streamed.push(chunk).unwrap();
         }
-        let hashed = streamed.file_ref("t.trace").unwrap();
         let (out, curve) = streamed.finish_with_page_ops().unwrap().remove(0);
         let (fed, fed_curve) = record_page_ops(&config, Progress::none(), |sink| {
             trace::import(text.as_bytes(), "t.trace", &options, sink)
@@ -434,7 +408,6 @@ mod tests {
         .unwrap();
         assert_eq!(out.report, fed.report);
         assert_eq!(curve, fed_curve);
-        assert_eq!(hashed, crate::link::trace_ref("t.trace", text.as_bytes()));
         assert_eq!(curve.t, out.series.t);
         assert!(curve.commits.last().is_some_and(|&c| c > 0));
     }

@@ -1,9 +1,8 @@
 //! A trace file streamed through the worker: the worker reads `File.stream()` and pushes
 //! each chunk here, so the file is never held whole, in the worker or in the page. The
 //! reading, gzip detection and inflating, checking and simulating are the core's
-//! [`TraceRun`], which also works out the hash a link names the file by from the same
-//! chunks (so a file is streamed once), and the page's size limits the core's
-//! [`check_file_size`].
+//! [`TraceRun`]; the hash a link names the file by is [`TraceHasher`]'s, and the page's
+//! size limits the core's [`check_file_size`].
 
 use heaplab_core::config::RunConfig;
 use heaplab_core::link;
@@ -20,10 +19,6 @@ use crate::convert::{from_js, output_js, to_js};
 pub struct TraceRunner {
     /// `None` once finished or stopped by a bad line.
     run: Option<TraceRun>,
-    /// The trace file's name, for its [`TraceRunner::file_ref`].
-    name: String,
-    /// What a link says of the file, kept when the run finishes.
-    file_ref: Option<link::TraceRef>,
 }
 
 fn spent() -> JsError {
@@ -34,32 +29,13 @@ fn spent() -> JsError {
 impl TraceRunner {
     /// A run of `configs` (each `{"workload": {"id": "trace", "path": NAME}, ...}`);
     /// `lenient` skips bad lines and events and counts them in each report's `skipped`,
-    /// `strict` refuses `free(NULL)` and `realloc(NULL, n)`, as `heaplab run` takes them;
-    /// `hash` works out from the same chunks what a link says of the file
-    /// ([`TraceRunner::file_ref`]), so the page streams a file once for both.
+    /// `strict` refuses `free(NULL)` and `realloc(NULL, n)`, as `heaplab run` takes them.
     #[wasm_bindgen(constructor)]
-    pub fn new(
-        configs: JsValue,
-        lenient: bool,
-        strict: bool,
-        hash: bool,
-    ) -> Result<TraceRunner, JsError> {
+    pub fn new(configs: JsValue, lenient: bool, strict: bool) -> Result<TraceRunner, JsError> {
         let configs: Vec<RunConfig> = from_js(configs, "configs")?;
         let options = ImportOptions { lenient, strict };
-        let mut run =
-            TraceRun::new(&configs, &options).map_err(|e| JsError::new(&e.to_string()))?;
-        if hash {
-            run.hash_as_read();
-        }
-        let name = configs
-            .first()
-            .and_then(|c| c.workload.path.clone())
-            .unwrap_or_default();
-        Ok(TraceRunner {
-            run: Some(run),
-            name,
-            file_ref: None,
-        })
+        let run = TraceRun::new(&configs, &options).map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(TraceRunner { run: Some(run) })
     }
 
     /// The file's next bytes. A bad line throws an Error whose message is `NAME:line:
@@ -72,15 +48,6 @@ impl TraceRunner {
         })
     }
 
-    /// Once finished, `{name, bytes, sha256}` of the file the run read, as a link names
-    /// it; `null` when the runner was not asked to hash.
-    pub fn file_ref(&self) -> Result<JsValue, JsError> {
-        match &self.file_ref {
-            Some(r) => to_js(r),
-            None => Ok(JsValue::NULL),
-        }
-    }
-
     /// Lines read so far.
     pub fn lines(&self) -> f64 {
         self.run.as_ref().map_or(0.0, |run| run.lines() as f64)
@@ -90,7 +57,6 @@ impl TraceRunner {
     /// `run_trace` makes each, the series with the page operations so far as `run`'s.
     pub fn finish(&mut self) -> Result<JsValue, JsError> {
         let run = self.run.take().ok_or_else(spent)?;
-        self.file_ref = run.file_ref(&self.name);
         let outputs = run
             .finish_with_page_ops()
             .map_err(|e| JsError::new(&e.to_string()))?;
@@ -103,8 +69,8 @@ impl TraceRunner {
 }
 
 /// What a link says of a trace file, `{name, bytes, sha256}`, worked out from its chunks:
-/// the page hashes a file small enough to read whole with this, and a larger one as its
-/// run reads it ([`TraceRunner`]).
+/// the page hashes a file small enough to read whole with this, and a larger one in a
+/// worker of its own beside the workers that run it.
 #[wasm_bindgen]
 #[derive(Debug, Default)]
 pub struct TraceHasher(link::TraceHasher);
