@@ -12,12 +12,17 @@
 // - A comparison as a person makes it: three configurations of `fragment` (983,040
 //   events each), from pressing Run to the chart and table drawn; and a five-value sweep
 //   of one of them, from pressing "Run sweep" to its chart and table.
+// - A large trace streamed through the page, when HEAPLAB_BENCH_TRACE names one (`cargo
+//   xtask bench` passes the import bench's 10-million-event `.trace`): one `size-class`
+//   configuration from pressing Run to the results drawn, the file just chosen (so the
+//   link's hash is worked out beside the run) and run again, against `heaplab run -w
+//   FILE -p size-class` as a whole process.
 //
 // Every figure is the median of ROUNDS (default 5). The machine is shared, so the page
 // and the native runs take turns round by round and a change of load falls on both.
 
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -36,6 +41,7 @@ const run = promisify(execFile);
 const SPEED_WORKLOAD = ['tree_churn', 0.05];
 const POLICIES = [['family', 'size-class'], ['preset', 'glibc-like'], ['preset', 'buddy']];
 const COMPARE_WORKLOAD = 'fragment';
+const TRACE = process.env.HEAPLAB_BENCH_TRACE;
 
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
@@ -86,6 +92,32 @@ async function workerRun(page, policy) {
     },
     { workload: SPEED_WORKLOAD[0], scale: SPEED_WORKLOAD[1], kind: policy[0], id: policy[1] },
   );
+}
+
+/**
+ * The trace streamed through the page and natively, round by round: seconds of each
+ * native run, of each run just after the file was chosen, and of each run again.
+ */
+async function traceRounds(context) {
+  const link = (await heaplab(['link', '--base-url', PAGE_URL, '-w', TRACE, '-p', 'size-class'])).trim();
+  const { page } = await freshTab(context, link);
+  const native = [];
+  const chosen = [];
+  const again = [];
+  let events = 0;
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const start = performance.now();
+    events = JSON.parse(await heaplab(['run', '-w', TRACE, '-p', 'size-class', '--json']))[0].events;
+    native.push((performance.now() - start) / 1000);
+    // Choosing the file again makes it a new file to the page, which hashes it anew.
+    await page.setInputFiles('#trace-file', TRACE);
+    chosen.push((await timedClick(page, '#run')).seconds);
+    again.push((await timedClick(page, '#run')).seconds);
+    const ran = await page.evaluate(() => window.heaplabResults[0].events);
+    if (ran !== events) throw new Error(`the page ran ${ran} events of ${TRACE}, heaplab run ${events}`);
+  }
+  await page.close();
+  return { events, native, chosen, again };
 }
 
 /** Opens `url` in a fresh tab with the cache off; resolves to the tab and its load time. */
@@ -173,6 +205,7 @@ try {
   for (let round = 0; round < ROUNDS; round += 1) sweeps.push(await timedClick(sweepPage, '#run-sweep'));
   const points = await sweepPage.evaluate(() => window.heaplabSweep.points.length);
   await sweepPage.close();
+  const trace = TRACE ? await traceRounds(context) : null;
 
   const seconds = (clicks) => median(clicks.map((c) => c.seconds));
   const longest = (clicks) => Math.max(...clicks.map((c) => c.longest));
@@ -203,6 +236,20 @@ try {
   console.log(`| first load (module and catalog, cache off) | ${median(loads).toFixed(2)} s | under 1 s | |`);
   console.log(`| Run: 3 configurations of ${COMPARE_WORKLOAD} (${events.toLocaleString('en')} events each), run and drawn | ${seconds(compares).toFixed(2)} s | under 1.5 s | ${longest(compares).toFixed(0)} ms |`);
   console.log(`| Run sweep: ${points} values of page_size over ${COMPARE_WORKLOAD}, run and drawn | ${seconds(sweeps).toFixed(2)} s | under 3 s | ${longest(sweeps).toFixed(0)} ms |`);
+  if (trace) {
+    const { size } = await stat(TRACE);
+    const native = median(trace.native);
+    const row = (what, s) =>
+      console.log(`| ${what} | ${s.toFixed(2)} s | ${m(trace.events / s)} | ${(s / native).toFixed(2)}x |`);
+    console.log(`\n${path.basename(TRACE)} (${trace.events.toLocaleString('en')} events, ${(size / 1e6).toFixed(1)} MB) with size-class, medians of ${ROUNDS}; the page is to take at most 2x the native time:\n`);
+    console.log('| what | time | events/s | against native |');
+    console.log('|---|---|---|---|');
+    row('`heaplab run -w FILE -p size-class` (the whole process)', native);
+    row('page: Run with the file just chosen (hashed beside the run), to results drawn', median(trace.chosen));
+    row('page: Run again', median(trace.again));
+  } else {
+    console.log('\n(no streamed trace: HEAPLAB_BENCH_TRACE is not set; `cargo xtask bench` sets it)');
+  }
 } finally {
   await context.close();
   await rm(profile, { recursive: true, force: true });
