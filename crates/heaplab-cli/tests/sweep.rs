@@ -7,7 +7,7 @@ mod common;
 use std::process::Command;
 
 use common::{heaplab, json_of};
-use heaplab_core::sweep::Sweep;
+use heaplab_app::sweep::Sweep;
 use serde_json::Value;
 
 const SWEEP: &[&str] = &[
@@ -94,7 +94,7 @@ fn a_link_sweeps_as_the_page_builds_it() {
     );
     let url = String::from_utf8(out.stdout).unwrap().trim().to_string();
     let printed = json_of(&heaplab(&["sweep", "--link", &url, "--json"]));
-    let state = heaplab_core::link::decode(&url).unwrap();
+    let state = heaplab_app::link::decode(&url).unwrap();
     let sweep = Sweep::from_link(&state).unwrap();
     let reports: Vec<Value> = sweep
         .points
@@ -208,7 +208,7 @@ fn a_link_carries_the_metrics_its_chart_plots() {
         String::from_utf8_lossy(&out.stderr)
     );
     let url = String::from_utf8(out.stdout).unwrap().trim().to_string();
-    let state = heaplab_core::link::decode(&url).unwrap();
+    let state = heaplab_app::link::decode(&url).unwrap();
     let view = state.view.sweep.as_ref().unwrap();
     assert_eq!(view.metric, "page_ops");
     assert_eq!(view.also, ["end_resident_bytes"]);

@@ -1,7 +1,7 @@
 //! What a policy decided while it served one event, as data: the vocabulary of teaching
 //! mode. Policies hand a [`Decision`] to their provider's
-//! [`crate::provider::PageProvider::note`], which every provider but the watching one in
-//! [`crate::observe`] ignores without building it. A leaf: it imports nothing of the
+//! [`crate::provider::PageProvider::note`], which every provider but teaching mode's watching one
+//! (`heaplab_app::observe`) ignores without building it. A leaf: it imports nothing of the
 //! crate, so the provider trait can name it without a cycle.
 
 use serde::Serialize;

@@ -15,15 +15,12 @@
 //! assert!(out.report.summary.peak_resident_bytes >= 4096);
 //! ```
 
-pub mod catalog;
 pub mod config;
 pub mod decision;
 pub mod event;
 pub mod format;
-pub mod link;
 mod live;
 pub mod metrics;
-pub mod observe;
 mod page_dir;
 pub mod pages;
 pub mod params;
@@ -33,11 +30,9 @@ pub mod presets;
 pub mod provider;
 mod ranges;
 pub mod run;
-pub mod scenario;
 pub mod series;
 pub mod simulate;
 mod small_map;
 pub mod stats;
-pub mod sweep;
 pub mod trace;
 pub mod workload;

@@ -7,8 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
+use heaplab_app::scenario;
 use heaplab_core::config::RunConfig;
-use heaplab_core::scenario;
 use heaplab_plot::{
     write, Chart, MemoryChart, MemoryRun, PageOpsChart, PageOpsRun, PlotError, SummaryChart,
     SummaryRow, SweepChart, SweepLine, SweepScale, SweepValue,

@@ -8,8 +8,8 @@
 //! [`draw_block_map`] answers its [`BlockMapLayout`], whose [`BlockMapLayout::piece_at`]
 //! finds the piece under the pointer in the boxes that were drawn.
 
+use heaplab_app::observe::block_map::{BlockMap, Piece, PieceKind};
 use heaplab_core::format::{format_bytes, format_count};
-use heaplab_core::observe::block_map::{BlockMap, Piece, PieceKind};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};

@@ -9,8 +9,8 @@
 //! it, so the page finds the page under the pointer ([`HeapMapLayout::page_at`]) in the
 //! very squares that were drawn.
 
+use heaplab_app::observe::heap_map::HeapMap;
 use heaplab_core::format::{format_bytes, format_count};
-use heaplab_core::observe::heap_map::HeapMap;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -268,7 +268,7 @@ pub fn draw_heap_map<DB: DrawingBackend>(
     let laid = heap_map_layout(chart, w);
     root.fill(&WHITE)?;
     map_key::draw_title(root, chart.title, s)?;
-    let pages: std::collections::HashMap<u64, &heaplab_core::observe::heap_map::MapPage> =
+    let pages: std::collections::HashMap<u64, &heaplab_app::observe::heap_map::MapPage> =
         chart.map.pages.iter().map(|p| (p.page, p)).collect();
     let inset = if laid.cell >= s.px(10.0) {
         s.px(1.0)

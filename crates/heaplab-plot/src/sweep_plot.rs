@@ -2,8 +2,8 @@
 //! for a single parameter or one per value of the second parameter of a grid. The CLI's
 //! `sweep --plot` and the page's sweep view draw it with this one function.
 
+use heaplab_app::sweep::SweepReport;
 use heaplab_core::metrics::{Metric, Unit};
-use heaplab_core::sweep::SweepReport;
 use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, DrawingBackend};
 use serde_json::Value;
@@ -28,11 +28,11 @@ fn lines(report: &SweepReport, metric: &Metric) -> Vec<Line> {
     if report.params.is_empty() {
         return Vec::new();
     }
-    let point = |p: &heaplab_core::sweep::PointReport| {
+    let point = |p: &heaplab_app::sweep::PointReport| {
         let x = p.values.first().and_then(Value::as_f64).unwrap_or(f64::NAN);
         (x, p.metrics.get(metric.key).unwrap_or(f64::NAN))
     };
-    let line = |label: String, keep: &dyn Fn(&heaplab_core::sweep::PointReport) -> bool| {
+    let line = |label: String, keep: &dyn Fn(&heaplab_app::sweep::PointReport) -> bool| {
         let mut chosen: Vec<(usize, (f64, f64))> = report
             .points
             .iter()

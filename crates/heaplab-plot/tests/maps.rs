@@ -5,10 +5,10 @@
 //! with the free list's links drawn between them.
 
 use expect_test::expect_file;
+use heaplab_app::observe::block_map::PieceKind;
+use heaplab_app::observe::Teaching;
 use heaplab_core::config::RunConfig;
 use heaplab_core::event::Event;
-use heaplab_core::observe::block_map::PieceKind;
-use heaplab_core::observe::Teaching;
 use heaplab_plot::{
     block_map_layout, block_map_svg, heap_map_layout, heap_map_svg, BlockMapChart, HeapMapChart,
 };

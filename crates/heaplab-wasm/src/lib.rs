@@ -42,14 +42,14 @@ pub fn start() {
 /// teaching module.
 #[wasm_bindgen]
 pub fn teach_max_events() -> usize {
-    heaplab_core::observe::MAX_TEACH_EVENTS
+    heaplab_app::observe::MAX_TEACH_EVENTS
 }
 
 /// The catalog of workloads, policy families (with every parameter), presets, page sizes
 /// and providers.
 #[wasm_bindgen]
 pub fn catalog() -> Result<JsValue, JsError> {
-    to_js(&heaplab_core::catalog::catalog())
+    to_js(&heaplab_app::catalog::catalog())
 }
 
 /// Runs one config over the simulated provider and returns `{report, series}`: the report
@@ -99,7 +99,7 @@ pub fn run_json(config: JsValue) -> Result<String, JsError> {
 /// people saw.
 #[wasm_bindgen]
 pub fn scenarios() -> Result<JsValue, JsError> {
-    let all = heaplab_core::scenario::scenarios().map_err(|e| JsError::new(&e))?;
+    let all = heaplab_app::scenario::scenarios().map_err(|e| JsError::new(&e))?;
     to_js(&all)
 }
 
@@ -107,8 +107,8 @@ pub fn scenarios() -> Result<JsValue, JsError> {
 /// `heaplab scenario <id> --json` prints, `series` each run's memory over time.
 #[wasm_bindgen]
 pub fn run_scenario(id: &str) -> Result<JsValue, JsError> {
-    let spec = heaplab_core::scenario::find(id).map_err(|e| JsError::new(&e))?;
-    let (output, series) = heaplab_core::scenario::run_scenario_with_series(&spec)
+    let spec = heaplab_app::scenario::find(id).map_err(|e| JsError::new(&e))?;
+    let (output, series) = heaplab_app::scenario::run_scenario_with_series(&spec)
         .map_err(|e| JsError::new(&e.to_string()))?;
     let list = js_sys::Array::new();
     for s in &series {

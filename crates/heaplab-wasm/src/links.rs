@@ -1,8 +1,8 @@
 //! Permalinks for the page, through the core's codec: the page keeps no state codec of
 //! its own, so a link it writes is one `heaplab run --link` reads, and the reverse.
 
+use heaplab_app::link::{self, LinkState};
 use heaplab_core::config::RunConfig;
-use heaplab_core::link::{self, LinkState};
 use wasm_bindgen::prelude::*;
 
 use crate::convert::{from_js, to_js};

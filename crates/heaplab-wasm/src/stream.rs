@@ -4,8 +4,8 @@
 //! [`TraceRun`]; the hash a link names the file by is [`TraceHasher`]'s, and the page's
 //! size limits the core's [`check_file_size`].
 
+use heaplab_app::link;
 use heaplab_core::config::RunConfig;
-use heaplab_core::link;
 use heaplab_core::run::TraceRun;
 use heaplab_core::trace::stream::{check_file_size, FileLimits};
 use heaplab_core::trace::ImportOptions;

@@ -2,9 +2,9 @@
 //! in its workers with `run`, then the report assembled from their results, the object
 //! `heaplab sweep --json` prints for the same link (the page's `window.heaplabSweep`).
 
-use heaplab_core::link::LinkState;
+use heaplab_app::link::LinkState;
+use heaplab_app::sweep::{Sweep, SweepReport};
 use heaplab_core::metrics::{self, Metric};
-use heaplab_core::sweep::{Sweep, SweepReport};
 use heaplab_plot::SweepPlot;
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
@@ -120,9 +120,9 @@ pub fn sweep_svg(
 #[wasm_bindgen]
 pub fn sweep_values(config: JsValue, param: &str, text: &str) -> Result<JsValue, JsError> {
     let config: heaplab_core::config::RunConfig = from_js(config, "config")?;
-    let (_, spec) = heaplab_core::sweep::find_param(&config, param)
+    let (_, spec) = heaplab_app::sweep::find_param(&config, param)
         .map_err(|e| JsError::new(&format!("sweep: {e}")))?;
-    let values = heaplab_core::sweep::parse_values(spec, text)
+    let values = heaplab_app::sweep::parse_values(spec, text)
         .map_err(|e| JsError::new(&format!("sweep: {param}={text}: {e}")))?;
     to_js(&values)
 }

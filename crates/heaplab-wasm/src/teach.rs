@@ -10,10 +10,10 @@
 //! passes teaching mode's limit. Bindings only: everything is the core's or the plot
 //! crate's.
 
+use heaplab_app::observe::block_map::BlockMap;
+use heaplab_app::observe::teach::{trace_events, workload_events};
+use heaplab_app::observe::Teaching;
 use heaplab_core::config::RunConfig;
-use heaplab_core::observe::block_map::BlockMap;
-use heaplab_core::observe::teach::{trace_events, workload_events};
-use heaplab_core::observe::Teaching;
 use heaplab_core::trace::sites::Sites;
 use heaplab_core::trace::ImportOptions;
 use heaplab_plot::{BlockMapChart, BlockMapLayout, HeapMapChart, HeapMapLayout};
@@ -58,7 +58,7 @@ fn events_of(
 #[derive(Debug)]
 pub struct TeachTrace {
     /// `None` once finished or stopped.
-    inner: Option<heaplab_core::observe::TeachTrace>,
+    inner: Option<heaplab_app::observe::TeachTrace>,
 }
 
 #[wasm_bindgen]
@@ -71,7 +71,7 @@ impl TeachTrace {
             ..ImportOptions::default()
         };
         TeachTrace {
-            inner: Some(heaplab_core::observe::TeachTrace::new(name, &options)),
+            inner: Some(heaplab_app::observe::TeachTrace::new(name, &options)),
         }
     }
 
@@ -293,7 +293,7 @@ impl Teach {
         #[derive(serde::Serialize)]
         struct Hit<'a> {
             page: u64,
-            piece: &'a heaplab_core::observe::block_map::Piece,
+            piece: &'a heaplab_app::observe::block_map::Piece,
             text: String,
         }
         to_js(&Hit {

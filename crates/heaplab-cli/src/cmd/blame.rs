@@ -2,7 +2,7 @@
 //! blocks and kept by the policy, with the blocks that pin the most, grouped by size,
 //! phase and (for a trace recorded with `--callers`) call site.
 
-use heaplab_core::observe::blame::blame;
+use heaplab_app::observe::blame::blame;
 
 use crate::cli::BlameArgs;
 use crate::error::CliError;

@@ -1,7 +1,7 @@
 //! `heaplab explain`: one line per event with what the policy decided and why, from the
 //! core's one line function, so the page shows the same lines.
 
-use heaplab_core::observe::explain_range;
+use heaplab_app::observe::explain_range;
 
 use crate::cli::ExplainArgs;
 use crate::error::CliError;

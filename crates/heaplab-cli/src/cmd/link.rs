@@ -4,7 +4,7 @@
 use std::fs::File;
 use std::io::Read;
 
-use heaplab_core::link::{self, LinkState, LinkWorkload, MAX_EMBEDDED_TEXT_BYTES};
+use heaplab_app::link::{self, LinkState, LinkWorkload, MAX_EMBEDDED_TEXT_BYTES};
 
 use crate::cli::LinkArgs;
 use crate::error::CliError;
@@ -12,7 +12,7 @@ use crate::input;
 
 pub fn run(args: LinkArgs) -> Result<(), CliError> {
     let state = if let Some(id) = &args.scenario {
-        heaplab_core::scenario::find(id).map_err(CliError::input)?;
+        heaplab_app::scenario::find(id).map_err(CliError::input)?;
         LinkState {
             scenario: Some(id.clone()),
             ..LinkState::default()

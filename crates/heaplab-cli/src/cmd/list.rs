@@ -1,6 +1,6 @@
 //! `heaplab policies`, `workloads` and `scenarios` list the registries, as text or JSON.
 
-use heaplab_core::catalog;
+use heaplab_app::catalog;
 
 use crate::cli::ListArgs;
 use crate::error::CliError;
@@ -31,7 +31,7 @@ pub fn workloads(args: ListArgs) -> Result<(), CliError> {
 
 /// `heaplab scenarios`: the seed scenarios and their questions.
 pub fn scenarios(args: ListArgs) -> Result<(), CliError> {
-    let all = heaplab_core::scenario::scenarios().map_err(CliError::failed)?;
+    let all = heaplab_app::scenario::scenarios().map_err(CliError::failed)?;
     if args.json {
         let v = serde_json::to_value(&all).map_err(|e| CliError::failed(e.to_string()))?;
         return output::print_json(&serde_json::json!({ "scenarios": v }));

@@ -92,7 +92,7 @@ fn parse_pages(text: &str) -> Result<(u64, u64), CliError> {
 }
 
 /// The panel's default rows: committed pages from the first resident one.
-fn default_rows(map: &heaplab_core::observe::heap_map::HeapMap) -> (u64, u64) {
+fn default_rows(map: &heaplab_app::observe::heap_map::HeapMap) -> (u64, u64) {
     let at = map.pages.iter().position(|p| p.resident).unwrap_or(0);
     let shown = &map.pages[at.min(map.pages.len())..];
     match (shown.first(), shown[..shown.len().min(BLOCK_ROWS)].last()) {

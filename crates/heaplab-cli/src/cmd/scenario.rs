@@ -5,11 +5,11 @@ use crate::error::CliError;
 use crate::output;
 
 pub fn run(args: ScenarioArgs) -> Result<(), CliError> {
-    let spec = heaplab_core::scenario::find(&args.id).map_err(CliError::input)?;
+    let spec = heaplab_app::scenario::find(&args.id).map_err(CliError::input)?;
     if let Some(path) = &args.plot {
         output::plot::check_path(path)?;
     }
-    let (out, series) = heaplab_core::scenario::run_scenario_with_series(&spec)
+    let (out, series) = heaplab_app::scenario::run_scenario_with_series(&spec)
         .map_err(|e| CliError::failed(e.to_string()))?;
     if let Some(path) = &args.plot {
         // Runs come workload by workload, each with every configuration of the scenario.

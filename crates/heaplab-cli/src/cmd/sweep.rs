@@ -5,8 +5,8 @@
 //! mode builds from the same points. A progress bar on stderr counts the points (hidden
 //! when stderr is not a terminal, or with `--quiet`).
 
-use heaplab_core::link;
-use heaplab_core::sweep::Sweep;
+use heaplab_app::link;
+use heaplab_app::sweep::Sweep;
 use heaplab_core::trace::ImportOptions;
 use rayon::prelude::*;
 use serde_json::Value;

@@ -11,6 +11,7 @@ use heaplab_core::policy;
 use heaplab_core::workload;
 use serde_json::Value;
 
+use super::file_format::is_toml;
 use super::policy::{is_policy_file, policy_arg, policy_unknown};
 use super::sets::{apply_sets, workload_sets};
 use super::workload::is_trace_arg;
@@ -46,12 +47,6 @@ pub fn configs_from_file(path: &Path) -> Result<Vec<RunConfig>, CliError> {
         })?;
     }
     Ok(configs)
-}
-
-/// Whether a file is read as TOML rather than JSON: by its extension.
-pub fn is_toml(path: &Path) -> bool {
-    path.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("toml"))
 }
 
 /// The configs in TOML text: one config (its `[workload]`, `[policy]` and `[provider]`

@@ -3,9 +3,9 @@
 //! the call sites it has; `event_at`, the event an `--at` names; and `session_at`, the
 //! heap after it.
 
+use heaplab_app::observe::session::{peak_event, trace_events, Session};
 use heaplab_core::config::RunConfig;
 use heaplab_core::event::Event;
-use heaplab_core::observe::session::{peak_event, trace_events, Session};
 use heaplab_core::trace::sites::Sites;
 use heaplab_core::trace::ImportOptions;
 

@@ -2,9 +2,9 @@
 
 use std::fs::File;
 
+use heaplab_app::link::{self, LinkState, LinkWorkload};
 use heaplab_core::config::RunConfig;
 use heaplab_core::format::format_count;
-use heaplab_core::link::{self, LinkState, LinkWorkload};
 
 use crate::error::CliError;
 

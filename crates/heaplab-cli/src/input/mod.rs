@@ -3,6 +3,7 @@
 //! - `config`: `configs`, the `RunConfig`s of a `RunInputArgs` (its flags, or its
 //!   `--config` file, JSON or TOML); `configs_from_json` and `configs_from_toml` read
 //!   config text from anywhere; `configurations`, what one argument of `compare` names.
+//! - `file_format`: whether a config or policy file is TOML or JSON.
 //! - `policy`: a `--policy` argument (an id, `id:key=value,...`, or a JSON file).
 //! - `workload`: whether a `--workload` argument is a trace file, and built-in workloads
 //!   resolved from `KEY=VALUE` settings.
@@ -17,6 +18,7 @@
 
 mod config;
 mod events;
+mod file_format;
 pub mod link;
 mod policy;
 mod run;

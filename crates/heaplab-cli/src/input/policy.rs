@@ -5,6 +5,7 @@ use std::path::Path;
 use heaplab_core::config::PolicyConfig;
 use heaplab_core::policy;
 
+use super::file_format::is_toml;
 use super::sets::apply_sets;
 use crate::error::CliError;
 
@@ -48,7 +49,7 @@ pub fn policy_arg(arg: &str) -> Result<PolicyConfig, CliError> {
         return Ok(PolicyConfig::named(arg));
     }
     let text = std::fs::read_to_string(arg).map_err(|e| CliError::input(format!("{arg}: {e}")))?;
-    let mut policy: PolicyConfig = if super::config::is_toml(Path::new(arg)) {
+    let mut policy: PolicyConfig = if is_toml(Path::new(arg)) {
         toml::from_str(&text)
             .map_err(|e| CliError::input(format!("{arg}: {}", e.to_string().trim_end())))?
     } else {

@@ -105,7 +105,7 @@ fn expand(name: &str) -> Result<Vec<Named>, CliError> {
 
 /// Every seed scenario's workloads, in the scenarios' order.
 fn scenario_workloads() -> Result<Vec<Named>, CliError> {
-    let specs = heaplab_core::scenario::scenarios().map_err(CliError::failed)?;
+    let specs = heaplab_app::scenario::scenarios().map_err(CliError::failed)?;
     Ok(specs
         .into_iter()
         .flat_map(|s| s.workloads)

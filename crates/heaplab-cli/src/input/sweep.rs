@@ -1,7 +1,7 @@
 //! A sweep from flags: one configuration (`RunInputArgs`) and each `--vary KEY=VALUES` an
 //! axis, the values read by the parameter's own spec.
 
-use heaplab_core::sweep::{find_param, parse_values, Sweep};
+use heaplab_app::sweep::{find_param, parse_values, Sweep};
 
 use crate::cli::RunInputArgs;
 use crate::error::CliError;

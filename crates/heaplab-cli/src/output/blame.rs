@@ -2,8 +2,8 @@
 //! with call sites, the pinned bytes by call site.
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, CellAlignment, Table};
+use heaplab_app::observe::blame::{Blame, Group};
 use heaplab_core::format::{format_bytes, format_count};
-use heaplab_core::observe::blame::{Blame, Group};
 
 fn table(header: &[&str]) -> Table {
     let mut t = Table::new();

@@ -1,7 +1,7 @@
 //! The listings are printed here as text: families, presets, workloads and scenarios.
 
+use heaplab_app::scenario::ScenarioSpec;
 use heaplab_core::format::format_bytes;
-use heaplab_core::scenario::ScenarioSpec;
 use serde_json::Value;
 
 /// `heaplab policies`: each family (from the catalog's `families`) with its parameters,

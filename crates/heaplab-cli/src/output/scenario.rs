@@ -1,8 +1,8 @@
 //! A seed scenario's report is printed here as text, with its finding claim by claim.
 
 use comfy_table::{Cell, CellAlignment};
+use heaplab_app::scenario::{ScenarioOutput, ScenarioSpec};
 use heaplab_core::format::format_bytes;
-use heaplab_core::scenario::{ScenarioOutput, ScenarioSpec};
 use heaplab_core::simulate::Summary;
 
 use super::table::summary_table;

@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Attribute, Cell, CellAlignment, Table};
+use heaplab_app::sweep::SweepReport;
 use heaplab_core::metrics::{Group, Metric, METRICS};
-use heaplab_core::sweep::SweepReport;
 use heaplab_plot::SweepPlot;
 use serde_json::Value;
 

@@ -114,7 +114,7 @@ pub trait PageProvider {
     }
 
     /// Takes a policy's account of a decision, for teaching mode. Only the watching
-    /// provider of [`crate::observe`] keeps it; every other provider ignores it without
+    /// provider of teaching mode (`heaplab_app::observe`) keeps it; every other provider ignores it without
     /// calling `decision`, so with the observer off the call compiles to nothing (it is
     /// generic over the provider, not a `dyn` call or a flag tested per event).
     #[inline(always)]

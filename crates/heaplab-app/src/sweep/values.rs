@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::params::{ParamKind, ParamSpec, ParamValue};
+use heaplab_core::params::{ParamKind, ParamSpec, ParamValue};
 
 /// The most values one swept parameter runs: as many as a link's sweep may hold.
 pub const MAX_VALUES: usize = crate::link::MAX_SWEEP_VALUES;
@@ -24,8 +24,8 @@ pub fn range_text(spec: &ParamSpec) -> String {
         ParamKind::Int { min, max } => format!("{min}..={max}"),
         ParamKind::Bytes { min, max, pow2 } => format!(
             "{}..={}{}",
-            crate::format::format_bytes(min),
-            crate::format::format_bytes(max),
+            heaplab_core::format::format_bytes(min),
+            heaplab_core::format::format_bytes(max),
             if pow2 { ", powers of two" } else { "" }
         ),
         ParamKind::Float { min, max } => format!("{min}..={max}"),
@@ -99,7 +99,7 @@ fn doublings(from: f64, to: f64, text: &str) -> Result<Vec<f64>, String> {
 /// `from`, `from + step`, ... up to `to`.
 fn linear(spec: &ParamSpec, from: f64, to: f64, step: &str) -> Result<Vec<f64>, String> {
     let step = match spec.kind {
-        ParamKind::Bytes { .. } => crate::params::parse_bytes(step)? as f64,
+        ParamKind::Bytes { .. } => heaplab_core::params::parse_bytes(step)? as f64,
         _ => step
             .trim()
             .parse::<f64>()

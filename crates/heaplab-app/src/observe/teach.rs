@@ -4,14 +4,14 @@
 //! line k; the heap at any event is a second session moved there (forward by stepping,
 //! back by replaying from the start, which for this many events takes milliseconds).
 
-use crate::config::RunConfig;
-use crate::event::Event;
-use crate::format::format_count;
-use crate::run::RunError;
-use crate::trace::sites::Sites;
+use heaplab_core::config::RunConfig;
+use heaplab_core::event::Event;
+use heaplab_core::format::format_count;
+use heaplab_core::run::RunError;
+use heaplab_core::trace::sites::Sites;
 
 use super::blame::{blame, Blame};
-use super::block_map::{block_map, BlockMap};
+use super::block_map::BlockMap;
 use super::heap_map::HeapMap;
 use super::session::{Session, Step};
 
@@ -29,7 +29,7 @@ pub struct Teaching {
     at: Session,
 }
 
-fn sim_error(e: crate::simulate::SimError) -> RunError {
+fn sim_error(e: heaplab_core::simulate::SimError) -> RunError {
     RunError::Event(e.to_string())
 }
 
@@ -60,7 +60,7 @@ fn keep_teachable(events: &mut Vec<Event>) -> impl FnMut(Event) -> Result<(), St
 /// The events of a config's built-in workload, generation stopped (and the run refused)
 /// as soon as it passes [`MAX_TEACH_EVENTS`], so a large workload costs nothing to refuse.
 pub fn workload_events(config: &RunConfig) -> Result<Vec<Event>, RunError> {
-    let spec = crate::workload::find(&config.workload.id)?;
+    let spec = heaplab_core::workload::find(&config.workload.id)?;
     let params = config.workload_params()?;
     let mut events = Vec::new();
     spec.generate::<String>(&params, &mut keep_teachable(&mut events))
@@ -74,15 +74,15 @@ pub fn workload_events(config: &RunConfig) -> Result<Vec<Event>, RunError> {
 pub fn trace_events(
     bytes: &[u8],
     name: &str,
-    options: &crate::trace::ImportOptions,
+    options: &heaplab_core::trace::ImportOptions,
 ) -> Result<(Vec<Event>, Sites), RunError> {
-    let (_, kept) = crate::trace::import_into(bytes, name, options, Teachable::default())
+    let (_, kept) = heaplab_core::trace::import_into(bytes, name, options, Teachable::default())
         .map_err(|e| RunError::Event(e.to_string()))?;
     Ok((kept.events, kept.sites))
 }
 
 /// The events a trace read for teaching mode keeps, with their call sites: an
-/// [`EventSink`](crate::trace::EventSink) that refuses the event past
+/// [`EventSink`](heaplab_core::trace::EventSink) that refuses the event past
 /// [`MAX_TEACH_EVENTS`], which stops the import (or a [`TeachTrace`]'s stream) at its line.
 #[derive(Debug, Default)]
 pub struct Teachable {
@@ -90,7 +90,7 @@ pub struct Teachable {
     sites: Sites,
 }
 
-impl crate::trace::EventSink for Teachable {
+impl heaplab_core::trace::EventSink for Teachable {
     type Error = String;
 
     fn event(&mut self, e: Event) -> Result<(), String> {
@@ -112,7 +112,7 @@ impl crate::trace::EventSink for Teachable {
 /// trace longer than [`MAX_TEACH_EVENTS`] is refused at the chunk holding the event past
 /// the limit, so the reader stops there and never reads the rest of a huge file.
 pub struct TeachTrace {
-    stream: crate::trace::stream::TraceStream<Teachable>,
+    stream: heaplab_core::trace::stream::TraceStream<Teachable>,
 }
 
 impl std::fmt::Debug for TeachTrace {
@@ -124,9 +124,13 @@ impl std::fmt::Debug for TeachTrace {
 }
 
 impl TeachTrace {
-    pub fn new(name: &str, options: &crate::trace::ImportOptions) -> TeachTrace {
+    pub fn new(name: &str, options: &heaplab_core::trace::ImportOptions) -> TeachTrace {
         TeachTrace {
-            stream: crate::trace::stream::TraceStream::new(name, options, Teachable::default()),
+            stream: heaplab_core::trace::stream::TraceStream::new(
+                name,
+                options,
+                Teachable::default(),
+            ),
         }
     }
 
@@ -232,7 +236,7 @@ impl Teaching {
 
     /// The blocks on `count` map pages from page `first`, drawn to scale.
     pub fn block_map(&self, first: u64, count: u64) -> BlockMap {
-        block_map(&self.at, first, count)
+        self.at.block_map(first, count)
     }
 }
 
@@ -268,7 +272,7 @@ mod tests {
 
     #[test]
     fn a_trace_pushed_in_chunks_gives_the_events_and_stops_past_the_limit() {
-        let options = crate::trace::ImportOptions::default();
+        let options = heaplab_core::trace::ImportOptions::default();
         let text = b"a 1 48\na 2 16\nf 1\n";
         let mut t = TeachTrace::new("small.trace", &options);
         for chunk in text.chunks(5) {

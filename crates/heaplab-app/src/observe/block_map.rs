@@ -1,9 +1,9 @@
 //! The block map: a run of the heap map's pages, each cut into the pieces that lie on it
 //! in address order, to scale — the live blocks (by id) and what lies between them, told
 //! apart by what the policy reports of its own free structures
-//! ([`crate::policy::Policy::free_pieces`]: a free chunk in a bin, a tcache entry, the
+//! ([`heaplab_core::policy::Policy::free_pieces`]: a free chunk in a bin, a tcache entry, the
 //! top, a buddy block of an order, a span's free slot). Around each live block, where the
-//! policy says how it laid the block out ([`crate::policy::Policy::block_layout`]), the
+//! policy says how it laid the block out ([`heaplab_core::policy::Policy::block_layout`]), the
 //! bytes in front of the payload are its header and those past it up to the end of its
 //! slot its padding (alignment, class or power-of-two rounding, a pool's block size).
 //! Bytes none of these are the policy's overhead, as far as it tells. Over the
@@ -15,9 +15,10 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::policy::{FreePiece, Region};
+use heaplab_core::policy::{FreePiece, Region};
 
-use super::session::Session;
+use super::heap_map;
+use super::moment::Moment;
 
 /// What a piece of a page is.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -177,10 +178,10 @@ fn cut(page: u64, ps: u64, spans: &[Span]) -> Vec<Piece> {
     out
 }
 
-/// The block map of `count` pages of the heap map from page `first`, at the event the
-/// session reached. Only committed pages have rows.
-pub(crate) fn block_map(session: &Session, first: u64, count: u64) -> BlockMap {
-    let map = session.heap_map();
+/// The block map of `count` pages of the heap map from page `first`, at the moment `at`.
+/// Only committed pages have rows.
+pub fn block_map(at: Moment<'_>, first: u64, count: u64) -> BlockMap {
+    let map = heap_map::heap_map(at);
     let ps = map.page_size;
     let last = first.saturating_add(count);
     let rows_of: Vec<_> = map
@@ -189,12 +190,12 @@ pub(crate) fn block_map(session: &Session, first: u64, count: u64) -> BlockMap {
         .filter(|p| p.page >= first && p.page < last)
         .collect();
     let mut free: Vec<FreePiece> = Vec::new();
-    let reports_free = session.simulation().free_pieces(&mut free);
+    let reports_free = at.simulation.free_pieces(&mut free);
     let lo = rows_of.first().map_or(0, |p| p.addr);
     let hi = rows_of.last().map_or(0, |p| p.addr + ps);
     let (links, ranks) = links(&free, lo, hi);
     let mut regions: Vec<Region> = Vec::new();
-    session.simulation().regions(&mut regions);
+    at.simulation.regions(&mut regions);
     let mut regions: Vec<MapRegion> = regions
         .into_iter()
         .filter(|r| r.addr < hi && r.addr + r.size > lo && r.size > 0)
@@ -206,9 +207,9 @@ pub(crate) fn block_map(session: &Session, first: u64, count: u64) -> BlockMap {
         .collect();
     regions.sort_by_key(|r| r.addr);
     let mut spans: Vec<Span> = Vec::new();
-    for (id, b) in session.simulation().live() {
+    for (id, b) in at.simulation.live() {
         // A block of 0 bytes still has its header and slot.
-        let layout = session.simulation().block_layout(b.addr, b.size);
+        let layout = at.simulation.block_layout(b.addr, b.size);
         let (start, slot_end) = layout.map_or((b.addr, b.addr + b.size), |l| {
             (b.addr - l.header, b.addr - l.header + l.slot)
         });
@@ -223,7 +224,7 @@ pub(crate) fn block_map(session: &Session, first: u64, count: u64) -> BlockMap {
             });
         }
         if b.size > 0 {
-            let event = session.births().get(&id).map_or(0, |b| b.event);
+            let event = at.births.get(&id).map_or(0, |b| b.event);
             spans.push(Span {
                 addr: b.addr,
                 end: b.addr + b.size,

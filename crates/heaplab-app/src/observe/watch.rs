@@ -3,8 +3,8 @@
 //! that overrides [`PageProvider::note`]; the simulator over any other never builds a
 //! decision.
 
-use crate::decision::Decision;
-use crate::provider::{Addr, PageProvider, ProviderCaps, ProviderError};
+use heaplab_core::decision::Decision;
+use heaplab_core::provider::{Addr, PageProvider, ProviderCaps, ProviderError};
 
 #[derive(Debug)]
 pub struct Watch<P> {

@@ -15,10 +15,10 @@ use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
-use crate::config::RunConfig;
 use crate::link::{LinkError, LinkState, SweepAxis, SweepView};
-use crate::metrics::METRICS;
-use crate::params::{ParamKind, ParamSpec};
+use heaplab_core::config::RunConfig;
+use heaplab_core::metrics::METRICS;
+use heaplab_core::params::{ParamKind, ParamSpec};
 
 pub use values::{is_numeric, parse_values, range_text, MAX_VALUES};
 
@@ -51,7 +51,7 @@ impl Axis {
     /// One of the axis's values as a heading or a legend shows it: sizes in binary units.
     pub fn value_text(&self, value: &Value) -> String {
         match value.as_u64() {
-            Some(b) if self.size => crate::format::format_bytes(b),
+            Some(b) if self.size => heaplab_core::format::format_bytes(b),
             _ => value.to_string(),
         }
     }
@@ -81,11 +81,11 @@ pub struct Sweep {
 /// family has one of that name (as [`LinkState::with_sweep_value`] decides), else the
 /// workload's. The error names the parameter and lists the ones that can be swept.
 pub fn find_param(base: &RunConfig, name: &str) -> Result<(Target, &'static ParamSpec), String> {
-    let policy = crate::policy::family(&base.policy.family).map_or(&[][..], |f| f.params);
+    let policy = heaplab_core::policy::family(&base.policy.family).map_or(&[][..], |f| f.params);
     let workload = if base.workload.is_trace() {
         &[][..]
     } else {
-        crate::workload::find(&base.workload.id).map_or(&[][..], |w| w.params)
+        heaplab_core::workload::find(&base.workload.id).map_or(&[][..], |w| w.params)
     };
     let found = policy
         .iter()
@@ -136,10 +136,10 @@ impl Sweep {
                 axes.len()
             ));
         }
-        if crate::metrics::find(metric).is_none() {
+        if heaplab_core::metrics::find(metric).is_none() {
             return Err(format!(
                 "there is no metric {metric:?}; valid ones are: {}",
-                crate::metrics::keys().join(", ")
+                heaplab_core::metrics::keys().join(", ")
             ));
         }
         let mut out = Vec::new();
@@ -205,10 +205,10 @@ impl Sweep {
     /// metric is refused by name.
     pub fn plotting(mut self, also: &[String]) -> Result<Sweep, String> {
         for key in also {
-            if crate::metrics::find(key).is_none() {
+            if heaplab_core::metrics::find(key).is_none() {
                 return Err(format!(
                     "there is no metric {key:?}; valid ones are: {}",
-                    crate::metrics::keys().join(", ")
+                    heaplab_core::metrics::keys().join(", ")
                 ));
             }
         }

@@ -1,21 +1,15 @@
 //! The text of a link: `2.` then the state as JSON, deflated, in base64url; reading any
 //! version's text back into a checked [`LinkState`].
 
-use std::io::{Read, Write};
+use std::io::Read;
 
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 use base64::engine::DecodePaddingMode;
 use base64::{alphabet, Engine};
-use flate2::read::DeflateDecoder;
-use flate2::write::DeflateEncoder;
-use flate2::Compression;
 use sha2::{Digest, Sha256};
 
+use super::deflate::{deflate, inflate, MAX_PAYLOAD_BYTES};
 use super::{check, clip, v1, LinkError, LinkState, TraceRef, VERSION};
-
-/// The most bytes a payload may inflate to: far more than any real state (a few hundred
-/// bytes, or an embedded trace), and a bound on what a hostile link can make us allocate.
-pub const MAX_PAYLOAD_BYTES: usize = 256 * 1024;
 
 /// base64url without padding, as URLs carry it; padding is accepted when present, since
 /// some tools add it back.
@@ -30,19 +24,7 @@ const BASE64: GeneralPurpose = GeneralPurpose::new(
 pub fn encode(state: &LinkState) -> String {
     // Serialising plain data to JSON cannot fail: every map key is a string.
     let json = serde_json::to_vec(state).unwrap_or_default();
-    let mut deflate = DeflateEncoder::new(Vec::new(), Compression::best());
-    // Writing to a Vec cannot fail either.
-    let _ = deflate.write_all(&json);
-    let packed = deflate.finish().unwrap_or_default();
-    format!("{VERSION}.{}", BASE64.encode(packed))
-}
-
-/// How many bytes `bytes` take deflated as a link deflates its payload.
-pub(super) fn deflated_len(bytes: &[u8]) -> usize {
-    let mut deflate = DeflateEncoder::new(Vec::new(), Compression::best());
-    // Writing to a Vec cannot fail.
-    let _ = deflate.write_all(bytes);
-    deflate.finish().map_or(usize::MAX, |packed| packed.len())
+    format!("{VERSION}.{}", BASE64.encode(deflate(&json)))
 }
 
 /// The page's address for `state` under `base` (`http://127.0.0.1:8000/`).
@@ -106,22 +88,18 @@ fn v2(payload: &str) -> Result<LinkState, LinkError> {
                 sentence(&e)
             ))
         })?;
-    let mut json = Vec::new();
-    DeflateDecoder::new(&packed[..])
-        .take(MAX_PAYLOAD_BYTES as u64 + 1)
-        .read_to_end(&mut json)
+    let json = inflate(&packed)
         .map_err(|e| {
             LinkError::new(format!(
                 "the payload does not inflate ({}); was the link cut short?",
                 sentence(&e)
             ))
+        })?
+        .ok_or_else(|| {
+            LinkError::new(format!(
+                "the payload inflates to more than {MAX_PAYLOAD_BYTES} bytes"
+            ))
         })?;
-    if json.len() > MAX_PAYLOAD_BYTES {
-        return Err(LinkError::new(format!(
-            "the payload inflates to more than {} bytes",
-            MAX_PAYLOAD_BYTES
-        )));
-    }
     serde_json::from_slice(&json)
         .map_err(|e| LinkError::new(format!("the state does not read: {e}")))
 }

@@ -1,6 +1,6 @@
 //! The seed scenarios' findings, as the people who asked them saw them.
 
-use heaplab_core::scenario::{find, run_scenario, scenarios};
+use heaplab_app::scenario::{find, run_scenario, scenarios};
 
 fn assert_finding(id: &str) {
     let out = run_scenario(&find(id).unwrap()).unwrap();

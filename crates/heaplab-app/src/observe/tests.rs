@@ -3,9 +3,9 @@
 
 use super::blame::blame;
 use super::session::Session;
-use crate::config::RunConfig;
-use crate::policy::FAMILIES;
-use crate::run::run;
+use heaplab_core::config::RunConfig;
+use heaplab_core::policy::FAMILIES;
+use heaplab_core::run::run;
 
 fn churn(family: &str) -> RunConfig {
     let mut c = RunConfig::new("churn", family);
@@ -99,7 +99,7 @@ fn block_map_rows_cover_their_pages_and_agree_with_the_heap_map() {
         let mut s = Session::new(&config, events).unwrap();
         s.run_to(n / 2).unwrap();
         let map = s.heap_map();
-        let blocks = super::block_map::block_map(&s, 0, u64::MAX);
+        let blocks = s.block_map(0, u64::MAX);
         assert_eq!(blocks.rows.len(), map.pages.len(), "{}", f.id);
         let (mut padded, mut headed) = (false, false);
         for (row, page) in blocks.rows.iter().zip(&map.pages) {
@@ -145,12 +145,12 @@ fn block_map_rows_cover_their_pages_and_agree_with_the_heap_map() {
 #[test]
 fn the_free_lists_block_map_shows_a_freed_chunk_in_its_bin() {
     use super::block_map::PieceKind;
-    use crate::event::Event;
+    use heaplab_core::event::Event;
     let config = RunConfig::new("churn", "free-list");
     let events = vec![Event::alloc(1, 48), Event::alloc(2, 100), Event::free(1)];
     let mut s = Session::new(&config, events).unwrap();
     s.run_to(3).unwrap();
-    let blocks = super::block_map::block_map(&s, 0, 1);
+    let blocks = s.block_map(0, 1);
     assert!(blocks.reports_free);
     let kinds: Vec<&PieceKind> = blocks.rows[0].pieces.iter().map(|p| &p.kind).collect();
     assert!(
@@ -227,14 +227,14 @@ fn every_familys_free_pieces_miss_the_live_blocks_and_each_other() {
 /// with `params` after it asked for `size` bytes, as page 0 of the block map shows them.
 fn block_parts(family: &str, params: &[(&str, &str)], size: u64) -> [u64; 3] {
     use super::block_map::PieceKind;
-    use crate::event::Event;
+    use heaplab_core::event::Event;
     let mut config = RunConfig::new("churn", family);
     for &(k, v) in params {
         config.policy.params.insert(k.into(), v.into());
     }
     let mut s = Session::new(&config, vec![Event::alloc(1, size)]).unwrap();
     s.run_to(1).unwrap();
-    let blocks = super::block_map::block_map(&s, 0, u64::MAX);
+    let blocks = s.block_map(0, u64::MAX);
     let mut parts = [0; 3];
     for p in blocks.rows.iter().flat_map(|r| &r.pieces) {
         match p.kind {
@@ -280,7 +280,7 @@ fn the_block_map_shows_each_familys_headers_and_padding() {
 /// two holes were made, of 200 and 80 bytes, and 64 bytes were asked for, under `fit`;
 /// with the address block 5 got and those blocks 1 and 3 had.
 fn holes_after_a_fit(fit: &str) -> (Vec<u64>, usize, [u64; 3]) {
-    use crate::event::Event;
+    use heaplab_core::event::Event;
     let mut config = RunConfig::new("churn", "free-list");
     config.policy.params.insert("fit".into(), fit.into());
     let events = vec![
@@ -306,7 +306,7 @@ fn holes_after_a_fit(fit: &str) -> (Vec<u64>, usize, [u64; 3]) {
     all.push(Event::alloc(5, 64));
     let mut s = Session::new(&config, all).unwrap();
     s.run_to(7).unwrap();
-    let blocks = super::block_map::block_map(&s, 0, 1);
+    let blocks = s.block_map(0, 1);
     let holes = blocks.rows[0]
         .pieces
         .iter()
@@ -339,7 +339,7 @@ fn first_fit_and_best_fit_leave_different_holes_and_the_list_links_them() {
 #[test]
 fn a_lists_links_follow_the_order_it_hands_pieces_out() {
     use super::block_map::PieceKind;
-    use crate::event::Event;
+    use heaplab_core::event::Event;
     // Three chunks of one size freed into one best-fit bin, highest address first: the
     // bin hands out the lowest address first, so its links run upwards in address.
     let config = RunConfig::new("churn", "free-list");
@@ -353,7 +353,7 @@ fn a_lists_links_follow_the_order_it_hands_pieces_out() {
     let n = events.len();
     let mut s = Session::new(&config, events).unwrap();
     s.run_to(n).unwrap();
-    let blocks = super::block_map::block_map(&s, 0, 1);
+    let blocks = s.block_map(0, 1);
     assert_eq!(blocks.links.len(), 2, "{:?}", blocks.links);
     for l in &blocks.links {
         assert!(l.from < l.to, "{l:?}");
@@ -379,7 +379,7 @@ fn a_size_class_block_map_brackets_its_spans() {
     s.run_to(n / 2).unwrap();
     let map = s.heap_map();
     let first = map.pages.iter().find(|p| p.resident).unwrap().page;
-    let blocks = super::block_map::block_map(&s, first, 8);
+    let blocks = s.block_map(first, 8);
     assert!(!blocks.regions.is_empty());
     assert!(
         blocks.regions.iter().any(|r| r.label.contains("class")),
@@ -387,12 +387,12 @@ fn a_size_class_block_map_brackets_its_spans() {
         blocks.regions
     );
     // Slots freed in one span go on its free list, linked in the order it reuses them.
-    use crate::event::Event;
+    use heaplab_core::event::Event;
     let mut events: Vec<Event> = (1..=8).map(|id| Event::alloc(id, 48)).collect();
     events.extend([2, 4, 6].map(Event::free));
     let mut s = Session::new(&config, events).unwrap();
     s.run_to(11).unwrap();
-    let blocks = super::block_map::block_map(&s, 0, 1);
+    let blocks = s.block_map(0, 1);
     assert_eq!(blocks.links.len(), 2, "{:?}", blocks.links);
     assert!(blocks.links[0].list.contains("free slots"));
 }

@@ -3,7 +3,7 @@ use std::collections::BTreeMap;
 use serde_json::{json, Value};
 
 use super::*;
-use crate::config::ProviderKind;
+use heaplab_core::config::ProviderKind;
 
 /// A version-1 link as the page wrote it before links were versioned by the core:
 /// `encodeURIComponent(JSON.stringify(state))` after `#c=`, every parameter written out.

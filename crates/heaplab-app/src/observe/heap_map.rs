@@ -1,4 +1,4 @@
-//! The heap map at the event a session reached: the pages of every reservation in
+//! The heap map at the event a at reached: the pages of every reservation in
 //! address order, numbered from 0, with their state, the live bytes on each and the
 //! blocks there. Its counts are read off the page map and the live table, so they equal
 //! the simulation's counters (tested for every family).
@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::policy::Block;
+use heaplab_core::policy::Block;
 
-use super::session::Session;
+use super::moment::Moment;
 
 /// A live block as the map shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -17,7 +17,7 @@ pub struct MapBlock {
     pub id: u64,
     pub addr: u64,
     pub size: u64,
-    /// The event that allocated it (0 when the session does not know).
+    /// The event that allocated it (0 when the at does not know).
     pub event: u64,
     pub phase: Option<String>,
     /// Where it was asked for: the call site's name, or its address in hex when it has
@@ -79,8 +79,8 @@ struct Numbering {
 }
 
 impl Numbering {
-    fn of(session: &Session) -> Numbering {
-        let pages = session.simulation().pages();
+    fn of(at: Moment<'_>) -> Numbering {
+        let pages = at.simulation.pages();
         let shift = pages.page_size().trailing_zeros();
         let mut next = 0;
         let starts = pages
@@ -105,26 +105,24 @@ impl Numbering {
     }
 }
 
-fn map_block(session: &Session, id: u64, b: Block) -> MapBlock {
-    let birth = session.births().get(&id);
+fn map_block(at: Moment<'_>, id: u64, b: Block) -> MapBlock {
+    let birth = at.births.get(&id);
     MapBlock {
         id,
         addr: b.addr,
         size: b.size,
         event: birth.map_or(0, |b| b.event),
         phase: birth.and_then(|b| b.phase.clone()),
-        site: birth
-            .and_then(|b| b.site)
-            .map(|addr| session.sites().label(addr)),
+        site: birth.and_then(|b| b.site).map(|addr| at.sites.label(addr)),
     }
 }
 
 /// Live blocks by the address of each page they touch, with the bytes on that page.
-fn blocks_by_page(session: &Session) -> BTreeMap<u64, Vec<(MapBlock, u64)>> {
-    let ps = session.simulation().pages().page_size();
+fn blocks_by_page(at: Moment<'_>) -> BTreeMap<u64, Vec<(MapBlock, u64)>> {
+    let ps = at.simulation.pages().page_size();
     let mut by_page: BTreeMap<u64, Vec<(MapBlock, u64)>> = BTreeMap::new();
-    for (id, b) in session.simulation().live() {
-        let mb = map_block(session, id, b);
+    for (id, b) in at.simulation.live() {
+        let mb = map_block(at, id, b);
         let end = b.addr + b.size;
         let mut page = b.addr & !(ps - 1);
         while page < end {
@@ -139,18 +137,19 @@ fn blocks_by_page(session: &Session) -> BTreeMap<u64, Vec<(MapBlock, u64)>> {
     by_page
 }
 
-pub(crate) fn heap_map(session: &Session) -> HeapMap {
-    let pages = session.simulation().pages();
+/// The heap map at the moment `at`: every committed page with its state and blocks.
+pub fn heap_map(at: Moment<'_>) -> HeapMap {
+    let pages = at.simulation.pages();
     let ps = pages.page_size();
     let shift = ps.trailing_zeros();
-    let numbering = Numbering::of(session);
-    let by_page = blocks_by_page(session);
+    let numbering = Numbering::of(at);
+    let by_page = blocks_by_page(at);
     let mut out = Vec::new();
     let mut counts = MapCounts {
         reserved_pages: 0,
         committed_pages: 0,
         resident_pages: 0,
-        live_bytes: session.simulation().live_bytes(),
+        live_bytes: at.simulation.live_bytes(),
     };
     let mut reservations = Vec::new();
     for &(start, n, first) in &numbering.starts {
@@ -181,7 +180,7 @@ pub(crate) fn heap_map(session: &Session) -> HeapMap {
         }
     }
     HeapMap {
-        event: session.position() as u64,
+        event: at.position as u64,
         page_size: ps,
         pages: out,
         reservations,
@@ -208,21 +207,21 @@ fn why(blocks: &[MapBlock]) -> String {
 
 /// After `freed` was freed: the pages it lay on that are still resident, each with the
 /// live block (the lowest) that keeps it, or none when the policy keeps it.
-pub(crate) fn pinners_of(session: &Session, freed: Block) -> Vec<Pinner> {
-    let pages = session.simulation().pages();
+pub fn pinners_of(at: Moment<'_>, freed: Block) -> Vec<Pinner> {
+    let pages = at.simulation.pages();
     let ps = pages.page_size();
-    let numbering = Numbering::of(session);
+    let numbering = Numbering::of(at);
     let end = freed.addr + freed.size.max(1);
     let mut page = freed.addr & !(ps - 1);
     let mut out = Vec::new();
     while page < end {
         if pages.is_resident(page) {
-            let by = session
-                .simulation()
+            let by = at
+                .simulation
                 .live()
                 .filter(|(_, b)| b.addr < page + ps && b.addr + b.size > page)
                 .min_by_key(|(_, b)| b.addr)
-                .map(|(id, b)| map_block(session, id, b));
+                .map(|(id, b)| map_block(at, id, b));
             if let Some(n) = numbering.page(page) {
                 out.push(Pinner { page: n, by });
             }

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{clip, LinkError, LinkState, LinkWorkload, TraceRef};
-use crate::config::{PolicyConfig, ProviderConfig};
+use heaplab_core::config::{PolicyConfig, ProviderConfig};
 
 /// The page's state as version 1 wrote it.
 #[derive(Deserialize)]

@@ -6,29 +6,20 @@
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use crate::config::RunConfig;
-use crate::decision::Decision;
-use crate::event::{BlockId, Event};
-use crate::policy::Block;
-use crate::provider::SimProvider;
-use crate::run::RunError;
-use crate::simulate::{sim_provider, SimError, Simulation};
-use crate::trace::sites::Sites;
+use heaplab_core::config::RunConfig;
+use heaplab_core::decision::Decision;
+use heaplab_core::event::{BlockId, Event};
+use heaplab_core::policy::Block;
+use heaplab_core::provider::SimProvider;
+use heaplab_core::run::RunError;
+use heaplab_core::simulate::{sim_provider, SimError, Simulation};
+use heaplab_core::trace::sites::Sites;
 
+use super::block_map::{self, BlockMap};
 use super::explain;
 use super::heap_map::{self, HeapMap};
+use super::moment::{Birth, Moment};
 use super::watch::Watch;
-
-/// Where and when a live block was born, for the map's tooltips and blame's groups.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Birth {
-    /// The event that allocated it (1-based), or last moved it in a realloc.
-    pub event: u64,
-    /// The phase the program was in then.
-    pub phase: Option<String>,
-    /// The call site of that event, when the trace has one.
-    pub site: Option<u64>,
-}
 
 /// One event explained: its trace line, the decisions, and the sentence.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -83,7 +74,7 @@ impl Session {
 
     /// The events of a config's built-in workload, generated into memory.
     pub fn workload_events(config: &RunConfig) -> Result<Vec<Event>, RunError> {
-        let spec = crate::workload::find(&config.workload.id)?;
+        let spec = heaplab_core::workload::find(&config.workload.id)?;
         let params = config.workload_params()?;
         let mut events = Vec::new();
         spec.generate::<SimError>(&params, &mut |e| {
@@ -154,7 +145,7 @@ impl Session {
             _ => None,
         };
         let pinned = match freed {
-            Some(block) => heap_map::pinners_of(self, block),
+            Some(block) => heap_map::pinners_of(self.moment(), block),
             None => Vec::new(),
         };
         let line = explain::line(n, &event, placed, &decisions, &pinned);
@@ -174,15 +165,25 @@ impl Session {
         Ok(())
     }
 
+    /// The run as it stands at the event reached, for the maps.
+    pub fn moment(&self) -> Moment<'_> {
+        Moment {
+            simulation: &self.sim,
+            births: &self.births,
+            sites: &self.sites,
+            position: self.done,
+        }
+    }
+
     /// The heap at the event reached.
     pub fn heap_map(&self) -> HeapMap {
-        heap_map::heap_map(self)
+        heap_map::heap_map(self.moment())
     }
 
     /// The blocks on `count` map pages from page `first`, at the event reached, drawn to
     /// scale.
-    pub fn block_map(&self, first: u64, count: u64) -> super::block_map::BlockMap {
-        super::block_map::block_map(self, first, count)
+    pub fn block_map(&self, first: u64, count: u64) -> BlockMap {
+        block_map::block_map(self.moment(), first, count)
     }
 }
 
@@ -208,19 +209,20 @@ pub fn explain_range(
 }
 
 /// The events of a trace read from `input` (gzip'd or not, any format
-/// [`crate::trace::import`] knows), into memory, with their call sites when the trace
+/// [`heaplab_core::trace::import`] knows), into memory, with their call sites when the trace
 /// has them; errors name `name` and the line.
 pub fn trace_events<R: std::io::Read>(
     input: R,
     name: &str,
-    options: &crate::trace::ImportOptions,
+    options: &heaplab_core::trace::ImportOptions,
 ) -> Result<(Vec<Event>, Sites), RunError> {
     let mut events = Vec::new();
-    let (_, sites) = crate::trace::import_sited::<R, SimError, _>(input, name, options, |e| {
-        events.push(e);
-        Ok(())
-    })
-    .map_err(|e| RunError::Event(e.to_string()))?;
+    let (_, sites) =
+        heaplab_core::trace::import_sited::<R, SimError, _>(input, name, options, |e| {
+            events.push(e);
+            Ok(())
+        })
+        .map_err(|e| RunError::Event(e.to_string()))?;
     Ok((events, sites))
 }
 

@@ -9,6 +9,7 @@
 
 mod check;
 mod codec;
+mod deflate;
 mod v1;
 
 use std::collections::BTreeMap;
@@ -16,13 +17,14 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::config::{PolicyConfig, ProviderConfig, RunConfig, TouchMode, WorkloadConfig};
+use heaplab_core::config::{PolicyConfig, ProviderConfig, RunConfig, TouchMode, WorkloadConfig};
 
 pub use check::{
     embeddable, MAX_CONFIGS, MAX_EMBEDDED_BYTES, MAX_EMBEDDED_TEXT_BYTES, MAX_EVENTS,
     MAX_SWEEP_VALUES,
 };
-pub use codec::{decode, encode, trace_ref, trace_ref_of, url, TraceHasher, MAX_PAYLOAD_BYTES};
+pub use codec::{decode, encode, trace_ref, trace_ref_of, url, TraceHasher};
+pub use deflate::MAX_PAYLOAD_BYTES;
 
 /// The version [`encode`] writes.
 pub const VERSION: u32 = 2;
@@ -121,7 +123,9 @@ impl LinkState {
 
 /// The family the page offers first, which a link with no configuration runs.
 fn default_family() -> &'static str {
-    crate::policy::FAMILIES.first().map_or("bump", |f| f.id)
+    heaplab_core::policy::FAMILIES
+        .first()
+        .map_or("bump", |f| f.id)
 }
 
 /// What the runs replay.
@@ -144,7 +148,7 @@ pub enum LinkWorkload {
 impl Default for LinkWorkload {
     fn default() -> LinkWorkload {
         LinkWorkload::Builtin {
-            id: crate::workload::WORKLOADS
+            id: heaplab_core::workload::WORKLOADS
                 .first()
                 .map_or("churn", |w| w.id)
                 .into(),
@@ -292,7 +296,7 @@ pub struct SweepView {
     pub config: usize,
     pub param: String,
     pub values: Vec<Value>,
-    /// A metric's key (see [`crate::metrics::METRICS`]).
+    /// A metric's key (see [`heaplab_core::metrics::METRICS`]).
     #[serde(default = "default_sweep_metric")]
     pub metric: String,
     /// Further metrics the chart plots under `metric`, in order.
@@ -338,7 +342,7 @@ impl LinkState {
         };
         let mut out = Vec::with_capacity(configs.len());
         for (i, c) in configs.iter().enumerate() {
-            let where_ = |e: crate::params::ParamError| {
+            let where_ = |e: heaplab_core::params::ParamError| {
                 LinkError::new(format!("configuration {}: {e}", i + 1))
             };
             out.push(minimal_policy(&c.policy).map_err(where_)?);
@@ -389,9 +393,9 @@ impl LinkState {
         let mut out = self.clone();
         out.view = View::default();
         let policy_has = out.configs.get(sweep.config).is_some_and(|c| {
-            let family = match c.preset.as_deref().and_then(crate::presets::preset) {
+            let family = match c.preset.as_deref().and_then(heaplab_core::presets::preset) {
                 Some(p) => Some(p.family),
-                None => crate::policy::Family::from_id(&c.family),
+                None => heaplab_core::policy::Family::from_id(&c.family),
             };
             family.is_some_and(|f| f.spec().params.iter().any(|p| p.name == sweep.param))
         });
@@ -431,8 +435,9 @@ fn file_name(path: &str) -> &str {
 fn changed_workload_params(
     workload: &WorkloadConfig,
 ) -> Result<BTreeMap<String, Value>, LinkError> {
-    let spec = crate::workload::find(&workload.id).map_err(|e| LinkError::new(e.to_string()))?;
-    crate::params::Params::changed(
+    let spec =
+        heaplab_core::workload::find(&workload.id).map_err(|e| LinkError::new(e.to_string()))?;
+    heaplab_core::params::Params::changed(
         spec.params,
         &workload.params,
         &BTreeMap::new(),
@@ -442,7 +447,7 @@ fn changed_workload_params(
 }
 
 /// A policy with only the parameters that differ from its preset's or family's values.
-fn minimal_policy(policy: &PolicyConfig) -> Result<PolicyConfig, crate::params::ParamError> {
+fn minimal_policy(policy: &PolicyConfig) -> Result<PolicyConfig, heaplab_core::params::ParamError> {
     let mut out = PolicyConfig {
         params: policy.changed_params()?,
         ..policy.clone()

@@ -4,9 +4,9 @@
 
 use serde_json::{json, Value};
 
-use crate::config::{ProviderKind, PAGE_SIZES};
-use crate::policy::FAMILIES;
-use crate::workload::WORKLOADS;
+use heaplab_core::config::{ProviderKind, PAGE_SIZES};
+use heaplab_core::policy::FAMILIES;
+use heaplab_core::workload::WORKLOADS;
 
 /// The whole catalog.
 pub fn catalog() -> Value {
@@ -37,7 +37,7 @@ pub fn workloads() -> Value {
 /// Presets with their values typed as the family's parameters are (numbers for sizes),
 /// so a front end can compare them with what a user typed.
 pub fn presets() -> Value {
-    crate::presets::PRESETS
+    heaplab_core::presets::PRESETS
         .iter()
         .map(|p| {
             let mut v = serde_json::to_value(p).unwrap_or(Value::Null);
@@ -67,7 +67,7 @@ pub fn families() -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::ParamKind;
+    use heaplab_core::params::ParamKind;
 
     #[test]
     fn every_default_is_valid_and_listed() {

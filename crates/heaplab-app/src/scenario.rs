@@ -7,10 +7,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{PolicyConfig, RunConfig, WorkloadConfig};
-use crate::run::{run, RunError};
-use crate::series::Series;
-use crate::simulate::Report;
+use heaplab_core::config::{PolicyConfig, RunConfig, WorkloadConfig};
+use heaplab_core::run::{run, RunError};
+use heaplab_core::series::Series;
+use heaplab_core::simulate::Report;
 
 /// A scenario file.
 #[derive(Clone, Debug, Serialize, Deserialize)]

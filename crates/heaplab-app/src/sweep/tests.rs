@@ -1,7 +1,7 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::config::RunConfig;
+use heaplab_core::config::RunConfig;
 
 fn base() -> RunConfig {
     let mut config = RunConfig::new("churn", "bump");
@@ -13,7 +13,7 @@ fn run_all(sweep: &Sweep) -> Vec<Value> {
     sweep
         .points
         .iter()
-        .map(|p| serde_json::to_value(crate::run::run(&p.config).unwrap().json()).unwrap())
+        .map(|p| serde_json::to_value(heaplab_core::run::run(&p.config).unwrap().json()).unwrap())
         .collect()
 }
 
@@ -40,7 +40,7 @@ fn a_policy_parameter_sweeps_through_its_values() {
         .collect();
     assert_eq!(keys.len(), METRICS.len());
     // Each point's figures are the run's own.
-    let direct = crate::run::run(&sweep.points[1].config).unwrap();
+    let direct = heaplab_core::run::run(&sweep.points[1].config).unwrap();
     assert_eq!(
         report.points[1].metrics.get("peak_resident_bytes"),
         Some(direct.report.summary.peak_resident_bytes as f64)

@@ -1,10 +1,10 @@
 //! The one function that turns an event and its decisions into the plain-words line of
 //! `heaplab explain`, which the page shows too, so the page's line k is the CLI's line k.
 
-use crate::decision::Decision;
-use crate::event::Event;
-use crate::format::format_count;
-use crate::policy::Block;
+use heaplab_core::decision::Decision;
+use heaplab_core::event::Event;
+use heaplab_core::format::format_count;
+use heaplab_core::policy::Block;
 
 use super::heap_map::Pinner;
 
@@ -17,7 +17,7 @@ fn bytes(n: u64) -> String {
 pub fn op_text(event: &Event) -> String {
     let mut out = Vec::new();
     // Writing into a vector cannot fail.
-    let _ = crate::trace::write_event(&mut out, event);
+    let _ = heaplab_core::trace::write_event(&mut out, event);
     String::from_utf8_lossy(&out).trim_end().to_string()
 }
 

@@ -2,9 +2,10 @@
 //! cut short, edited by hand or made to hurt (a page size of 3, a zoom to 10^12 events,
 //! fifty configurations) is refused with a message naming the field.
 
+use super::deflate::deflated_len;
 use super::{LinkError, LinkState, LinkWorkload};
-use crate::config::PAGE_SIZES;
-use crate::params::ParamError;
+use heaplab_core::config::PAGE_SIZES;
+use heaplab_core::params::ParamError;
 
 /// The most configurations a link compares: the page shows four side by side.
 pub const MAX_CONFIGS: usize = 4;
@@ -22,7 +23,7 @@ pub const MAX_TEACH_PAGE: u64 = 1 << 40;
 pub const MAX_EMBEDDED_BYTES: usize = 64 * 1024;
 
 /// The longest trace text a link carries, deflated or not: what its payload may inflate
-/// to ([`super::codec::MAX_PAYLOAD_BYTES`]), less room for the rest of the state and for
+/// to ([`super::MAX_PAYLOAD_BYTES`]), less room for the rest of the state and for
 /// the escapes its JSON writes.
 pub const MAX_EMBEDDED_TEXT_BYTES: usize = 192 * 1024;
 
@@ -34,7 +35,7 @@ pub fn embeddable(bytes: &[u8]) -> Option<&str> {
         return None;
     }
     let text = std::str::from_utf8(bytes).ok()?;
-    (super::codec::deflated_len(text.as_bytes()) <= MAX_EMBEDDED_BYTES).then_some(text)
+    (deflated_len(text.as_bytes()) <= MAX_EMBEDDED_BYTES).then_some(text)
 }
 
 /// The most values a sweep runs.
@@ -68,7 +69,7 @@ pub(super) fn check(state: &LinkState) -> Result<(), LinkError> {
                 "the embedded trace {name} has {} bytes, {} deflated; a link carries at most \
                  {MAX_EMBEDDED_TEXT_BYTES}, or {MAX_EMBEDDED_BYTES} deflated",
                 text.len(),
-                super::codec::deflated_len(text.as_bytes())
+                deflated_len(text.as_bytes())
             )));
         }
         LinkWorkload::Trace(t) => {
@@ -159,18 +160,18 @@ fn check_sweep(state: &LinkState, sweep: &super::SweepView) -> Result<(), LinkEr
             .map(|(k, m)| (format!("view.sweep.also[{k}]"), m)),
     );
     for (field, metric) in named {
-        if crate::metrics::find(metric).is_none() {
+        if heaplab_core::metrics::find(metric).is_none() {
             return Err(LinkError::new(format!(
                 "{field}: there is no metric {metric:?}; valid ones are: {}",
-                crate::metrics::keys().join(", ")
+                heaplab_core::metrics::keys().join(", ")
             )));
         }
     }
-    if sweep.also.len() >= crate::metrics::METRICS.len() {
+    if sweep.also.len() >= heaplab_core::metrics::METRICS.len() {
         return Err(LinkError::new(format!(
             "view.sweep.also: {} metrics; there are {} in all",
             sweep.also.len(),
-            crate::metrics::METRICS.len()
+            heaplab_core::metrics::METRICS.len()
         )));
     }
     // Each value must be one the parameter takes: the swept configuration with the value
