@@ -169,7 +169,7 @@ fn before_exit(r: &Report) -> u64 {
     let phases = &r.summary.phases;
     match phases.iter().rposition(|p| p.label == "exit") {
         Some(i) if i > 0 => phases[i - 1].resident_bytes,
-        _ => r.summary.end_resident_bytes,
+        _ => r.summary.end_resident_bytes(),
     }
 }
 
@@ -183,7 +183,10 @@ fn phase_resident(r: &Report, label: &str) -> Option<u64> {
 
 /// How far apart two runs' peak resident memory is, as a fraction of the larger.
 fn peak_gap(a: &Report, b: &Report) -> f64 {
-    let (a, b) = (a.summary.peak_resident_bytes, b.summary.peak_resident_bytes);
+    let (a, b) = (
+        a.summary.peak_resident_bytes(),
+        b.summary.peak_resident_bytes(),
+    );
     a.abs_diff(b) as f64 / a.max(b).max(1) as f64
 }
 
@@ -201,7 +204,7 @@ pub fn evaluate(id: &str, runs: &[ScenarioRun]) -> Vec<Check> {
             let (heap, pages, big) = (r(0), r(1), r(2));
             let end = ratio(before_exit(heap), before_exit(pages));
             let peak_gap = peak_gap(heap, pages);
-            let ops = ratio(pages.summary.page_ops, big.summary.page_ops);
+            let ops = ratio(pages.summary.page_ops(), big.summary.page_ops());
             vec![
                 check(
                     format!("memory after the compilations is {end:.1}x smaller with mmap-backed slabs (at least 3x)"),
@@ -227,8 +230,8 @@ pub fn evaluate(id: &str, runs: &[ScenarioRun]) -> Vec<Check> {
                 let (shared, separate) = (&pair[0].report, &pair[1].report);
                 let workload = &shared.config.workload.id;
                 let end = ratio(
-                    separate.summary.end_resident_bytes,
-                    shared.summary.end_resident_bytes,
+                    separate.summary.end_resident_bytes(),
+                    shared.summary.end_resident_bytes(),
                 );
                 checks.push(check(
                     format!(
@@ -251,8 +254,8 @@ pub fn evaluate(id: &str, runs: &[ScenarioRun]) -> Vec<Check> {
         }
         "lld-link" if runs.len() == 3 => {
             let (mi, rp, sn) = (r(0), r(1), r(2));
-            let ops = |x: &Report| x.summary.page_ops;
-            let commit = |x: &Report| x.summary.peak_committed_bytes;
+            let ops = |x: &Report| x.summary.page_ops();
+            let commit = |x: &Report| x.summary.peak_committed_bytes();
             let kib = |b: u64| b / 1024;
             vec![
                 check(
@@ -285,7 +288,7 @@ pub fn evaluate(id: &str, runs: &[ScenarioRun]) -> Vec<Check> {
             {
                 let rep = r(i);
                 let huge =
-                    phase_resident(rep, "huge page").unwrap_or(rep.summary.peak_resident_bytes);
+                    phase_resident(rep, "huge page").unwrap_or(rep.summary.peak_resident_bytes());
                 for back in 1..=3 {
                     let after = phase_resident(rep, &format!("back {back}")).unwrap_or(0);
                     let kept = ratio(after, huge);
@@ -305,7 +308,7 @@ pub fn evaluate(id: &str, runs: &[ScenarioRun]) -> Vec<Check> {
                 }
             }
             let (double, plus_one, custom) = (r(0), r(2), r(4));
-            let peak = |x: &Report| x.summary.peak_resident_bytes as f64;
+            let peak = |x: &Report| x.summary.peak_resident_bytes() as f64;
             let saving = 1.0 - peak(plus_one) / peak(double);
             checks.push(check(
                 format!(
@@ -315,7 +318,7 @@ pub fn evaluate(id: &str, runs: &[ScenarioRun]) -> Vec<Check> {
                 saving,
                 saving >= 0.05,
             ));
-            let reallocs = ratio(plus_one.summary.reallocs, double.summary.reallocs);
+            let reallocs = ratio(plus_one.summary.reallocs(), double.summary.reallocs());
             checks.push(check(
                 format!("growing by one slot needs {reallocs:.0}x the reallocations of doubling (at least 10x)"),
                 reallocs,
@@ -330,7 +333,7 @@ pub fn evaluate(id: &str, runs: &[ScenarioRun]) -> Vec<Check> {
                 kept,
                 kept > 0.5,
             ));
-            let custom_reallocs = ratio(custom.summary.reallocs, double.summary.reallocs);
+            let custom_reallocs = ratio(custom.summary.reallocs(), double.summary.reallocs());
             checks.push(check(
                 format!(
                     "and needs {custom_reallocs:.2}x the reallocations of doubling (at most 2x)"
@@ -347,8 +350,8 @@ pub fn evaluate(id: &str, runs: &[ScenarioRun]) -> Vec<Check> {
             let counter = |x: &Report, name: &str| {
                 let s = &x.summary;
                 s.counters.get(name).copied().unwrap_or(match name {
-                    "num_malloc" => s.allocs.saturating_sub(s.frees),
-                    "malloc_bytes" => s.end_live_bytes,
+                    "num_malloc" => s.allocs().saturating_sub(s.frees()),
+                    "malloc_bytes" => s.end_live_bytes(),
                     _ => 0,
                 })
             };

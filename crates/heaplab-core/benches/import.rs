@@ -101,7 +101,7 @@ fn run(path: &Path) {
         &ImportOptions::default(),
     )
     .unwrap();
-    assert_eq!(out.report.summary.events, EVENTS);
+    assert_eq!(out.report.summary.events(), EVENTS);
 }
 
 /// A program every reader of the file must be slower than: `wc -l` reads and counts

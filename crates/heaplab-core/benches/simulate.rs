@@ -38,7 +38,7 @@ fn workload_events(id: &str, scale: f64) -> Vec<Event> {
 fn replay(c: &RunConfig, events: &[Event]) -> u64 {
     let mut sim = Simulation::new(c, sim_provider(c)).unwrap();
     sim.apply_all(events).unwrap();
-    sim.finish().0.events
+    sim.finish().0.events()
 }
 
 fn families() -> Vec<(&'static str, RunConfig)> {

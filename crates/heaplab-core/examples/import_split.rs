@@ -42,7 +42,7 @@ fn main() {
         let t = Instant::now();
         sim.apply_all(&events).unwrap();
         let replay = t.elapsed().as_secs_f64();
-        assert_eq!(sim.finish().0.events, read);
+        assert_eq!(sim.finish().0.events(), read);
         println!(
             "round {round}: read, parse and check {import:.3} s ({}); simulate alone {replay:.3} s ({})",
             rate(import),

@@ -29,9 +29,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "{policy}, {rounds} rounds: {events} events, touched {:.2} GiB, peak resident {:.2} GiB, \
          peak live {:.2} GiB; simulator's peak RSS {}",
-        summary.touched_bytes as f64 / (1u64 << 30) as f64,
-        summary.peak_resident_bytes as f64 / (1u64 << 30) as f64,
-        summary.peak_live_bytes as f64 / (1u64 << 30) as f64,
+        summary.touched_bytes() as f64 / (1u64 << 30) as f64,
+        summary.peak_resident_bytes() as f64 / (1u64 << 30) as f64,
+        summary.peak_live_bytes() as f64 / (1u64 << 30) as f64,
         peak_rss().map_or("unknown (no /proc/self/status)".into(), |kb| format!(
             "{:.1} MB",
             kb as f64 / 1000.0

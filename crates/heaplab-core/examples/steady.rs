@@ -49,7 +49,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         churn.len(),
         n / secs.max(1e-9) / 1e6,
         secs * 1e9 / n.max(1.0),
-        summary.peak_committed_bytes
+        summary.peak_committed_bytes()
     );
     Ok(())
 }

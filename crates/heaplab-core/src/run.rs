@@ -372,15 +372,15 @@ mod tests {
         let mut listen = |events| told.push(events);
         let (out, curve) = run_with_page_ops(&config, Progress::every(1000, &mut listen)).unwrap();
         assert_eq!(out, plain);
-        let events = out.report.summary.events;
+        let events = out.report.summary.events();
         assert!(events > 2048, "{events} events is too few to test progress");
         let every_1024: Vec<u64> = (1..=events / 1024).map(|k| k * 1024).collect();
         assert_eq!(told, every_1024);
         assert_eq!(curve.t, out.series.t);
-        assert_eq!(curve.commits.last(), Some(&out.report.summary.commit_ops));
+        assert_eq!(curve.commits.last(), Some(&out.report.summary.commit_ops()));
         assert_eq!(
             curve.decommits.last(),
-            Some(&out.report.summary.decommit_ops)
+            Some(&out.report.summary.decommit_ops())
         );
     }
 

@@ -4,11 +4,12 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::config::{ProviderKind, RunConfig, TouchMode};
 use crate::event::{ArenaId, BlockId, Event, DEFAULT_ALIGN};
 use crate::live::LiveTable;
+pub use crate::metrics::{PhaseMark, ProgramCounts, Summary, SCHEMA};
 use crate::pages::Pages;
 use crate::params::ParamError;
 use crate::policy::{dispatch, AllocError, AnyPolicy, Block, Policy};
@@ -31,64 +32,30 @@ impl fmt::Display for SimError {
 
 impl std::error::Error for SimError {}
 
-/// Memory at the end of a phase, the figure a `ps` after each step gives (scenario S4).
-///
-/// Also what the charts mark phases with; the page sends only `{label, end_event}`, so the
-/// byte figures default to zero when read back.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PhaseMark {
-    pub label: String,
-    /// Number of the phase's last event.
-    pub end_event: u64,
-    #[serde(default)]
-    pub live_bytes: u64,
-    #[serde(default)]
-    pub committed_bytes: u64,
-    #[serde(default)]
-    pub resident_bytes: u64,
-}
-
-/// The numbers a run ends with. Field names are a stable contract (`heaplab run --json`
-/// and the browser's `window.heaplabResults`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Summary {
-    pub events: u64,
-    pub allocs: u64,
-    pub frees: u64,
-    pub reallocs: u64,
-    pub peak_live_bytes: u64,
-    pub end_live_bytes: u64,
-    pub peak_committed_bytes: u64,
-    pub end_committed_bytes: u64,
-    pub peak_resident_bytes: u64,
-    pub end_resident_bytes: u64,
-    pub peak_reserved_bytes: u64,
-    pub end_reserved_bytes: u64,
-    pub touched_bytes: u64,
-    pub commit_ops: u64,
-    pub decommit_ops: u64,
-    pub committed_pages_total: u64,
-    pub decommitted_pages_total: u64,
-    pub reserve_ops: u64,
-    pub release_ops: u64,
-    /// All four kinds of provider call: what scenario S3 calls OS page operations.
-    pub page_ops: u64,
-    pub metadata_bytes: u64,
-    /// Peak live bytes over peak resident bytes (malloc-lab's utilization).
-    pub utilization: f64,
-    pub phases: Vec<PhaseMark>,
-    /// The modelled allocator's own counters at the end, Pike-style (`num_malloc`,
-    /// `malloc_bytes`, `free_block_bytes`, ...), for the policies that keep them (the pool
-    /// family); empty for the others.
-    pub counters: BTreeMap<String, u64>,
-}
-
-/// A finished run: the resolved config and its summary, flattened into one JSON object.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// A finished run: the resolved config and its summary, flattened into one JSON object
+/// that names its layout's version first (`"schema": 1`, [`SCHEMA`]).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Report {
     pub config: RunConfig,
-    #[serde(flatten)]
     pub summary: Summary,
+}
+
+impl Serialize for Report {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Versioned<'a> {
+            schema: u32,
+            config: &'a RunConfig,
+            #[serde(flatten)]
+            summary: &'a Summary,
+        }
+        Versioned {
+            schema: SCHEMA,
+            config: &self.config,
+            summary: &self.summary,
+        }
+        .serialize(s)
+    }
 }
 
 /// The steps, in events, of [`Simulation::apply_all`]'s look ahead: far enough for a miss
@@ -546,7 +513,6 @@ impl<P: PageProvider> Books<P> {
         self.close_phase(self.events);
         let st = *self.mem.stats();
         let page = self.mem.page_size();
-        let peak_resident = st.resident_pages.peak * page;
         // Only a policy that keeps counters of its own reports any: made up from the live
         // blocks for the others, they would repeat the live figures under other names.
         let counters: BTreeMap<String, u64> = policy
@@ -555,32 +521,16 @@ impl<P: PageProvider> Books<P> {
             .map(|(k, v)| (k.to_string(), v))
             .collect();
         let summary = Summary {
-            events: self.events,
-            allocs: self.allocs,
-            frees: self.frees,
-            reallocs: self.reallocs,
-            peak_live_bytes: self.live_bytes.peak,
-            end_live_bytes: self.live_bytes.current,
-            peak_committed_bytes: st.committed_pages.peak * page,
-            end_committed_bytes: st.committed_pages.current * page,
-            peak_resident_bytes: peak_resident,
-            end_resident_bytes: st.resident_pages.current * page,
-            peak_reserved_bytes: st.reserved_bytes.peak,
-            end_reserved_bytes: st.reserved_bytes.current,
-            touched_bytes: st.touched_pages * page,
-            commit_ops: st.commit_ops,
-            decommit_ops: st.decommit_ops,
-            committed_pages_total: st.committed_pages_total,
-            decommitted_pages_total: st.decommitted_pages_total,
-            reserve_ops: st.reserve_ops,
-            release_ops: st.release_ops,
-            page_ops: st.page_ops(),
-            metadata_bytes: policy.metadata_bytes(),
-            utilization: if peak_resident == 0 {
-                0.0
-            } else {
-                self.live_bytes.peak as f64 / peak_resident as f64
+            program: ProgramCounts {
+                events: self.events,
+                allocs: self.allocs,
+                frees: self.frees,
+                reallocs: self.reallocs,
+                live_bytes: self.live_bytes,
             },
+            pages: st,
+            page_size: page,
+            allocator_metadata_bytes: policy.metadata_bytes(),
             phases: self.phases,
             counters,
         };

@@ -419,7 +419,13 @@ fn every_workload_runs_clean_through_every_policy() {
             sim.check_invariants().unwrap();
             let (summary, _) = sim.finish();
             if n < CUT && w.id != "short_strings" {
-                assert_eq!(summary.end_live_bytes, 0, "{} on {}", c.policy.family, w.id);
+                assert_eq!(
+                    summary.end_live_bytes(),
+                    0,
+                    "{} on {}",
+                    c.policy.family,
+                    w.id
+                );
             }
         }
     }

@@ -96,8 +96,8 @@ fn a_long_lazy_trace_streams_through_a_run() {
     )
     .unwrap();
     let s = &out.report.summary;
-    assert_eq!(s.events, events);
-    assert_eq!(s.allocs + s.frees, events);
-    assert!(s.frees > 0 && s.allocs - s.frees <= LIVE + 1);
+    assert_eq!(s.events(), events);
+    assert_eq!(s.allocs() + s.frees(), events);
+    assert!(s.frees() > 0 && s.allocs() - s.frees() <= LIVE + 1);
     assert_eq!(out.trace.unwrap().lines, events);
 }

@@ -38,11 +38,12 @@ fn check(workload: &str, scale: f64, policy: &str, touch: TouchMode) {
     assert_eq!(r.report.summary, sim, "{what}");
     // The last sample is after the last event: the kernel's resident pages are the model's.
     assert_eq!(
-        r.real.real_end_resident_bytes, sim.end_resident_bytes,
+        r.real.real_end_resident_bytes,
+        sim.end_resident_bytes(),
         "{what}"
     );
     assert!(
-        r.real.real_peak_resident_bytes <= sim.peak_resident_bytes,
+        r.real.real_peak_resident_bytes <= sim.peak_resident_bytes(),
         "{what}"
     );
     assert!(r.real.residency_samples >= 2, "{what}");

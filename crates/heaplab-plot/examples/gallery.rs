@@ -48,7 +48,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .iter()
         .map(|(l, o, _)| SummaryRow::from_summary(l, &o.report.summary))
         .collect();
-    let events = runs[0].1.report.summary.events;
+    let events = runs[0].1.report.summary.events();
 
     // Page operations against the slab size, slabs from the heap and from the OS.
     let sizes: Vec<u64> = (12..=20).step_by(2).map(|e| 1u64 << e).collect();
@@ -66,7 +66,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             });
             config.policy.params = serde_json::from_value(params)?;
             let out = heaplab_core::run::run(&config)?;
-            points.push((size as f64, out.report.summary.page_ops as f64));
+            points.push((size as f64, out.report.summary.page_ops() as f64));
         }
         sweep_points.push((label, points));
     }

@@ -34,11 +34,11 @@ impl<'a> SummaryRow<'a> {
     pub fn from_summary(label: &'a str, s: &Summary) -> SummaryRow<'a> {
         SummaryRow {
             label,
-            peak_resident_bytes: s.peak_resident_bytes,
-            end_resident_bytes: s.end_resident_bytes,
-            page_ops: s.page_ops,
-            touched_bytes: s.touched_bytes,
-            utilization: s.utilization,
+            peak_resident_bytes: s.peak_resident_bytes(),
+            end_resident_bytes: s.end_resident_bytes(),
+            page_ops: s.page_ops(),
+            touched_bytes: s.touched_bytes(),
+            utilization: s.utilization(),
         }
     }
 }

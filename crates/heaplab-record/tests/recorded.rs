@@ -108,11 +108,11 @@ fn replay_matches(path: &Path, counts: Counts) {
     let s = &out.report.summary;
     assert_eq!(
         (
-            s.allocs,
-            s.frees,
-            s.reallocs,
-            s.peak_live_bytes,
-            s.end_live_bytes
+            s.allocs(),
+            s.frees(),
+            s.reallocs(),
+            s.peak_live_bytes(),
+            s.end_live_bytes()
         ),
         (
             counts.allocs,

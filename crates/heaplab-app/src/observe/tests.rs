@@ -68,7 +68,7 @@ fn watching_changes_no_result() {
         let st = s.simulation().pages().stats();
         assert_eq!(
             st.resident_pages.peak * s.heap_map().page_size,
-            plain.peak_resident_bytes
+            plain.peak_resident_bytes()
         );
         assert!(s.step().unwrap().is_none());
     }

@@ -43,7 +43,7 @@ fn a_policy_parameter_sweeps_through_its_values() {
     let direct = heaplab_core::run::run(&sweep.points[1].config).unwrap();
     assert_eq!(
         report.points[1].metrics.get("peak_resident_bytes"),
-        Some(direct.report.summary.peak_resident_bytes as f64)
+        Some(direct.report.summary.peak_resident_bytes() as f64)
     );
 }
 

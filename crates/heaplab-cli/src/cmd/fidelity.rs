@@ -83,23 +83,23 @@ fn row(
     real: &heaplab_native::BaselineReport,
 ) -> Row {
     let ratio = |a: u64, b: u64| a as f64 / b.max(1) as f64;
-    let peak_ratio = ratio(sim.peak_resident_bytes, real.peak_rss_bytes);
-    let end_ratio = ratio(sim.end_resident_bytes, real.end_rss_bytes);
+    let peak_ratio = ratio(sim.peak_resident_bytes(), real.peak_rss_bytes);
+    let end_ratio = ratio(sim.end_resident_bytes(), real.end_rss_bytes);
     let target =
         (allocator == RealAllocator::System).then_some([GLIBC_PEAK_TARGET, GLIBC_END_TARGET]);
     Row {
         workload: workload_name(w),
         preset: preset.to_string(),
         allocator,
-        sim_peak_resident_bytes: sim.peak_resident_bytes,
+        sim_peak_resident_bytes: sim.peak_resident_bytes(),
         real_peak_rss_bytes: real.peak_rss_bytes,
         peak_ratio,
-        sim_end_resident_bytes: sim.end_resident_bytes,
+        sim_end_resident_bytes: sim.end_resident_bytes(),
         real_end_rss_bytes: real.end_rss_bytes,
         end_ratio,
         target,
         within_target: target.map(|[p, e]| {
-            (peak_ratio - 1.0).abs() <= p && within(sim.end_resident_bytes, real.end_rss_bytes, e)
+            (peak_ratio - 1.0).abs() <= p && within(sim.end_resident_bytes(), real.end_rss_bytes, e)
         }),
     }
 }

@@ -1,0 +1,75 @@
+//! The books a run ends with. `Summary` keeps what the simulator counted, as it counted
+//! it; every figure read from it is a method made by the list in `list.rs`, so no figure
+//! is stored twice and none can disagree with the counters it comes from.
+
+use std::collections::BTreeMap;
+
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Serialize};
+
+use super::METRICS;
+use crate::stats::{Gauge, PageStats};
+
+/// The version of the `--json` report objects' layout. It changes only when a field is
+/// renamed, removed or changes its meaning; a new field keeps it, so a reader that ignores
+/// fields it does not know reads every report of the same version.
+pub const SCHEMA: u32 = 1;
+
+/// Memory at the end of a phase, the figure a `ps` after each step gives (scenario S4).
+///
+/// Also what the charts mark phases with; the page sends only `{label, end_event}`, so the
+/// byte figures default to zero when read back.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PhaseMark {
+    pub label: String,
+    /// Number of the phase's last event.
+    pub end_event: u64,
+    #[serde(default)]
+    pub live_bytes: u64,
+    #[serde(default)]
+    pub committed_bytes: u64,
+    #[serde(default)]
+    pub resident_bytes: u64,
+}
+
+/// What the program did, counted by the simulator as the events arrive.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ProgramCounts {
+    pub events: u64,
+    pub allocs: u64,
+    pub frees: u64,
+    pub reallocs: u64,
+    /// Bytes in live blocks, with the most there ever were.
+    pub live_bytes: Gauge,
+}
+
+/// The books a run ends with. Its JSON object (`heaplab run --json`, the browser's
+/// `window.heaplabResults`) holds every figure of [`METRICS`] by its key, in the list's
+/// order, then `phases` and `counters`; those names are a stable contract.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    pub program: ProgramCounts,
+    /// The page map's gauges and counters at the end.
+    pub pages: PageStats,
+    /// The provider's page size, which turns the page counts into bytes.
+    pub page_size: u64,
+    /// The allocator's own bookkeeping at the end, kept out of band.
+    pub allocator_metadata_bytes: u64,
+    pub phases: Vec<PhaseMark>,
+    /// The modelled allocator's own counters at the end, Pike-style (`num_malloc`,
+    /// `malloc_bytes`, `free_block_bytes`, ...), for the policies that keep them (the pool
+    /// family); empty for the others.
+    pub counters: BTreeMap<String, u64>,
+}
+
+impl Serialize for Summary {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(METRICS.len() + 2))?;
+        for m in METRICS {
+            map.serialize_entry(m.key, &m.figure(self))?;
+        }
+        map.serialize_entry("phases", &self.phases)?;
+        map.serialize_entry("counters", &self.counters)?;
+        map.end()
+    }
+}
