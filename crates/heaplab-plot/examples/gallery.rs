@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use heaplab_app::scenario;
 use heaplab_core::config::RunConfig;
 use heaplab_plot::{
-    write, Chart, MemoryChart, MemoryRun, PageOpsChart, PageOpsRun, PlotError, SummaryChart,
-    SummaryRow, SweepChart, SweepLine, SweepScale, SweepValue,
+    write, Chart, PlotError, SummaryChart, SummaryRow, SweepChart, SweepLine, SweepScale,
+    SweepValue, Track, TrackChart,
 };
 use serde_json::json;
 
@@ -36,14 +36,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         runs.push((c.label.clone(), out, ops));
     }
     let phases = &runs[0].1.report.summary.phases;
-    let memory: Vec<MemoryRun> = runs
+    let memory: Vec<Track> = runs
         .iter()
-        .map(|(l, o, _)| MemoryRun::from_series(l, &o.series))
+        .map(|(l, o, _)| Track::memory(l, &o.series))
         .collect();
-    let page_ops: Vec<PageOpsRun> = runs
-        .iter()
-        .map(|(l, _, p)| PageOpsRun::from_curve(l, p))
-        .collect();
+    let page_ops: Vec<Track> = runs.iter().map(|(l, _, p)| Track::page_ops(l, p)).collect();
     let rows: Vec<SummaryRow> = runs
         .iter()
         .map(|(l, o, _)| SummaryRow::from_summary(l, &o.report.summary))
@@ -81,29 +78,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let charts: Vec<(&str, Writer)> = vec![
         (
             "memory",
-            boxed(MemoryChart {
+            boxed(TrackChart {
                 title: &spec.title,
-                runs: &memory,
                 phases,
-                zoom: None,
+                ..TrackChart::memory(&memory)
             }),
         ),
         (
             "memory-zoom",
-            boxed(MemoryChart {
+            boxed(TrackChart {
                 title: "The first compilation, zoomed in",
-                runs: &memory,
                 phases,
                 zoom: Some((0, events / 4)),
+                ..TrackChart::memory(&memory)
             }),
         ),
         (
             "page-ops",
-            boxed(PageOpsChart {
+            boxed(TrackChart {
                 title: "Commits and decommits over the run",
-                runs: &page_ops,
                 phases,
-                zoom: None,
+                ..TrackChart::page_ops(&page_ops)
             }),
         ),
         (

@@ -1,15 +1,16 @@
 //! heaplab's charts, each one function generic over plotters' [`DrawingBackend`], so the
 //! browser draws a chart on a canvas and the CLI writes the same picture as SVG or PNG:
 //!
-//! - [`draw_memory`]: resident and live memory over time, with the phases;
-//! - [`draw_page_ops`]: cumulative commits and decommits over time;
+//! - [`draw_track`]: each configuration's two curves over the events of a run, with the
+//!   phases: memory over time (resident and live bytes, [`TrackChart::memory`]) or page
+//!   operations over time (cumulative commits and decommits, [`TrackChart::page_ops`]);
 //! - [`draw_summary_bars`]: the summary's figures, one panel per metric;
 //! - [`draw_sweep`]: a metric against the values of a swept parameter;
 //! - [`draw_heap_map`] and [`draw_block_map`]: teaching mode's maps of a heap at one
 //!   event, which answer their layout so a pointer is mapped to the page or the piece
 //!   under it in what was drawn.
 //!
-//! Each takes a plain input struct of slices and labels ([`MemoryChart`], ...), with
+//! Each takes a plain input struct of slices and labels ([`TrackChart`], ...), with
 //! constructors from the core's types where the core has the data, so a caller can chart
 //! anything it has the numbers for. Every chart also implements [`Chart`], which
 //! [`render_svg`], [`render_png`] and [`write`] take. Bad input (no runs, an empty series,
@@ -20,15 +21,13 @@ mod block_map;
 mod font;
 mod heap_map;
 mod map_key;
-mod memory;
 #[cfg(not(target_arch = "wasm32"))]
 mod output;
-mod page_ops;
 mod style;
 mod summary;
 mod sweep;
 mod sweep_plot;
-mod timeline;
+mod track;
 pub mod units;
 
 use std::fmt;
@@ -45,15 +44,13 @@ pub use heap_map::{
     draw_heap_map, heap_map_key, heap_map_layout, Cell, HeapMapChart, HeapMapLayout, MapRow,
 };
 pub use map_key::KeyEntry;
-pub use memory::{draw_memory, MemoryChart, MemoryRun};
 #[cfg(not(target_arch = "wasm32"))]
 pub use output::{render_png, write, Format};
-pub use page_ops::{draw_page_ops, PageOpsChart, PageOpsRun};
 pub use style::{color, PALETTE};
 pub use summary::{draw_summary_bars, SummaryChart, SummaryRow};
 pub use sweep::{draw_sweep, SweepChart, SweepLine, SweepMarks, SweepScale, SweepValue};
 pub use sweep_plot::{sweep_plot_size, PointMark, SweepPlot};
-pub use timeline::{sample_at, PlotFrame};
+pub use track::{draw_track, sample_at, PlotFrame, Track, TrackChart, TrackKind, ValueAxis};
 
 /// The largest width or height drawn, in pixels: a bitmap takes three bytes a pixel, and
 /// a size typed wrong should be an error, not an allocation of many gigabytes.
@@ -66,15 +63,9 @@ pub trait Chart {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError>;
 }
 
-impl Chart for MemoryChart<'_> {
+impl Chart for TrackChart<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
-        draw_memory(root, self).map(|_| ())
-    }
-}
-
-impl Chart for PageOpsChart<'_> {
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
-        draw_page_ops(root, self).map(|_| ())
+        draw_track(root, self).map(|_| ())
     }
 }
 

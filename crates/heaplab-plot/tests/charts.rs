@@ -5,8 +5,8 @@
 use expect_test::expect_file;
 use heaplab_core::simulate::PhaseMark;
 use heaplab_plot::{
-    render_png, render_svg, write, Chart, MemoryChart, MemoryRun, PageOpsChart, PageOpsRun,
-    PlotError, SummaryChart, SummaryRow, SweepChart, SweepLine, SweepScale, SweepValue,
+    render_png, render_svg, write, Chart, PlotError, SummaryChart, SummaryRow, SweepChart,
+    SweepLine, SweepScale, SweepValue, Track, TrackChart,
 };
 
 const SIZE: (u32, u32) = (800, 400);
@@ -67,19 +67,21 @@ fn fixture() -> Fixture {
     }
 }
 
-fn memory_runs(f: &Fixture) -> [MemoryRun<'_>; 2] {
+/// The fixture's memory: each run's resident bytes (solid) against the live bytes
+/// (dashed) they share.
+fn memory_runs(f: &Fixture) -> [Track<'_>; 2] {
     [
-        MemoryRun {
+        Track {
             label: "keeps freed pages",
             t: &f.t,
-            resident: &f.kept,
-            live: &f.live,
+            solid: &f.kept,
+            dashed: &f.live,
         },
-        MemoryRun {
+        Track {
             label: "returns freed pages",
             t: &f.t,
-            resident: &f.returned,
-            live: &f.live,
+            solid: &f.returned,
+            dashed: &f.live,
         },
     ]
 }
@@ -103,11 +105,11 @@ fn texts(svg: &str) -> Vec<String> {
 fn memory_chart_snapshot() {
     let f = fixture();
     let runs = memory_runs(&f);
-    let out = svg(&MemoryChart {
+    let out = svg(&TrackChart {
         title: "Memory over time",
-        runs: &runs,
         phases: &f.phases,
         zoom: None,
+        ..TrackChart::memory(&runs)
     });
     let t = texts(&out);
     for want in [
@@ -136,11 +138,11 @@ fn memory_chart_snapshot() {
 fn zoomed_memory_chart_snapshot() {
     let f = fixture();
     let runs = memory_runs(&f);
-    let out = svg(&MemoryChart {
+    let out = svg(&TrackChart {
         title: "",
-        runs: &runs,
         phases: &f.phases,
         zoom: Some((450_000, 850_000)),
+        ..TrackChart::memory(&runs)
     });
     let t = texts(&out);
     assert!(t.iter().any(|s| s == "events (450k to 850k)"), "{t:?}");
@@ -153,24 +155,24 @@ fn zoomed_memory_chart_snapshot() {
 fn page_ops_chart_snapshot() {
     let f = fixture();
     let runs = [
-        PageOpsRun {
+        Track {
             label: "keeps freed pages",
             t: &f.t,
-            commits: &f.commits[0],
-            decommits: &f.decommits[0],
+            solid: &f.commits[0],
+            dashed: &f.decommits[0],
         },
-        PageOpsRun {
+        Track {
             label: "returns freed pages",
             t: &f.t,
-            commits: &f.commits[1],
-            decommits: &f.decommits[1],
+            solid: &f.commits[1],
+            dashed: &f.decommits[1],
         },
     ];
-    let out = svg(&PageOpsChart {
+    let out = svg(&TrackChart {
         title: "Page operations",
-        runs: &runs,
         phases: &f.phases,
         zoom: None,
+        ..TrackChart::page_ops(&runs)
     });
     let t = texts(&out);
     for want in ["commits", "decommits", "page operations so far", "4k"] {
@@ -328,35 +330,31 @@ fn a_sweep_in_bytes_labels_its_unit() {
 /// panic or an error.
 #[test]
 fn bad_input_still_draws() {
-    let empty = svg(&MemoryChart::default());
+    let empty = svg(&TrackChart::memory(&[]));
     assert!(texts(&empty)
         .iter()
         .any(|s| s == "no samples in this range"));
 
     let none: [u64; 0] = [];
-    let hollow = [MemoryRun {
+    let hollow = [Track {
         label: "empty",
         t: &none,
-        resident: &none,
-        live: &none,
+        solid: &none,
+        dashed: &none,
     }];
     let phases = [phase("late", 50), phase("early", 10)];
-    svg(&MemoryChart {
-        runs: &hollow,
+    svg(&TrackChart {
         phases: &phases,
-        ..MemoryChart::default()
+        ..TrackChart::memory(&hollow)
     });
 
-    let one = [MemoryRun {
+    let one = [Track {
         label: "one point",
         t: &[7],
-        resident: &[4096],
-        live: &[100],
+        solid: &[4096],
+        dashed: &[100],
     }];
-    let out = svg(&MemoryChart {
-        runs: &one,
-        ..MemoryChart::default()
-    });
+    let out = svg(&TrackChart::memory(&one));
     assert!(out.contains("<circle"), "a lone sample is marked");
 
     let f = fixture();
@@ -366,23 +364,19 @@ fn bad_input_still_draws() {
         (900_000, 100_000),
         (5_000_000, 6_000_000),
     ] {
-        svg(&MemoryChart {
-            runs: &runs,
+        svg(&TrackChart {
             phases: &f.phases,
             zoom: Some(zoom),
-            ..MemoryChart::default()
+            ..TrackChart::memory(&runs)
         });
     }
-    let mismatched = [PageOpsRun {
+    let mismatched = [Track {
         label: "short",
         t: &f.t,
-        commits: &f.commits[0][..3],
-        decommits: &[],
+        solid: &f.commits[0][..3],
+        dashed: &[],
     }];
-    svg(&PageOpsChart {
-        runs: &mismatched,
-        ..PageOpsChart::default()
-    });
+    svg(&TrackChart::page_ops(&mismatched));
 
     let summary = svg(&SummaryChart::default());
     assert!(texts(&summary).iter().any(|s| s == "no runs to compare"));
@@ -427,7 +421,7 @@ fn bad_input_still_draws() {
 
 #[test]
 fn sizes_out_of_range_are_errors() {
-    let chart = MemoryChart::default();
+    let chart = TrackChart::memory(&[]);
     for size in [(0, 400), (800, 0), (100_000, 400)] {
         let e = render_svg(&chart, size).unwrap_err();
         assert!(matches!(e, PlotError::Size { .. }), "{e}");
@@ -452,11 +446,11 @@ fn png_has_the_size_asked_for_and_draws_text() {
     let f = fixture();
     let runs = memory_runs(&f);
     let bytes = render_png(
-        &MemoryChart {
+        &TrackChart {
             title: "Memory over time",
-            runs: &runs,
             phases: &f.phases,
             zoom: None,
+            ..TrackChart::memory(&runs)
         },
         (640, 320),
     )
@@ -522,11 +516,11 @@ fn write_chooses_the_format_by_extension() {
 fn tiny_charts_do_not_panic() {
     let f = fixture();
     let runs = memory_runs(&f);
-    let memory = MemoryChart {
+    let memory = TrackChart {
         title: "Memory over time",
-        runs: &runs,
         phases: &f.phases,
         zoom: None,
+        ..TrackChart::memory(&runs)
     };
     let rows = rows();
     let summary = SummaryChart {

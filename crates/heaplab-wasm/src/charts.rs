@@ -4,10 +4,7 @@
 
 use heaplab_core::series::Series;
 use heaplab_core::simulate::PhaseMark;
-use heaplab_plot::{
-    MemoryChart, MemoryRun, PageOpsChart, PageOpsRun, PlotError, PlotFrame, SummaryChart,
-    SummaryRow,
-};
+use heaplab_plot::{PlotError, PlotFrame, SummaryChart, SummaryRow, Track, TrackChart};
 use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, DrawingBackend, IntoDrawingArea};
 use plotters_canvas::CanvasBackend;
@@ -28,6 +25,22 @@ struct ChartRun {
     phases: Vec<PhaseMark>,
     /// The report's figures the summary bars show, when the page passed its report.
     figures: Option<Figures>,
+}
+
+impl ChartRun {
+    /// The run's two curves on a timeline of `kind`: commits and decommits so far for
+    /// page operations, resident and live bytes otherwise.
+    fn track(&self, kind: Kind) -> Track<'_> {
+        match kind {
+            Kind::PageOps => Track {
+                label: &self.label,
+                t: &self.series.t,
+                solid: &self.commits,
+                dashed: &self.decommits,
+            },
+            Kind::Memory | Kind::Bars => Track::memory(&self.label, &self.series),
+        }
+    }
 }
 
 /// The figures of a report that the summary bars draw.
@@ -177,41 +190,19 @@ impl PageChart<'_> {
         // phases mark the chart for all.
         let phases = self.runs.first().map_or(&[][..], |r| &r.phases[..]);
         match self.kind {
-            Kind::Memory => {
-                let curves: Vec<MemoryRun> = self
-                    .runs
-                    .iter()
-                    .map(|r| MemoryRun::from_series(&r.label, &r.series))
-                    .collect();
-                heaplab_plot::draw_memory(
+            Kind::Memory | Kind::PageOps => {
+                let tracks: Vec<Track> = self.runs.iter().map(|r| r.track(self.kind)).collect();
+                let chart = if self.kind == Kind::PageOps {
+                    TrackChart::page_ops(&tracks)
+                } else {
+                    TrackChart::memory(&tracks)
+                };
+                heaplab_plot::draw_track(
                     root,
-                    &MemoryChart {
-                        runs: &curves,
+                    &TrackChart {
                         phases,
                         zoom: self.zoom,
-                        ..MemoryChart::default()
-                    },
-                )
-                .map(Some)
-            }
-            Kind::PageOps => {
-                let curves: Vec<PageOpsRun> = self
-                    .runs
-                    .iter()
-                    .map(|r| PageOpsRun {
-                        label: &r.label,
-                        t: &r.series.t,
-                        commits: &r.commits,
-                        decommits: &r.decommits,
-                    })
-                    .collect();
-                heaplab_plot::draw_page_ops(
-                    root,
-                    &PageOpsChart {
-                        runs: &curves,
-                        phases,
-                        zoom: self.zoom,
-                        ..PageOpsChart::default()
+                        ..chart
                     },
                 )
                 .map(Some)
@@ -285,16 +276,13 @@ pub fn chart_hover(runs: JsValue, kind: Option<String>, event: f64) -> Result<Js
     let rows: Vec<HoverRow> = runs
         .iter()
         .filter_map(|r| {
-            let (solid, dashed) = match kind {
-                Kind::PageOps => (&r.commits, &r.decommits),
-                _ => (&r.series.resident, &r.series.live),
-            };
-            let i = heaplab_plot::sample_at(&r.series.t, event)?;
+            let track = r.track(kind);
+            let i = heaplab_plot::sample_at(track.t, event)?;
             Some(HoverRow {
-                label: &r.label,
-                event: r.series.t[i],
-                solid: *solid.get(i)?,
-                dashed: *dashed.get(i)?,
+                label: track.label,
+                event: track.t[i],
+                solid: *track.solid.get(i)?,
+                dashed: *track.dashed.get(i)?,
             })
         })
         .collect();

@@ -7,7 +7,7 @@ use std::path::Path;
 use heaplab_core::run::RunOutput;
 use heaplab_core::series::Series;
 use heaplab_core::simulate::PhaseMark;
-use heaplab_plot::{Chart, MemoryChart, MemoryRun, PlotError, SummaryChart, SummaryRow};
+use heaplab_plot::{Chart, PlotError, SummaryChart, SummaryRow, Track, TrackChart};
 use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, DrawingBackend};
 
@@ -32,18 +32,17 @@ impl Chart for Stack<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
         let areas = root.split_evenly((self.0.len().max(1), 1));
         for (panel, area) in self.0.iter().zip(&areas) {
-            let runs: Vec<MemoryRun> = panel
+            let tracks: Vec<Track> = panel
                 .runs
                 .iter()
-                .map(|(label, series)| MemoryRun::from_series(label, series))
+                .map(|(label, series)| Track::memory(label, series))
                 .collect();
-            let chart = MemoryChart {
+            let chart = TrackChart {
                 title: &panel.title,
-                runs: &runs,
                 phases: panel.phases,
-                ..MemoryChart::default()
+                ..TrackChart::memory(&tracks)
             };
-            heaplab_plot::draw_memory(area, &chart)?;
+            heaplab_plot::draw_track(area, &chart)?;
         }
         Ok(())
     }

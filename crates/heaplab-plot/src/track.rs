@@ -1,6 +1,9 @@
-//! Curves over the events of a run, with the workload's phases behind them: what memory
-//! over time and page operations over time have in common.
+//! The track chart: each configuration's two curves over the events of a run, one solid
+//! and one dashed in the configuration's colour, with the workload's phases behind them.
+//! Memory over time (resident and live bytes) and page operations over time (commits and
+//! decommits so far) are both this chart, told apart by their [`TrackKind`].
 
+use heaplab_core::series::{PageOpsCurve, Series};
 use heaplab_core::simulate::PhaseMark;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -11,41 +14,117 @@ use crate::units;
 use crate::PlotError;
 
 /// What the y axis counts, which decides its unit and its tick labels.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum ValueAxis {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueAxis {
     /// Bytes, in the binary unit the data calls for; the text is what is measured.
     Bytes(&'static str),
     /// A count, with ticks such as `1.2M`; the text is what is counted.
     Count(&'static str),
 }
 
-/// One curve: a value after each of the events in `t`.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Curve<'a> {
-    pub t: &'a [u64],
-    pub v: &'a [u64],
-}
-
-/// One configuration's two curves, drawn in its colour: one solid, one dashed.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Track<'a> {
-    pub label: &'a str,
-    pub solid: Curve<'a>,
-    pub dashed: Curve<'a>,
-}
-
-#[derive(Clone, Debug)]
-pub(crate) struct Timeline<'a> {
-    pub title: &'a str,
-    pub tracks: Vec<Track<'a>>,
-    /// What the solid and the dashed curves are, for the legend.
-    pub keys: [&'a str; 2],
-    pub phases: &'a [PhaseMark],
-    pub zoom: Option<(u64, u64)>,
+/// What a track chart's curves are: the legend's names for the solid and the dashed
+/// curve, and what the y axis counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TrackKind {
+    pub solid: &'static str,
+    pub dashed: &'static str,
     pub axis: ValueAxis,
 }
 
-/// Where a timeline's plot landed on its drawing area, in the backend's pixels, and the
+impl TrackKind {
+    /// Memory over time: resident bytes (solid) against live bytes (dashed).
+    pub const MEMORY: TrackKind = TrackKind {
+        solid: "resident",
+        dashed: "live",
+        axis: ValueAxis::Bytes("memory"),
+    };
+
+    /// Page operations over time: commits (solid) and decommits (dashed) so far.
+    pub const PAGE_OPS: TrackKind = TrackKind {
+        solid: "commits",
+        dashed: "decommits",
+        axis: ValueAxis::Count("page operations so far"),
+    };
+}
+
+/// One configuration's track: `solid[i]` and `dashed[i]` are its two values after event
+/// `t[i]`. Slices of different lengths are drawn as far as all of them go.
+#[derive(Clone, Copy, Debug)]
+pub struct Track<'a> {
+    pub label: &'a str,
+    pub t: &'a [u64],
+    pub solid: &'a [u64],
+    pub dashed: &'a [u64],
+}
+
+impl<'a> Track<'a> {
+    /// A run's memory as the core records it, under `label`: resident bytes (solid) and
+    /// live bytes (dashed), each the maximum since the previous point, as [`Series`]
+    /// keeps them. For a chart of [`TrackKind::MEMORY`].
+    pub fn memory(label: &'a str, series: &'a Series) -> Track<'a> {
+        Track {
+            label,
+            t: &series.t,
+            solid: &series.resident,
+            dashed: &series.live,
+        }
+    }
+
+    /// A run's page operations as the core's [`heaplab_core::page_ops`] records them,
+    /// under `label`: the commits (solid) and decommits (dashed) made up to and including
+    /// each event, counted from the start of the run. For a chart of
+    /// [`TrackKind::PAGE_OPS`].
+    pub fn page_ops(label: &'a str, curve: &'a PageOpsCurve) -> Track<'a> {
+        Track {
+            label,
+            t: &curve.t,
+            solid: &curve.commits,
+            dashed: &curve.decommits,
+        }
+    }
+}
+
+/// Everything a track chart shows.
+#[derive(Clone, Copy, Debug)]
+pub struct TrackChart<'a> {
+    /// Drawn above the legend; empty for no title row (the page has its own heading).
+    pub title: &'a str,
+    /// What the curves are: memory or page operations.
+    pub kind: TrackKind,
+    pub tracks: &'a [Track<'a>],
+    /// Where each phase ends, from the report's `phases`. Every run of a comparison
+    /// replays the same workload, so one run's phases mark the chart for all.
+    pub phases: &'a [PhaseMark],
+    /// The first and last event shown; `None` shows the whole run. A reversed window is
+    /// put in order and an empty one widened to one event.
+    pub zoom: Option<(u64, u64)>,
+}
+
+impl<'a> TrackChart<'a> {
+    /// Memory over time for `tracks` (made with [`Track::memory`]), with no title, no
+    /// phases and the whole run shown.
+    pub fn memory(tracks: &'a [Track<'a>]) -> TrackChart<'a> {
+        TrackChart::new(TrackKind::MEMORY, tracks)
+    }
+
+    /// Page operations over time for `tracks` (made with [`Track::page_ops`]), with no
+    /// title, no phases and the whole run shown.
+    pub fn page_ops(tracks: &'a [Track<'a>]) -> TrackChart<'a> {
+        TrackChart::new(TrackKind::PAGE_OPS, tracks)
+    }
+
+    fn new(kind: TrackKind, tracks: &'a [Track<'a>]) -> TrackChart<'a> {
+        TrackChart {
+            title: "",
+            kind,
+            tracks,
+            phases: &[],
+            zoom: None,
+        }
+    }
+}
+
+/// Where a track chart's plot landed on its drawing area, in the backend's pixels, and the
 /// events its x axis spans. A page maps a pointer on the canvas back to an event with it
 /// (for hover and for dragging a zoom window) without knowing how the axes were laid out.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -83,9 +162,17 @@ pub fn sample_at(t: &[u64], event: u64) -> Option<usize> {
 /// Headroom above the highest value, where the phase names go.
 const HEADROOM: f64 = 1.16;
 
-pub(crate) fn draw<DB: DrawingBackend>(
+/// Draws each track's solid and dashed curve over events, one colour per configuration,
+/// with each phase's boundary and name, the y axis as the chart's [`TrackKind`] counts
+/// (bytes in KiB, MiB or GiB as the data calls for, or a count), and the legend above the
+/// plot: the configurations, then the kind's names for the two curves.
+///
+/// Generic over the backend so that the browser draws it on a canvas and the CLI writes
+/// the same picture as SVG or PNG (see [`crate::write`]). Returns where the plot landed,
+/// for mapping a pointer back to an event.
+pub fn draw_track<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
-    tl: &Timeline,
+    tl: &TrackChart,
 ) -> Result<PlotFrame, PlotError> {
     let mut legend: Vec<LegendItem> = tl
         .tracks
@@ -97,11 +184,11 @@ pub(crate) fn draw<DB: DrawingBackend>(
         })
         .collect();
     legend.push(LegendItem {
-        label: tl.keys[0].to_string(),
+        label: tl.kind.solid.to_string(),
         swatch: Swatch::Line { dashed: false },
     });
     legend.push(LegendItem {
-        label: tl.keys[1].to_string(),
+        label: tl.kind.dashed.to_string(),
         swatch: Swatch::Line { dashed: true },
     });
     let area = style::frame(root, tl.title, &legend)?;
@@ -109,8 +196,7 @@ pub(crate) fn draw<DB: DrawingBackend>(
     let last_event = tl
         .tracks
         .iter()
-        .flat_map(|tr| [tr.solid.t.last(), tr.dashed.t.last()])
-        .flatten()
+        .filter_map(|tr| tr.t.last())
         .copied()
         .max()
         .unwrap_or(0);
@@ -118,7 +204,7 @@ pub(crate) fn draw<DB: DrawingBackend>(
     let clipped: Vec<[Vec<(u64, f64)>; 2]> = tl
         .tracks
         .iter()
-        .map(|tr| [clip(tr.solid, lo, hi), clip(tr.dashed, lo, hi)])
+        .map(|tr| [clip(tr.t, tr.solid, lo, hi), clip(tr.t, tr.dashed, lo, hi)])
         .collect();
     let max_v = clipped
         .iter()
@@ -126,7 +212,7 @@ pub(crate) fn draw<DB: DrawingBackend>(
         .flatten()
         .map(|&(_, v)| v)
         .fold(0.0, f64::max);
-    let (div, y_desc) = match tl.axis {
+    let (div, y_desc) = match tl.kind.axis {
         ValueAxis::Bytes(what) => {
             let unit = units::byte_unit(max_v as u64);
             (unit.bytes as f64, format!("{what} ({})", unit.name))
@@ -167,7 +253,7 @@ pub(crate) fn draw<DB: DrawingBackend>(
         }
     }
 
-    let axis = tl.axis;
+    let axis = tl.kind.axis;
     let y_fmt = move |v: &f64| match axis {
         ValueAxis::Bytes(_) => units::tick(*v),
         ValueAxis::Count(_) => units::count(*v),
@@ -258,7 +344,7 @@ pub(crate) fn draw<DB: DrawingBackend>(
 
 /// The events shown: the zoom window, put in order and at least one event wide, or the
 /// whole run.
-pub(crate) fn window(zoom: Option<(u64, u64)>, last_event: u64) -> (u64, u64) {
+fn window(zoom: Option<(u64, u64)>, last_event: u64) -> (u64, u64) {
     match zoom {
         Some((a, b)) => {
             // One below the largest event at most, so that the window has room to widen.
@@ -283,9 +369,10 @@ fn phase_stretches(phases: &[PhaseMark], lo: u64, hi: u64) -> Vec<(u64, u64, &st
     out
 }
 
-/// The points of `curve` inside `lo..=hi`, with a point interpolated where the curve
-/// crosses either edge, so that a zoomed chart draws nothing outside its plot.
-pub(crate) fn clip(curve: Curve, lo: u64, hi: u64) -> Vec<(u64, f64)> {
+/// The points of the curve of values `v` after events `t` inside `lo..=hi`, with a point
+/// interpolated where the curve crosses either edge, so that a zoomed chart draws nothing
+/// outside its plot.
+fn clip(t: &[u64], v: &[u64], lo: u64, hi: u64) -> Vec<(u64, f64)> {
     let lerp = |(x0, y0): (u64, f64), (x1, y1): (u64, f64), x: u64| -> f64 {
         if x1 == x0 {
             return y1;
@@ -294,7 +381,7 @@ pub(crate) fn clip(curve: Curve, lo: u64, hi: u64) -> Vec<(u64, f64)> {
     };
     let mut out = Vec::new();
     let mut prev: Option<(u64, f64)> = None;
-    for (&t, &v) in curve.t.iter().zip(curve.v) {
+    for (&t, &v) in t.iter().zip(v) {
         let cur = (t, v as f64);
         if let Some(p) = prev {
             if p.0 < lo && t > lo {
@@ -324,35 +411,17 @@ mod tests {
     fn clipping_interpolates_at_the_edges() {
         let t = [0, 10, 20, 30];
         let v = [0, 100, 200, 100];
-        let c = Curve { t: &t, v: &v };
         assert_eq!(
-            clip(c, 5, 25),
+            clip(&t, &v, 5, 25),
             vec![(5, 50.0), (10, 100.0), (20, 200.0), (25, 150.0)]
         );
-        assert_eq!(clip(c, 0, 30).len(), 4);
+        assert_eq!(clip(&t, &v, 0, 30).len(), 4);
         // A window between two samples still gets the line through it.
-        assert_eq!(clip(c, 12, 14), vec![(12, 120.0), (14, 140.0)]);
-        assert!(clip(c, 40, 50).is_empty());
+        assert_eq!(clip(&t, &v, 12, 14), vec![(12, 120.0), (14, 140.0)]);
+        assert!(clip(&t, &v, 40, 50).is_empty());
         // Mismatched lengths and unordered events clip without panicking.
-        assert_eq!(
-            clip(
-                Curve {
-                    t: &[5, 1],
-                    v: &[1]
-                },
-                0,
-                10
-            ),
-            vec![(5, 1.0)]
-        );
-        let _ = clip(
-            Curve {
-                t: &[9, 3, 7],
-                v: &[1, 2, 3],
-            },
-            4,
-            8,
-        );
+        assert_eq!(clip(&[5, 1], &[1], 0, 10), vec![(5, 1.0)]);
+        let _ = clip(&[9, 3, 7], &[1, 2, 3], 4, 8);
     }
 
     #[test]
