@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use heaplab_core::config::{PolicyConfig, RunConfig, WorkloadConfig};
+use heaplab_core::metrics::Schema;
 use heaplab_core::run::{run, RunError};
 use heaplab_core::series::Series;
 use heaplab_core::simulate::Report;
@@ -107,6 +108,8 @@ pub struct Finding {
 /// A scenario's runs and finding.
 #[derive(Clone, Debug, Serialize)]
 pub struct ScenarioOutput {
+    /// `"schema": 1`, the layout's version, first.
+    pub schema: Schema,
     pub id: String,
     pub title: String,
     pub question: String,
@@ -143,6 +146,7 @@ pub fn run_scenario_with_series(
     }
     let checks = evaluate(&spec.id, &runs);
     let out = ScenarioOutput {
+        schema: Schema,
         id: spec.id.clone(),
         title: spec.title.clone(),
         question: spec.question.clone(),

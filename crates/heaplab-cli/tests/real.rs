@@ -172,6 +172,7 @@ fn baseline_reports_each_allocator() {
     let runs = v.as_array().unwrap();
     assert_eq!(runs.len(), 3);
     for (r, id) in runs.iter().zip(["system", "mimalloc", "jemalloc"]) {
+        assert_eq!(r["schema"], 1);
         assert_eq!(r["allocator"], id);
         assert_eq!(r["events"], sim[0]["events"]);
         assert_eq!(r["workload"]["params"]["scale"], 1.0);
@@ -279,6 +280,7 @@ fn glibc_like_stays_within_its_fidelity_targets() {
         .iter()
         .any(|r| r["workload"].as_str().unwrap().starts_with("python")));
     for r in rows {
+        assert_eq!(r["schema"], 1);
         assert_eq!(r["preset"], "glibc-like");
         assert_eq!(r["allocator"], "system");
         assert!(r["real_peak_rss_bytes"].as_u64().unwrap() > 0, "{r:#}");

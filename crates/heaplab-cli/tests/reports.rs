@@ -140,3 +140,72 @@ fn counters_are_the_pools_own_and_absent_elsewhere() {
     let both = table("pike-block");
     assert!(both.contains("Allocator counters") && both.contains("free_block_bytes"));
 }
+
+#[test]
+fn every_json_report_names_its_schema_first() {
+    let trace = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/teach/small.trace");
+    let small = ["-w", "tree_churn", "--scale", "0.002"];
+    // Each command's `--json`, and where its report objects are: the top level, or each
+    // element of the array it prints (the arrays stay arrays).
+    let commands: [(&[&str], bool); 11] = [
+        (&["run", "-p", "bump", "-p", "buddy"], true),
+        (&["explain", "-w", trace, "-p", "buddy"], true),
+        (&["blame", "-w", trace, "-p", "buddy", "--at", "3"], false),
+        (
+            &["sweep", "-p", "bump", "--vary", "slab_size=4K,64K"],
+            false,
+        ),
+        (
+            &[
+                "compare",
+                "bump",
+                "buddy",
+                "--workloads",
+                "tree_churn",
+                "--scale",
+                "0.002",
+            ],
+            false,
+        ),
+        (&["scenario", "share-small-large"], false),
+        (&["policies"], false),
+        (&["workloads"], false),
+        (&["scenarios"], false),
+        (&["run", "-p", "size-class", "-w", trace], true),
+        (
+            &[
+                "sweep",
+                "-p",
+                "buddy",
+                "--vary",
+                "min_block=16,32",
+                "-w",
+                trace,
+            ],
+            false,
+        ),
+    ];
+    for (args, array) in commands {
+        let mut full: Vec<&str> = args.to_vec();
+        let takes_small = matches!(args[0], "run" | "sweep") && !args.contains(&"-w");
+        if takes_small {
+            full.extend(small);
+        }
+        full.push("--json");
+        let printed = heaplab(&full);
+        let v = json_of(&printed);
+        let objects: Vec<&serde_json::Value> = if array {
+            v.as_array().expect("an array").iter().collect()
+        } else {
+            vec![&v]
+        };
+        assert!(!objects.is_empty(), "{full:?}");
+        for o in objects {
+            assert_eq!(o["schema"], 1, "{full:?}: {o}");
+        }
+        // The schema comes first in the text too, before any field of the report.
+        let text = String::from_utf8_lossy(&printed.stdout);
+        let first_key = text.split('"').nth(1);
+        assert_eq!(first_key, Some("schema"), "{full:?}");
+    }
+}

@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::config::{ProviderKind, RunConfig, TouchMode};
 use crate::event::{ArenaId, BlockId, Event, DEFAULT_ALIGN};
 use crate::live::LiveTable;
+use crate::metrics::Schema;
 pub use crate::metrics::{PhaseMark, ProgramCounts, Summary, SCHEMA};
 use crate::pages::Pages;
 use crate::params::ParamError;
@@ -44,13 +45,13 @@ impl Serialize for Report {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         #[derive(Serialize)]
         struct Versioned<'a> {
-            schema: u32,
+            schema: Schema,
             config: &'a RunConfig,
             #[serde(flatten)]
             summary: &'a Summary,
         }
         Versioned {
-            schema: SCHEMA,
+            schema: Schema,
             config: &self.config,
             summary: &self.summary,
         }

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::link::{LinkError, LinkState, SweepAxis, SweepView};
 use heaplab_core::config::RunConfig;
-use heaplab_core::metrics::METRICS;
+use heaplab_core::metrics::{Schema, METRICS};
 use heaplab_core::params::{ParamKind, ParamSpec};
 
 pub use values::{is_numeric, parse_values, range_text, MAX_VALUES};
@@ -302,6 +302,7 @@ impl Sweep {
             })
             .collect::<Result<Vec<_>, String>>()?;
         Ok(SweepReport {
+            schema: Schema,
             label: self.base.policy.label(),
             config: self.base.clone(),
             params: self.axes.clone(),
@@ -341,6 +342,8 @@ fn grid(axes: &[Axis]) -> Vec<Vec<Value>> {
 /// What `heaplab sweep --json` prints and the page keeps in `window.heaplabSweep`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SweepReport {
+    /// `"schema": 1`, the layout's version, first.
+    pub schema: Schema,
     /// The configuration's name in tables and legends.
     pub label: String,
     /// The configuration every point starts from, resolved.

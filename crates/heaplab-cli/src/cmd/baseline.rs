@@ -3,6 +3,7 @@
 //! The hidden `baseline-child` subcommand, that process, is here too.
 
 use heaplab_core::config::WorkloadConfig;
+use heaplab_core::metrics::versioned;
 use heaplab_native::{decode, RealAllocator};
 use serde_json::Value;
 
@@ -30,12 +31,12 @@ pub fn run(args: BaselineArgs) -> Result<(), CliError> {
         reports.push(run_child(&exe, a, &spec, args.repeat)?);
     }
     if args.json {
-        let v: Vec<Value> = reports
+        let v: Vec<_> = reports
             .iter()
             .map(|r| {
                 let mut v = serde_json::to_value(r).unwrap_or(Value::Null);
                 v["workload"] = serde_json::to_value(&workload).unwrap_or(Value::Null);
-                v
+                versioned(v)
             })
             .collect();
         return output::print_json(&v);

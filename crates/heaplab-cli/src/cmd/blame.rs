@@ -3,6 +3,7 @@
 //! phase and (for a trace recorded with `--callers`) call site.
 
 use heaplab_app::observe::blame::blame;
+use heaplab_core::metrics::versioned;
 
 use crate::cli::BlameArgs;
 use crate::error::CliError;
@@ -13,7 +14,7 @@ pub fn run(args: BlameArgs) -> Result<(), CliError> {
     let (_, session, _) = session_at(&args.input, args.lenient, &args.at)?;
     let b = blame(&session.heap_map());
     if args.json {
-        return print_json(&b);
+        return print_json(&versioned(&b));
     }
     print_blame(&b, args.top);
     Ok(())

@@ -8,6 +8,7 @@
 //! `run --real` replays it; `--allocators` adds the real allocators as columns, each
 //! measured in a child process as `baseline` measures it.
 
+use heaplab_core::metrics::versioned;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -206,7 +207,7 @@ pub fn run(args: CompareArgs) -> Result<(), CliError> {
         write_plot_dir(dir, &cmp.rows, &outputs, &config_labels)?;
     }
     if args.json {
-        output::print_json(&report::json(&cmp))
+        output::print_json(&versioned(report::json(&cmp)))
     } else if args.csv {
         print!("{}", report::csv(&cmp));
         Ok(())

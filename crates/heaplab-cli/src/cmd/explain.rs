@@ -2,6 +2,7 @@
 //! core's one line function, so the page shows the same lines.
 
 use heaplab_app::observe::explain_range;
+use heaplab_core::metrics::versioned;
 
 use crate::cli::ExplainArgs;
 use crate::error::CliError;
@@ -22,6 +23,7 @@ pub fn run(args: ExplainArgs) -> Result<(), CliError> {
     }
     let steps = explain_range(&config, events, args.from, to)?;
     if args.json {
+        let steps: Vec<_> = steps.iter().map(versioned).collect();
         return print_json(&steps);
     }
     for s in &steps {

@@ -5,6 +5,7 @@
 //! minus that before the first event) is compared with the model's resident bytes, at the
 //! peak and after the last event.
 
+use heaplab_core::metrics::versioned;
 use std::path::{Path, PathBuf};
 
 use heaplab_core::config::{PolicyConfig, RunConfig, WorkloadConfig};
@@ -68,6 +69,7 @@ pub fn run(args: FidelityArgs) -> Result<(), CliError> {
         }
     }
     if args.json {
+        let rows: Vec<_> = rows.iter().map(versioned).collect();
         output::print_json(&rows)?;
     } else {
         output::fidelity::print_rows(&rows, [GLIBC_PEAK_TARGET, GLIBC_END_TARGET]);

@@ -1,6 +1,7 @@
 //! `heaplab policies`, `workloads` and `scenarios` list the registries, as text or JSON.
 
 use heaplab_app::catalog;
+use heaplab_core::metrics::versioned;
 
 use crate::cli::ListArgs;
 use crate::error::CliError;
@@ -11,9 +12,9 @@ pub fn policies(args: ListArgs) -> Result<(), CliError> {
     let families = catalog::families();
     let presets = catalog::presets();
     if args.json {
-        return output::print_json(
-            &serde_json::json!({ "families": families, "presets": presets }),
-        );
+        return output::print_json(&versioned(
+            serde_json::json!({ "families": families, "presets": presets }),
+        ));
     }
     output::catalog::print_policies(&families, &presets);
     Ok(())
@@ -23,7 +24,7 @@ pub fn policies(args: ListArgs) -> Result<(), CliError> {
 pub fn workloads(args: ListArgs) -> Result<(), CliError> {
     let workloads = catalog::workloads();
     if args.json {
-        return output::print_json(&serde_json::json!({ "workloads": workloads }));
+        return output::print_json(&versioned(serde_json::json!({ "workloads": workloads })));
     }
     output::catalog::print_workloads(&workloads);
     Ok(())
@@ -34,7 +35,7 @@ pub fn scenarios(args: ListArgs) -> Result<(), CliError> {
     let all = heaplab_app::scenario::scenarios().map_err(CliError::failed)?;
     if args.json {
         let v = serde_json::to_value(&all).map_err(|e| CliError::failed(e.to_string()))?;
-        return output::print_json(&serde_json::json!({ "scenarios": v }));
+        return output::print_json(&versioned(serde_json::json!({ "scenarios": v })));
     }
     output::catalog::print_scenarios(&all);
     Ok(())

@@ -1,5 +1,8 @@
 //! `heaplab scenario ID` runs one seed scenario and works its finding out from the numbers.
 
+use heaplab_core::metrics::versioned;
+use serde_json::Value;
+
 use crate::cli::ScenarioArgs;
 use crate::error::CliError;
 use crate::output;
@@ -30,9 +33,13 @@ pub fn run(args: ScenarioArgs) -> Result<(), CliError> {
         output::plot::write(path, &panels)?;
     }
     if args.json {
-        // Through a `Value`, so that the keys of every object come out sorted.
-        let v = serde_json::to_value(&out).map_err(|e| CliError::failed(e.to_string()))?;
-        return output::print_json(&v);
+        // Through a `Value`, so that the keys of every object come out sorted; then the
+        // schema goes back to the head of the object, where every report names it.
+        let mut v = serde_json::to_value(&out).map_err(|e| CliError::failed(e.to_string()))?;
+        if let Value::Object(fields) = &mut v {
+            fields.remove("schema");
+        }
+        return output::print_json(&versioned(v));
     }
     output::scenario::print_scenario(&spec, &out);
     Ok(())

@@ -14,10 +14,12 @@ use serde::Serialize;
 use crate::format::{format_bytes, format_count};
 
 mod list;
+mod schema;
 mod summary;
 
 pub use list::METRICS;
-pub use summary::{PhaseMark, ProgramCounts, Summary, SCHEMA};
+pub use schema::{versioned, Schema, Versioned, SCHEMA};
+pub use summary::{PhaseMark, ProgramCounts, Summary};
 
 /// Which block of a summary table a figure belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

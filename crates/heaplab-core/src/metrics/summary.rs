@@ -10,11 +10,6 @@ use serde::{Deserialize, Serialize};
 use super::METRICS;
 use crate::stats::{Gauge, PageStats};
 
-/// The version of the `--json` report objects' layout. It changes only when a field is
-/// renamed, removed or changes its meaning; a new field keeps it, so a reader that ignores
-/// fields it does not know reads every report of the same version.
-pub const SCHEMA: u32 = 1;
-
 /// Memory at the end of a phase, the figure a `ps` after each step gives (scenario S4).
 ///
 /// Also what the charts mark phases with; the page sends only `{label, end_event}`, so the
