@@ -48,16 +48,16 @@ pub fn run(args: BaselineArgs) -> Result<(), CliError> {
 /// The workload a baseline replays, resolved: its defaults filled in, so the child gets
 /// exactly what the report names.
 fn baseline_workload(args: &BaselineArgs) -> Result<WorkloadConfig, CliError> {
-    let name = &args.workload;
+    let (name, params) = (&args.workload, &args.workload_params);
     if is_trace_arg(name) {
-        if !args.wset.is_empty() || args.seed.is_some() || args.scale.is_some() {
+        if !params.wset.is_empty() || params.seed.is_some() || params.scale.is_some() {
             return Err(CliError::input(
                 "a trace file takes no --wset, --seed or --scale",
             ));
         }
         return Ok(WorkloadConfig::trace(name.clone()));
     }
-    let wset = workload_sets(&args.wset, &args.seed, &args.scale);
+    let wset = workload_sets(&params.wset, &params.seed, &params.scale);
     builtin_workload(name, &wset, "--wset")
 }
 

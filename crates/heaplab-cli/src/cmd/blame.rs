@@ -11,7 +11,7 @@ use crate::input::session_at;
 use crate::output::{print_blame, print_json};
 
 pub fn run(args: BlameArgs) -> Result<(), CliError> {
-    let (_, session, _) = session_at(&args.input, args.lenient, &args.at)?;
+    let (_, session, _) = session_at(&args.input, args.trace.lenient, &args.at)?;
     let b = blame(&session.heap_map());
     if args.json {
         return print_json(&versioned(&b));

@@ -92,7 +92,7 @@ pub fn run(args: CompareArgs) -> Result<(), CliError> {
     let labels = column_labels(&configs, &allocators);
     let progress = Progress::new(
         (suite.len() * (configs.len() + allocators.len())) as u64,
-        args.quiet,
+        args.progress.quiet,
     );
     let what = |w: &SuiteWorkload, c: &RunConfig| format!("{} · {}", w.label, output::label(c));
     let simulated: Vec<Measured> = if args.real {

@@ -10,7 +10,7 @@ use crate::input::one_config_events;
 use crate::output::print_json;
 
 pub fn run(args: ExplainArgs) -> Result<(), CliError> {
-    let (config, events, _) = one_config_events(&args.input, args.lenient)?;
+    let (config, events, _) = one_config_events(&args.input, args.trace.lenient)?;
     let to = args.to.unwrap_or(events.len());
     if args.from == 0 {
         return Err(CliError::input("--from: events are numbered from 1"));

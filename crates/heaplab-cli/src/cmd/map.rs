@@ -27,7 +27,7 @@ pub fn run(args: MapArgs) -> Result<(), CliError> {
         )));
     }
     let pages = args.pages.as_deref().map(parse_pages).transpose()?;
-    let (config, session, at) = session_at(&args.input, args.lenient, &args.at)?;
+    let (config, session, at) = session_at(&args.input, args.trace.lenient, &args.at)?;
     let map = session.heap_map();
     let policy = config
         .policy

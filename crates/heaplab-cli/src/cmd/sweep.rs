@@ -42,7 +42,7 @@ pub fn run(args: SweepArgs) -> Result<(), CliError> {
         args.metric.clone()
     };
     let metrics = output::sweep::metrics(&keys, &sweep.metric)?;
-    let progress = Progress::new(sweep.points.len() as u64, args.quiet);
+    let progress = Progress::new(sweep.points.len() as u64, args.progress.quiet);
     let reports = run_points(&sweep, &progress)?;
     progress.finish();
     let report = sweep.report(&reports).map_err(CliError::failed)?;

@@ -102,12 +102,13 @@ pub fn configs_from_json(text: &str, origin: &str) -> Result<Vec<RunConfig>, Cli
 
 fn configs_from_flags(args: &RunInputArgs) -> Result<Vec<RunConfig>, CliError> {
     let name = args.workload.clone().unwrap_or_default();
+    let wparams = &args.workload_params;
     let workload = if is_trace_arg(&name) {
         WorkloadConfig::trace(name)
     } else {
         let spec = workload::find(&name).map_err(|e| CliError::input(e.to_string()))?;
         let mut params = BTreeMap::new();
-        let wset = workload_sets(&args.wset, &args.seed, &args.scale);
+        let wset = workload_sets(&wparams.wset, &wparams.seed, &wparams.scale);
         apply_sets(&mut params, &wset, spec.params, "--wset")?;
         WorkloadConfig {
             id: name,
@@ -115,7 +116,8 @@ fn configs_from_flags(args: &RunInputArgs) -> Result<Vec<RunConfig>, CliError> {
             path: None,
         }
     };
-    if workload.is_trace() && (!args.wset.is_empty() || args.seed.is_some() || args.scale.is_some())
+    if workload.is_trace()
+        && (!wparams.wset.is_empty() || wparams.seed.is_some() || wparams.scale.is_some())
     {
         return Err(CliError::input(
             "a trace file takes no --wset, --seed or --scale",
