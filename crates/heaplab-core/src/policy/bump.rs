@@ -10,7 +10,7 @@
 use rustc_hash::FxHashMap;
 
 use super::free_list::FreeList;
-use super::{check_align, check_size, AllocError, Block, FamilySpec, Policy};
+use super::{AllocError, Block, FamilySpec, Policy};
 use crate::event::ArenaId;
 use crate::pages::Pages;
 use crate::params::{choice, knobs, ParamError, ParamKind, Params};
@@ -322,7 +322,7 @@ impl Bump {
 
 impl Policy for Bump {
     #[inline]
-    fn alloc<P: PageProvider>(
+    fn alloc_checked<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
         size: u64,
@@ -331,10 +331,8 @@ impl Policy for Bump {
         thread: u32,
     ) -> Result<Addr, AllocError> {
         if self.heap_owned(arena) {
-            return self.heap.alloc(mem, size, align, None, thread);
+            return self.heap.alloc_checked(mem, size, align, None, thread);
         }
-        check_align(align)?;
-        check_size(size)?;
         let key = arena.unwrap_or(GLOBAL);
         // The fast path: the current slab has room after aligning the pointer.
         if let Some(a) = self.arena_mut(key) {
@@ -360,7 +358,7 @@ impl Policy for Bump {
         Ok(())
     }
 
-    fn realloc<P: PageProvider>(
+    fn realloc_checked<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
         block: Block,
@@ -369,9 +367,10 @@ impl Policy for Bump {
         thread: u32,
     ) -> Result<Addr, AllocError> {
         if self.heap_owned(block.arena) {
-            return self.heap.realloc(mem, block, new_size, align, thread);
+            return self
+                .heap
+                .realloc_checked(mem, block, new_size, align, thread);
         }
-        check_size(new_size)?;
         if new_size <= block.size && block.addr.is_multiple_of(align) {
             return Ok(block.addr);
         }
@@ -387,7 +386,7 @@ impl Policy for Bump {
                 return Ok(block.addr);
             }
         }
-        let addr = self.alloc(mem, new_size, align, block.arena, thread)?;
+        let addr = self.alloc_checked(mem, new_size, align, block.arena, thread)?;
         // The copy writes what the old block held, up to the new size.
         mem.touch(addr, block.size.min(new_size))?;
         Ok(addr)

@@ -122,8 +122,27 @@ pub struct BlockLayout {
 /// can be moved between providers in tests and so the borrow of the pages stays short.
 pub trait Policy {
     /// Allocates `size` bytes aligned to `align` (a power of two), inside `arena` if given,
-    /// for the program's thread `thread`.
+    /// for the program's thread `thread`. An alignment that is not a power of two up to
+    /// 1 GiB, or a size larger than any address space heaplab models, is refused here,
+    /// before the family sees the request, so that no family repeats the checks; families
+    /// implement [`Policy::alloc_checked`] and leave this method as it is.
+    #[inline(always)]
     fn alloc<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        size: u64,
+        align: u64,
+        arena: Option<ArenaId>,
+        thread: u32,
+    ) -> Result<Addr, AllocError> {
+        check_request(size, align)?;
+        self.alloc_checked(mem, size, align, arena, thread)
+    }
+
+    /// The family's allocation, for a request [`Policy::alloc`] has checked. A family that
+    /// hands a request it was given on to another policy calls this method of the other
+    /// one, since the request is checked already.
+    fn alloc_checked<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
         size: u64,
@@ -157,10 +176,29 @@ pub trait Policy {
     /// does not look up the blocks to pass it.
     const HINTS_FREE: bool = false;
 
-    /// Resizes a block, moving it if needed. On error the old block is still live.
+    /// Resizes a block, moving it if needed. On error the old block is still live. The
+    /// new size and the alignment are checked here as [`Policy::alloc`] checks a request,
+    /// and for the same reason: families implement [`Policy::realloc_checked`].
+    #[inline(always)]
+    fn realloc<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        block: Block,
+        new_size: u64,
+        align: u64,
+        thread: u32,
+    ) -> Result<Addr, AllocError>
+    where
+        Self: Sized,
+    {
+        check_request(new_size, align)?;
+        self.realloc_checked(mem, block, new_size, align, thread)
+    }
+
+    /// The family's resize, for a new size and alignment [`Policy::realloc`] has checked.
     /// The default allocates, copies and frees, as `realloc` does when it cannot grow in
     /// place.
-    fn realloc<P: PageProvider>(
+    fn realloc_checked<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
         block: Block,
@@ -389,7 +427,7 @@ pub(crate) fn unknown_family(id: &str) -> ParamError {
 
 impl Policy for AnyPolicy {
     #[inline]
-    fn alloc<P: PageProvider>(
+    fn alloc_checked<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
         size: u64,
@@ -397,7 +435,7 @@ impl Policy for AnyPolicy {
         arena: Option<ArenaId>,
         thread: u32,
     ) -> Result<Addr, AllocError> {
-        dispatch!(self, p => p.alloc(mem, size, align, arena, thread))
+        dispatch!(self, p => p.alloc_checked(mem, size, align, arena, thread))
     }
 
     #[inline]
@@ -417,7 +455,7 @@ impl Policy for AnyPolicy {
 
     const HINTS_FREE: bool = true;
 
-    fn realloc<P: PageProvider>(
+    fn realloc_checked<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
         block: Block,
@@ -425,7 +463,7 @@ impl Policy for AnyPolicy {
         align: u64,
         thread: u32,
     ) -> Result<Addr, AllocError> {
-        dispatch!(self, p => p.realloc(mem, block, new_size, align, thread))
+        dispatch!(self, p => p.realloc_checked(mem, block, new_size, align, thread))
     }
 
     fn owns_arenas(&self) -> bool {
@@ -482,9 +520,17 @@ impl Policy for AnyPolicy {
     }
 }
 
+/// Checks a request's size and alignment, the alignment first, for [`Policy::alloc`] and
+/// [`Policy::realloc`]: the one place a request is checked before a family sees it.
+#[inline(always)]
+fn check_request(size: u64, align: u64) -> Result<(), AllocError> {
+    check_align(align)?;
+    check_size(size)
+}
+
 /// Checks an alignment request: a power of two no larger than a page-sized slab could hold.
 #[inline]
-pub(crate) fn check_align(align: u64) -> Result<(), AllocError> {
+fn check_align(align: u64) -> Result<(), AllocError> {
     if align.is_power_of_two() && align <= 1 << 30 {
         Ok(())
     } else {
@@ -502,8 +548,9 @@ fn bad_align(align: u64) -> AllocError {
 /// Sizes larger than this are refused as impossible rather than overflowing arithmetic.
 pub(crate) const MAX_REQUEST: u64 = 1 << 46;
 
+/// Checks a request's size against [`MAX_REQUEST`].
 #[inline]
-pub(crate) fn check_size(size: u64) -> Result<(), AllocError> {
+fn check_size(size: u64) -> Result<(), AllocError> {
     if size <= MAX_REQUEST {
         Ok(())
     } else {

@@ -19,7 +19,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::free_list::{default_realloc, FreeList};
-use super::{check_align, check_size, AllocError, Block, FamilySpec, Policy};
+use super::{AllocError, Block, FamilySpec, Policy};
 use crate::event::ArenaId;
 use crate::pages::Pages;
 use crate::params::{knobs, ParamError, ParamKind, Params};
@@ -275,7 +275,7 @@ impl Pool {
 
 impl Policy for Pool {
     #[inline]
-    fn alloc<P: PageProvider>(
+    fn alloc_checked<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
         size: u64,
@@ -283,12 +283,10 @@ impl Policy for Pool {
         _arena: Option<ArenaId>,
         thread: u32,
     ) -> Result<Addr, AllocError> {
-        check_align(align)?;
-        check_size(size)?;
         if self.fits(size, align) {
             return self.alloc_block(mem);
         }
-        let addr = self.heap.alloc(mem, size, align, None, thread)?;
+        let addr = self.heap.alloc_checked(mem, size, align, None, thread)?;
         self.big.insert(addr, size);
         self.counters.num_malloc += 1;
         self.counters.malloc_bytes += size;
@@ -317,7 +315,7 @@ impl Policy for Pool {
         Ok(())
     }
 
-    fn realloc<P: PageProvider>(
+    fn realloc_checked<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
         block: Block,
@@ -325,8 +323,6 @@ impl Policy for Pool {
         align: u64,
         thread: u32,
     ) -> Result<Addr, AllocError> {
-        check_align(align)?;
-        check_size(new_size)?;
         if self.chunk_of(block.addr).is_some() {
             // A block that still fits stays; anything else moves to the heap.
             if self.fits(new_size, align) && block.addr.is_multiple_of(align) {
@@ -341,9 +337,9 @@ impl Policy for Pool {
             )));
         };
         // A heap block stays in the heap, where it may resize in place.
-        let addr = self
-            .heap
-            .realloc(mem, Block { size, ..block }, new_size, align, thread)?;
+        let addr =
+            self.heap
+                .realloc_checked(mem, Block { size, ..block }, new_size, align, thread)?;
         self.big.remove(&block.addr);
         self.big.insert(addr, new_size);
         self.counters.malloc_bytes = self.counters.malloc_bytes - size + new_size;

@@ -4,88 +4,47 @@
 
 use rand::Rng;
 
-use super::{rng, scale, scaled, Sink, SEED};
+use super::{rng, scaled, seed_and_scale, SeedScale, Sink};
 use crate::event::{BlockId, Event};
-use crate::params::{knobs, Params};
+use crate::params::{ParamSpec, Params};
 
-knobs! {
-    /// The knobs of `churn`: its seed and its scale.
-    #[expect(dead_code, reason = "every workload takes a seed; this one draws nothing at random")]
-    pub(super) struct ChurnKnobs, names ChurnNames, specs CHURN;
-    seed: u64 = SEED,
-    scale: f64 = scale("0.1"),
-}
+// Each port's knobs are the seed and the scale, read as `SeedScale`; the lists differ
+// only in the scale each port runs at by default.
 
-knobs! {
-    /// The knobs of `tree_churn`: its seed and its scale.
-    pub(super) struct TreeChurnKnobs, names TreeChurnNames, specs TREE_CHURN;
-    seed: u64 = SEED,
-    scale: f64 = scale("0.05"),
-}
+/// The knobs of `churn`.
+pub(super) const CHURN: &[ParamSpec] = &seed_and_scale("0.1");
 
-knobs! {
-    /// The knobs of `medium`: its seed and its scale.
-    pub(super) struct MediumKnobs, names MediumNames, specs MEDIUM;
-    seed: u64 = SEED,
-    scale: f64 = scale("0.05"),
-}
+/// The knobs of `tree_churn`.
+pub(super) const TREE_CHURN: &[ParamSpec] = &seed_and_scale("0.05");
 
-knobs! {
-    /// The knobs of `list_allocate`: its seed and its scale.
-    #[expect(dead_code, reason = "every workload takes a seed; this one draws nothing at random")]
-    pub(super) struct ListAllocateKnobs, names ListAllocateNames, specs LIST_ALLOCATE;
-    seed: u64 = SEED,
-    scale: f64 = scale("0.05"),
-}
+/// The knobs of `medium`.
+pub(super) const MEDIUM: &[ParamSpec] = &seed_and_scale("0.05");
 
-knobs! {
-    /// The knobs of `tree_allocate`: its seed and its scale.
-    #[expect(dead_code, reason = "every workload takes a seed; this one draws nothing at random")]
-    pub(super) struct TreeAllocateKnobs, names TreeAllocateNames, specs TREE_ALLOCATE;
-    seed: u64 = SEED,
-    scale: f64 = scale("0.1"),
-}
+/// The knobs of `list_allocate`.
+pub(super) const LIST_ALLOCATE: &[ParamSpec] = &seed_and_scale("0.05");
 
-knobs! {
-    /// The knobs of `fragment`: its seed and its scale.
-    pub(super) struct FragmentKnobs, names FragmentNames, specs FRAGMENT;
-    seed: u64 = SEED,
-    scale: f64 = scale("0.1"),
-}
+/// The knobs of `tree_allocate`.
+pub(super) const TREE_ALLOCATE: &[ParamSpec] = &seed_and_scale("0.1");
 
-knobs! {
-    /// The knobs of `fragment_iterate`: its seed and its scale.
-    pub(super) struct FragmentIterateKnobs, names FragmentIterateNames, specs FRAGMENT_ITERATE;
-    seed: u64 = SEED,
-    scale: f64 = scale("0.25"),
-}
+/// The knobs of `fragment`.
+pub(super) const FRAGMENT: &[ParamSpec] = &seed_and_scale("0.1");
 
-knobs! {
-    /// The knobs of `big`: its seed and its scale.
-    pub(super) struct BigKnobs, names BigNames, specs BIG;
-    seed: u64 = SEED,
-    scale: f64 = scale("0.05"),
-}
+/// The knobs of `fragment_iterate`.
+pub(super) const FRAGMENT_ITERATE: &[ParamSpec] = &seed_and_scale("0.25");
 
-knobs! {
-    /// The knobs of `message_one` and `message_many`, which differ only in their number
-    /// of consumers: their seed and their scale.
-    #[expect(dead_code, reason = "every workload takes a seed; these draw nothing at random")]
-    pub(super) struct MessageKnobs, names MessageNames, specs MESSAGE;
-    seed: u64 = SEED,
-    scale: f64 = scale("0.05"),
-}
+/// The knobs of `big`.
+pub(super) const BIG: &[ParamSpec] = &seed_and_scale("0.05");
 
-knobs! {
-    /// The knobs of `balloon`: its seed and its scale.
-    pub(super) struct BalloonKnobs, names BalloonNames, specs BALLOON;
-    seed: u64 = SEED,
-    scale: f64 = scale("0.1"),
-}
+/// The knobs of `message_one` and `message_many`, which differ only in their number of
+/// consumers.
+pub(super) const MESSAGE: &[ParamSpec] = &seed_and_scale("0.05");
+
+/// The knobs of `balloon`.
+pub(super) const BALLOON: &[ParamSpec] = &seed_and_scale("0.1");
 
 /// `churn`: one long-lived 8-byte object, then allocate-use-free of 8 bytes in a loop.
 pub(super) fn churn<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
-    let n = scaled(ChurnKnobs::read(params).scale, 7_000_000.0);
+    let n = scaled(SeedScale::read(params).scale, 7_000_000.0);
     sink(Event::alloc(0, 8))?;
     for id in 1..=n {
         sink(Event::alloc(id, 8))?;
@@ -97,7 +56,7 @@ pub(super) fn churn<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E>
 /// `medium`: objects of max(1 KiB, rand % 8 KiB) until 1 GiB (scaled) is live, then all
 /// freed in allocation order.
 pub(super) fn medium<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
-    let knobs = MediumKnobs::read(params);
+    let knobs = SeedScale::read(params);
     fill_then_free(knobs.seed, knobs.scale, sink, 1024, 8192)
 }
 
@@ -212,7 +171,7 @@ impl<E> Tree<'_, '_, E> {
 
 /// `tree_churn`: a depth-15 tree of 48-byte nodes with payloads, churned by in-order passes.
 pub(super) fn tree_churn<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
-    let knobs = TreeChurnKnobs::read(params);
+    let knobs = SeedScale::read(params);
     let passes = scaled(knobs.scale, 160.0);
     let mut tree = Tree {
         nodes: Vec::new(),
@@ -237,7 +196,7 @@ pub(super) fn tree_churn<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(
 /// and free it from the head, 70 times.
 pub(super) fn list_allocate<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
     const NODES: u64 = 32 * 1024;
-    let rounds = scaled(ListAllocateKnobs::read(params).scale, 70.0);
+    let rounds = scaled(SeedScale::read(params).scale, 70.0);
     for round in 0..rounds {
         let base = round * NODES * 2;
         for i in 0..NODES {
@@ -255,7 +214,7 @@ pub(super) fn list_allocate<E>(params: &Params, sink: &mut Sink<'_, E>) -> Resul
 /// `tree_allocate`: build and free a complete binary tree of depth 16 (48-byte nodes with
 /// payloads sized by depth), 24 times.
 pub(super) fn tree_allocate<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
-    let rounds = scaled(TreeAllocateKnobs::read(params).scale, 24.0);
+    let rounds = scaled(SeedScale::read(params).scale, 24.0);
     let mut tree = Tree {
         nodes: Vec::new(),
         spare: Vec::new(),
@@ -274,7 +233,7 @@ pub(super) fn tree_allocate<E>(params: &Params, sink: &mut Sink<'_, E>) -> Resul
 /// and freeing all in index order: how well holes are reused.
 pub(super) fn fragment<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
     const OBJECTS: usize = 128 * 1024;
-    let knobs = FragmentKnobs::read(params);
+    let knobs = SeedScale::read(params);
     let rounds = scaled(knobs.scale, 25.0);
     let mut rng = rng(knobs.seed);
     let mut next: BlockId = 0;
@@ -302,7 +261,7 @@ pub(super) fn fragment<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(),
 /// `fragment_iterate`: allocate 512K 32-byte objects, free 128K at random, allocate 128K
 /// more as a list (they land in the holes), then free everything.
 pub(super) fn fragment_iterate<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
-    let knobs = FragmentIterateKnobs::read(params);
+    let knobs = SeedScale::read(params);
     let n = scaled(knobs.scale, (512 * 1024) as f64) as usize;
     let mut rng = rng(knobs.seed);
     let mut live: Vec<BlockId> = (0..n as u64).collect();
@@ -330,7 +289,7 @@ pub(super) fn fragment_iterate<E>(params: &Params, sink: &mut Sink<'_, E>) -> Re
 
 /// `big`: as `medium`, with objects of 8 to 128 KiB.
 pub(super) fn big<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
-    let knobs = BigKnobs::read(params);
+    let knobs = SeedScale::read(params);
     fill_then_free(knobs.seed, knobs.scale, sink, 8 * 1024, 128 * 1024)
 }
 
@@ -340,7 +299,7 @@ pub(super) fn big<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
 pub(super) fn message<E>(params: &Params, consumers: u32, sink: &mut Sink<'_, E>) -> Result<(), E> {
     const NODES: u64 = 1024;
     const IN_FLIGHT: u64 = 4;
-    let messages = scaled(MessageKnobs::read(params).scale, 1000.0);
+    let messages = scaled(SeedScale::read(params).scale, 1000.0);
     let per_message = NODES + 1;
     let consume = |m: u64, sink: &mut Sink<'_, E>| -> Result<(), E> {
         let thread = 1 + (m % u64::from(consumers)) as u32;
@@ -384,7 +343,7 @@ pub(super) fn message<E>(params: &Params, consumers: u32, sink: &mut Sink<'_, E>
 /// steady state with churn, to see how fast memory goes back after the drain.
 pub(super) fn balloon<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
     const CHUNK: u64 = 1024;
-    let knobs = BalloonKnobs::read(params);
+    let knobs = SeedScale::read(params);
     let big = scaled(knobs.scale, (100 << 20) as f64) / CHUNK;
     let steady = (big / 10).max(1);
     let mut rng = rng(knobs.seed);

@@ -3,45 +3,30 @@
 
 use rand::Rng;
 
-use super::{rng, scale, scaled, Sink, SEED};
+use super::{rng, scaled, seed_and_scale, SeedScale, Sink};
 use crate::event::{BlockId, Event};
-use crate::params::{knobs, Params};
+use crate::params::{ParamSpec, Params};
 
-knobs! {
-    /// The knobs of `binary`: its seed and its scale.
-    #[expect(dead_code, reason = "every workload takes a seed; this one draws nothing at random")]
-    pub(super) struct BinaryKnobs, names BinaryNames, specs BINARY;
-    seed: u64 = SEED,
-    scale: f64 = scale("1"),
-}
+// Each look-alike's knobs are the seed and the scale, read as `SeedScale`; all four run
+// at scale 1 by default.
 
-knobs! {
-    /// The knobs of `coalescing`: its seed and its scale.
-    #[expect(dead_code, reason = "every workload takes a seed; this one draws nothing at random")]
-    pub(super) struct CoalescingKnobs, names CoalescingNames, specs COALESCING;
-    seed: u64 = SEED,
-    scale: f64 = scale("1"),
-}
+/// The knobs of `binary`.
+pub(super) const BINARY: &[ParamSpec] = &seed_and_scale("1");
 
-knobs! {
-    /// The knobs of `random`: its seed and its scale.
-    pub(super) struct RandomKnobs, names RandomNames, specs RANDOM;
-    seed: u64 = SEED,
-    scale: f64 = scale("1"),
-}
+/// The knobs of `coalescing`.
+pub(super) const COALESCING: &[ParamSpec] = &seed_and_scale("1");
 
-knobs! {
-    /// The knobs of `realloc`: its seed and its scale.
-    pub(super) struct ReallocKnobs, names ReallocNames, specs REALLOC;
-    seed: u64 = SEED,
-    scale: f64 = scale("1"),
-}
+/// The knobs of `random`.
+pub(super) const RANDOM: &[ParamSpec] = &seed_and_scale("1");
+
+/// The knobs of `realloc`.
+pub(super) const REALLOC: &[ParamSpec] = &seed_and_scale("1");
 
 /// `binary`: small power-of-two blocks alternating with large odd ones; the large ones
 /// are freed and bigger ones requested, which the freed holes cannot serve. Buddy
 /// allocators lose the most here.
 pub(super) fn binary<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
-    let n = scaled(BinaryKnobs::read(params).scale, 2000.0);
+    let n = scaled(SeedScale::read(params).scale, 2000.0);
     for i in 0..n {
         sink(Event::alloc(2 * i, 64))?;
         sink(Event::alloc(2 * i + 1, 448))?;
@@ -62,7 +47,7 @@ pub(super) fn binary<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E
 /// `coalescing`: two 4095-byte blocks, freed, then one 8190-byte block that fits only if
 /// the two holes were merged.
 pub(super) fn coalescing<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
-    let rounds = scaled(CoalescingKnobs::read(params).scale, 2400.0);
+    let rounds = scaled(SeedScale::read(params).scale, 2400.0);
     for r in 0..rounds {
         let id = 3 * r;
         sink(Event::alloc(id, 4095))?;
@@ -78,7 +63,7 @@ pub(super) fn coalescing<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(
 /// `random`: allocations of random sizes (1 byte to 16 KiB) and frees of random live
 /// blocks, with up to 1200 blocks live.
 pub(super) fn random<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
-    let knobs = RandomKnobs::read(params);
+    let knobs = SeedScale::read(params);
     let ops = scaled(knobs.scale, 4800.0);
     let mut rng = rng(knobs.seed);
     let mut live: Vec<BlockId> = Vec::new();
@@ -104,7 +89,7 @@ pub(super) fn random<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E
 /// allocated between the steps, so growing in place is sometimes possible and sometimes
 /// not.
 pub(super) fn realloc<E>(params: &Params, sink: &mut Sink<'_, E>) -> Result<(), E> {
-    let knobs = ReallocKnobs::read(params);
+    let knobs = SeedScale::read(params);
     let steps = scaled(knobs.scale, 4800.0);
     let mut rng = rng(knobs.seed);
     let buffer: BlockId = 0;

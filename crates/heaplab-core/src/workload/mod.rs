@@ -3,7 +3,8 @@
 //!
 //! Each generator declares its knobs with [`knobs!`](crate::params::knobs) beside its code
 //! and reads them typed when it starts; the `seed` and `scale` specs every workload has
-//! are shared from here.
+//! are shared from here. Most MallocBench and malloc-lab ports have no other knobs: they
+//! share one declaration of the two, `SeedScale`, and each gives only its default scale.
 
 mod bench;
 mod mallocbench;
@@ -15,7 +16,7 @@ use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
 use crate::event::Event;
-use crate::params::{ParamError, ParamKind, ParamSpec, Params};
+use crate::params::{knobs, ParamError, ParamKind, ParamSpec, Params};
 
 pub use bench::{gibibyte_rounds, steady_state};
 
@@ -107,12 +108,25 @@ const SEED: ParamSpec = ParamSpec {
     zero_means: "",
 };
 
-/// The `scale` knob of a MallocBench or malloc-lab port, with its default.
-const fn scale(default: &'static str) -> ParamSpec {
-    scale_of(
-        default,
-        "Fraction of MallocBench's full size (1 = the original benchmark).",
-    )
+knobs! {
+    /// The knobs of a MallocBench or malloc-lab port that has only the `seed` and `scale`
+    /// every workload has. The ports' knob lists differ in nothing but the default scale,
+    /// so they are declared once, here, and [`seed_and_scale`] makes each port's list with
+    /// its own default; one struct then reads them all. Some ports draw nothing at random
+    /// and leave the seed unread, but take it all the same, as every workload does.
+    pub(super) struct SeedScale, names SeedScaleNames, specs SEED_SCALE;
+    seed: u64 = SEED,
+    scale: f64 = scale_of("1", "Fraction of MallocBench's full size (1 = the original benchmark)."),
+}
+
+/// The knob list of a port read as [`SeedScale`] that runs at `default_scale` unless told
+/// otherwise: [`SEED_SCALE`], whose names `knobs!` checked against the struct's fields,
+/// with the default of 1 it is written with replaced, so every port's list reads the same
+/// way and names the one thing it differs in.
+const fn seed_and_scale(default_scale: &'static str) -> [ParamSpec; 2] {
+    let [seed, mut scale] = [SEED_SCALE[0], SEED_SCALE[1]];
+    scale.default = default_scale;
+    [seed, scale]
 }
 
 /// The `scale` knob, with a default and a sentence saying what 1 means.

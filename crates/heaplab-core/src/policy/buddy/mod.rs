@@ -45,7 +45,7 @@ use self::index_set::IndexSet;
 use self::params::Knobs;
 use self::starts::Starts;
 use super::free_list::default_realloc;
-use super::{check_align, check_size, AllocError, Block, Policy};
+use super::{AllocError, Block, Policy};
 use crate::event::ArenaId;
 use crate::pages::Pages;
 use crate::params::{ParamError, Params};
@@ -218,7 +218,7 @@ impl Buddy {
 
 impl Policy for Buddy {
     #[inline]
-    fn alloc<P: PageProvider>(
+    fn alloc_checked<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
         size: u64,
@@ -226,8 +226,6 @@ impl Policy for Buddy {
         _arena: Option<ArenaId>,
         _thread: u32,
     ) -> Result<Addr, AllocError> {
-        check_align(align)?;
-        check_size(size)?;
         // As `need`, with the offset kept for the payload.
         let offset = self.offset(align);
         let need = (offset + size).max(align).max(self.min_block);
@@ -290,7 +288,7 @@ impl Policy for Buddy {
         }
     }
 
-    fn realloc<P: PageProvider>(
+    fn realloc_checked<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
         block: Block,
@@ -298,8 +296,6 @@ impl Policy for Buddy {
         align: u64,
         thread: u32,
     ) -> Result<Addr, AllocError> {
-        check_align(align)?;
-        check_size(new_size)?;
         let aligned = block.addr.is_multiple_of(align);
         if let Some(live) = self.live_block(block.addr) {
             let need = (block.addr - live.block + new_size)

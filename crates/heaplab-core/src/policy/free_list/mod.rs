@@ -32,7 +32,7 @@ use self::fit_tree::FitTree;
 use self::params::{Fit, Knobs, Release, PARAMS};
 use self::segments::Segment;
 use self::size_bins::{SizeBins, Tie};
-use super::{check_align, check_size, AllocError, Block, Policy};
+use super::{AllocError, Block, Policy};
 use crate::event::ArenaId;
 use crate::pages::Pages;
 use crate::params::{ParamError, Params};
@@ -175,7 +175,7 @@ impl FreeList {
 
 impl Policy for FreeList {
     #[inline]
-    fn alloc<P: PageProvider>(
+    fn alloc_checked<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
         size: u64,
@@ -183,8 +183,6 @@ impl Policy for FreeList {
         _arena: Option<ArenaId>,
         thread: u32,
     ) -> Result<Addr, AllocError> {
-        check_align(align)?;
-        check_size(size)?;
         let csize = self.chunk_size(size);
         if self.mmap_threshold > 0 && csize >= self.mmap_threshold {
             mem.note(|| crate::decision::Decision::Reason {
@@ -273,7 +271,7 @@ impl Policy for FreeList {
         }
     }
 
-    fn realloc<P: PageProvider>(
+    fn realloc_checked<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
         block: Block,
@@ -281,7 +279,6 @@ impl Policy for FreeList {
         align: u64,
         thread: u32,
     ) -> Result<Addr, AllocError> {
-        check_size(new_size)?;
         let need = self.chunk_size(new_size);
         if !block.addr.is_multiple_of(align) {
             return default_realloc(self, mem, block, new_size, align, thread);
@@ -370,7 +367,7 @@ pub(crate) fn default_realloc<T: Policy, P: PageProvider>(
     align: u64,
     thread: u32,
 ) -> Result<Addr, AllocError> {
-    let addr = policy.alloc(mem, new_size, align, block.arena, thread)?;
+    let addr = policy.alloc_checked(mem, new_size, align, block.arena, thread)?;
     // The copy reads the old block and writes the new one.
     mem.touch(addr, block.size.min(new_size))?;
     policy.free(mem, block, thread)?;

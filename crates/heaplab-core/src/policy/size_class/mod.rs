@@ -37,7 +37,7 @@ use self::heaps::{Heap, ThreadCache, ThreadHeaps};
 use self::params::{EmptyPages, Heaps, Knobs, LargeFree};
 use self::segments::{Segment, NO_SEG};
 use self::spans::Span;
-use super::{check_align, check_size, AllocError, Block, Policy};
+use super::{AllocError, Block, Policy};
 use crate::event::ArenaId;
 use crate::pages::Pages;
 use crate::params::{ParamError, Params};
@@ -244,7 +244,7 @@ impl SizeClass {
 
 impl Policy for SizeClass {
     #[inline]
-    fn alloc<P: PageProvider>(
+    fn alloc_checked<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
         size: u64,
@@ -252,8 +252,6 @@ impl Policy for SizeClass {
         _arena: Option<ArenaId>,
         thread: u32,
     ) -> Result<Addr, AllocError> {
-        check_align(align)?;
-        check_size(size)?;
         let size = size.max(1);
         if size > self.large_threshold || align > self.page_size() {
             return self.alloc_large(mem, size, align, thread);
@@ -440,7 +438,7 @@ impl Policy for SizeClass {
         mem.prefetch(block.addr);
     }
 
-    fn realloc<P: PageProvider>(
+    fn realloc_checked<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
         block: Block,
@@ -448,7 +446,6 @@ impl Policy for SizeClass {
         align: u64,
         thread: u32,
     ) -> Result<Addr, AllocError> {
-        check_size(new_size)?;
         if !block.addr.is_multiple_of(align) {
             return super::free_list::default_realloc(self, mem, block, new_size, align, thread);
         }
