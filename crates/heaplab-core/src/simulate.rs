@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::config::{ProviderKind, RunConfig, TouchMode};
 use crate::event::{ArenaId, BlockId, Event, DEFAULT_ALIGN};
 use crate::live::LiveTable;
-use crate::metrics::Schema;
+use crate::metrics::versioned;
 pub use crate::metrics::{PhaseMark, ProgramCounts, Summary, SCHEMA};
 use crate::pages::Pages;
 use crate::params::ParamError;
@@ -44,17 +44,15 @@ pub struct Report {
 impl Serialize for Report {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         #[derive(Serialize)]
-        struct Versioned<'a> {
-            schema: Schema,
+        struct Fields<'a> {
             config: &'a RunConfig,
             #[serde(flatten)]
             summary: &'a Summary,
         }
-        Versioned {
-            schema: Schema,
+        versioned(Fields {
             config: &self.config,
             summary: &self.summary,
-        }
+        })
         .serialize(s)
     }
 }
