@@ -23,6 +23,7 @@ pub mod config;
 pub mod decision;
 pub mod event;
 pub mod format;
+mod id_window;
 mod live;
 pub mod metrics;
 mod page_dir;

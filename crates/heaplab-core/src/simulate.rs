@@ -240,7 +240,10 @@ impl<P: PageProvider> Simulation<P> {
 
 impl<P: PageProvider> Books<P> {
     /// [`Simulation::apply_all`] with the policy as its own family, so the loop and the
-    /// hints are compiled once per family.
+    /// hints are compiled once per family. Always inlined into its one caller: left to
+    /// itself the compiler once stopped inlining it, and the loop then kept less in
+    /// registers and cost 2% more instructions.
+    #[inline(always)]
     fn apply_all<Q: Policy>(&mut self, policy: &mut Q, events: &[Event]) -> Result<(), SimError> {
         let freed = |e: Option<&Event>| match e {
             Some(Event::Free { id, .. } | Event::Realloc { id, .. }) => Some(*id),

@@ -13,6 +13,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use crate::event::{ArenaId, BlockId, Event};
+use crate::id_window::{IdWindow, WindowSlot};
 
 /// What is wrong with a line or its event. The snake-case names are the keys of
 /// `skipped` in `heaplab run --json --lenient`.
@@ -156,9 +157,15 @@ const GEN_MASK: u64 = (1 << GEN_BITS) - 1;
 /// they already mean): well within the [`GEN_BITS`] a slot keeps.
 const SWEEP: u64 = 1 << (GEN_BITS - 2);
 
-impl Packed {
+impl WindowSlot for Packed {
     const EMPTY: Packed = Packed { a: 0, b: 0 };
 
+    fn is_empty(&self) -> bool {
+        self.b & 3 == 0
+    }
+}
+
+impl Packed {
     #[inline]
     fn pack(slot: Slot) -> Packed {
         match slot {
@@ -247,25 +254,21 @@ const GROW_AHEAD: u64 = 1 << 10;
 /// Every key's [`Slot`], live or dead, in bounded memory.
 ///
 /// Trace ids are mostly small integers handed out in order, so the keys in use crowd into
-/// a window that slides forward; the window is a vector indexed by `key - base`, which
-/// makes the check of a free one array access where two hash maps (live blocks and dead
-/// ones) cost an insert and a remove per free. Keys that do not fit (far behind the
-/// window, far ahead of it, or addresses) live in an overflow map, and no key is ever in
-/// both. Deaths are stamped with their generation: when a generation fills, the one
-/// before it is forgotten, and a use of a block dead for longer is reported as a use of
-/// an unknown block (still an error at its line, only with less history). The window is
-/// cut down to about twice its live blocks plus the two remembered generations, and the
-/// overflow map drops its forgotten deaths at each new generation, so a trace of unique
-/// ids never grows the checker without limit.
+/// an [`IdWindow`]; the check of a free is then one array access where two hash maps (live
+/// blocks and dead ones) cost an insert and a remove per free. Keys that do not fit live
+/// in overflow maps (far behind the window in `behind`, far ahead of it parked in the
+/// window's own map, or addresses), and no key is ever in two places. Deaths are stamped
+/// with their generation: when a generation fills, the one before it is forgotten, and a
+/// use of a block dead for longer is reported as a use of an unknown block (still an error
+/// at its line, only with less history). The window is cut down to about twice its live
+/// blocks plus the two remembered generations, and the overflow maps drop their forgotten
+/// deaths at each new generation, so a trace of unique ids never grows the checker without
+/// limit.
 #[derive(Debug, Default)]
 struct Keys {
-    window: Vec<Packed>,
-    base: u64,
-    /// Keys outside the window.
-    far: FxHashMap<u64, Packed>,
-    /// No key of `far` at or past the window's end is below this; `u64::MAX` when none
-    /// may be.
-    far_ahead_min: u64,
+    window: IdWindow<Packed>,
+    /// Keys below the window that are still remembered.
+    behind: FxHashMap<u64, Packed>,
     live: usize,
     gen: u64,
     in_gen: usize,
@@ -275,10 +278,7 @@ struct Keys {
 
 impl Keys {
     fn new() -> Keys {
-        Keys {
-            far_ahead_min: u64::MAX,
-            ..Keys::default()
-        }
+        Keys::default()
     }
 
     fn remembered(&self, slot: &Slot) -> bool {
@@ -289,8 +289,9 @@ impl Keys {
         }
     }
 
-    fn end(&self) -> u64 {
-        self.base + self.window.len() as u64
+    /// How many keys the checker holds a slot for, remembered or not.
+    fn slots(&self) -> usize {
+        self.window.len() + self.window.ahead_len() + self.behind.len()
     }
 
     #[inline]
@@ -300,20 +301,15 @@ impl Keys {
 
     #[inline]
     fn get_packed(&self, key: u64) -> Packed {
-        if key >= self.base && key < self.end() {
-            return self.window[(key - self.base) as usize];
+        if let Some(i) = self.window.index(key) {
+            return self.window[i];
         }
-        self.far.get(&key).copied().unwrap_or(Packed::EMPTY)
-    }
-
-    /// The window's slot for `key`, if the window holds it.
-    #[inline]
-    fn window_slot(&mut self, key: u64) -> Option<&mut Packed> {
-        let i = key.checked_sub(self.base)?;
-        if i >= self.window.len() as u64 {
-            return None;
-        }
-        Some(&mut self.window[i as usize])
+        let outside = if key < self.window.base() {
+            self.behind.get(&key)
+        } else {
+            self.window.ahead_get(key)
+        };
+        outside.copied().unwrap_or(Packed::EMPTY)
     }
 
     /// [`Keys::put`] of a block live outside any arena, when its key is in the window
@@ -321,7 +317,7 @@ impl Keys {
     /// and [`Keys::put`] is what does it.
     #[inline]
     fn put_live_in_window(&mut self, key: u64) -> bool {
-        match self.window_slot(key) {
+        match self.window.slot_mut(key) {
             Some(slot) if !slot.is_live() => {
                 *slot = Packed::live_as_itself(key);
                 self.live += 1;
@@ -340,7 +336,7 @@ impl Keys {
             return false;
         }
         let gen = self.gen;
-        match self.window_slot(key) {
+        match self.window.slot_mut(key) {
             Some(slot) if slot.is_live_without_arena() => {
                 *slot = Packed::pack(Slot::Dead {
                     line,
@@ -375,16 +371,17 @@ impl Keys {
             self.gen += 1;
             self.in_gen = 0;
             self.forgot |= self.gen >= 2;
-            // The overflow map would otherwise keep every far key that ever died.
-            let gen = self.gen;
+            // The overflow maps would otherwise keep every far key that ever died.
             let now = self.gen;
-            self.far.retain(|_, s| match s.unpack(now) {
-                Slot::Dead { gen: g, .. } => g + 1 >= gen,
+            let keep = |_: &u64, s: &mut Packed| match s.unpack(now) {
+                Slot::Dead { gen, .. } => gen + 1 >= now,
                 _ => true,
-            });
-            if self.gen.is_multiple_of(SWEEP) {
-                for s in &mut self.window {
-                    if matches!(s.unpack(now), Slot::Dead { gen: g, .. } if g + 1 < now) {
+            };
+            self.behind.retain(keep);
+            self.window.retain_ahead(keep);
+            if now.is_multiple_of(SWEEP) {
+                for s in self.window.slots_mut() {
+                    if matches!(s.unpack(now), Slot::Dead { gen, .. } if gen + 1 < now) {
                         *s = Packed::EMPTY;
                     }
                 }
@@ -396,22 +393,19 @@ impl Keys {
     }
 
     fn put(&mut self, key: u64, slot: Slot) {
-        if self.window.is_empty() && self.far.is_empty() {
+        if self.slots() == 0 {
             // The first key places the window, so traces whose ids start high (or are
             // addresses) still use it.
-            self.base = key;
+            self.window.restart_at(key);
         }
-        let end = self.end();
+        let end = self.window.end();
         if key >= end && key - end < MIN_SPAN {
             self.grow(key.saturating_add(1 + GROW_AHEAD));
         }
-        let place = if key >= self.base && key < self.end() {
-            &mut self.window[(key - self.base) as usize]
-        } else {
-            if key >= self.end() {
-                self.far_ahead_min = self.far_ahead_min.min(key);
-            }
-            self.far.entry(key).or_insert(Packed::EMPTY)
+        let place = match self.window.index(key) {
+            Some(i) => &mut self.window[i],
+            None if key < self.window.base() => self.behind.entry(key).or_insert(Packed::EMPTY),
+            None => self.window.ahead_entry(key),
         };
         let was_live = place.is_live();
         let is_live = matches!(slot, Slot::Live(_));
@@ -423,43 +417,20 @@ impl Keys {
         }
     }
 
-    /// Stretches the window to end at `new_end`, taking in the overflow map's keys it now
+    /// Stretches the window to end at `new_end`, taking in the parked keys it now
     /// covers, then cuts its front if it has grown too wide.
     fn grow(&mut self, new_end: u64) {
-        let old_end = self.end();
-        self.window
-            .resize((new_end - self.base) as usize, Packed::EMPTY);
-        if self.far_ahead_min < new_end {
-            let mut min = u64::MAX;
-            let mut moved = Vec::new();
-            self.far.retain(|&k, s| {
-                if k >= old_end && k < new_end {
-                    moved.push((k, *s));
-                    false
-                } else {
-                    if k >= new_end {
-                        min = min.min(k);
-                    }
-                    true
-                }
-            });
-            for (k, s) in moved {
-                self.window[(k - self.base) as usize] = s;
-            }
-            self.far_ahead_min = min;
-        }
+        self.window.grow_to(new_end, |_, _| {});
         let bound = 2 * self.live + 2 * GENERATION + MIN_SPAN as usize;
         if self.window.len() > 2 * bound {
             // Cut in batches, so each slot pays for its move once.
             let cut = self.window.len() - bound;
-            for i in 0..cut {
-                let s = self.window[i];
+            for (key, s) in self.window.iter().take(cut) {
                 if self.remembered(&s.unpack(self.gen)) {
-                    self.far.insert(self.base + i as u64, s);
+                    self.behind.insert(key, s);
                 }
             }
-            self.window.drain(..cut);
-            self.base += cut as u64;
+            self.window.drop_front(cut);
         }
     }
 }
@@ -688,6 +659,47 @@ impl Checker {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+    use std::collections::HashMap;
+
+    fn arb_key() -> impl Strategy<Value = u64> {
+        prop_oneof![0u64..300, 0u64..300_000, any::<u64>()]
+    }
+
+    proptest! {
+        /// Wherever the keys fall (in the window, behind it, parked ahead of it, or taken
+        /// in as it grows), the checker knows each one as a map of keys would.
+        #[test]
+        fn keys_agree_with_a_hash_map(ops in prop::collection::vec((any::<bool>(), arb_key()), 0..300)) {
+            let mut c = Checker::new(Naming::Id);
+            let mut model: HashMap<u64, Option<u64>> = HashMap::new();
+            for (n, (alloc, key)) in ops.into_iter().enumerate() {
+                let line = n as u64 + 1;
+                if alloc {
+                    let live = matches!(model.get(&key), Some(None));
+                    prop_assert_eq!(c.alloc(key, key, None).is_ok(), !live);
+                    model.insert(key, None);
+                } else {
+                    let got = c.free(line, key);
+                    match model.get(&key) {
+                        Some(None) => {
+                            prop_assert_eq!(got, Ok(key));
+                            model.insert(key, Some(line));
+                        }
+                        Some(Some(freed)) => prop_assert_eq!(
+                            got.unwrap_err().message,
+                            format!("double free of id {key} (freed at line {freed})")
+                        ),
+                        None => prop_assert_eq!(got.unwrap_err().kind, ProblemKind::UnknownId),
+                    }
+                }
+                prop_assert_eq!(c.keys.live, model.values().filter(|d| d.is_none()).count());
+            }
+            for (key, death) in &model {
+                prop_assert_eq!(c.keys.is_live(*key), death.is_none());
+            }
+        }
+    }
 
     #[test]
     fn a_use_after_death_names_how_and_where() {
@@ -774,7 +786,7 @@ mod tests {
             g.find(2 * GENERATION as u64),
             Some((2 * GENERATION as u64 + 1, Death::Freed))
         );
-        assert!(g.window.len() + g.far.len() <= 4 * GENERATION + 4 * MIN_SPAN as usize);
+        assert!(g.slots() <= 4 * GENERATION + 4 * MIN_SPAN as usize);
     }
 
     /// A slot keeps only the low bits of its death's generation; deaths are swept out
