@@ -110,10 +110,20 @@ impl PolicyConfig {
     /// followed by the parameters it changes (`glibc-like (release_free_pages=immediate)`,
     /// sizes in binary units), so that two columns of one preset never share a heading.
     pub fn label(&self) -> String {
-        let id = self.preset.as_deref().unwrap_or(&self.family).to_string();
-        let Ok(changed) = self.changed_params() else {
+        let mut id = self.preset.as_deref().unwrap_or(&self.family).to_string();
+        let Ok(mut changed) = self.changed_params() else {
             return id;
         };
+        // A module is named by its file, not by the hash that picks it.
+        if self.family == policy::hosted::FAMILY.id {
+            let names = policy::hosted::Knobs::NAMES;
+            if let Some(name) = changed
+                .remove(names.sha256)
+                .and_then(|v| v.as_str().and_then(policy::hosted::name_of))
+            {
+                id = name;
+            }
+        }
         if changed.is_empty() {
             return id;
         }

@@ -9,6 +9,7 @@
 pub mod buddy;
 pub mod bump;
 pub mod free_list;
+pub mod hosted;
 pub mod pool;
 pub mod size_class;
 
@@ -24,6 +25,7 @@ use crate::provider::{Addr, PageProvider, ProviderError};
 pub use buddy::Buddy;
 pub use bump::Bump;
 pub use free_list::FreeList;
+pub use hosted::Hosted;
 pub use pool::{Pool, PoolCounters};
 pub use size_class::SizeClass;
 
@@ -37,6 +39,10 @@ pub enum AllocError {
     /// The request is impossible (an alignment that is not a power of two, a size that
     /// overflows the address space).
     Invalid(String),
+    /// An allocator heaplab runs but did not write ([`hosted`]) failed a call: it trapped,
+    /// ran past its budget, returned NULL or a payload that breaks a rule. The message
+    /// names the call and what was wrong.
+    Hosted(String),
 }
 
 impl From<ProviderError> for AllocError {
@@ -53,7 +59,7 @@ impl fmt::Display for AllocError {
         match self {
             AllocError::OutOfMemory(e) => write!(f, "{e}"),
             AllocError::Provider(e) => write!(f, "policy misused its page provider: {e}"),
-            AllocError::Invalid(msg) => f.write_str(msg),
+            AllocError::Invalid(msg) | AllocError::Hosted(msg) => f.write_str(msg),
         }
     }
 }
@@ -366,6 +372,7 @@ families! {
     SizeClass(SizeClass) in size_class,
     Buddy(Buddy) in buddy,
     Pool(Pool) in pool,
+    Hosted(Hosted) in hosted,
 }
 pub(crate) use dispatch;
 

@@ -1,0 +1,341 @@
+//! One run's allocator: a fresh instance of a module, every call checked as malloc lab's
+//! mdriver checks it.
+//!
+//! mdriver's rules (CS:APP malloc lab): each payload is aligned, lies inside the heap
+//! (`[mem_heap_lo, mem_heap_hi]`) and overlaps no other live payload; and what the program
+//! wrote into a block is still there when it frees or reallocates it, a realloc keeping
+//! the old bytes up to the smaller size. heaplab writes a pattern into every payload to
+//! check the last, as mdriver writes a byte into every payload it allocates.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use heaplab_core::policy::hosted::{HeapChanges, HostedHeap, Knobs};
+use wasmi::{Func, Linker, Memory, Store, TypedFunc, Val};
+
+use crate::host::{self, Host, PageOp};
+use crate::module::AllocatorModule;
+
+/// A byte of the pattern written into the payload at `addr`: it differs from block to
+/// block and from byte to byte, so a block written over by another, or moved without
+/// its contents, is caught.
+#[inline]
+fn pattern(addr: u64, i: u64) -> u8 {
+    ((addr >> 3) as u8).wrapping_mul(31).wrapping_add(i as u8) ^ 0x5a
+}
+
+/// An instance of an allocator module, with the live payloads it handed out.
+pub struct Allocator {
+    module: Arc<AllocatorModule>,
+    store: Store<Host>,
+    memory: Memory,
+    malloc: TypedFunc<i32, i32>,
+    free: TypedFunc<i32, ()>,
+    realloc: TypedFunc<(i32, i32), i32>,
+    checkheap: Option<Func>,
+    budget: u64,
+    align: u64,
+    /// Live payloads by module address, with their sizes.
+    live: BTreeMap<u64, u64>,
+    /// The memory's size in bytes after the last call, which only `mem_sbrk` may change.
+    memory_bytes: u64,
+}
+
+impl std::fmt::Debug for Allocator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Allocator")
+            .field("module", &self.module.name)
+            .field("live", &self.live.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Allocator {
+    /// Instantiates the module and calls `mm_init`.
+    pub fn new(module: Arc<AllocatorModule>, knobs: &Knobs) -> Result<Allocator, String> {
+        let name = module.name.clone();
+        let mut host = Host::new(knobs.max_heap, 4096);
+        // The heap starts where the module's own memory ends: set before instantiation,
+        // since a start function may already call mem_sbrk.
+        host.heap_lo = match module.module.get_export("memory") {
+            Some(wasmi::ExternType::Memory(ty)) => ty.minimum() * 65536,
+            _ => return Err(format!("{name} does not export its memory")),
+        };
+        let mut store = Store::new(&module.engine, host);
+        let mut linker = Linker::new(&module.engine);
+        host::link(&mut linker).map_err(|e| format!("{name}: {e}"))?;
+        store
+            .set_fuel(knobs.budget)
+            .map_err(|e| format!("{name}: {e}"))?;
+        let instance = linker
+            .instantiate_and_start(&mut store, &module.module)
+            .map_err(|e| format!("{name} could not start: {}", describe(&e, knobs.budget)))?;
+        let memory = instance
+            .get_memory(&store, "memory")
+            .ok_or_else(|| format!("{name} does not export its memory"))?;
+        let typed = |e: wasmi::Error| format!("{name}: {e}");
+        let init = instance
+            .get_typed_func::<(), i32>(&store, "mm_init")
+            .map_err(typed)?;
+        let malloc = instance
+            .get_typed_func::<i32, i32>(&store, "mm_malloc")
+            .map_err(typed)?;
+        let free = instance
+            .get_typed_func::<i32, ()>(&store, "mm_free")
+            .map_err(typed)?;
+        let realloc = instance
+            .get_typed_func::<(i32, i32), i32>(&store, "mm_realloc")
+            .map_err(typed)?;
+        let checkheap = instance.get_func(&store, "mm_checkheap");
+        let memory_bytes = memory.data_size(&store) as u64;
+        let mut me = Allocator {
+            module,
+            store,
+            memory,
+            malloc,
+            free,
+            realloc,
+            checkheap,
+            budget: knobs.budget,
+            align: knobs.align,
+            live: BTreeMap::new(),
+            memory_bytes,
+        };
+        let status = me.run("mm_init()", |a| init.call(&mut a.store, ()))?;
+        if status < 0 {
+            return Err(format!(
+                "{name}: mm_init() returned {status}, which means it failed"
+            ));
+        }
+        Ok(me)
+    }
+
+    fn heap_lo(&self) -> u64 {
+        self.store.data().heap_lo
+    }
+
+    fn heap_end(&self) -> u64 {
+        self.heap_lo() + self.store.data().brk
+    }
+
+    /// Runs one call into the module with a fresh budget, and says what went wrong if it
+    /// did not return.
+    fn run<R>(
+        &mut self,
+        call: &str,
+        f: impl FnOnce(&mut Allocator) -> Result<R, wasmi::Error>,
+    ) -> Result<R, String> {
+        self.store
+            .set_fuel(self.budget)
+            .map_err(|e| e.to_string())?;
+        let out = f(self).map_err(|e| {
+            let mut msg = format!("{call} {}", describe(&e, self.budget));
+            if let Some(line) = self.store.data().last_line() {
+                msg.push_str(&format!("; it printed: {line}"));
+            }
+            msg
+        })?;
+        let bytes = self.memory.data_size(&self.store) as u64;
+        let grown_to = self.heap_end().max(self.memory_bytes);
+        if bytes > grown_to.div_ceil(65536) * 65536 {
+            return Err(format!(
+                "{call} grew the module's memory itself (to {bytes} bytes); an allocator \
+                 grows its heap with mem_sbrk, and heaplab counts only that"
+            ));
+        }
+        self.memory_bytes = bytes;
+        Ok(out)
+    }
+
+    /// Passes the page operations of the calls so far on to heaplab's page map.
+    fn flush(&mut self, heap: &mut dyn HeapChanges) -> Result<(), String> {
+        for op in std::mem::take(&mut self.store.data_mut().ops) {
+            match op {
+                PageOp::Grew(end) => heap.grew(end)?,
+                PageOp::Decommit(off, bytes) => heap.decommitted(off, bytes)?,
+                PageOp::Commit(off, bytes) => heap.committed(off, bytes)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks a payload the allocator just handed out, against every rule but the
+    /// contents.
+    fn check_payload(&self, call: &str, p: u64, size: u64) -> Result<(), String> {
+        if !p.is_multiple_of(self.align) {
+            return Err(format!(
+                "{call} returned {p:#x}, which is not aligned to {} bytes",
+                self.align
+            ));
+        }
+        let (lo, end) = (self.heap_lo(), self.heap_end());
+        if p < lo || p + size > end {
+            return Err(format!(
+                "{call} returned [{p:#x}, {:#x}), which is not inside the heap [{lo:#x}, \
+                 {end:#x})",
+                p + size
+            ));
+        }
+        let before = self.live.range(..=p).next_back();
+        let after = self.live.range(p..).next();
+        for (&q, &n) in before.into_iter().chain(after) {
+            if q < p + size.max(1) && p < q + n.max(1) {
+                return Err(format!(
+                    "{call} returned [{p:#x}, {:#x}), which overlaps the live block [{q:#x}, \
+                     {:#x})",
+                    p + size,
+                    q + n
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn write_pattern(&mut self, p: u64, size: u64) {
+        let data = self.memory.data_mut(&mut self.store);
+        for (i, b) in data[p as usize..(p + size) as usize].iter_mut().enumerate() {
+            *b = pattern(p, i as u64);
+        }
+    }
+
+    /// The first byte of `[at, at + size)` that no longer holds the pattern of the block
+    /// that started at `was`.
+    fn changed_byte(&self, at: u64, was: u64, size: u64) -> Option<u64> {
+        let data = self.memory.data(&self.store);
+        let bytes = data.get(at as usize..(at + size) as usize)?;
+        bytes
+            .iter()
+            .enumerate()
+            .position(|(i, &b)| b != pattern(was, i as u64))
+            .map(|i| i as u64)
+    }
+
+    fn ptr(&self, offset: u64) -> u64 {
+        self.heap_lo() + offset
+    }
+}
+
+/// What a failed call did, in a few words after the call.
+fn describe(e: &wasmi::Error, budget: u64) -> String {
+    if let Some(code) = e.i32_exit_status() {
+        return format!("called exit({code})");
+    }
+    match e.as_trap_code() {
+        Some(wasmi::TrapCode::OutOfFuel) => format!(
+            "ran past its budget of {budget} units of fuel (policy.params.budget) and was \
+             stopped: an endless loop?"
+        ),
+        Some(code) => format!("trapped: {code}"),
+        None => format!("failed: {e}"),
+    }
+}
+
+impl HostedHeap for Allocator {
+    fn malloc(&mut self, size: u64, heap: &mut dyn HeapChanges) -> Result<Option<u64>, String> {
+        let call = format!("mm_malloc({size})");
+        let Ok(n) = i32::try_from(size) else {
+            return Err(format!(
+                "{call}: a wasm32 allocator takes sizes below 2 GiB"
+            ));
+        };
+        let malloc = self.malloc;
+        let p = self.run(&call, |a| malloc.call(&mut a.store, n))? as u32 as u64;
+        self.flush(heap)?;
+        if p == 0 {
+            return Ok(None);
+        }
+        self.check_payload(&call, p, size)?;
+        self.write_pattern(p, size);
+        self.live.insert(p, size);
+        Ok(Some(p - self.heap_lo()))
+    }
+
+    fn free(&mut self, offset: u64, size: u64, heap: &mut dyn HeapChanges) -> Result<(), String> {
+        let p = self.ptr(offset);
+        let call = format!("mm_free({p:#x})");
+        if let Some(i) = self.changed_byte(p, p, size) {
+            return Err(format!(
+                "before {call}: byte {i} of the {size}-byte block at {p:#x} was changed while \
+                 it was live (the allocator wrote into a payload)"
+            ));
+        }
+        self.live.remove(&p);
+        let free = self.free;
+        self.run(&call, |a| free.call(&mut a.store, p as u32 as i32))?;
+        self.flush(heap)
+    }
+
+    fn realloc(
+        &mut self,
+        offset: u64,
+        old_size: u64,
+        size: u64,
+        heap: &mut dyn HeapChanges,
+    ) -> Result<Option<u64>, String> {
+        let p = self.ptr(offset);
+        let call = format!("mm_realloc({p:#x}, {size})");
+        let Ok(n) = i32::try_from(size) else {
+            return Err(format!(
+                "{call}: a wasm32 allocator takes sizes below 2 GiB"
+            ));
+        };
+        if let Some(i) = self.changed_byte(p, p, old_size) {
+            return Err(format!(
+                "before {call}: byte {i} of the {old_size}-byte block at {p:#x} was changed \
+                 while it was live (the allocator wrote into a payload)"
+            ));
+        }
+        let realloc = self.realloc;
+        let q =
+            self.run(&call, |a| realloc.call(&mut a.store, (p as u32 as i32, n)))? as u32 as u64;
+        self.flush(heap)?;
+        if q == 0 {
+            // The old block stays live, as C's realloc leaves it when it fails.
+            return Ok(None);
+        }
+        self.live.remove(&p);
+        if let Err(e) = self.check_payload(&call, q, size) {
+            self.live.insert(p, old_size);
+            return Err(e);
+        }
+        let kept = old_size.min(size);
+        if let Some(i) = self.changed_byte(q, p, kept) {
+            return Err(format!(
+                "{call} returned {q:#x}, but byte {i} of the {kept} it should have kept is not \
+                 the old block's"
+            ));
+        }
+        self.write_pattern(q, size);
+        self.live.insert(q, size);
+        Ok(Some(q - self.heap_lo()))
+    }
+
+    fn free_blocks(&mut self) -> Option<Vec<(u64, u64)>> {
+        let check = self.checkheap?;
+        self.store.data_mut().reported.clear();
+        let results: &mut [Val] = &mut [Val::I32(0)][..check.ty(&self.store).results().len()];
+        self.run("mm_checkheap(0)", |a| {
+            check.call(&mut a.store, &[Val::I32(0)], results)
+        })
+        .ok()?;
+        let lo = self.heap_lo();
+        let blocks = std::mem::take(&mut self.store.data_mut().reported);
+        Some(
+            blocks
+                .into_iter()
+                .filter(|&(p, _)| p >= lo)
+                .map(|(p, n)| (p - lo, n))
+                .collect(),
+        )
+    }
+
+    fn check_heap(&mut self) -> Result<(), String> {
+        let Some(check) = self.checkheap else {
+            return Ok(());
+        };
+        let results: &mut [Val] = &mut [Val::I32(0)][..check.ty(&self.store).results().len()];
+        self.run("mm_checkheap(1)", |a| {
+            check.call(&mut a.store, &[Val::I32(1)], results)
+        })
+    }
+}
