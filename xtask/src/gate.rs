@@ -49,6 +49,8 @@ pub fn run(root: &Path) -> Result<()> {
     )?;
 
     step("unit and integration tests");
+    // heaplab-mm's tests build its example allocators with clang.
+    tools::ensure_clang(root)?;
     run_cmd(
         cargo().args(["test", "--workspace", "--all-features"]),
         root,

@@ -157,16 +157,33 @@ fn locked_version(lock: &str, name: &str) -> Option<String> {
 /// Installs Chromium from Debian if it is missing; the gate runs as root in CI, and a
 /// developer without it is told which command failed.
 pub fn ensure_chromium(root: &Path) -> Result<()> {
-    if Path::new(CHROMIUM).exists() {
-        println!("==> {CHROMIUM} is installed");
+    ensure_debian(root, CHROMIUM, &["chromium"])
+}
+
+/// Installs clang and lld from Debian if they are missing: `heaplab mm build` compiles
+/// allocator modules with clang's wasm32 target and links them with lld's wasm-ld, and
+/// heaplab-mm's tests build its example allocators.
+pub fn ensure_clang(root: &Path) -> Result<()> {
+    ensure_debian(root, "/usr/bin/clang", &["clang"])?;
+    ensure_debian(root, "/usr/bin/wasm-ld", &["lld"])
+}
+
+/// Installs Debian `packages` with apt-get unless `path` exists.
+fn ensure_debian(root: &Path, path: &str, packages: &[&str]) -> Result<()> {
+    if Path::new(path).exists() {
+        println!("==> {path} is installed");
         return Ok(());
     }
-    println!("==> {CHROMIUM} is missing, installing it with apt-get");
+    println!(
+        "==> {path} is missing, installing {} with apt-get",
+        packages.join(" ")
+    );
     run_cmd(Command::new("apt-get").arg("update"), root)?;
     // Without a terminal to answer them, debconf prompts would stall the gate.
     run_cmd(
         Command::new("apt-get")
-            .args(["install", "-y", "chromium"])
+            .args(["install", "-y"])
+            .args(packages)
             .env("DEBIAN_FRONTEND", "noninteractive"),
         root,
     )

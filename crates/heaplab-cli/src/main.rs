@@ -47,6 +47,7 @@ fn main() -> ExitCode {
         Command::Sweep(a) => cmd::sweep::run(a),
         Command::Compare(a) => cmd::compare::run(a),
         Command::Config(a) => cmd::config::run(a),
+        Command::Mm(a) => cmd::mm::run(a),
         Command::BaselineChild(a) => cmd::baseline::child(a),
     };
     match result {

@@ -15,6 +15,7 @@ pub mod compile;
 mod host;
 mod instance;
 mod module;
+pub mod score;
 
 pub use instance::Allocator;
 pub use module::{AllocatorModule, ModuleError, MAX_INITIAL_MEMORY};

@@ -12,6 +12,7 @@ mod explain;
 mod link;
 mod list;
 mod map;
+mod mm;
 mod run;
 mod scenario;
 mod shared;
@@ -27,6 +28,7 @@ pub use explain::ExplainArgs;
 pub use link::LinkArgs;
 pub use list::{ConfigArgs, ListArgs};
 pub use map::MapArgs;
+pub use mm::{MmArgs, MmBuildArgs, MmCheckArgs, MmCommand, MmExampleArgs};
 pub use run::RunArgs;
 pub use scenario::ScenarioArgs;
 pub use shared::RunInputArgs;
@@ -109,6 +111,10 @@ pub enum Command {
     /// `run --config FILE` and `compare FILE ...`.
     #[command(after_help = list::CONFIG_EXAMPLES)]
     Config(ConfigArgs),
+    /// Your own allocator: build a malloc-lab mm.c into a module, check and score it as
+    /// mdriver does, and run it anywhere a policy goes with `-p mm.wasm`.
+    #[command(after_help = mm::MM_EXAMPLES)]
+    Mm(MmArgs),
     /// The child process of `baseline`: one allocator, the resolved workload as JSON.
     #[command(hide = true)]
     BaselineChild(ChildArgs),

@@ -21,6 +21,7 @@ pub mod fidelity;
 pub mod link;
 pub mod list;
 pub mod map;
+pub mod mm;
 pub mod record;
 pub mod run;
 pub mod scenario;

@@ -4,7 +4,8 @@
 //!   `--config` file, JSON or TOML); `configs_from_json` and `configs_from_toml` read
 //!   config text from anywhere; `configurations`, what one argument of `compare` names.
 //! - `file_format`: whether a config or policy file is TOML or JSON.
-//! - `policy`: a `--policy` argument (an id, `id:key=value,...`, or a JSON file).
+//! - `policy`: a `--policy` argument (an id, `id:key=value,...`, a JSON file, or an
+//!   allocator module, `mm.wasm`), and `load_module`.
 //! - `workload`: whether a `--workload` argument is a trace file, and built-in workloads
 //!   resolved from `KEY=VALUE` settings.
 //! - `sets`: `KEY=VALUE` settings (`--set`, `--wset`, `--seed`, `--scale`) parsed by
@@ -29,6 +30,7 @@ mod workload;
 
 pub use config::{configs, configs_from_toml, configurations};
 pub use events::{one_config_events, session_at};
+pub use policy::load_module;
 pub use run::{run_bytes, run_one};
 pub use sets::{apply_sets, workload_sets};
 pub use workload::{builtin_workload, is_trace_arg};

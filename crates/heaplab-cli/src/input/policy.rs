@@ -1,9 +1,14 @@
-//! This module reads `--policy` arguments: an id, an id with settings, or a JSON file.
+//! This module reads `--policy` arguments: an id, an id with settings, a JSON or TOML
+//! file, or an allocator module (`mm.wasm`, with settings as `mm.wasm:align=16`).
 
 use std::path::Path;
+use std::sync::Arc;
 
 use heaplab_core::config::PolicyConfig;
 use heaplab_core::policy;
+use heaplab_core::policy::hosted;
+use heaplab_mm::AllocatorModule;
+use serde_json::Value;
 
 use super::file_format::is_toml;
 use super::sets::apply_sets;
@@ -32,6 +37,9 @@ pub(super) fn policy_unknown(id: &str) -> String {
 /// or a JSON or TOML file holding a policy config. An id without settings is not checked here:
 /// the caller looks its family up (and `RunConfig::resolve` checks it).
 pub fn policy_arg(arg: &str) -> Result<PolicyConfig, CliError> {
+    if let Some(policy) = module_arg(arg)? {
+        return Ok(policy);
+    }
     if let Some((name, settings)) = arg.split_once(':') {
         let mut policy = PolicyConfig::named(name);
         let family =
@@ -65,4 +73,44 @@ pub fn policy_arg(arg: &str) -> Result<PolicyConfig, CliError> {
         }
     }
     Ok(policy)
+}
+
+/// Reads, checks and registers the allocator module at `path`, so that every config that
+/// names its SHA-256 runs it.
+pub fn load_module(path: &Path) -> Result<Arc<AllocatorModule>, CliError> {
+    let bytes =
+        std::fs::read(path).map_err(|e| CliError::input(format!("{}: {e}", path.display())))?;
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into(),
+    );
+    let module = AllocatorModule::new(&name, &bytes)
+        .map_err(|e| CliError::input(format!("{}: {e}", path.display())))?;
+    Ok(module.register())
+}
+
+/// A `--policy` argument that names an allocator module: a path ending in `.wasm`,
+/// optionally followed by `:key=value,...` settings of the module family.
+fn module_arg(arg: &str) -> Result<Option<PolicyConfig>, CliError> {
+    let (path, settings) = match arg.rsplit_once(".wasm:") {
+        Some((stem, settings)) => (format!("{stem}.wasm"), Some(settings)),
+        None if arg.ends_with(".wasm") => (arg.to_string(), None),
+        None => return Ok(None),
+    };
+    let module = load_module(Path::new(&path))?;
+    let mut policy = PolicyConfig::named(hosted::FAMILY.id);
+    policy.params.insert(
+        hosted::Knobs::NAMES.sha256.into(),
+        Value::from(module.sha256()),
+    );
+    if let Some(settings) = settings {
+        let sets: Vec<String> = settings.split(',').map(str::to_string).collect();
+        apply_sets(
+            &mut policy.params,
+            &sets,
+            hosted::FAMILY.params,
+            &format!("--policy {path}:"),
+        )?;
+    }
+    Ok(Some(policy))
 }

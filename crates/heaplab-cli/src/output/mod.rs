@@ -5,6 +5,7 @@
 //! - `plot`: `--plot FILE`, memory over time as SVG or PNG, drawn by heaplab-plot.
 //! - `runs`: `run`'s table (and `run --real`'s), and what a lenient import skipped.
 //! - `compare`: `compare`'s sections, means, JSON and CSV.
+//! - `mm`: `mm check`'s mdriver table.
 //! - `scenario`, `baseline`, `fidelity`, `catalog`: the text of those subcommands'
 //!   reports and of the listings.
 //!
@@ -16,6 +17,7 @@ pub mod catalog;
 pub mod compare;
 pub mod fidelity;
 mod json;
+pub mod mm;
 pub mod plot;
 pub mod runs;
 pub mod scenario;

@@ -61,6 +61,15 @@ knobs! {
               past MAX_HEAP (20 MiB there).",
         zero_means: "",
     },
+    checks: bool = ParamSpec {
+        kind: ParamKind::Bool,
+        default: "true",
+        unit: "",
+        doc: "Check every payload as mdriver does: aligned, inside the heap, overlapping no \
+              live block, its contents kept until it is freed or moved. Off only to time the \
+              allocator alone, as mdriver's speed pass does.",
+        zero_means: "",
+    },
     budget: u64 = ParamSpec {
         kind: ParamKind::Int {
             min: 1000,
@@ -123,6 +132,9 @@ pub trait HostedHeap: fmt::Debug + Send {
 
     /// Runs the allocator's own heap check, if it has one.
     fn check_heap(&mut self) -> Result<(), String>;
+
+    /// Bytes between the heap's start and the break: malloc lab's `mem_heapsize()`.
+    fn heap_size(&self) -> u64;
 }
 
 /// Builds a fresh allocator of one loaded module for each simulation.
@@ -375,6 +387,11 @@ impl Policy for Hosted {
                 self.max_heap,
             )),
         }
+    }
+
+    fn extra_counters(&self) -> Vec<(&'static str, u64)> {
+        // The heap size malloc lab's utilisation divides by.
+        vec![("mem_heapsize", self.heap.borrow().heap_size())]
     }
 
     fn metadata_bytes(&self) -> u64 {
