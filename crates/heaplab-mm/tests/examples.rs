@@ -1,45 +1,21 @@
 //! The example allocators, built with clang and run through heaplab's simulator.
 
-use std::path::PathBuf;
+mod common;
+
 use std::sync::Arc;
 
-use heaplab_core::config::{PolicyConfig, RunConfig};
 use heaplab_core::run::run;
-use heaplab_mm::compile::{build, BuildRequest, EXAMPLES};
+use heaplab_mm::compile::EXAMPLES;
 use heaplab_mm::AllocatorModule;
 use serde_json::Value;
 
-/// Builds an example allocator (or any C source) and registers it; its SHA-256.
-pub fn module(name: &str, source: &str) -> Arc<AllocatorModule> {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mm-examples");
-    std::fs::create_dir_all(&dir).unwrap();
-    let c = dir.join(format!("{name}.c"));
-    std::fs::write(&c, source).unwrap();
-    let wasm = dir.join(format!("{name}.wasm"));
-    build(&BuildRequest {
-        sources: vec![c],
-        output: wasm.clone(),
-        flags: vec![],
-    })
-    .unwrap_or_else(|e| panic!("building {name}: {e}"));
-    let bytes = std::fs::read(&wasm).unwrap();
-    AllocatorModule::new(&format!("{name}.wasm"), &bytes)
-        .unwrap()
-        .register()
-}
-
 fn example(name: &str) -> Arc<AllocatorModule> {
     let (_, source) = EXAMPLES.iter().find(|(n, _)| *n == name).unwrap();
-    module(name, source)
+    common::module(name, source, &[])
 }
 
-fn config(m: &AllocatorModule, workload: &str, scale: f64) -> RunConfig {
-    let mut config = RunConfig::new(workload, "bump");
-    config.policy = PolicyConfig::named("module");
-    config
-        .policy
-        .params
-        .insert("sha256".into(), Value::from(m.sha256()));
+fn config(m: &AllocatorModule, workload: &str, scale: f64) -> heaplab_core::config::RunConfig {
+    let mut config = common::config(m, workload, &[]);
     config
         .workload
         .params

@@ -1,0 +1,110 @@
+//! `heaplab mm` and `-p mm.wasm`, run the way the README's "Write your own allocator"
+//! walks a student through them.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{heaplab_in, json_of};
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("heaplab-mm-test-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn ok(out: &std::process::Output) -> String {
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `heaplab mm example implicit -o mm.c` then `heaplab mm build mm.c -o mm.wasm` in `d`.
+fn build_implicit(d: &Path) {
+    ok(&heaplab_in(d, &["mm", "example", "implicit", "-o", "mm.c"]));
+    let out = heaplab_in(d, &["mm", "build", "mm.c", "-o", "mm.wasm"]);
+    ok(&out);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("wrote mm.wasm"));
+}
+
+#[test]
+fn a_student_builds_checks_and_compares_an_allocator() {
+    let d = dir("walk");
+    build_implicit(&d);
+    let table = ok(&heaplab_in(&d, &["mm", "check", "mm.wasm"]));
+    for needle in [
+        "trace",
+        "valid",
+        "util",
+        "Kops",
+        "0 binary",
+        "3 realloc",
+        "Perf index = ",
+        "util counts 60%",
+    ] {
+        assert!(table.contains(needle), "no {needle:?} in\n{table}");
+    }
+    let v = json_of(&heaplab_in(&d, &["mm", "check", "mm.wasm", "--json"]));
+    assert_eq!(v["schema"], 1);
+    assert_eq!(v["module"], "mm.wasm");
+    assert_eq!(v["traces"].as_array().unwrap().len(), 4);
+    for t in v["traces"].as_array().unwrap() {
+        assert_eq!(t["valid"], true, "{t}");
+        let util = t["util"].as_f64().unwrap();
+        assert!(util > 0.0 && util <= 1.0, "{t}");
+    }
+    assert!(v["perf_index"]["total"].as_f64().unwrap() > 0.0);
+    // Beside the presets, named by its file.
+    let runs = json_of(&heaplab_in(
+        &d,
+        &[
+            "run",
+            "-p",
+            "mm.wasm",
+            "-p",
+            "glibc-like",
+            "-w",
+            "random",
+            "--json",
+        ],
+    ));
+    let runs = runs.as_array().unwrap();
+    assert_eq!(runs[0]["config"]["policy"]["family"], "module");
+    assert_eq!(runs[0]["allocs"], runs[1]["allocs"]);
+    assert!(runs[0]["counters"]["mem_heapsize"].as_u64().unwrap() > 0);
+    let text = ok(&heaplab_in(&d, &["run", "-p", "mm.wasm", "-w", "random"]));
+    assert!(text.contains("mm.wasm"), "{text}");
+}
+
+#[test]
+fn bad_modules_and_missing_files_exit_2_with_the_file_named() {
+    let d = dir("bad");
+    std::fs::write(d.join("mm.wasm"), "not a module").unwrap();
+    let out = heaplab_in(&d, &["run", "-p", "mm.wasm", "-w", "random"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("mm.wasm: mm.wasm is not a WebAssembly module"),
+        "{err}"
+    );
+    let out = heaplab_in(&d, &["mm", "check", "gone.wasm"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("gone.wasm"));
+    let out = heaplab_in(&d, &["mm", "example", "quick-fit"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("there are: naive, implicit"));
+}
+
+#[test]
+fn a_build_error_shows_clangs_message() {
+    let d = dir("cc");
+    std::fs::write(d.join("mm.c"), "int mm_init(void) { return oops; }\n").unwrap();
+    let out = heaplab_in(&d, &["mm", "build", "mm.c"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("clang failed"), "{err}");
+    assert!(err.contains("oops"), "{err}");
+}
