@@ -27,7 +27,8 @@ pub fn module(name: &str, source: &str, flags: &[&str]) -> Arc<AllocatorModule> 
         .register()
 }
 
-/// A resolved config that runs `m` on `workload`, with module knobs `knobs`.
+/// A config that runs `m` on `workload`, with module knobs `knobs`.
+#[allow(dead_code)] // Not every test binary that shares this module builds configs.
 pub fn config(m: &AllocatorModule, workload: &str, knobs: &[(&str, Value)]) -> RunConfig {
     let mut config = RunConfig::new(workload, "bump");
     config.policy = PolicyConfig::named("module");
