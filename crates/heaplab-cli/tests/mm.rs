@@ -77,6 +77,50 @@ fn a_student_builds_checks_and_compares_an_allocator() {
     assert!(runs[0]["counters"]["mem_heapsize"].as_u64().unwrap() > 0);
     let text = ok(&heaplab_in(&d, &["run", "-p", "mm.wasm", "-w", "random"]));
     assert!(text.contains("mm.wasm"), "{text}");
+    // compare takes it as a configuration, not a file of configs.
+    let text = ok(&heaplab_in(
+        &d,
+        &[
+            "compare",
+            "mm.wasm",
+            "glibc-like",
+            "--workloads",
+            "binary,random",
+        ],
+    ));
+    assert!(
+        text.contains("mm.wasm, glibc-like compared on 2 workloads"),
+        "{text}"
+    );
+    // Teaching mode's views step through it as through a preset.
+    let text = ok(&heaplab_in(
+        &d,
+        &["explain", "-w", "random", "-p", "mm.wasm", "--to", "3"],
+    ));
+    assert!(
+        text.contains("event 1: a 14,037 B (id 0): reserve"),
+        "{text}"
+    );
+    let out = heaplab_in(
+        &d,
+        &[
+            "map",
+            "-w",
+            "random",
+            "-p",
+            "mm.wasm",
+            "--at",
+            "30",
+            "--heap-map",
+            "heap.svg",
+        ],
+    );
+    ok(&out);
+    let svg = std::fs::read_to_string(d.join("heap.svg")).unwrap();
+    assert!(
+        svg.contains("mm.wasm: the heap after event 30"),
+        "the map's title"
+    );
 }
 
 #[test]

@@ -29,11 +29,9 @@ pub fn run(args: MapArgs) -> Result<(), CliError> {
     let pages = args.pages.as_deref().map(parse_pages).transpose()?;
     let (config, session, at) = session_at(&args.input, args.trace.lenient, &args.at)?;
     let map = session.heap_map();
-    let policy = config
-        .policy
-        .preset
-        .clone()
-        .unwrap_or_else(|| config.policy.family.clone());
+    // The label tables use: a preset or family with the settings it changes, a module by
+    // its file.
+    let policy = config.policy.label();
     if let Some(path) = &args.heap_map {
         let title = format!("{policy}: the heap after event {at}");
         let chart = HeapMapChart {

@@ -194,7 +194,9 @@ fn touch_mode(touch: &str) -> Result<TouchMode, CliError> {
 /// policies, providers and touch modes are taken (their workloads are the suite's).
 pub fn configurations(arg: &str) -> Result<Vec<RunConfig>, CliError> {
     let path = Path::new(arg);
-    if path.is_file() && holds_run_configs(path)? {
+    // An allocator module is a policy, never a file of configs.
+    let module = arg.ends_with(".wasm") || arg.contains(".wasm:");
+    if !module && path.is_file() && holds_run_configs(path)? {
         return configs_from_file(path);
     }
     let mut policy = policy_arg(arg)?;

@@ -296,16 +296,28 @@ pub struct FamilySpec {
 /// a compile error wherever it is named. The leading `$` is passed through to write the
 /// inner macro's own metavariables.
 macro_rules! families {
-    ($d:tt $($name:ident($ty:ident) in $module:ident),+ $(,)?) => {
+    (
+        $d:tt $($own:ident($own_ty:ident) in $own_module:ident),+;
+        brought $($brought:ident($brought_ty:ident) in $brought_module:ident),+ $(,)?
+    ) => {
+        families! {
+            @all $d [$($own),+] [$($own_module),+] [$($brought_module),+]
+            $($own($own_ty) in $own_module,)+ $($brought($brought_ty) in $brought_module),+
+        }
+    };
+    (
+        @all $d:tt [$($own:ident),+] [$($own_module:ident),+] [$($brought_module:ident),+]
+        $($name:ident($ty:ident) in $module:ident),+
+    ) => {
         /// A family of policies, by name. Its id, title and knobs are in its
-        /// [`FamilySpec`]; `Family::ALL` is every family in registry order.
+        /// [`FamilySpec`]; `Family::ALL` is every family, the engine's own first.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum Family {
             $($name),+
         }
 
         impl Family {
-            /// Every family, in the order of [`FAMILIES`].
+            /// Every family: [`FAMILIES`], then [`BROUGHT_FAMILIES`].
             pub const ALL: &'static [Family] = &[$(Family::$name),+];
 
             /// The family's registry entry: id, title, description and knobs.
@@ -316,8 +328,13 @@ macro_rules! families {
             }
         }
 
-        /// Every family heaplab knows.
-        pub const FAMILIES: &[FamilySpec] = &[$($module::FAMILY),+];
+        /// The engine's own families: a policy of each is built from its knobs alone, so
+        /// menus offer them, and tests build every one.
+        pub const FAMILIES: &[FamilySpec] = &[$($own_module::FAMILY),+];
+
+        /// The families whose policy the user brings (an allocator module): a config of
+        /// one runs only once what it names has been loaded.
+        pub const BROUGHT_FAMILIES: &[FamilySpec] = &[$($brought_module::FAMILY),+];
 
         /// A policy of any family, so the simulator can hold one without generics over
         /// families.
@@ -371,8 +388,8 @@ families! {
     FreeList(FreeList) in free_list,
     SizeClass(SizeClass) in size_class,
     Buddy(Buddy) in buddy,
-    Pool(Pool) in pool,
-    Hosted(Hosted) in hosted,
+    Pool(Pool) in pool;
+    brought Hosted(Hosted) in hosted,
 }
 pub(crate) use dispatch;
 
@@ -578,7 +595,14 @@ mod tests {
 
     #[test]
     fn every_family_is_found_by_its_id_and_builds_as_itself() {
-        assert_eq!(Family::ALL.len(), FAMILIES.len());
+        assert_eq!(Family::ALL.len(), FAMILIES.len() + BROUGHT_FAMILIES.len());
+        for (&f, spec) in Family::ALL
+            .iter()
+            .zip(FAMILIES.iter().chain(BROUGHT_FAMILIES))
+        {
+            assert_eq!(f.id(), spec.id);
+            assert_eq!(Family::from_id(spec.id), Some(f));
+        }
         for (&f, spec) in Family::ALL.iter().zip(FAMILIES) {
             assert_eq!(f.id(), spec.id);
             assert_eq!(Family::from_id(spec.id), Some(f));
