@@ -139,7 +139,7 @@ fn bad_modules_and_missing_files_exit_2_with_the_file_named() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("gone.wasm"));
     let out = common::heaplab(&["mm", "example", "quick-fit"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("there are: naive, implicit"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("there are: naive, implicit, segregated"));
 }
 
 #[test]

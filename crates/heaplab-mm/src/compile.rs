@@ -30,6 +30,7 @@ const FILES: &[(&str, &str)] = &[
 pub const EXAMPLES: &[(&str, &str)] = &[
     ("naive", include_str!("../c/examples/naive.c")),
     ("implicit", include_str!("../c/examples/implicit.c")),
+    ("segregated", include_str!("../c/examples/segregated.c")),
 ];
 
 /// What a build was asked to do.

@@ -52,3 +52,58 @@ fn naive_never_reuses_so_its_heap_grows_with_every_allocation() {
         b.peak_committed_bytes()
     );
 }
+
+/// Every example's own heap check passes throughout a run, and the free blocks it reports
+/// to the block map lie in the heap and miss every live block.
+#[test]
+fn each_examples_heap_walk_holds_and_its_free_blocks_miss_the_live_ones() {
+    use heaplab_core::simulate::{sim_provider, Simulation};
+    for (name, _) in EXAMPLES {
+        let m = example(name);
+        let config = config(&m, "random", 1.0);
+        let mut events = Vec::new();
+        heaplab_core::workload::find("random")
+            .unwrap()
+            .generate(&config.workload_params().unwrap(), &mut |e| {
+                events.push(e);
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+        let mut sim = Simulation::new(&config, sim_provider(&config)).unwrap();
+        let mut reported = 0;
+        for (i, e) in events.into_iter().enumerate() {
+            sim.apply(e).unwrap();
+            if i % 97 != 0 {
+                continue;
+            }
+            sim.check_invariants()
+                .unwrap_or_else(|e| panic!("{name} at event {}: {e}", i + 1));
+            let mut free = Vec::new();
+            if !sim.free_pieces(&mut free) {
+                continue;
+            }
+            let mut live: Vec<(u64, u64)> = sim.live().map(|(_, b)| (b.addr, b.size)).collect();
+            live.sort();
+            for f in &free {
+                reported += 1;
+                let at = live.partition_point(|&(a, _)| a < f.addr);
+                let before = at.checked_sub(1).map(|j| live[j]);
+                if let Some((a, n)) = before {
+                    assert!(
+                        a + n <= f.addr,
+                        "{name}: free {f:?} overlaps live [{a:#x}, +{n})"
+                    );
+                }
+                if let Some(&(a, _)) = live.get(at) {
+                    assert!(
+                        f.addr + f.size <= a,
+                        "{name}: free {f:?} overlaps live {a:#x}"
+                    );
+                }
+            }
+        }
+        if *name != "naive" {
+            assert!(reported > 0, "{name} reported no free blocks");
+        }
+    }
+}

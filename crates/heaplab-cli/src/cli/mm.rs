@@ -68,8 +68,9 @@ pub struct MmCheckArgs {
 
 #[derive(Debug, Args)]
 pub struct MmExampleArgs {
-    /// Which example: naive (never frees) or implicit (implicit free list, first fit,
-    /// boundary tags, coalescing).
+    /// Which example: naive (never frees), implicit (implicit free list, first fit,
+    /// boundary tags, coalescing) or segregated (segregated explicit free lists by powers
+    /// of two, coalescing).
     pub name: String,
     /// Where to write it; standard output without.
     #[arg(short, long, value_name = "FILE.c")]
