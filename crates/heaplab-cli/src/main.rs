@@ -23,7 +23,22 @@ use cli::{Cli, Command};
 
 fn main() -> ExitCode {
     die_quietly_on_closed_pipe();
-    let command = Cli::parse().command;
+    // The child of `baseline` measures a real allocator's heap in this process, so it
+    // parses only its own arguments: building the whole command line's parser first left
+    // its freed pieces in glibc's heap, and adding a subcommand to heaplab moved real
+    // glibc's memory at the end of a replay by two pages.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let command = if args.get(1).is_some_and(|a| a == "baseline-child") {
+        let child = clap::Command::new("heaplab baseline-child");
+        let matches = <cli::ChildArgs as clap::Args>::augment_args(child)
+            .get_matches_from(args.iter().skip(1));
+        match <cli::ChildArgs as clap::FromArgMatches>::from_arg_matches(&matches) {
+            Ok(a) => Command::BaselineChild(a),
+            Err(e) => e.exit(),
+        }
+    } else {
+        Cli::parse().command
+    };
     // `record` leaves Ctrl-C to the program it records, whose exit code it passes on, and
     // `baseline-child` dies of it as any child does; every other command stops cleanly.
     if !matches!(command, Command::Record(_) | Command::BaselineChild(_)) {
