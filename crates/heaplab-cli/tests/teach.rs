@@ -320,13 +320,13 @@ fn map_writes_both_maps_as_the_page_draws_them() {
     );
     let heap = std::fs::read_to_string(&heap).unwrap();
     assert!(heap.starts_with("<svg"), "{heap:.80}");
-    assert!(heap.contains("free-list: the heap after event 4"));
+    assert!(heap.contains("free-list (fit=first): the heap after event 4"));
     assert!(
         heap.contains("only reserved"),
         "the segment's reserved pages fold"
     );
     let blocks = std::fs::read_to_string(&blocks).unwrap();
-    assert!(blocks.contains("free-list: blocks after event 4"));
+    assert!(blocks.contains("free-list (fit=first): blocks after event 4"));
     assert!(
         blocks.contains("free: free list"),
         "id 1's chunk is on the free list"
