@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use heaplab_core::policy::hosted::{HeapChanges, HostedHeap, Knobs};
+use heaplab_core::policy::hosted::{self, HeapChanges, HostedFactory, HostedHeap, Knobs};
 use wasmi::{Func, Linker, Memory, Store, TypedFunc, Val};
 
 use crate::host::{self, Host, PageOp};
@@ -215,6 +215,29 @@ impl Allocator {
 
     fn ptr(&self, offset: u64) -> u64 {
         self.heap_lo() + offset
+    }
+}
+
+impl AllocatorModule {
+    /// Makes the module available to every config that names its SHA-256: each
+    /// simulation of one then gets a fresh [`Allocator`].
+    pub fn register(self) -> Arc<AllocatorModule> {
+        let me = Arc::new(self);
+        hosted::register(&me.sha256, Arc::new(Factory(me.clone())));
+        me
+    }
+}
+
+/// The core's way to build a fresh allocator of a registered module.
+struct Factory(Arc<AllocatorModule>);
+
+impl HostedFactory for Factory {
+    fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    fn instantiate(&self, knobs: &Knobs) -> Result<Box<dyn HostedHeap>, String> {
+        Ok(Box::new(Allocator::new(self.0.clone(), knobs)?))
     }
 }
 

@@ -2,13 +2,9 @@
 //! interface `memlib.h` and `heaplab.h` describe.
 
 use std::fmt;
-use std::sync::Arc;
 
-use heaplab_core::policy::hosted::{self, HostedFactory, HostedHeap, Knobs};
 use sha2::{Digest, Sha256};
 use wasmi::{Config, Engine, ExternType, FuncType, Module, ValType};
-
-use crate::instance::Allocator;
 
 /// The largest memory a module may ask for before its heap grows: its data, its stack
 /// and whatever else it declares. A module asking for more is refused rather than given
@@ -138,13 +134,6 @@ impl AllocatorModule {
     pub fn name(&self) -> &str {
         &self.name
     }
-
-    /// Makes the module available to every config that names its SHA-256.
-    pub fn register(self) -> Arc<AllocatorModule> {
-        let me = Arc::new(self);
-        hosted::register(&me.sha256, Arc::new(Factory(me.clone())));
-        me
-    }
 }
 
 fn check_imports(name: &str, module: &Module) -> Result<(), ModuleError> {
@@ -243,17 +232,4 @@ fn check_exports(name: &str, module: &Module) -> Result<(), ModuleError> {
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// The core's way to build a fresh allocator of a registered module.
-struct Factory(Arc<AllocatorModule>);
-
-impl HostedFactory for Factory {
-    fn name(&self) -> &str {
-        &self.0.name
-    }
-
-    fn instantiate(&self, knobs: &Knobs) -> Result<Box<dyn HostedHeap>, String> {
-        Ok(Box::new(Allocator::new(self.0.clone(), knobs)?))
-    }
 }
