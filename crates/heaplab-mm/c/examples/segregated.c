@@ -116,7 +116,8 @@ static size_t block_size(size_t size) {
     return n < MIN_BLOCK ? MIN_BLOCK : n;
 }
 
-/* Marks the free block `bp` (already off its list) allocated with `need` bytes. */
+/* Marks `bp` (off any list) allocated with `need` of its bytes, giving the rest back
+ * as a free block when it can hold one. */
 static void place(char *bp, size_t need) {
     size_t have = SIZE(HDRP(bp));
     if (have - need >= MIN_BLOCK) {
@@ -164,25 +165,14 @@ void *mm_realloc(void *ptr, size_t size) {
     char *bp = ptr;
     size_t need = block_size(size), have = SIZE(HDRP(bp));
     if (need <= have) {
-        if (have - need >= MIN_BLOCK) {
-            set(bp, need, 1);
-            char *rest = NEXT(bp);
-            set(rest, have - need, 0);
-            coalesce(rest);
-        }
+        place(bp, need);
         return bp;
     }
     char *next = NEXT(bp);
     if (!ALLOC(HDRP(next)) && have + SIZE(HDRP(next)) >= need) {
         unlink_block(next);
         set(bp, have + SIZE(HDRP(next)), 1);
-        if (SIZE(HDRP(bp)) - need >= MIN_BLOCK) {
-            size_t joined = SIZE(HDRP(bp));
-            set(bp, need, 1);
-            char *rest = NEXT(bp);
-            set(rest, joined - need, 0);
-            coalesce(rest);
-        }
+        place(bp, need);
         return bp;
     }
     void *q = mm_malloc(size);
