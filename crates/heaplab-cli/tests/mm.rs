@@ -47,7 +47,10 @@ fn a_student_builds_checks_and_compares_an_allocator() {
     ] {
         assert!(table.contains(needle), "no {needle:?} in\n{table}");
     }
-    let v = json_of(&heaplab_in(&d, &["mm", "check", "mm.wasm", "--json"]));
+    let v = json_of(&heaplab_in(
+        &d,
+        &["mm", "check", "mm.wasm", "--check-heap", "--json"],
+    ));
     assert_eq!(v["schema"], 1);
     assert_eq!(v["module"], "mm.wasm");
     assert_eq!(v["traces"].as_array().unwrap().len(), 4);

@@ -37,6 +37,10 @@ pub struct Allocator {
     align: u64,
     /// Whether payloads are checked (see [`Knobs::checks`]).
     checks: bool,
+    /// Calls between two runs of the allocator's own heap check; 0 for none.
+    check_heap_every: u64,
+    /// Calls into the allocator so far, mm_init's excepted.
+    calls: u64,
     /// Live payloads by module address, with their sizes.
     live: BTreeMap<u64, u64>,
     /// The memory's size in bytes after the last call, which only `mem_sbrk` may change.
@@ -101,6 +105,8 @@ impl Allocator {
             budget: knobs.budget,
             align: knobs.align,
             checks: knobs.checks,
+            check_heap_every: knobs.check_heap_every,
+            calls: 0,
             live: BTreeMap::new(),
             memory_bytes,
         };
@@ -148,6 +154,17 @@ impl Allocator {
         }
         self.memory_bytes = bytes;
         Ok(out)
+    }
+
+    /// Counts a call that returned, and runs the allocator's heap check after it when one
+    /// is due.
+    fn after_call(&mut self, call: &str) -> Result<(), String> {
+        self.calls += 1;
+        if self.check_heap_every > 0 && self.calls.is_multiple_of(self.check_heap_every) {
+            self.check_heap()
+                .map_err(|e| format!("after {call}, the allocator's own check: {e}"))?;
+        }
+        Ok(())
     }
 
     /// Passes the page operations of the calls so far on to heaplab's page map.
@@ -267,6 +284,7 @@ impl HostedHeap for Allocator {
         let malloc = self.malloc;
         let p = self.run(&call, |a| malloc.call(&mut a.store, n))? as u32 as u64;
         self.flush(heap)?;
+        self.after_call(&call)?;
         if p == 0 {
             return Ok(None);
         }
@@ -286,7 +304,8 @@ impl HostedHeap for Allocator {
         if !self.checks {
             let free = self.free;
             self.run(&call, |a| free.call(&mut a.store, p as u32 as i32))?;
-            return self.flush(heap);
+            self.flush(heap)?;
+            return self.after_call(&call);
         }
         if let Some(i) = self.changed_byte(p, p, size) {
             return Err(format!(
@@ -297,7 +316,8 @@ impl HostedHeap for Allocator {
         self.live.remove(&p);
         let free = self.free;
         self.run(&call, |a| free.call(&mut a.store, p as u32 as i32))?;
-        self.flush(heap)
+        self.flush(heap)?;
+        self.after_call(&call)
     }
 
     fn realloc(
@@ -318,6 +338,7 @@ impl HostedHeap for Allocator {
         if !self.checks {
             let q = self.run(&call, |a| realloc.call(&mut a.store, (p as u32 as i32, n)))?;
             self.flush(heap)?;
+            self.after_call(&call)?;
             return match q as u32 as u64 {
                 0 => Ok(None),
                 q if q < self.heap_lo() => Err(format!("{call} returned {q:#x}, below the heap")),
@@ -333,6 +354,7 @@ impl HostedHeap for Allocator {
         let q =
             self.run(&call, |a| realloc.call(&mut a.store, (p as u32 as i32, n)))? as u32 as u64;
         self.flush(heap)?;
+        self.after_call(&call)?;
         if q == 0 {
             // The old block stays live, as C's realloc leaves it when it fails.
             return Ok(None);

@@ -109,6 +109,9 @@ pub struct CheckOptions {
     pub align: u64,
     /// mdriver's `AVG_LIBC_THRUPUT`, in operations per second.
     pub reference_ops_per_sec: f64,
+    /// Run the allocator's own `mm_checkheap(1)` after every this many calls of the
+    /// checking run (0: never); the timed run never does.
+    pub check_heap_every: u64,
 }
 
 impl Default for CheckOptions {
@@ -116,11 +119,17 @@ impl Default for CheckOptions {
         CheckOptions {
             align: 8,
             reference_ops_per_sec: REFERENCE_OPS_PER_SEC,
+            check_heap_every: 0,
         }
     }
 }
 
-fn config(module: &AllocatorModule, input: &Input, align: u64, checks: bool) -> RunConfig {
+fn config(
+    module: &AllocatorModule,
+    input: &Input,
+    options: &CheckOptions,
+    checks: bool,
+) -> RunConfig {
     let mut config = RunConfig::new("", "bump");
     config.workload = match input {
         Input::Workload(w) => w.clone(),
@@ -130,8 +139,14 @@ fn config(module: &AllocatorModule, input: &Input, align: u64, checks: bool) -> 
     config.policy = PolicyConfig::named(heaplab_core::policy::hosted::FAMILY.id);
     let params = &mut config.policy.params;
     params.insert(names.sha256.into(), Value::from(module.sha256()));
-    params.insert(names.align.into(), Value::from(align));
+    params.insert(names.align.into(), Value::from(options.align));
     params.insert(names.checks.into(), Value::from(checks));
+    if checks {
+        params.insert(
+            names.check_heap_every.into(),
+            Value::from(options.check_heap_every),
+        );
+    }
     config
 }
 
@@ -205,7 +220,7 @@ fn score_one(
         peak_resident_bytes: 0,
         end_resident_bytes: 0,
     };
-    let checked = match run_input(&config(module, input, options.align, true), input) {
+    let checked = match run_input(&config(module, input, options, true), input) {
         Ok(out) => out,
         Err(e) => {
             line.error = Some(e);
@@ -224,7 +239,7 @@ fn score_one(
     };
     line.peak_resident_bytes = s.peak_resident_bytes();
     line.end_resident_bytes = s.end_resident_bytes();
-    let unchecked = config(module, input, options.align, false);
+    let unchecked = config(module, input, options, false);
     let mut result = Ok(());
     line.secs = time(&mut || result = run_input(&unchecked, input).map(|_| ()));
     if let Err(e) = result {

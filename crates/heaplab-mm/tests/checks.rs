@@ -124,6 +124,24 @@ fn a_module_that_grows_its_memory_itself_is_refused() {
 }
 
 #[test]
+fn a_failing_heap_check_stops_the_run_after_the_call_it_followed() {
+    let every = [("check_heap_every", Value::from(1))];
+    let e = failure("BUG_CHECK_FAILS", &allocs(5), &every);
+    contains(
+        &e,
+        "event 3: after mm_malloc(24), the allocator's own check: mm_checkheap(1) called \
+         exit(134); it printed: ",
+    );
+    contains(&e, "mm_checkheap: assertion `calls < 3' failed");
+    // Checked every other call, the failure shows at the fourth.
+    let every = [("check_heap_every", Value::from(2))];
+    contains(
+        &failure("BUG_CHECK_FAILS", &allocs(5), &every),
+        "event 4: after mm_malloc(24)",
+    );
+}
+
+#[test]
 fn a_failing_mm_init_is_reported_before_any_event() {
     let e = failure("BUG_INIT_FAILS", &allocs(1), &[]);
     contains(&e, "mm_init() returned -1, which means it failed");

@@ -61,6 +61,10 @@ pub struct MmCheckArgs {
     /// that earns the index's full 40 points. Each course sets its own.
     #[arg(long, value_name = "KOPS", default_value_t = 600.0)]
     pub reference_kops: f64,
+    /// Also run the allocator's own mm_checkheap(1) after every call of the checking run;
+    /// a check that fails (abort, exit, assert or a trap) makes the trace invalid.
+    #[arg(long)]
+    pub check_heap: bool,
     /// Print the table as JSON.
     #[arg(long)]
     pub json: bool,

@@ -81,6 +81,7 @@ fn run_check(a: MmCheckArgs) -> Result<(), CliError> {
     let options = CheckOptions {
         align: a.align,
         reference_ops_per_sec: a.reference_kops * 1000.0,
+        check_heap_every: u64::from(a.check_heap),
     };
     let time = |f: &mut dyn FnMut()| {
         let start = Instant::now();

@@ -70,6 +70,19 @@ knobs! {
               allocator alone, as mdriver's speed pass does.",
         zero_means: "",
     },
+    check_heap_every: u64 = ParamSpec {
+        kind: ParamKind::Int {
+            min: 0,
+            max: 1 << 40,
+        },
+        default: "0",
+        unit: "calls",
+        doc: "Call the allocator's own mm_checkheap(1) after every this many calls, and stop \
+              at the first check that fails (an abort, an exit, a failed assert or a trap), \
+              naming the call it followed; 0 turns it off. `heaplab mm check --check-heap` \
+              sets 1.",
+        zero_means: "off",
+    },
     budget: u64 = ParamSpec {
         kind: ParamKind::Int {
             min: 1000,

@@ -1,6 +1,7 @@
 /* An allocator with one planted bug per check heaplab makes, chosen with -DBUG=<name>:
  * each must be caught at the event where it shows, with a message naming the call.
  * Without a bug it is a bump allocator with an 8-byte size header, which frees nothing. */
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -73,4 +74,13 @@ void *mm_realloc(void *ptr, size_t size) {
     memcpy(q, ptr, old < size ? old : size);
 #endif
     return q;
+}
+
+/* The heap check heaplab calls when asked (check_heap_every): with the bug, it fails from
+ * the third call on. */
+void mm_checkheap(int verbose) {
+    (void)verbose;
+#if BUG_CHECK_FAILS
+    assert(calls < 3);
+#endif
 }
