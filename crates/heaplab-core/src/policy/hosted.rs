@@ -24,6 +24,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::{AllocError, Block, FamilySpec, FreePiece, Policy};
+use crate::decision::Decision;
 use crate::event::ArenaId;
 use crate::pages::Pages;
 use crate::params::{knobs, ParamError, ParamKind, Params};
@@ -249,6 +250,9 @@ impl Hosted {
         match self.base {
             Some(b) => Ok(b),
             None => {
+                mem.note(|| Decision::Reason {
+                    why: "room for the heap to grow into: max_heap",
+                });
                 let b = mem.reserve(self.max_heap, mem.page_size())?;
                 self.base = Some(b);
                 Ok(b)
@@ -318,6 +322,9 @@ impl<P: PageProvider> HeapChanges for Changes<'_, P> {
         }
         if end > *self.committed_end {
             let (at, bytes) = (self.base + *self.committed_end, end - *self.committed_end);
+            self.mem.note(|| Decision::Reason {
+                why: "the heap grew: mem_sbrk",
+            });
             self.mem.commit(at, bytes).map_err(|e| e.to_string())?;
             self.mem.touch(at, bytes).map_err(|e| e.to_string())?;
             *self.committed_end = end;
@@ -327,6 +334,9 @@ impl<P: PageProvider> HeapChanges for Changes<'_, P> {
 
     fn decommitted(&mut self, offset: u64, bytes: u64) -> Result<(), String> {
         let at = self.range(offset, bytes)?;
+        self.mem.note(|| Decision::Reason {
+            why: "the allocator gave pages back: hl_decommit",
+        });
         self.mem
             .decommit_committed(at, bytes)
             .map_err(|e| e.to_string())
@@ -334,6 +344,9 @@ impl<P: PageProvider> HeapChanges for Changes<'_, P> {
 
     fn committed(&mut self, offset: u64, bytes: u64) -> Result<(), String> {
         let at = self.range(offset, bytes)?;
+        self.mem.note(|| Decision::Reason {
+            why: "the allocator took pages back: hl_commit",
+        });
         self.mem
             .commit_missing(at, bytes)
             .map_err(|e| e.to_string())?;
