@@ -58,7 +58,17 @@ pub fn presets() -> Value {
 }
 
 pub fn families() -> Value {
-    FAMILIES
+    family_list(FAMILIES)
+}
+
+/// The families whose policy the user brings (an allocator module), listed apart: menus
+/// cannot offer them without the module.
+pub fn brought_families() -> Value {
+    family_list(heaplab_core::policy::BROUGHT_FAMILIES)
+}
+
+fn family_list(families: &[heaplab_core::policy::FamilySpec]) -> Value {
+    families
         .iter()
         .map(|f| json!({"id": f.id, "title": f.title, "description": f.description, "params": f.params}))
         .collect()

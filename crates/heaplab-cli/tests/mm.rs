@@ -159,3 +159,17 @@ fn a_build_error_shows_clangs_message() {
     assert!(err.contains("clang failed"), "{err}");
     assert!(err.contains("oops"), "{err}");
 }
+
+#[test]
+fn policies_lists_the_module_family_apart_from_the_menus() {
+    let text = ok(&common::heaplab(&["policies"]));
+    assert!(text.contains("Your own allocator (a malloc-lab module) — -p path/to/mm.wasm"));
+    assert!(text.contains("check_heap_every"), "{text}");
+    let v = json_of(&common::heaplab(&["policies", "--json"]));
+    assert_eq!(v["brought_families"][0]["id"], "module");
+    assert!(v["families"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|f| f["id"] != "module"));
+}

@@ -11,12 +11,16 @@ use crate::output;
 pub fn policies(args: ListArgs) -> Result<(), CliError> {
     let families = catalog::families();
     let presets = catalog::presets();
+    let brought = catalog::brought_families();
     if args.json {
-        return output::print_json(&versioned(
-            serde_json::json!({ "families": families, "presets": presets }),
-        ));
+        return output::print_json(&versioned(serde_json::json!({
+            "families": families,
+            "presets": presets,
+            "brought_families": brought,
+        })));
     }
     output::catalog::print_policies(&families, &presets);
+    output::catalog::print_brought(&brought);
     Ok(())
 }
 

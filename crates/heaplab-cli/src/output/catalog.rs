@@ -35,6 +35,20 @@ pub fn print_policies(families: &Value, presets: &Value) {
     }
 }
 
+/// The families whose policy the user brings, after the presets: each with the way to
+/// give it and its parameters.
+pub fn print_brought(families: &Value) {
+    for f in families.as_array().into_iter().flatten() {
+        println!();
+        println!(
+            "{} — -p path/to/mm.wasm[:key=value,...]; see `heaplab mm`",
+            f["title"].as_str().unwrap_or("")
+        );
+        println!("  {}", f["description"].as_str().unwrap_or(""));
+        print_params(&f["params"]);
+    }
+}
+
 /// `heaplab workloads`: each built-in workload (from the catalog's `workloads`) with its
 /// parameters.
 pub fn print_workloads(workloads: &Value) {
@@ -104,6 +118,7 @@ fn range_text(p: &Value) -> String {
             format_bytes(p["min"].as_u64().unwrap_or(0)),
             format_bytes(p["max"].as_u64().unwrap_or(0))
         ),
+        (Some("text"), _) => format!("text of at most {} bytes", p["max"]),
         _ => format!("{} ..= {}", p["min"], p["max"]),
     }
 }
