@@ -173,3 +173,45 @@ fn policies_lists_the_module_family_apart_from_the_menus() {
         .iter()
         .all(|f| f["id"] != "module"));
 }
+
+#[test]
+fn a_link_carries_a_small_module_and_names_a_large_one() {
+    let d = dir("link");
+    build_implicit(&d);
+    let run = |dir: &Path, args: &[&str]| json_of(&heaplab_in(dir, args));
+    let here = run(&d, &["run", "-w", "random", "-p", "mm.wasm", "--json"]);
+    let url = ok(&heaplab_in(&d, &["link", "-w", "random", "-p", "mm.wasm"]));
+    // Opened where there is no module file, the link brings its own.
+    let elsewhere = dir("link-elsewhere");
+    let there = run(&elsewhere, &["run", "--link", url.trim(), "--json"]);
+    assert_eq!(
+        there[0]["peak_resident_bytes"],
+        here[0]["peak_resident_bytes"]
+    );
+    assert_eq!(there[0]["config"]["policy"], here[0]["config"]["policy"]);
+    // A module over the 32 KiB a link carries is named, and found by name and hash.
+    let big = d.join("big.c");
+    // 40,000 bytes of data the allocator reads, so the linker keeps them.
+    let source = std::fs::read_to_string(d.join("mm.c")).unwrap().replace(
+        "int mm_init(void) {",
+        "volatile char padding[40000] = {1};\nint mm_init(void) {\n    if (padding[39999]) return -1;",
+    );
+    std::fs::write(&big, source).unwrap();
+    ok(&heaplab_in(&d, &["mm", "build", "big.c", "-o", "big.wasm"]));
+    let url = ok(&heaplab_in(&d, &["link", "-w", "random", "-p", "big.wasm"]));
+    let out = heaplab_in(&elsewhere, &["run", "--link", url.trim()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "the runs use the allocator module big.wasm, which the link names but does not carry"
+        ),
+        "{err}"
+    );
+    std::fs::copy(d.join("mm.wasm"), elsewhere.join("big.wasm")).unwrap();
+    let out = heaplab_in(&elsewhere, &["run", "--link", url.trim()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not the module the link was made with"));
+    std::fs::copy(d.join("big.wasm"), elsewhere.join("big.wasm")).unwrap();
+    ok(&heaplab_in(&elsewhere, &["run", "--link", url.trim()]));
+}

@@ -343,8 +343,12 @@ impl RunConfig {
             });
         }
         // Building the policy catches combinations no single parameter can judge, such as
-        // an allocator page smaller than the OS page.
-        policy::AnyPolicy::new(family, &params, self.provider.page_size)?;
+        // an allocator page smaller than the OS page. A policy the user brings is built
+        // only when a run starts: a config or a link may name a module before it is
+        // loaded.
+        if !policy::BROUGHT_FAMILIES.iter().any(|f| f.id == family.id()) {
+            policy::AnyPolicy::new(family, &params, self.provider.page_size)?;
+        }
         Ok(out)
     }
 

@@ -8,7 +8,7 @@
 //! check the last, as mdriver writes a byte into every payload it allocates.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use heaplab_core::policy::hosted::{self, HeapChanges, HostedFactory, HostedHeap, Knobs};
 use wasmi::{Func, Linker, Memory, Store, TypedFunc, Val};
@@ -241,8 +241,25 @@ impl AllocatorModule {
     pub fn register(self) -> Arc<AllocatorModule> {
         let me = Arc::new(self);
         hosted::register(&me.sha256, Arc::new(Factory(me.clone())));
+        loaded_modules()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(me.sha256.clone(), me.clone());
         me
     }
+
+    /// The module registered with this SHA-256 (hex), if one is.
+    pub fn loaded(sha256: &str) -> Option<Arc<AllocatorModule>> {
+        let map = loaded_modules().lock().unwrap_or_else(|e| e.into_inner());
+        map.get(&sha256.to_ascii_lowercase()).cloned()
+    }
+}
+
+/// The registered modules themselves, beside the core's factories, for what needs their
+/// bytes (a link carries them).
+fn loaded_modules() -> &'static Mutex<BTreeMap<String, Arc<AllocatorModule>>> {
+    static LOADED: OnceLock<Mutex<BTreeMap<String, Arc<AllocatorModule>>>> = OnceLock::new();
+    LOADED.get_or_init(Default::default)
 }
 
 /// The core's way to build a fresh allocator of a registered module.

@@ -85,7 +85,7 @@ fn matches(ty: &FuncType, params: &[ValType], results: &[ValType]) -> bool {
 pub struct AllocatorModule {
     pub(crate) name: String,
     pub(crate) sha256: String,
-    pub(crate) bytes: usize,
+    pub(crate) wasm: Vec<u8>,
     pub(crate) engine: Engine,
     pub(crate) module: Module,
 }
@@ -95,7 +95,7 @@ impl fmt::Debug for AllocatorModule {
         f.debug_struct("AllocatorModule")
             .field("name", &self.name)
             .field("sha256", &self.sha256)
-            .field("bytes", &self.bytes)
+            .field("bytes", &self.wasm.len())
             .finish_non_exhaustive()
     }
 }
@@ -120,7 +120,7 @@ impl AllocatorModule {
         Ok(AllocatorModule {
             name: name.to_string(),
             sha256: hex(&Sha256::digest(wasm)),
-            bytes: wasm.len(),
+            wasm: wasm.to_vec(),
             engine,
             module,
         })
@@ -133,6 +133,11 @@ impl AllocatorModule {
 
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The module's bytes, as loaded: what a link carries.
+    pub fn wasm(&self) -> &[u8] {
+        &self.wasm
     }
 }
 

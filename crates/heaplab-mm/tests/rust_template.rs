@@ -8,11 +8,20 @@ use heaplab_mm::AllocatorModule;
 
 #[test]
 fn the_rust_template_builds_and_passes_mm_check() {
-    let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/mm-rust/Cargo.toml");
+    let manifest = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/mm-rust/Cargo.toml"
+    );
     let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mm-rust-target");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(cargo)
-        .args(["build", "--release", "--target", "wasm32-unknown-unknown", "--manifest-path"])
+        .args([
+            "build",
+            "--release",
+            "--target",
+            "wasm32-unknown-unknown",
+            "--manifest-path",
+        ])
         .arg(manifest)
         .env("CARGO_TARGET_DIR", &target)
         .output()

@@ -85,6 +85,29 @@ pub(super) fn check(state: &LinkState) -> Result<(), LinkError> {
         }
         _ => {}
     }
+    for (i, m) in state.modules.iter().enumerate() {
+        m.check()
+            .map_err(|e| LinkError::new(format!("modules[{i}]: {e}")))?;
+    }
+    let module_family = heaplab_core::policy::hosted::FAMILY.id;
+    let sha_knob = heaplab_core::policy::hosted::Knobs::NAMES.sha256;
+    for (i, c) in state.configs.iter().enumerate() {
+        let sha = c.params.get(sha_knob).and_then(|v| v.as_str());
+        if let (true, Some(sha)) = (c.family == module_family, sha) {
+            if !state
+                .modules
+                .iter()
+                .any(|m| m.sha256.eq_ignore_ascii_case(sha))
+            {
+                return Err(LinkError::new(format!(
+                    "configuration {}: it runs the module with SHA-256 {}, which the link \
+                     neither carries nor names",
+                    i + 1,
+                    super::clip(sha)
+                )));
+            }
+        }
+    }
     let view = &state.view;
     if let Some([from, to]) = view.zoom {
         if from >= to {

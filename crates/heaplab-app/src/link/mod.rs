@@ -10,6 +10,7 @@
 mod check;
 mod codec;
 mod deflate;
+mod module;
 mod v1;
 
 use std::collections::BTreeMap;
@@ -25,6 +26,7 @@ pub use check::{
 };
 pub use codec::{decode, encode, trace_ref, trace_ref_of, url, TraceHasher};
 pub use deflate::MAX_PAYLOAD_BYTES;
+pub use module::{ModuleRef, MAX_EMBEDDED_MODULE_BYTES};
 
 /// The version [`encode`] writes.
 pub const VERSION: u32 = 2;
@@ -76,6 +78,9 @@ pub struct LinkState {
     /// A seed scenario to open and run instead of the editor's configurations.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scenario: Option<String>,
+    /// The allocator modules the configurations of the module family run, by SHA-256.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub modules: Vec<ModuleRef>,
 }
 
 fn is_default<T: Default + PartialEq>(value: &T) -> bool {
@@ -93,6 +98,7 @@ impl Default for LinkState {
             strict: false,
             view: View::default(),
             scenario: None,
+            modules: Vec::new(),
         }
     }
 }

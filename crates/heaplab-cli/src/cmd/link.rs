@@ -47,6 +47,7 @@ fn from_runs(args: &LinkArgs) -> Result<LinkState, CliError> {
         .map(|c| c.resolve().map_err(|e| CliError::input(e.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
     let mut state = LinkState::from_configs(&resolved).map_err(|e| CliError::input(e.message))?;
+    state.modules = module_refs(&resolved);
     if let Some(path) = resolved[0].workload.path.as_deref() {
         state.workload = trace_workload(path)?;
         state.lenient = args.lenient;
@@ -59,6 +60,25 @@ fn from_runs(args: &LinkArgs) -> Result<LinkState, CliError> {
         }
     }
     Ok(state)
+}
+
+/// The allocator modules the configurations run, each once: carried when small, named
+/// otherwise.
+fn module_refs(configs: &[heaplab_core::config::RunConfig]) -> Vec<link::ModuleRef> {
+    let sha_knob = heaplab_core::policy::hosted::Knobs::NAMES.sha256;
+    let mut refs: Vec<link::ModuleRef> = Vec::new();
+    for c in configs {
+        let Some(sha) = c.policy.params.get(sha_knob).and_then(|v| v.as_str()) else {
+            continue;
+        };
+        if refs.iter().any(|r| r.sha256 == sha) {
+            continue;
+        }
+        if let Some(m) = heaplab_mm::AllocatorModule::loaded(sha) {
+            refs.push(link::ModuleRef::of(m.name(), m.wasm()));
+        }
+    }
+    refs
 }
 
 fn trace_workload(path: &str) -> Result<LinkWorkload, CliError> {

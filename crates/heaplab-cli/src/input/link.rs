@@ -32,6 +32,7 @@ pub fn linked(url: &str, points: Option<usize>) -> Result<Linked, CliError> {
             "link: this link opens the seed scenario {id}; run it with `heaplab scenario {id}`"
         )));
     }
+    load_modules(&state)?;
     let configs = state
         .run_configs(points.unwrap_or(PAGE_SERIES_POINTS))
         .map_err(|e| CliError::input(e.message))?;
@@ -68,4 +69,26 @@ pub fn linked(url: &str, points: Option<usize>) -> Result<Linked, CliError> {
         configs,
         embedded,
     })
+}
+
+/// Loads the allocator modules a link carries or names (a named one from the current
+/// folder, as a trace is), so that its configurations run them.
+fn load_modules(state: &LinkState) -> Result<(), CliError> {
+    for m in &state.modules {
+        let wasm = m
+            .resolve(|| {
+                std::fs::read(&m.name).map_err(|e| {
+                    format!(
+                        "the runs use the allocator module {}, which the link names but does not \
+                         carry; run from the folder that holds it ({}: {e})",
+                        m.name, m.name
+                    )
+                })
+            })
+            .map_err(|e| CliError::input(format!("link: {e}")))?;
+        heaplab_mm::AllocatorModule::new(&m.name, &wasm)
+            .map_err(|e| CliError::input(format!("link: {e}")))?
+            .register();
+    }
+    Ok(())
 }
