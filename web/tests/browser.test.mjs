@@ -418,6 +418,23 @@ describe('heaplab page', () => {
     await page.close();
   });
 
+  it('says which allocator module a link needs, rather than failing on it', async () => {
+    // The page cannot run allocator modules yet: a link to one opens with a message
+    // naming the module and where the link runs.
+    const source = path.join(scratch, 'naive.c');
+    const module = path.join(scratch, 'naive.wasm');
+    await heaplabText(['mm', 'example', 'naive', '-o', source]);
+    await heaplabText(['mm', 'build', source, '-o', module]);
+    const link = (await heaplabText(['link', '--base-url', PAGE_URL, '-w', 'random', '-p', module])).trim();
+    const { page, problems } = await openPage(link);
+    assert.match(
+      await errorText(page),
+      /This link runs your own allocator module naive\.wasm \([\d,]+ bytes\), which the page cannot run yet; run the link with `heaplab run --link`/,
+    );
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   it('names file and line of a bad trace, and skips it when lenient', async () => {
     const file = path.join(scratch, 'bad.rep');
     await writeFile(file, '20000\n2\n6\n1\na 0 16\nf 0\nf 0\nq 1\na 1 32\nf 1\n');

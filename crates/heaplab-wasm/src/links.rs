@@ -36,6 +36,16 @@ pub fn link_from_configs(configs: JsValue) -> Result<JsValue, JsError> {
 #[wasm_bindgen]
 pub fn link_configs(state: JsValue, series_points: usize) -> Result<JsValue, JsError> {
     let state: LinkState = from_js(state, "link")?;
+    // The page cannot run an allocator module yet; it says which one the link needs and
+    // where it runs, rather than failing on a family its menus do not have.
+    if let Some(m) = state.modules.first() {
+        return Err(JsError::new(&format!(
+            "This link runs your own allocator module {} ({} bytes), which the page cannot \
+             run yet; run the link with `heaplab run --link`.",
+            m.name,
+            heaplab_core::format::format_count(i128::from(m.bytes))
+        )));
+    }
     let configs = state
         .run_configs(series_points)
         .map_err(|e| JsError::new(&e.message))?;
