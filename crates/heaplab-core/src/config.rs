@@ -346,7 +346,7 @@ impl RunConfig {
         // an allocator page smaller than the OS page. A policy the user brings is built
         // only when a run starts: a config or a link may name a module before it is
         // loaded.
-        if !policy::BROUGHT_FAMILIES.iter().any(|f| f.id == family.id()) {
+        if !family.is_brought() {
             policy::AnyPolicy::new(family, &params, self.provider.page_size)?;
         }
         Ok(out)

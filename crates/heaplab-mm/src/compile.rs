@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use sha2::{Digest, Sha256};
+
 /// The headers and the C library, by file name.
 const FILES: &[(&str, &str)] = &[
     ("memlib.h", include_str!("../c/include/memlib.h")),
@@ -82,13 +84,14 @@ pub fn write_support(dir: &Path) -> std::io::Result<()> {
 /// Where the support files go: beside heaplab's other caches, one folder per version of
 /// them.
 pub fn support_dir() -> PathBuf {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut hash = Sha256::new();
     for (name, text) in FILES {
-        for b in name.bytes().chain(text.bytes()) {
-            hash = (hash ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
-        }
+        hash.update(name.as_bytes());
+        hash.update(text.as_bytes());
     }
-    std::env::temp_dir().join(format!("heaplab-mm-c-{hash:016x}"))
+    let digest = hash.finalize();
+    let tag: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    std::env::temp_dir().join(format!("heaplab-mm-c-{tag}"))
 }
 
 /// The clang command line a build runs, for the README and for `--verbose`.

@@ -290,51 +290,75 @@ fn describe(e: &wasmi::Error, budget: u64) -> String {
     }
 }
 
+impl Allocator {
+    /// One call into the module, its page operations passed on, and the heap check
+    /// after it when one is due.
+    fn call<R>(
+        &mut self,
+        call: &str,
+        heap: &mut dyn HeapChanges,
+        f: impl FnOnce(&mut Allocator) -> Result<R, wasmi::Error>,
+    ) -> Result<R, String> {
+        let out = self.run(call, f)?;
+        self.flush(heap)?;
+        self.after_call(call)?;
+        Ok(out)
+    }
+
+    /// Checks that the block of `size` bytes at `p` still holds its pattern, before
+    /// `call` frees or moves it.
+    fn check_intact(&self, call: &str, p: u64, size: u64) -> Result<(), String> {
+        match self.changed_byte(p, p, size) {
+            Some(i) => Err(format!(
+                "before {call}: byte {i} of the {size}-byte block at {p:#x} was changed while \
+                 it was live (the allocator wrote into a payload)"
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// The heap offset of a payload the allocator returned, when its checks are off:
+    /// only a payload below the heap cannot be given one.
+    fn unchecked_offset(&self, call: &str, p: u64) -> Result<Option<u64>, String> {
+        match p {
+            0 => Ok(None),
+            p if p < self.heap_lo() => Err(format!("{call} returned {p:#x}, below the heap")),
+            p => Ok(Some(p - self.heap_lo())),
+        }
+    }
+}
+
+fn wasm32_size(call: &str, size: u64) -> Result<i32, String> {
+    i32::try_from(size).map_err(|_| format!("{call}: a wasm32 allocator takes sizes below 2 GiB"))
+}
+
 impl HostedHeap for Allocator {
     fn malloc(&mut self, size: u64, heap: &mut dyn HeapChanges) -> Result<Option<u64>, String> {
         let call = format!("mm_malloc({size})");
-        let Ok(n) = i32::try_from(size) else {
-            return Err(format!(
-                "{call}: a wasm32 allocator takes sizes below 2 GiB"
-            ));
-        };
+        let n = wasm32_size(&call, size)?;
         let malloc = self.malloc;
-        let p = self.run(&call, |a| malloc.call(&mut a.store, n))? as u32 as u64;
-        self.flush(heap)?;
-        self.after_call(&call)?;
+        let p = self.call(&call, heap, |a| malloc.call(&mut a.store, n))? as u32 as u64;
+        if !self.checks {
+            return self.unchecked_offset(&call, p);
+        }
         if p == 0 {
             return Ok(None);
         }
-        if self.checks {
-            self.check_payload(&call, p, size)?;
-            self.write_pattern(p, size);
-            self.live.insert(p, size);
-        } else if p < self.heap_lo() {
-            return Err(format!("{call} returned {p:#x}, below the heap"));
-        }
+        self.check_payload(&call, p, size)?;
+        self.write_pattern(p, size);
+        self.live.insert(p, size);
         Ok(Some(p - self.heap_lo()))
     }
 
     fn free(&mut self, offset: u64, size: u64, heap: &mut dyn HeapChanges) -> Result<(), String> {
         let p = self.ptr(offset);
         let call = format!("mm_free({p:#x})");
-        if !self.checks {
-            let free = self.free;
-            self.run(&call, |a| free.call(&mut a.store, p as u32 as i32))?;
-            self.flush(heap)?;
-            return self.after_call(&call);
+        if self.checks {
+            self.check_intact(&call, p, size)?;
+            self.live.remove(&p);
         }
-        if let Some(i) = self.changed_byte(p, p, size) {
-            return Err(format!(
-                "before {call}: byte {i} of the {size}-byte block at {p:#x} was changed while \
-                 it was live (the allocator wrote into a payload)"
-            ));
-        }
-        self.live.remove(&p);
         let free = self.free;
-        self.run(&call, |a| free.call(&mut a.store, p as u32 as i32))?;
-        self.flush(heap)?;
-        self.after_call(&call)
+        self.call(&call, heap, |a| free.call(&mut a.store, p as u32 as i32))
     }
 
     fn realloc(
@@ -346,32 +370,17 @@ impl HostedHeap for Allocator {
     ) -> Result<Option<u64>, String> {
         let p = self.ptr(offset);
         let call = format!("mm_realloc({p:#x}, {size})");
-        let Ok(n) = i32::try_from(size) else {
-            return Err(format!(
-                "{call}: a wasm32 allocator takes sizes below 2 GiB"
-            ));
-        };
+        let n = wasm32_size(&call, size)?;
+        if self.checks {
+            self.check_intact(&call, p, old_size)?;
+        }
         let realloc = self.realloc;
+        let q = self.call(&call, heap, |a| {
+            realloc.call(&mut a.store, (p as u32 as i32, n))
+        })? as u32 as u64;
         if !self.checks {
-            let q = self.run(&call, |a| realloc.call(&mut a.store, (p as u32 as i32, n)))?;
-            self.flush(heap)?;
-            self.after_call(&call)?;
-            return match q as u32 as u64 {
-                0 => Ok(None),
-                q if q < self.heap_lo() => Err(format!("{call} returned {q:#x}, below the heap")),
-                q => Ok(Some(q - self.heap_lo())),
-            };
+            return self.unchecked_offset(&call, q);
         }
-        if let Some(i) = self.changed_byte(p, p, old_size) {
-            return Err(format!(
-                "before {call}: byte {i} of the {old_size}-byte block at {p:#x} was changed \
-                 while it was live (the allocator wrote into a payload)"
-            ));
-        }
-        let q =
-            self.run(&call, |a| realloc.call(&mut a.store, (p as u32 as i32, n)))? as u32 as u64;
-        self.flush(heap)?;
-        self.after_call(&call)?;
         if q == 0 {
             // The old block stays live, as C's realloc leaves it when it fails.
             return Ok(None);

@@ -8,7 +8,8 @@
 
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
+
+use super::codec::trace_ref;
 
 /// The largest module a link carries in itself.
 pub const MAX_EMBEDDED_MODULE_BYTES: usize = 32 * 1024;
@@ -27,18 +28,15 @@ pub struct ModuleRef {
     pub base64: Option<String>,
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 impl ModuleRef {
     /// The reference for the module file `name` holding `wasm`: carried when small.
     pub fn of(name: &str, wasm: &[u8]) -> ModuleRef {
-        let name = name.rsplit(['/', '\\']).next().unwrap_or(name).to_string();
+        // Named and hashed as a link names a trace file.
+        let file = trace_ref(name, wasm);
         ModuleRef {
-            name,
+            name: file.name,
             bytes: wasm.len() as u64,
-            sha256: hex(&Sha256::digest(wasm)),
+            sha256: file.sha256.unwrap_or_default(),
             base64: (wasm.len() <= MAX_EMBEDDED_MODULE_BYTES)
                 .then(|| base64::engine::general_purpose::STANDARD.encode(wasm)),
         }
@@ -56,7 +54,7 @@ impl ModuleRef {
                 .map_err(|e| format!("the module {} in the link is not base64: {e}", self.name))?,
             None => file()?,
         };
-        let sha = hex(&Sha256::digest(&wasm));
+        let sha = trace_ref("", &wasm).sha256.unwrap_or_default();
         if wasm.len() as u64 != self.bytes || sha != self.sha256 {
             return Err(format!(
                 "{} has {} bytes (SHA-256 {}…), not the module the link was made with ({} \

@@ -403,6 +403,11 @@ impl Family {
     pub fn from_id(id: &str) -> Option<Family> {
         Family::ALL.iter().copied().find(|f| f.id() == id)
     }
+
+    /// Whether the user brings this family's policy ([`BROUGHT_FAMILIES`]).
+    pub fn is_brought(self) -> bool {
+        BROUGHT_FAMILIES.iter().any(|f| f.id == self.id())
+    }
 }
 
 impl fmt::Display for Family {
