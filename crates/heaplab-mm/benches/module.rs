@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use heaplab_core::config::{PolicyConfig, RunConfig};
+use heaplab_core::config::RunConfig;
 use heaplab_core::event::Event;
 use heaplab_core::params::Params;
 use heaplab_core::policy::hosted::{self, HeapChanges, HostedHeap, Knobs};
@@ -56,11 +56,7 @@ fn module() -> std::sync::Arc<AllocatorModule> {
 
 fn config(m: &AllocatorModule) -> RunConfig {
     let mut config = RunConfig::new(WORKLOAD.0, "bump");
-    config.policy = PolicyConfig::named(hosted::FAMILY.id);
-    config
-        .policy
-        .params
-        .insert("sha256".into(), Value::from(m.sha256()));
+    config.policy = m.policy_config();
     config
         .workload
         .params

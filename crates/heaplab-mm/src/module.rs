@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use heaplab_core::config::PolicyConfig;
+use heaplab_core::policy::hosted;
 use sha2::{Digest, Sha256};
 use wasmi::{Config, Engine, ExternType, FuncType, Module, ValType};
 
@@ -133,6 +135,17 @@ impl AllocatorModule {
 
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// A policy that runs this module with the module family's defaults: what
+    /// `-p mm.wasm` names.
+    pub fn policy_config(&self) -> PolicyConfig {
+        let mut policy = PolicyConfig::named(hosted::FAMILY.id);
+        policy.params.insert(
+            hosted::Knobs::NAMES.sha256.into(),
+            serde_json::Value::from(self.sha256.as_str()),
+        );
+        policy
     }
 
     /// The module's bytes, as loaded: what a link carries.

@@ -17,7 +17,7 @@
 
 use std::path::PathBuf;
 
-use heaplab_core::config::{PolicyConfig, RunConfig, WorkloadConfig};
+use heaplab_core::config::{RunConfig, WorkloadConfig};
 use heaplab_core::policy::hosted::Knobs;
 use heaplab_core::run::{run, run_trace, RunOutput};
 use heaplab_core::trace::ImportOptions;
@@ -136,9 +136,8 @@ fn config(
         Input::Trace(p) => WorkloadConfig::trace(p.display().to_string()),
     };
     let names = Knobs::NAMES;
-    config.policy = PolicyConfig::named(heaplab_core::policy::hosted::FAMILY.id);
+    config.policy = module.policy_config();
     let params = &mut config.policy.params;
-    params.insert(names.sha256.into(), Value::from(module.sha256()));
     params.insert(names.align.into(), Value::from(options.align));
     params.insert(names.checks.into(), Value::from(checks));
     if checks {

@@ -8,7 +8,6 @@ use heaplab_core::config::PolicyConfig;
 use heaplab_core::policy;
 use heaplab_core::policy::hosted;
 use heaplab_mm::AllocatorModule;
-use serde_json::Value;
 
 use super::file_format::is_toml;
 use super::sets::apply_sets;
@@ -98,11 +97,7 @@ fn module_arg(arg: &str) -> Result<Option<PolicyConfig>, CliError> {
         None => return Ok(None),
     };
     let module = load_module(Path::new(&path))?;
-    let mut policy = PolicyConfig::named(hosted::FAMILY.id);
-    policy.params.insert(
-        hosted::Knobs::NAMES.sha256.into(),
-        Value::from(module.sha256()),
-    );
+    let mut policy = module.policy_config();
     if let Some(settings) = settings {
         let sets: Vec<String> = settings.split(',').map(str::to_string).collect();
         apply_sets(

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use heaplab_core::config::{PolicyConfig, RunConfig};
+use heaplab_core::config::RunConfig;
 use heaplab_mm::compile::{build, BuildRequest};
 use heaplab_mm::AllocatorModule;
 use serde_json::Value;
@@ -31,9 +31,8 @@ pub fn module(name: &str, source: &str, flags: &[&str]) -> Arc<AllocatorModule> 
 #[allow(dead_code)] // Not every test binary that shares this module builds configs.
 pub fn config(m: &AllocatorModule, workload: &str, knobs: &[(&str, Value)]) -> RunConfig {
     let mut config = RunConfig::new(workload, "bump");
-    config.policy = PolicyConfig::named("module");
+    config.policy = m.policy_config();
     let params = &mut config.policy.params;
-    params.insert("sha256".into(), Value::from(m.sha256()));
     for (k, v) in knobs {
         params.insert(k.to_string(), v.clone());
     }
