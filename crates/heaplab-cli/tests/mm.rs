@@ -167,6 +167,9 @@ fn bad_modules_and_missing_files_exit_2_with_the_file_named() {
     let out = heaplab_in(&d, &["mm", "check", "gone.wasm"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("gone.wasm"));
+    let out = heaplab_in(&d, &["mm", "build", "gone.c"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("gone.c: no such file"));
     let out = common::heaplab(&["mm", "example", "quick-fit"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("there are: naive, implicit, segregated"));

@@ -20,6 +20,13 @@ pub fn run(args: MmArgs) -> Result<(), CliError> {
 }
 
 fn run_build(a: MmBuildArgs) -> Result<(), CliError> {
+    // A file that is not there is the user's to fix (exit 2); clang's own failures are 1.
+    if let Some(missing) = a.sources.iter().find(|s| !s.is_file()) {
+        return Err(CliError::input(format!(
+            "{}: no such file",
+            missing.display()
+        )));
+    }
     let req = BuildRequest {
         sources: a.sources,
         output: a.output.clone(),
