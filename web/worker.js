@@ -15,12 +15,20 @@
 // - `{ id, hash: { file, name } }` streams the file through TraceHasher: `{ id, ok: true,
 //   ref }`, `ref` the `{name, bytes, sha256}` a link names the file `name` by. The page
 //   asks it beside the runs of a large file, on another core.
+// - `{ id, configs, trace, modules }`, with `modules` a list of `{ name, bytes }` (bytes a
+//   Uint8Array), runs configs of your own allocator: the worker loads heaplab_mm, the
+//   build with the interpreter, on the first such request, registers each module there
+//   and runs every config of the request with it. Answers as above.
+// - `{ id, module: { name, bytes } }` checks an allocator module against malloc lab's
+//   interface: `{ id, ok: true, module }`, `module` the `{name, bytes, sha256, policy}`
+//   that `module_load` returned, or `{ id, ok: false, index: -1, message }` naming what
+//   is wrong with it.
 // - `{ id, scenario }` runs a seed scenario: `{ id, ok: true, scenario }`, the
 //   `{output, series}` that `run_scenario` returned.
 // Any failure outside a config's run answers `{ id, ok: false, index: -1, message }`.
 // The series' Float64Arrays are transferred, not copied: the worker keeps no result.
 
-import init, { TraceHasher, TraceRunner, run, run_scenario } from './pkg/heaplab_wasm.js';
+import init, * as base from './pkg/heaplab_wasm.js';
 
 // Instantiation starts at once so the first run does not pay for it; a failure is
 // kept as a value rather than left as a rejected promise that nobody awaits yet.
@@ -28,6 +36,25 @@ const ready = init().then(
   () => null,
   (error) => error,
 );
+
+// The build that runs allocator modules, loaded on the first request that needs it: the
+// interpreter doubles the download, and most runs never use it.
+let withModules = null;
+function loadModules() {
+  withModules ??= import('./pkg/heaplab_mm.js').then(async (mm) => {
+    await mm.default();
+    return mm;
+  });
+  return withModules;
+}
+
+/** The bindings a request runs with: the base build, or heaplab_mm with its modules registered. */
+async function bindingsFor(modules) {
+  if (!modules || modules.length === 0) return base;
+  const mm = await loadModules();
+  for (const { name, bytes } of modules) mm.module_load(name, bytes);
+  return mm;
+}
 
 function messageOf(error) {
   return error instanceof Error ? error.message : String(error);
@@ -52,7 +79,7 @@ function answer(id, data) {
 // rarely enough to cost nothing.
 const PROGRESS_BYTES = 4 << 20;
 
-function runAll(id, configs) {
+function runAll(id, configs, { run }) {
   const outputs = [];
   for (const [index, config] of configs.entries()) {
     const progress = (events) => self.postMessage({ id, progress: { index, events } });
@@ -87,7 +114,7 @@ async function eachChunk(file, each, onBytes = null) {
   }
 }
 
-async function runTrace(id, configs, trace) {
+async function runTrace(id, configs, trace, { TraceRunner }) {
   const runner = new TraceRunner(configs, trace.lenient, trace.strict);
   let outputs;
   try {
@@ -104,7 +131,7 @@ async function runTrace(id, configs, trace) {
 
 // A file that cannot be read fails the request through onmessage's own catch.
 async function hashFile(id, { file, name }) {
-  const hasher = new TraceHasher();
+  const hasher = new base.TraceHasher();
   try {
     await eachChunk(file, (chunk) => hasher.push(chunk));
     answer(id, { ok: true, ref: hasher.finish(name) });
@@ -114,22 +141,25 @@ async function hashFile(id, { file, name }) {
 }
 
 self.onmessage = async (event) => {
-  const { id, configs, trace, scenario, hash } = event.data;
+  const { id, configs, trace, scenario, hash, modules, module } = event.data;
   const loadError = await ready;
   if (loadError) {
     answer(id, { ok: false, index: -1, message: `could not load the WebAssembly module: ${messageOf(loadError)}` });
     return;
   }
   try {
-    if (scenario !== undefined) {
-      const result = run_scenario(scenario);
+    if (module) {
+      const mm = await loadModules();
+      answer(id, { ok: true, module: mm.module_load(module.name, module.bytes) });
+    } else if (scenario !== undefined) {
+      const result = base.run_scenario(scenario);
       self.postMessage({ id, ok: true, scenario: result }, buffers(result.series));
     } else if (hash) {
       await hashFile(id, hash);
     } else if (trace) {
-      await runTrace(id, configs, trace);
+      await runTrace(id, configs, trace, await bindingsFor(modules));
     } else {
-      runAll(id, configs);
+      runAll(id, configs, await bindingsFor(modules));
     }
   } catch (error) {
     answer(id, { ok: false, index: -1, message: messageOf(error) });

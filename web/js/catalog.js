@@ -4,6 +4,7 @@
 // change.
 
 import { catalog as readCatalog, metrics as readMetrics, scenarios as readScenarios } from '../pkg/heaplab_wasm.js';
+import { MODULE_FAMILY, MODULE_PREFIX } from './modules.js';
 
 export const MAX_POLICIES = 4;
 // Enough points for a smooth line at any realistic canvas width, few enough that
@@ -45,7 +46,8 @@ export function workloadById(id) {
 }
 
 export function familyById(id) {
-  return lists.catalog.families.find((family) => family.id === id);
+  const { families, brought_families: brought = [] } = lists.catalog;
+  return families.find((family) => family.id === id) ?? brought.find((family) => family.id === id);
 }
 
 export function presetById(id) {
@@ -56,11 +58,17 @@ export function scenarioById(id) {
   return lists.scenarios.find((spec) => spec.id === id);
 }
 
-/** What a card's select names: `{ family, preset }`, preset null for a plain family. */
+/**
+ * What a card's select names: `{ family, preset, module }`, preset null for a plain
+ * family, module the SHA-256 of your own allocator's module (`module:<sha256>`) or null.
+ */
 export function selection(value) {
   if (value.startsWith(PRESET_PREFIX)) {
     const preset = presetById(value.slice(PRESET_PREFIX.length));
-    return { family: preset.family, preset };
+    return { family: preset.family, preset, module: null };
   }
-  return { family: value, preset: null };
+  if (value.startsWith(MODULE_PREFIX)) {
+    return { family: MODULE_FAMILY, preset: null, module: value.slice(MODULE_PREFIX.length) };
+  }
+  return { family: value, preset: null, module: null };
 }

@@ -7,13 +7,18 @@
 import { chart_event_at, chart_hover, draw_chart } from '../pkg/heaplab_wasm.js';
 import { $, configLetter, fitCanvas, messageOf, showError } from './dom.js';
 import { formatBytes, formatCount } from './format.js';
+import { moduleName, moduleOf } from './modules.js';
 
 /**
  * Chart and table labels: each configuration's letter, as the editor names it, and its
- * preset or family ("A: glibc-like", "B: glibc-like"), so two runs of one preset differ.
+ * preset or family ("A: glibc-like", "B: glibc-like"), so two runs of one preset differ;
+ * your own allocator by its module's file ("C: mm.wasm"), as the CLI's tables name it.
  */
 export function runLabels(configs) {
-  return configs.map((config, index) => `${configLetter(index)}: ${config.policy.preset ?? config.policy.family}`);
+  return configs.map((config, index) => {
+    const sha256 = moduleOf(config);
+    return `${configLetter(index)}: ${sha256 ? moduleName(sha256) : config.policy.preset ?? config.policy.family}`;
+  });
 }
 
 /** One run for the chart: its label, its series, the phases and figures its report names. */

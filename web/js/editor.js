@@ -15,7 +15,8 @@ import {
   selection,
   workloadById,
 } from './catalog.js';
-import { formatBytes } from './format.js';
+import { formatBytes, formatCount } from './format.js';
+import { MODULE_FAMILY, MODULE_PREFIX, allModules, moduleBySha, moduleName } from './modules.js';
 import { carriedOver, fillParams, readParams } from './params.js';
 import * as trace from './trace.js';
 
@@ -54,19 +55,89 @@ export function policyCards() {
 
 function policyWhere(card) {
   const value = $('select.family', card).value;
-  return `Policy ${policyCards().indexOf(card) + 1} (${value.replace(PRESET_PREFIX, '')})`;
+  const { module } = selection(value);
+  return `Policy ${policyCards().indexOf(card) + 1} (${module ? moduleName(module) : value.replace(PRESET_PREFIX, '')})`;
 }
 
-/** Shows a family or a preset (`preset:<id>`) in a card; a preset's values fill in what `values` leaves out. */
+/**
+ * The parameters a card edits: a module's configuration names its module by the card's
+ * choice, not by a field.
+ */
+function editedParams(family, module) {
+  return module ? family.params.filter((param) => param.name !== 'sha256') : family.params;
+}
+
+/** What the card's "About" says of your own allocator's module. */
+function moduleDoc(family, sha256) {
+  const module = moduleBySha(sha256);
+  const size = module ? `${formatCount(module.size)} bytes, ` : '';
+  const waiting = module && module.bytes === null ? ' The page waits for this file: load it with "Your allocator…".' : '';
+  return `${moduleName(sha256)} (${size}SHA-256 ${sha256.slice(0, 12)}…): ${family.description}${waiting}`;
+}
+
+/** Shows a family, a preset (`preset:<id>`) or a module (`module:<sha256>`) in a card; a preset's values fill in what `values` leaves out. */
 function showFamily(card, value, values) {
-  const { family: familyId, preset } = selection(value);
+  const { family: familyId, preset, module } = selection(value);
   const family = familyById(familyId);
   $('select.family', card).value = value;
-  $('details.about summary', card).textContent = preset ? `About ${preset.id}: ${preset.title}` : `About ${family.title ?? family.id}`;
+  $('details.about summary', card).textContent = preset
+    ? `About ${preset.id}: ${preset.title}`
+    : module
+      ? `About ${moduleName(module)}: your own allocator`
+      : `About ${family.title ?? family.id}`;
   $('.family-doc', card).textContent = preset
     ? `${preset.title}: ${preset.description} Leaves out: ${preset.leaves_out}`
-    : family.description ?? '';
-  fillParams($('.params', card), family.params, values, 'policy', familyId, preset ? preset.params : {});
+    : module
+      ? moduleDoc(family, module)
+      : family.description ?? '';
+  fillParams($('.params', card), editedParams(family, module), values, 'policy', familyId, preset ? preset.params : {});
+}
+
+/** The menu group of your own allocators' modules, or null when the page has none. */
+function moduleGroup() {
+  const modules = allModules();
+  if (modules.length === 0) return null;
+  const group = document.createElement('optgroup');
+  group.label = 'Your own allocator';
+  group.className = 'modules';
+  for (const module of modules) {
+    const waiting = module.bytes === null ? ' (load the file)' : '';
+    group.append(option(`${MODULE_PREFIX}${module.sha256}`, `${module.name}${waiting}`, `Your allocator module ${module.name}`));
+  }
+  return group;
+}
+
+/** Puts the modules the page now has into every card's menu, keeping each choice. */
+export function refreshModuleMenus() {
+  for (const card of policyCards()) {
+    const select = $('select.family', card);
+    const value = select.value;
+    $('optgroup.modules', select)?.remove();
+    const group = moduleGroup();
+    if (group) select.append(group);
+    select.value = value;
+    // A card's "About" says whether the page still waits for its module's file.
+    if (selection(value).module) {
+      const { family, module } = selection(value);
+      $('.family-doc', card).textContent = moduleDoc(familyById(family), module);
+    }
+  }
+}
+
+/**
+ * Shows your own allocator's module `sha256` in a card of its own when there is room,
+ * else in the last card, and says which card it is in.
+ */
+export function showModuleCard(sha256) {
+  refreshModuleMenus();
+  const value = `${MODULE_PREFIX}${sha256}`;
+  const cards = policyCards();
+  const already = cards.find((card) => $('select.family', card).value === value);
+  if (already) return already;
+  if (cards.length < MAX_POLICIES) return addPolicyCard(value, {});
+  const last = cards[cards.length - 1];
+  showFamily(last, value, {});
+  return last;
 }
 
 function familyMenu(select) {
@@ -84,6 +155,8 @@ function familyMenu(select) {
     }
     select.append(presets);
   }
+  const modules = moduleGroup();
+  if (modules) select.append(modules);
 }
 
 /** Adds a card showing `value` (a family id or `preset:<id>`) with `values`. */
@@ -95,8 +168,8 @@ export function addPolicyCard(value, values) {
   // every editor; switching on "input" rebuilds the editors before that read.
   select.addEventListener('input', () => {
     // A preset starts from its own values; a family keeps what still applies.
-    const { family, preset } = selection(select.value);
-    const kept = preset ? {} : carriedOver($('.params', card), familyById(family).params);
+    const { family, preset, module } = selection(select.value);
+    const kept = preset ? {} : carriedOver($('.params', card), editedParams(familyById(family), module));
     showFamily(card, select.value, kept);
     changed();
   });
@@ -104,8 +177,8 @@ export function addPolicyCard(value, values) {
     if (policyCards().length >= MAX_POLICIES) return;
     // The copy starts with this card's values as typed, right after it, so the next
     // change to one knob asks what-if against the original.
-    const { family } = selection(select.value);
-    const copy = addPolicyCard(select.value, carriedOver($('.params', card), familyById(family).params));
+    const { family, module } = selection(select.value);
+    const copy = addPolicyCard(select.value, carriedOver($('.params', card), editedParams(familyById(family), module)));
     card.after(copy);
     renumberPolicies();
     changed();
@@ -187,8 +260,9 @@ export function readForm() {
   if (isTrace) workload.path = trace.traceName();
   const provider = { kind: $('#provider').value, page_size: Number($('#page-size').value) };
   const configs = policyCards().map((card) => {
-    const { family, preset } = selection($('select.family', card).value);
-    const params = readParams($('.params', card), familyById(family).params, 'policy', family, policyWhere(card));
+    const { family, preset, module } = selection($('select.family', card).value);
+    const params = readParams($('.params', card), editedParams(familyById(family), module), 'policy', family, policyWhere(card));
+    if (module) params.sha256 = module;
     const policy = preset ? { family, preset: preset.id, params } : { family, params };
     return structuredClone({ workload, policy, provider, touch, series_points: SERIES_POINTS });
   });
@@ -212,6 +286,11 @@ export function showConfigs(configs, lenient = false, strict = false) {
   showProvider(first.provider.kind, first.provider.page_size);
   $('#policies').replaceChildren();
   for (const { policy } of configs.slice(0, MAX_POLICIES)) {
-    addPolicyCard(policy.preset ? `${PRESET_PREFIX}${policy.preset}` : policy.family, policy.params);
+    const value = policy.preset
+      ? `${PRESET_PREFIX}${policy.preset}`
+      : policy.family === MODULE_FAMILY && policy.params?.sha256
+        ? `${MODULE_PREFIX}${policy.params.sha256}`
+        : policy.family;
+    addPolicyCard(value, policy.params);
   }
 }

@@ -11,9 +11,10 @@ import init, { chart_svg, series_csv, summary_csv } from '../pkg/heaplab_wasm.js
 import { $, beginRun, cancelledRun, clearError, endRun, fail, isRunning, messageOf, onIdle, option, restorePrevious, runsBegun, setProgress, setState, setStatus, showError } from './dom.js';
 import { TRACE_ID, loadLists } from './catalog.js';
 import { chartKind, chartRun, chartZoom, drawChart, runLabels, setChartView, wireCharts } from './charts.js';
-import { buildEditor, readForm, showWorkload } from './editor.js';
+import { buildEditor, readForm, refreshModuleMenus, showModuleCard, showWorkload } from './editor.js';
 import { formatBytes, formatCount } from './format.js';
-import { Cancelled, cancelAll, runConfigs } from './runner.js';
+import * as modules from './modules.js';
+import { Cancelled, cancelAll, checkModule, runConfigs } from './runner.js';
 import { buildScenarios, forgetScenario, openScenarioInEditor, runScenarioNow, showScenario } from './scenarios.js';
 import { formLinkState, linkFollowsForm, openLink, setViewBaseline, setViewChart, setViewSweep, viewBaseline, viewChart, viewSweep, writeLink } from './state.js';
 import { buildSweep, refreshSweepMenus, runSweep } from './sweep.js';
@@ -226,7 +227,31 @@ async function copyLink() {
   }
 }
 
-/** A trace dropped anywhere on the page becomes the workload. */
+/**
+ * Your own allocator's module file, chosen or dropped: checked by a worker, it becomes a
+ * configuration of its own (or the module a link waited for) and runs.
+ */
+async function loadModule(file) {
+  clearError();
+  let info;
+  let awaited;
+  try {
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    awaited = modules.awaitedBy(file.name, bytes);
+    info = await checkModule(file.name, bytes);
+    modules.addModule(info, bytes);
+  } catch (error) {
+    showError(`Your allocator › ${messageOf(error)}`);
+    return;
+  }
+  if (awaited) refreshModuleMenus();
+  else showModuleCard(info.sha256);
+  linkFollowsForm();
+  setStatus(`Loaded your allocator ${info.name} (${formatCount(info.bytes)} bytes).`);
+  if (modules.missingModules().length === 0) restart();
+}
+
+/** A trace dropped anywhere on the page becomes the workload; a `.wasm`, a configuration. */
 function wireDrop() {
   const zone = $('#drop-zone');
   let depth = 0;
@@ -250,6 +275,10 @@ function wireDrop() {
     zone.hidden = true;
     const file = event.dataTransfer.files?.[0];
     if (!file) return;
+    if (/\.wasm$/i.test(file.name)) {
+      loadModule(file);
+      return;
+    }
     showWorkload(TRACE_ID, {});
     trace.chooseFile(file).then(
       () => {
@@ -291,6 +320,8 @@ function openAddress({ keep = false } = {}) {
       // results rather than on an empty chart.
       pending = { form: true };
     }
+    const waiting = modules.waitingNote();
+    if (waiting) setStatus(waiting);
     return null;
   } catch (error) {
     const message = messageOf(error);
@@ -333,6 +364,11 @@ function wire() {
   buildScenarios();
   $('#trace-file').addEventListener('change', () => {
     trace.chooseFile($('#trace-file').files?.[0] ?? null).then(linkFollowsForm, (error) => showError(messageOf(error)));
+  });
+  $('#module-file').addEventListener('change', () => {
+    const file = $('#module-file').files?.[0];
+    // The same file chosen again after a rebuild must fire "change" again.
+    if (file) loadModule(file).finally(() => ($('#module-file').value = ''));
   });
   const form = $('#config');
   form.addEventListener('submit', onRun);

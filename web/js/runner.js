@@ -3,6 +3,8 @@
 // request, so the configurations of a comparison (and the values of a sweep) run side by
 // side on as many cores as the browser offers; Cancel ends every worker at once.
 
+import { moduleName, moduleOf, modulesOf } from './modules.js';
+
 const POOL_SIZE = Math.max(1, Math.min(4, navigator.hardwareConcurrency || 2));
 
 // The workers, each `{ worker, busy }`.
@@ -109,7 +111,9 @@ export function cancelAll() {
 /** What failed, for a config's message: its position and policy. */
 function configLabel(config, index) {
   const failed = config.policy;
-  return failed ? `Policy ${index + 1} (${failed.preset ?? failed.family}): ` : '';
+  if (!failed) return '';
+  const sha256 = moduleOf(config);
+  return `Policy ${index + 1} (${sha256 ? moduleName(sha256) : failed.preset ?? failed.family}): `;
 }
 
 /**
@@ -124,6 +128,8 @@ function configLabel(config, index) {
  * from an earlier run of the same workload) is given, else of the configs.
  */
 export async function runConfigs(configs, trace, onProgress, expectedEvents = null) {
+  // A configuration whose module the page lacks fails here, before any worker starts.
+  modulesOf(configs);
   if (trace) return runTraceConfigs(configs, trace, onProgress);
   const events = configs.map(() => 0);
   const finished = configs.map(() => false);
@@ -136,7 +142,7 @@ export async function runConfigs(configs, trace, onProgress, expectedEvents = nu
   };
   const runs = configs.map((config, index) =>
     ask(
-      { configs: [config], trace: null },
+      { configs: [config], trace: null, modules: modulesOf([config]) },
       {
         onProgress: (progress) => {
           events[index] = progress.events;
@@ -175,7 +181,7 @@ async function runTraceConfigs(configs, trace, onProgress) {
   };
   const runs = groups.map((members, group) =>
     ask(
-      { configs: members.map((index) => configs[index]), trace: posted },
+      { configs: members.map((index) => configs[index]), trace: posted, modules: modulesOf(members.map((index) => configs[index])) },
       {
         onProgress: ({ bytes }) => {
           read[group] = bytes;
@@ -210,4 +216,14 @@ async function runTraceConfigs(configs, trace, onProgress) {
 export async function runScenario(id) {
   const answer = await ask({ scenario: id }, { where: () => `Scenario ${id}: ` });
   return answer.scenario;
+}
+
+/**
+ * Checks the allocator module file `name` holding `bytes` (a Uint8Array) in a worker,
+ * with the interpreter's build: resolves to `{name, bytes, sha256, policy}`, or rejects
+ * with the message naming what is wrong with the module.
+ */
+export async function checkModule(name, bytes) {
+  const answer = await ask({ module: { name, bytes } }, { where: () => `${name}: ` });
+  return answer.module;
 }

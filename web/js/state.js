@@ -6,6 +6,7 @@
 import { link_configs, link_decode, link_encode, link_from_configs } from '../pkg/heaplab_wasm.js';
 import { SERIES_POINTS, TRACE_ID } from './catalog.js';
 import { readForm, showConfigs } from './editor.js';
+import * as modules from './modules.js';
 import * as trace from './trace.js';
 
 // How the page shows its runs: the baseline the table compares with, and what else a link
@@ -19,6 +20,8 @@ let view = null;
 export function formLinkState(form = readForm()) {
   const { configs, lenient, strict } = form;
   const state = link_from_configs(configs);
+  const refs = modules.linkModules(configs);
+  if (refs.length > 0) state.modules = refs;
   if (configs[0].workload.id === TRACE_ID) state.workload = trace.linkWorkload();
   if (lenient) state.lenient = true;
   if (strict) state.strict = true;
@@ -46,6 +49,10 @@ function fragmentOf(state) {
     if (state.workload?.embedded) {
       trace.dropEmbedding();
       state.workload = trace.linkWorkload();
+      return fragmentOf(state);
+    }
+    if (state.modules?.some((ref) => ref.base64)) {
+      state.modules = modules.namedOnly(state.modules);
       return fragmentOf(state);
     }
     throw error;
@@ -144,8 +151,8 @@ export function linkFollowsForm() {
 /**
  * Opens a link (a URL, a fragment, or '' for the defaults): returns `{ scenario }` when
  * it names a seed scenario to run, else fills the editor from it and returns
- * `{ runnable }`, whether the page has all the link runs (not so for a trace file the
- * link only names, until it is loaded). Throws the core's Error, whose message starts
+ * `{ runnable }`, whether the page has all the link runs (not so for a trace file or an
+ * allocator module the link only names, until it is loaded). Throws the core's Error, whose message starts
  * with `link:` and names what is wrong.
  */
 export function openLink(text) {
@@ -154,9 +161,11 @@ export function openLink(text) {
   if (state.scenario != null) return { scenario: state.scenario };
   const configs = link_configs(state, SERIES_POINTS);
   trace.fromLink(state.workload);
+  modules.fromLink(state.modules);
   view = state.view ?? null;
   showConfigs(configs, state.lenient === true, state.strict === true);
-  return { runnable: configs[0].workload.id !== TRACE_ID || trace.hasTrace() };
+  const hasModules = modules.modulesOfLink(configs);
+  return { runnable: (configs[0].workload.id !== TRACE_ID || trace.hasTrace()) && hasModules };
 }
 
 /** Shows configs that came from elsewhere than a link (a scenario opened in the editor). */

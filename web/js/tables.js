@@ -6,6 +6,7 @@
 import { $ } from './dom.js';
 import { familyById, lists, presetById } from './catalog.js';
 import { formatBytes, formatCount, formatDelta, formatMetric } from './format.js';
+import { MODULE_FAMILY } from './modules.js';
 
 const GROUP_TITLES = { workload: 'Workload', memory: 'Memory', page_calls: 'Page provider calls' };
 
@@ -71,7 +72,9 @@ function paramSummary(policy) {
   const preset = policy.preset ? presetById(policy.preset) : null;
   const baseline = (name) =>
     preset && name in preset.params ? preset.params[name] : specs.find((param) => param.name === name)?.default;
-  const changed = Object.entries(policy.params).filter(([name, value]) => baseline(name) !== value);
+  // A module's configuration is named by its file in the label, not by its hash here.
+  const named = (name) => !(policy.family === MODULE_FAMILY && name === 'sha256');
+  const changed = Object.entries(policy.params).filter(([name, value]) => named(name) && baseline(name) !== value);
   if (changed.length === 0) return preset ? 'preset values' : 'defaults';
   return changed
     .map(([name, value]) => {

@@ -20,7 +20,8 @@ pub fn run(root: &Path) -> Result<()> {
             "clippy",
             "--workspace",
             "--all-targets",
-            // Teaching mode's wasm bindings are behind heaplab-wasm's `teach` feature.
+            // Teaching mode's wasm bindings and the page's module runner are behind
+            // heaplab-wasm's `teach` and `mm` features.
             "--all-features",
             "--",
             "-D",

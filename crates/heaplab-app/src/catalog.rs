@@ -13,6 +13,7 @@ pub fn catalog() -> Value {
     json!({
         "workloads": workloads(),
         "families": families(),
+        "brought_families": brought_families(),
         "presets": presets(),
         "page_sizes": PAGE_SIZES,
         "providers": providers(),

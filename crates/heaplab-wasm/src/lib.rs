@@ -11,6 +11,9 @@
 //! `teach` feature, into a second module the page loads when teaching mode opens: the
 //! module every visitor downloads stays small, and the simulator in it stays built for
 //! speed.
+//! Your own allocator (`module`, heaplab-mm's interpreter and checks) is built only with
+//! the `mm` feature, into a third module that the page loads when a configuration runs
+//! one.
 //! A trace file is pushed here chunk by chunk as the worker streams it ([`stream`]).
 
 mod charts;
@@ -18,6 +21,8 @@ mod convert;
 mod export;
 mod format;
 mod links;
+#[cfg(feature = "mm")]
+mod module;
 mod progress;
 mod stream;
 mod sweep;

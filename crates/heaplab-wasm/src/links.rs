@@ -1,7 +1,7 @@
 //! Permalinks for the page, through the core's codec: the page keeps no state codec of
 //! its own, so a link it writes is one `heaplab run --link` reads, and the reverse.
 
-use heaplab_app::link::{self, LinkState};
+use heaplab_app::link::{self, LinkState, ModuleRef};
 use heaplab_core::config::RunConfig;
 use wasm_bindgen::prelude::*;
 
@@ -36,16 +36,6 @@ pub fn link_from_configs(configs: JsValue) -> Result<JsValue, JsError> {
 #[wasm_bindgen]
 pub fn link_configs(state: JsValue, series_points: usize) -> Result<JsValue, JsError> {
     let state: LinkState = from_js(state, "link")?;
-    // The page cannot run an allocator module yet; it says which one the link needs and
-    // where it runs, rather than failing on a family its menus do not have.
-    if let Some(m) = state.modules.first() {
-        return Err(JsError::new(&format!(
-            "This link runs your own allocator module {} ({} bytes), which the page cannot \
-             run yet; run the link with `heaplab run --link`.",
-            m.name,
-            heaplab_core::format::format_count(i128::from(m.bytes))
-        )));
-    }
     let configs = state
         .run_configs(series_points)
         .map_err(|e| JsError::new(&e.message))?;
@@ -64,4 +54,29 @@ pub fn link_embeddable(bytes: &[u8]) -> Option<String> {
 #[wasm_bindgen]
 pub fn link_embedded_text_limit() -> usize {
     link::MAX_EMBEDDED_TEXT_BYTES
+}
+
+/// The reference a link names the allocator module file `name` holding `bytes` by: its
+/// name, size and SHA-256, with the module itself when it is small enough to travel.
+#[wasm_bindgen]
+pub fn link_module_ref(name: &str, bytes: &[u8]) -> Result<JsValue, JsError> {
+    to_js(&ModuleRef::of(name, bytes))
+}
+
+/// The bytes of a module a link names: the ones it carries, or `file` (what the person
+/// loaded) when it only names the module; either is checked against the size and
+/// SHA-256 the link gives, and a mismatch throws, naming both.
+#[wasm_bindgen]
+pub fn link_module_bytes(module: JsValue, file: Option<Vec<u8>>) -> Result<Vec<u8>, JsError> {
+    let module: ModuleRef = from_js(module, "module")?;
+    module
+        .resolve(|| {
+            file.ok_or_else(|| {
+                format!(
+                    "the link names the module {} ({} bytes) without carrying it: load the file",
+                    module.name, module.bytes
+                )
+            })
+        })
+        .map_err(|e| JsError::new(&e))
 }
