@@ -9,6 +9,9 @@
 //   scale 0.05, each sent to the page's own worker.js as the page sends it, timed from
 //   the request to the answer; natively, `heaplab run --json` of each, timed as a whole
 //   process. Events per second and the ratio of the two.
+// - Your own allocator: the `implicit` example, built by `heaplab mm build`, on `churn`
+//   at scale 0.0715 (1,001,002 events), checked, in the worker (heaplab_mm's interpreter)
+//   against `heaplab run -p implicit.wasm`, timed as above.
 // - A comparison as a person makes it: three configurations of `fragment` (983,040
 //   events each), from pressing Run to the chart and table drawn; and a five-value sweep
 //   of one of them, from pressing "Run sweep" to its chart and table.
@@ -22,9 +25,11 @@
 // and the native runs take turns round by round and a change of load falls on both.
 
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 import { chromium } from 'playwright-core';
@@ -42,6 +47,9 @@ const SPEED_WORKLOAD = ['tree_churn', 0.05];
 const POLICIES = [['family', 'size-class'], ['preset', 'glibc-like'], ['preset', 'buddy']];
 const COMPARE_WORKLOAD = 'fragment';
 const TRACE = process.env.HEAPLAB_BENCH_TRACE;
+// Your own allocator: `churn` at this scale is 1,001,002 events, as in heaplab-mm's bench.
+const MODULE_WORKLOAD = ['churn', 0.0715];
+const MM_EXAMPLES = fileURLToPath(new URL('../../crates/heaplab-mm/c/examples/', import.meta.url));
 
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
@@ -65,13 +73,17 @@ async function nativeRun(args) {
   return { seconds, events: JSON.parse(out)[0].events };
 }
 
-/** The same configuration in the page's worker: seconds from request to answer, and events. */
-async function workerRun(page, policy) {
+/**
+ * The same configuration in the page's worker: seconds from request to answer, and
+ * events. `modules` (`{ name, bytes }`, bytes as an array) go with a module's config.
+ */
+async function workerRun(page, policy, workload = SPEED_WORKLOAD, modules = []) {
   return page.evaluate(
-    async ({ workload, scale, kind, id }) => {
+    async ({ workload, scale, policy, modules }) => {
       const worker = window.heaplabBenchWorker ?? new Worker('worker.js', { type: 'module' });
       window.heaplabBenchWorker = worker;
-      const config = { workload: { id: workload, params: { scale } }, policy: { [kind]: id }, series_points: 10_000 };
+      const config = { workload: { id: workload, params: { scale } }, policy, series_points: 10_000 };
+      const posted = modules.map(({ name, bytes }) => ({ name, bytes: new Uint8Array(bytes) }));
       const answer = (request) =>
         new Promise((resolve, reject) => {
           worker.onmessage = (event) => {
@@ -81,17 +93,42 @@ async function workerRun(page, policy) {
           };
           worker.postMessage(request);
         });
-      // The first request also waits for the module to load; that is first load's cost.
-      if (!window.heaplabBenchWarm) {
-        await answer({ id: 0, configs: [{ ...config, workload: { id: workload, params: { scale: 0.001 } } }], trace: null });
-        window.heaplabBenchWarm = true;
+      // The first request of each build also waits for it to load; that is first
+      // load's cost (for heaplab_mm, the cost of choosing a module).
+      const warm = posted.length > 0 ? 'heaplabBenchWarmModules' : 'heaplabBenchWarm';
+      if (!window[warm]) {
+        await answer({ id: 0, configs: [{ ...config, workload: { id: workload, params: { scale: 0.001 } } }], trace: null, modules: posted });
+        window[warm] = true;
       }
       const start = performance.now();
-      const { outputs } = await answer({ id: 1, configs: [config], trace: null });
+      const { outputs } = await answer({ id: 1, configs: [config], trace: null, modules: posted });
       return { seconds: (performance.now() - start) / 1000, events: outputs[0].report.events };
     },
-    { workload: SPEED_WORKLOAD[0], scale: SPEED_WORKLOAD[1], kind: policy[0], id: policy[1] },
+    { workload: workload[0], scale: workload[1], policy: Array.isArray(policy) ? { [policy[0]]: policy[1] } : policy, modules },
   );
+}
+
+/**
+ * Your own allocator, the `implicit` example built by `heaplab mm build`, run natively
+ * (`heaplab run -p implicit.wasm`, the whole process) and in the page's worker (the
+ * interpreter inside heaplab_mm), round by round.
+ */
+async function moduleRounds(page, dir) {
+  const file = path.join(dir, 'implicit.wasm');
+  await heaplab(['mm', 'build', path.join(MM_EXAMPLES, 'implicit.c'), '-o', file]);
+  const bytes = [...(await readFile(file))];
+  // A config names its module by SHA-256, as `-p implicit.wasm` does.
+  const sha256 = createHash('sha256').update(Buffer.from(bytes)).digest('hex');
+  const policy = { family: 'module', params: { sha256 } };
+  const native = [];
+  const inWorker = [];
+  for (let round = 0; round < ROUNDS; round += 1) {
+    native.push(await nativeRun(['-w', MODULE_WORKLOAD[0], '--scale', String(MODULE_WORKLOAD[1]), '-p', file]));
+    inWorker.push(await workerRun(page, policy, MODULE_WORKLOAD, [{ name: 'implicit.wasm', bytes }]).catch((e) => {
+      throw new Error(`the module's run in the worker failed: ${e.message}`);
+    }));
+  }
+  return { native, inWorker };
 }
 
 /**
@@ -194,6 +231,7 @@ try {
       inWorker[i].push(await workerRun(page, policy));
     }
   }
+  const mine = await moduleRounds(page, profile);
   await page.close();
   // One tab at a time: a tab's workers would take the cores from the one being timed.
   // Each link runs by itself once opened; the timing starts after that first run.
@@ -230,6 +268,11 @@ try {
   console.log('|---|---|---|---|---|');
   for (const r of rows) console.log(`| ${r.policy} | ${r.events.toLocaleString('en')} | ${m(r.native)} | ${m(r.page)} | ${(r.native / r.page).toFixed(2)}x |`);
   console.log(`| all three | | ${m(all(native))} | ${m(all(inWorker))} | ${(all(native) / all(inWorker)).toFixed(2)}x |`);
+  const own = { native: rate(mine.native), page: rate(mine.inWorker), events: mine.native[0].events };
+  console.log(`\nyour own allocator (implicit.wasm) on ${MODULE_WORKLOAD[0]} at scale ${MODULE_WORKLOAD[1]}, checked, medians of ${ROUNDS}; the page is to be within 1.5x of native:\n`);
+  console.log('| configuration | events | `heaplab run` | page worker | native / page |');
+  console.log('|---|---|---|---|---|');
+  console.log(`| implicit.wasm | ${own.events.toLocaleString('en')} | ${m(own.native)} | ${m(own.page)} | ${(own.native / own.page).toFixed(2)}x |`);
   console.log(`\nthe page as a person uses it, medians of ${ROUNDS}:\n`);
   console.log('| what | time | target | longest main-thread task |');
   console.log('|---|---|---|---|');

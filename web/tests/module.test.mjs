@@ -17,6 +17,7 @@ import {
   RUN_TIMEOUT_MS,
   errorText,
   heaplabJson,
+  heaplabText,
   openPage,
   ranOnOpen,
   results,
@@ -85,6 +86,29 @@ describe('your own allocator in the page', () => {
       await page.close();
     });
   }
+
+  it('steps through the module in teaching mode, each line naming the call, as `heaplab explain` does', async () => {
+    const file = await built('implicit');
+    const { page, problems } = await openPage(START);
+    assert.equal(await ranOnOpen(page), 'done');
+    assert.equal(await loaded(page, file), 'done', await errorText(page));
+    const explained = (await heaplabText(['explain', '-w', 'binary', '--scale', '0.2', '-p', file])).trim().split('\n');
+    await page.click('#teach-open');
+    await page.waitForFunction(() => window.heaplabTeach?.events > 0, null, { timeout: RUN_TIMEOUT_MS });
+    await page.selectOption('#teach-config', '1');
+    await page.waitForFunction(() => window.heaplabTeach?.config === 1 && window.heaplabTeach.events > 0, null, { timeout: RUN_TIMEOUT_MS });
+    await page.focus('#teach-forward');
+    await page.keyboard.press('ArrowRight');
+    await page.waitForFunction(() => window.heaplabTeach?.event === 1, null, { timeout: RUN_TIMEOUT_MS });
+    const t = await page.evaluate(() => window.heaplabTeach);
+    assert.equal(t.error, null);
+    assert.equal(t.line, explained[0]);
+    assert.match(t.line, /mm_malloc\(64\) → 0x[0-9a-f]+; .*the heap grew: mem_sbrk/);
+    assert.ok(t.counts, 'the heap map counts its pages');
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'module-teach.png') });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
 
   it('opens a link that carries the module, and one that names it waits for the file', async () => {
     const file = await built('implicit');

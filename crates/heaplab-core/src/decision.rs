@@ -48,6 +48,16 @@ pub enum Decision {
     Cached { cache: &'static str, addr: u64 },
     /// A block freed by another thread than the one owning its span: queued for the owner.
     RemoteFree { owner: u32, thread: u32 },
+    /// A call into your own allocator's module (`call`: "mm_malloc", "mm_free",
+    /// "mm_realloc"), with its pointer and size arguments where it takes them and the
+    /// pointer it returned, all in the module's own addresses, as its `printf` shows
+    /// them. What the module did inside the call (the heap growing) is noted after it.
+    Call {
+        call: &'static str,
+        ptr: Option<u64>,
+        size: Option<u64>,
+        returned: Option<u64>,
+    },
     /// Why the page operation that follows happens: "first use", "trim of the top",
     /// "mmap threshold", "empty span after its delay", "free pages given back", ...
     Reason { why: &'static str },

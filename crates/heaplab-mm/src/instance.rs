@@ -425,6 +425,10 @@ impl HostedHeap for Allocator {
         self.store.data().brk
     }
 
+    fn heap_start(&self) -> u64 {
+        self.heap_lo()
+    }
+
     fn check_heap(&mut self) -> Result<(), String> {
         let Some(check) = self.checkheap else {
             return Ok(());

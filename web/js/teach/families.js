@@ -3,6 +3,7 @@
 // the one source of what each knob does.
 
 import { familyById, presetById } from '../catalog.js';
+import { moduleName, moduleOf } from '../modules.js';
 
 const EXPLAINERS = {
   bump: {
@@ -55,6 +56,18 @@ order 1: [ 128 B ][ 128 B ]   <- malloc(100) takes one; its buddy stays free`,
     diagram: `chunk: [b][b][free][b][free][b][b][b]   free list: -> slot 2 -> slot 4
 malloc(block size) -> head of the free list, else a new chunk`,
   },
+  module: {
+    text:
+      'Your own allocator runs as malloc lab runs it: heaplab calls its mm_malloc, mm_free and mm_realloc, ' +
+      'and the allocator asks for heap with mem_sbrk, which moves the break of one heap that only grows. ' +
+      'heaplab commits and counts each page the break passes, as it does for the presets, and checks every ' +
+      'pointer as mdriver does: aligned, inside the heap, over no live block, its bytes kept. Each step ' +
+      'names the call and what it returned in the allocator\'s own addresses; the block map shows the free ' +
+      'blocks the allocator reports with hl_free_block, if it does.',
+    diagram: `heap:  [ prologue |h| id1 |f|h| free |f|h| id2 |f| ......... ] brk -> (mem_sbrk moves it)
+mm_malloc(48) -> 0x20010   the allocator's own pointer; placed at heaplab's address of it
+mem_sbrk(4096): the heap grew by a page, committed and resident from now on`,
+  },
 };
 
 /**
@@ -66,7 +79,8 @@ export function renderFamily(title, body, policy) {
   const family = familyById(policy.family);
   const preset = policy.preset ? presetById(policy.preset) : null;
   const explainer = EXPLAINERS[policy.family];
-  title.textContent = `How ${family?.title ?? policy.family} works`;
+  const sha256 = moduleOf({ policy });
+  title.textContent = sha256 ? `How your own allocator (${moduleName(sha256)}) is run` : `How ${family?.title ?? policy.family} works`;
   const parts = [];
   const p = (text, cls = 'doc') => {
     const el = document.createElement('p');

@@ -3,8 +3,6 @@
 // keeps the layout it drew, so the page under the pointer and a page's square come from
 // the picture itself. Only the canvas's size and the pointer's pixels are worked out here.
 
-import { heap_map_key } from '../../pkg/heaplab_teach.js';
-
 function ratio() {
   return window.devicePixelRatio || 1;
 }
@@ -41,7 +39,7 @@ export function keyHtml(entries) {
     .join(' ');
 }
 
-/** The heap map's key, as HTML swatches. */
-export function legendHtml() {
-  return keyHtml(heap_map_key());
+/** The heap map's key, as HTML swatches, from the teaching bindings in use (`bindings`). */
+export function legendHtml(bindings) {
+  return keyHtml(bindings.heap_map_key());
 }

@@ -10,28 +10,49 @@
 // core explains in well under a second.
 
 import { teach_max_events } from '../../pkg/heaplab_wasm.js';
-import initTeach, { Teach, TeachTrace } from '../../pkg/heaplab_teach.js';
-
-// The teaching module, loaded the first time teaching mode opens: the page's own module
-// leaves the observer and the maps out, so every visitor downloads less.
-let teachReady = null;
-function teachModule() {
-  teachReady ??= initTeach().catch((error) => {
-    teachReady = null;
-    throw new Error(`teach: could not load the teaching module (${messageOf(error)})`);
-  });
-  return teachReady;
-}
 import { TRACE_ID } from '../catalog.js';
-import { $, configLetter, messageOf, option } from '../dom.js';
+import { runLabels } from '../charts.js';
+import { $, messageOf, option } from '../dom.js';
 import { readForm, showWorkload } from '../editor.js';
 import { formatBytes, formatCount } from '../format.js';
 import { linkFollowsForm, setViewTeach, viewTeach } from '../state.js';
+import { modulesOf } from '../modules.js';
 import * as trace from '../trace.js';
 import { drawBlockMap, pieceAt } from './blockmap.js';
 import { renderBlame, renderPage } from './details.js';
 import { renderFamily } from './families.js';
 import { cellOf, drawHeapMap, legendHtml, pageAt } from './heapmap.js';
+
+// The teaching bindings, each loaded the first time teaching mode needs it: the page's own
+// module leaves the observer and the maps out, so every visitor downloads less, and
+// only a configuration of your own allocator needs heaplab_mm, which adds its
+// interpreter to them.
+const bindings = { teach: null, mm: null };
+function loadBindings(which) {
+  const url = which === 'mm' ? '../../pkg/heaplab_mm.js' : '../../pkg/heaplab_teach.js';
+  bindings[which] ??= import(url)
+    .then(async (module) => {
+      await module.default();
+      return module;
+    })
+    .catch((error) => {
+      bindings[which] = null;
+      throw new Error(`teach: could not load the teaching module (${messageOf(error)})`);
+    });
+  return bindings[which];
+}
+
+/**
+ * The bindings that step through `config`: heaplab_teach's, or heaplab_mm's with the
+ * module the config runs registered there.
+ */
+async function bindingsFor(config) {
+  const modules = modulesOf([config]);
+  if (modules.length === 0) return loadBindings('teach');
+  const mm = await loadBindings('mm');
+  for (const { name, bytes } of modules) mm.module_load(name, bytes);
+  return mm;
+}
 
 // The block map shows this many committed pages around the selected one.
 const BLOCK_ROWS = 12;
@@ -75,9 +96,7 @@ function refreshMenu() {
     return;
   }
   const menu = $('#teach-config');
-  menu.replaceChildren(
-    ...configs.map((c, i) => option(i, `${configLetter(i)}: ${c.policy.preset ?? c.policy.family}`)),
-  );
+  menu.replaceChildren(...runLabels(configs).map((label, i) => option(i, label)));
   s.config = Math.min(s.config, configs.length - 1);
   menu.value = String(s.config);
 }
@@ -248,13 +267,13 @@ async function load({ event = 0, page = null, zoom = null } = {}) {
     form = readForm();
     const config = form.configs[s.config];
     const input = config.workload.id === TRACE_ID ? await trace.traceInput(form) : null;
-    await teachModule();
+    const { Teach, TeachTrace, heap_map_key } = await bindingsFor(config);
     // The key comes from the module, which holds the colours the map is drawn in.
-    $('#teach-legend').innerHTML = legendHtml();
+    $('#teach-legend').innerHTML = legendHtml({ heap_map_key });
     s.traceRead = null;
     let next;
     if (input) {
-      const read = await readTrace(input.file, config.workload.path ?? 'trace', form.lenient);
+      const read = await readTrace(new TeachTrace(config.workload.path ?? 'trace', form.lenient), input.file);
       status('Explaining every event…');
       try {
         next = Teach.from_trace(config, read);
@@ -290,12 +309,11 @@ async function load({ event = 0, page = null, zoom = null } = {}) {
 }
 
 /**
- * Reads a trace file into the module chunk by chunk, stopping at the first chunk it
+ * Reads a trace file into `read` (a TeachTrace of the bindings in use) chunk by chunk, stopping at the first chunk it
  * refuses (a bad line, or the event past teaching mode's limit), so a huge file is never
  * read whole; `s.traceRead` says how much was read.
  */
-async function readTrace(file, name, lenient) {
-  const read = new TeachTrace(name, lenient);
+async function readTrace(read, file) {
   const reader = file.stream().getReader();
   s.traceRead = { bytes: 0, size: file.size };
   try {

@@ -43,7 +43,15 @@ pub fn line(
         Event::ArenaReset(a) => format!("reset arena {a}"),
         Event::ArenaDrop(a) => format!("drop arena {a}"),
     };
-    let mut parts: Vec<String> = decisions.iter().map(|d| describe(d, id)).collect();
+    // A call into your own allocator heads its line, though it is noted once it has
+    // returned: what the module did inside the call (mem_sbrk) follows it.
+    let calls = decisions
+        .iter()
+        .filter(|d| matches!(d, Decision::Call { .. }));
+    let rest = decisions
+        .iter()
+        .filter(|d| !matches!(d, Decision::Call { .. }));
+    let mut parts: Vec<String> = calls.chain(rest).map(|d| describe(d, id)).collect();
     if let Some(b) = placed {
         parts.push(format!("placed at {:#x}", b.addr));
     }
@@ -127,6 +135,22 @@ fn describe(d: &Decision, id: Option<u64>) -> String {
             format!("freed by thread {thread}: queued for its owner, thread {owner}")
         }
         Decision::Reason { why } => why.to_string(),
+        Decision::Call {
+            call,
+            ptr,
+            size,
+            returned,
+        } => {
+            let args: Vec<String> = ptr
+                .map(|p| format!("{p:#x}"))
+                .into_iter()
+                .chain(size.map(|s| s.to_string()))
+                .collect();
+            match returned {
+                Some(r) => format!("{call}({}) → {r:#x}", args.join(", ")),
+                None => format!("{call}({})", args.join(", ")),
+            }
+        }
         Decision::PageOp {
             op,
             addr,

@@ -149,6 +149,10 @@ pub trait HostedHeap: fmt::Debug + Send {
 
     /// Bytes between the heap's start and the break: malloc lab's `mem_heapsize()`.
     fn heap_size(&self) -> u64;
+
+    /// The module's own address of the heap's first byte (`mem_heap_lo()`), so that an
+    /// explanation names the pointers the allocator returned as its own `printf` would.
+    fn heap_start(&self) -> u64;
 }
 
 /// Builds a fresh allocator of one loaded module for each simulation.
@@ -373,6 +377,13 @@ impl Policy for Hosted {
         }
         let off = self.call(mem, |h, c| h.malloc(size, c))?;
         let base = self.base.unwrap_or_default();
+        let lo = self.heap.get_mut().heap_start();
+        mem.note(|| Decision::Call {
+            call: "mm_malloc",
+            ptr: None,
+            size: Some(size),
+            returned: off.map(|o| lo + o),
+        });
         match off {
             Some(off) => Ok(base + off),
             None => Err(Hosted::null(
@@ -390,7 +401,15 @@ impl Policy for Hosted {
         _thread: u32,
     ) -> Result<(), AllocError> {
         let base = self.base(mem)?;
-        self.call(mem, |h, c| h.free(block.addr - base, block.size, c))
+        self.call(mem, |h, c| h.free(block.addr - base, block.size, c))?;
+        let lo = self.heap.get_mut().heap_start();
+        mem.note(|| Decision::Call {
+            call: "mm_free",
+            ptr: Some(lo + block.addr - base),
+            size: None,
+            returned: None,
+        });
+        Ok(())
     }
 
     fn realloc_checked<P: PageProvider>(
@@ -405,6 +424,13 @@ impl Policy for Hosted {
         let off = self.call(mem, |h, c| {
             h.realloc(block.addr - base, block.size, new_size, c)
         })?;
+        let lo = self.heap.get_mut().heap_start();
+        mem.note(|| Decision::Call {
+            call: "mm_realloc",
+            ptr: Some(lo + block.addr - base),
+            size: Some(new_size),
+            returned: off.map(|o| lo + o),
+        });
         match off {
             Some(off) => Ok(base + off),
             None => Err(Hosted::null(
