@@ -15,6 +15,7 @@ import {
   HEAPLAB_BIN,
   RESULTS_DIR,
   RUN_TIMEOUT_MS,
+  clickRun,
   errorText,
   heaplabJson,
   heaplabText,
@@ -140,6 +141,24 @@ describe('your own allocator in the page', () => {
     assert.equal(await loaded(named.page, file), 'done', await errorText(named.page));
     assert.deepEqual((await results(named.page)).reports, reports);
     await named.page.close();
+  });
+
+  it('names a planted bug at its event and call, keeps what it showed, and runs on', async () => {
+    const file = path.join(scratch, 'outside.wasm');
+    const bugs = fileURLToPath(new URL('../../crates/heaplab-mm/tests/c/bugs.c', import.meta.url));
+    await run(HEAPLAB_BIN, ['mm', 'build', bugs, '--cflag', '-DBUG_OUTSIDE=1', '-o', file]);
+    const { page } = await openPage(START);
+    assert.equal(await ranOnOpen(page), 'done');
+    const table = await page.textContent('#summary');
+    assert.equal(await loaded(page, file), 'error');
+    assert.match(await errorText(page), /^Policy 2 \(outside\.wasm\): .*event 2: mm_malloc\(\d+\) returned \[0x[0-9a-f]+, 0x[0-9a-f]+\), which is not inside the heap/);
+    // The results of the run before stay on screen.
+    assert.equal(await page.textContent('#summary'), table);
+    // The worker that failed is replaced: without the module, the page runs again.
+    await page.click('.policy:nth-of-type(2) .remove-policy');
+    assert.equal(await clickRun(page), 'done', await errorText(page));
+    assert.equal((await results(page)).reports.length, 1);
+    await page.close();
   });
 
   it('refuses a bad module with its reason and keeps what it showed', async () => {

@@ -288,13 +288,28 @@ impl<P: PageProvider> Books<P> {
         Ok(())
     }
 
+    /// A failed event as the run reports it. A policy that can say which live block the
+    /// failure was about (your own allocator's payload over a live one) has that block
+    /// named by its id too, as the trace knows it.
+    #[cold]
+    #[inline(never)]
+    fn failed<Q: Policy>(&self, policy: &Q, event: u64, mut message: String) -> SimError {
+        let block = policy.failed_on();
+        if let Some((id, _)) = block.and_then(|addr| self.live.iter().find(|(_, b)| b.addr == addr))
+        {
+            message.push_str(&format!(", the trace's block id {id}"));
+        }
+        SimError { event, message }
+    }
+
     /// Carries out one event with the policy as its own family.
     #[inline]
     fn apply<Q: Policy>(&mut self, policy: &mut Q, event: &Event) -> Result<(), SimError> {
         self.events += 1;
         let n = self.events;
-        self.step(policy, event)
-            .map_err(|message| SimError { event: n, message })?;
+        if let Err(message) = self.step(policy, event) {
+            return Err(self.failed(policy, n, message));
+        }
         policy.tick(&mut self.mem, n).map_err(|e| SimError {
             event: n,
             message: e.to_string(),

@@ -45,6 +45,8 @@ pub struct Allocator {
     live: BTreeMap<u64, u64>,
     /// The memory's size in bytes after the last call, which only `mem_sbrk` may change.
     memory_bytes: u64,
+    /// The live payload (module address) the last failed check was about, if any.
+    failed_on: Option<u64>,
 }
 
 impl std::fmt::Debug for Allocator {
@@ -109,6 +111,7 @@ impl Allocator {
             calls: 0,
             live: BTreeMap::new(),
             memory_bytes,
+            failed_on: None,
         };
         let status = me.run("mm_init()", |a| init.call(&mut a.store, ()))?;
         if status < 0 {
@@ -181,7 +184,7 @@ impl Allocator {
 
     /// Checks a payload the allocator just handed out, against every rule but the
     /// contents.
-    fn check_payload(&self, call: &str, p: u64, size: u64) -> Result<(), String> {
+    fn check_payload(&mut self, call: &str, p: u64, size: u64) -> Result<(), String> {
         if !p.is_multiple_of(self.align) {
             return Err(format!(
                 "{call} returned {p:#x}, which is not aligned to {} bytes",
@@ -200,6 +203,7 @@ impl Allocator {
         let after = self.live.range(p..).next();
         for (&q, &n) in before.into_iter().chain(after) {
             if q < p + size.max(1) && p < q + n.max(1) {
+                self.failed_on = Some(q);
                 return Err(format!(
                     "{call} returned [{p:#x}, {:#x}), which overlaps the live block [{q:#x}, \
                      {:#x})",
@@ -334,6 +338,7 @@ fn wasm32_size(call: &str, size: u64) -> Result<i32, String> {
 
 impl HostedHeap for Allocator {
     fn malloc(&mut self, size: u64, heap: &mut dyn HeapChanges) -> Result<Option<u64>, String> {
+        self.failed_on = None;
         let call = format!("mm_malloc({size})");
         let n = wasm32_size(&call, size)?;
         let malloc = self.malloc;
@@ -368,6 +373,7 @@ impl HostedHeap for Allocator {
         size: u64,
         heap: &mut dyn HeapChanges,
     ) -> Result<Option<u64>, String> {
+        self.failed_on = None;
         let p = self.ptr(offset);
         let call = format!("mm_realloc({p:#x}, {size})");
         let n = wasm32_size(&call, size)?;
@@ -427,6 +433,10 @@ impl HostedHeap for Allocator {
 
     fn heap_start(&self) -> u64 {
         self.heap_lo()
+    }
+
+    fn failed_on(&self) -> Option<u64> {
+        self.failed_on.map(|p| p - self.heap_lo())
     }
 
     fn check_heap(&mut self) -> Result<(), String> {

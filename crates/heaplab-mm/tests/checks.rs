@@ -61,6 +61,8 @@ fn a_payload_over_a_live_block_is_caught() {
     let e = failure("BUG_OVERLAP", &allocs(3), &[]);
     contains(&e, "event 2: mm_malloc(24) returned [0x");
     contains(&e, "which overlaps the live block [0x");
+    // The block is named as the trace names it, too.
+    contains(&e, "), the trace's block id 0");
 }
 
 #[test]

@@ -153,6 +153,10 @@ pub trait HostedHeap: fmt::Debug + Send {
     /// The module's own address of the heap's first byte (`mem_heap_lo()`), so that an
     /// explanation names the pointers the allocator returned as its own `printf` would.
     fn heap_start(&self) -> u64;
+
+    /// The live payload the last failed call was about, in heap offsets, if it was about
+    /// one: the block a new payload overlaps. The run names it by its id.
+    fn failed_on(&self) -> Option<u64>;
 }
 
 /// Builds a fresh allocator of one loaded module for each simulation.
@@ -197,6 +201,8 @@ pub struct Hosted {
     base: Option<Addr>,
     /// Bytes from the heap's start that are committed: the break, rounded up to a page.
     committed_end: u64,
+    /// heaplab's address of the live block the last failed call was about, if any.
+    failed_on: Option<Addr>,
 }
 
 impl fmt::Debug for Hosted {
@@ -246,6 +252,7 @@ impl Hosted {
             max_heap: knobs.max_heap.div_ceil(page_size) * page_size,
             base: None,
             committed_end: 0,
+            failed_on: None,
         })
     }
 
@@ -277,7 +284,12 @@ impl Hosted {
             committed_end: &mut self.committed_end,
         };
         let heap = self.heap.get_mut();
-        f(heap.as_mut(), &mut changes).map_err(AllocError::Hosted)
+        let out = f(heap.as_mut(), &mut changes);
+        self.failed_on = out
+            .is_err()
+            .then(|| heap.failed_on().map(|offset| base + offset))
+            .flatten();
+        out.map_err(AllocError::Hosted)
     }
 
     fn null(call: String, heap_end: u64, max_heap: u64) -> AllocError {
@@ -444,6 +456,10 @@ impl Policy for Hosted {
     fn extra_counters(&self) -> Vec<(&'static str, u64)> {
         // The heap size malloc lab's utilisation divides by.
         vec![("mem_heapsize", self.heap.borrow().heap_size())]
+    }
+
+    fn failed_on(&self) -> Option<Addr> {
+        self.failed_on
     }
 
     fn metadata_bytes(&self) -> u64 {

@@ -268,6 +268,13 @@ pub trait Policy {
     /// teaching mode only; a policy without such units leaves `out` alone.
     fn regions(&self, _out: &mut Vec<Region>) {}
 
+    /// The address of the live block the last failed call was about, when the policy
+    /// can say: your own allocator's payload that overlaps one, which the run then names
+    /// by its id. Asked only once a call has failed.
+    fn failed_on(&self) -> Option<Addr> {
+        None
+    }
+
     /// How the policy laid out the live block of `size` bytes it handed out at `addr`
     /// (see [`BlockLayout`]), or `None` where it cannot say exactly. For teaching mode's
     /// block map only, never on the event path; slow is fine.
@@ -534,6 +541,10 @@ impl Policy for AnyPolicy {
 
     fn free_pieces(&self, out: &mut Vec<FreePiece>) -> bool {
         dispatch!(self, p => p.free_pieces(out))
+    }
+
+    fn failed_on(&self) -> Option<Addr> {
+        dispatch!(self, p => p.failed_on())
     }
 
     fn regions(&self, out: &mut Vec<Region>) {
