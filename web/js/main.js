@@ -246,6 +246,7 @@ async function loadModule(file) {
   }
   if (awaited) refreshModuleMenus();
   else showModuleCard(info.sha256);
+  refreshSweepMenus();
   linkFollowsForm();
   setStatus(`Loaded your allocator ${info.name} (${formatCount(info.bytes)} bytes).`);
   if (modules.missingModules().length === 0) restart();

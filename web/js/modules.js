@@ -5,7 +5,7 @@
 // by name, size and SHA-256, the page waiting for the file). Nothing here checks a
 // module: the workers do that with the interpreter's own build (runner.checkModule).
 
-import { link_module_bytes, link_module_ref } from '../pkg/heaplab_wasm.js';
+import { link_module_bytes, link_module_named, link_module_ref } from '../pkg/heaplab_wasm.js';
 import { FieldError } from './dom.js';
 
 // sha256 -> { name, size, sha256, bytes, ref }: `bytes` a Uint8Array, or null while a
@@ -112,6 +112,7 @@ export function namedOnly(refs) {
 export function fromLink(refs) {
   for (const ref of refs ?? []) {
     if (known.get(ref.sha256)?.bytes) continue;
+    link_module_named(ref);
     const bytes = ref.base64 ? link_module_bytes(ref, undefined) : null;
     known.set(ref.sha256, { name: ref.name, size: ref.bytes, sha256: ref.sha256, bytes, ref });
   }

@@ -111,6 +111,30 @@ describe('your own allocator in the page', () => {
     await page.close();
   });
 
+  it('sweeps a knob of the module as heaplab sweep does', async () => {
+    const file = await built('segregated');
+    const { page, problems } = await openPage(START);
+    assert.equal(await ranOnOpen(page), 'done');
+    assert.equal(await loaded(page, file), 'done', await errorText(page));
+    await page.selectOption('#sweep-config', '1');
+    await page.selectOption('#sweep-param', 'max_heap');
+    await page.fill('#sweep-values', '512K..2M');
+    await page.selectOption('#sweep-metric', 'peak_reserved_bytes');
+    await page.evaluate(() => {
+      document.body.dataset.state = 'before-sweep';
+    });
+    await page.click('#run-sweep');
+    await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, { timeout: RUN_TIMEOUT_MS });
+    assert.equal(await page.evaluate(() => document.body.dataset.state), 'done', await errorText(page));
+    const sweep = await page.evaluate(() => window.heaplabSweep);
+    assert.deepEqual(sweep.points.map((point) => point.metrics.peak_reserved_bytes), [524288, 1048576, 2097152]);
+    const link = await page.evaluate(() => window.heaplabLink);
+    assert.deepStrictEqual(await heaplabJson(['sweep', '--link', link, '--json']), sweep);
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'module-sweep.png') });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   it('opens a link that carries the module, and one that names it waits for the file', async () => {
     const file = await built('implicit');
     const first = await openPage(START);

@@ -241,3 +241,32 @@ fn a_link_carries_a_small_module_and_names_a_large_one() {
     std::fs::copy(d.join("big.wasm"), elsewhere.join("big.wasm")).unwrap();
     ok(&heaplab_in(&elsewhere, &["run", "--link", url.trim()]));
 }
+
+#[test]
+fn a_sweep_link_carries_the_module_it_sweeps() {
+    let d = dir("sweep-link");
+    build_implicit(&d);
+    let args = [
+        "-w",
+        "binary",
+        "--scale",
+        "0.1",
+        "-p",
+        "mm.wasm",
+        "--vary",
+        "max_heap=1M,2M",
+    ];
+    let here = json_of(&heaplab_in(
+        &d,
+        &[&["sweep"][..], &args, &["--json"]].concat(),
+    ));
+    let url = ok(&heaplab_in(&d, &[&["link", "--sweep"][..], &args].concat()));
+    // Opened where there is no module file, the sweep's link brings its own.
+    let elsewhere = dir("sweep-link-elsewhere");
+    let there = json_of(&heaplab_in(
+        &elsewhere,
+        &["sweep", "--link", url.trim(), "--json"],
+    ));
+    assert_eq!(here["points"].as_array().map(Vec::len), Some(2), "{here}");
+    assert_eq!(there["points"], here["points"]);
+}

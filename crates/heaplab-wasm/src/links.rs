@@ -58,9 +58,22 @@ pub fn link_embedded_text_limit() -> usize {
 
 /// The reference a link names the allocator module file `name` holding `bytes` by: its
 /// name, size and SHA-256, with the module itself when it is small enough to travel.
+/// From then on labels made here name the module by `name`, as the workers that run it
+/// do.
 #[wasm_bindgen]
 pub fn link_module_ref(name: &str, bytes: &[u8]) -> Result<JsValue, JsError> {
-    to_js(&ModuleRef::of(name, bytes))
+    let module = ModuleRef::of(name, bytes);
+    heaplab_core::policy::hosted::register_name(&module.sha256, &module.name);
+    to_js(&module)
+}
+
+/// Labels made here name the module a link names (`{name, sha256, ...}`, a `ModuleRef`)
+/// by its file, before its bytes are at hand.
+#[wasm_bindgen]
+pub fn link_module_named(module: JsValue) -> Result<(), JsError> {
+    let module: ModuleRef = from_js(module, "module")?;
+    heaplab_core::policy::hosted::register_name(&module.sha256, &module.name);
+    Ok(())
 }
 
 /// The bytes of a module a link names: the ones it carries, or `file` (what the person

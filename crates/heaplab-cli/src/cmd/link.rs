@@ -20,11 +20,13 @@ pub fn run(args: LinkArgs) -> Result<(), CliError> {
     } else if args.sweep {
         // A misspelt --metric is named as `heaplab sweep` names it.
         crate::output::sweep::metrics(&args.metric, "peak_resident_bytes")?;
-        input::sweep::from_flags(&args.input, &args.vary, args.metric.first())?
+        let sweep = input::sweep::from_flags(&args.input, &args.vary, args.metric.first())?
             .plotting(args.metric.get(1..).unwrap_or_default())
-            .map_err(|e| CliError::input(format!("--metric: {e}")))?
-            .link_state()
-            .map_err(|e| CliError::input(e.message))?
+            .map_err(|e| CliError::input(format!("--metric: {e}")))?;
+        let mut state = sweep.link_state().map_err(|e| CliError::input(e.message))?;
+        // A sweep of your own allocator's knobs carries the module as a run's link does.
+        state.modules = module_refs(std::slice::from_ref(&sweep.base));
+        state
     } else if let Some(url) = &args.input.link {
         // An older link comes out in today's form.
         link::decode(url).map_err(|e| CliError::input(e.message))?

@@ -31,6 +31,7 @@ pub fn run(args: SweepArgs) -> Result<(), CliError> {
                 ));
             }
             let state = link::decode(url).map_err(|e| CliError::input(e.message))?;
+            crate::input::link::load_modules(&state)?;
             Sweep::from_link(&state).map_err(|e| CliError::input(e.message))?
         }
         None => input::sweep::from_flags(&args.input, &args.vary, args.metric.first())?,

@@ -73,7 +73,7 @@ pub fn linked(url: &str, points: Option<usize>) -> Result<Linked, CliError> {
 
 /// Loads the allocator modules a link carries or names (a named one from the current
 /// folder, as a trace is), so that its configurations run them.
-fn load_modules(state: &LinkState) -> Result<(), CliError> {
+pub fn load_modules(state: &LinkState) -> Result<(), CliError> {
     for m in &state.modules {
         let wasm = m
             .resolve(|| {

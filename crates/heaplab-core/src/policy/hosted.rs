@@ -185,9 +185,28 @@ fn factory(sha256: &str) -> Option<Arc<dyn HostedFactory>> {
     map.get(&sha256.to_ascii_lowercase()).cloned()
 }
 
-/// The name of the registered module with this SHA-256, for labels.
+/// The names of modules known without being runnable here: the page's own thread holds
+/// a module's bytes and its name but leaves running it to its workers, and labels made
+/// there (a sweep's report) name the module by its file all the same.
+fn names() -> &'static Mutex<BTreeMap<String, String>> {
+    static NAMES: OnceLock<Mutex<BTreeMap<String, String>>> = OnceLock::new();
+    NAMES.get_or_init(Default::default)
+}
+
+/// Names the module with SHA-256 `sha256` (hex) `name` in labels, without making it
+/// runnable.
+pub fn register_name(sha256: &str, name: &str) {
+    let mut map = names().lock().unwrap_or_else(|e| e.into_inner());
+    map.insert(sha256.to_ascii_lowercase(), name.to_string());
+}
+
+/// The name of the registered (or only named) module with this SHA-256, for labels.
 pub fn name_of(sha256: &str) -> Option<String> {
-    factory(sha256).map(|f| f.name().to_string())
+    if let Some(f) = factory(sha256) {
+        return Some(f.name().to_string());
+    }
+    let map = names().lock().unwrap_or_else(|e| e.into_inner());
+    map.get(&sha256.to_ascii_lowercase()).cloned()
 }
 
 /// A hosted allocator over one reservation of heaplab's pages.
