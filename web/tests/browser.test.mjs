@@ -26,6 +26,7 @@ import {
   scratch,
   settled,
   summaryFields,
+  sweepFromForm,
   useBrowser,
   v1Link,
   v2Link,
@@ -954,15 +955,8 @@ describe('heaplab page', () => {
     await page.selectOption('#workload', 'tree_churn');
     await page.fill('.workload [data-param="scale"]', '0.01');
     await page.selectOption('.policy select.family', 'bump');
-    await page.selectOption('#sweep-param', 'slab_size');
-    await page.fill('#sweep-values', '4K..64K');
-    await page.selectOption('#sweep-metric', 'page_ops');
-    await page.evaluate(() => {
-      document.body.dataset.state = 'before-sweep';
-    });
-    await page.click('#run-sweep');
-    await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, { timeout: RUN_TIMEOUT_MS });
-    assert.equal(await page.evaluate(() => document.body.dataset.state), 'done', await errorText(page));
+    const swept = await sweepFromForm(page, { param: 'slab_size', values: '4K..64K', metric: 'page_ops' });
+    assert.equal(swept, 'done', await errorText(page));
     const sweep = await page.evaluate(() => window.heaplabSweep);
     assert.deepEqual(sweep.points.map((point) => point.values[0]), [4096, 8192, 16384, 32768, 65536]);
     // The page's link holds the sweep, and the CLI runs it to the same object.

@@ -24,6 +24,7 @@ import {
   results,
   run,
   scratch,
+  sweepFromForm,
   useBrowser,
   v2Link,
 } from './support.mjs';
@@ -55,13 +56,19 @@ async function loaded(page, file) {
   return page.evaluate(() => document.body.dataset.state);
 }
 
+/** The page on START, run, with module `file` loaded beside its preset and run. */
+async function pageWithModule(file) {
+  const opened = await openPage(START);
+  assert.equal(await ranOnOpen(opened.page), 'done', await errorText(opened.page));
+  assert.equal(await loaded(opened.page, file), 'done', await errorText(opened.page));
+  return opened;
+}
+
 describe('your own allocator in the page', () => {
   for (const name of EXAMPLES) {
     it(`runs the ${name} example beside a preset exactly as the CLI does`, async () => {
       const file = await built(name);
-      const { page, problems } = await openPage(START);
-      assert.equal(await ranOnOpen(page), 'done', await errorText(page));
-      assert.equal(await loaded(page, file), 'done', await errorText(page));
+      const { page, problems } = await pageWithModule(file);
       const { reports, configs } = await results(page);
       assert.equal(configs.length, 2);
       assert.equal(configs[1].policy.family, 'module');
@@ -90,9 +97,7 @@ describe('your own allocator in the page', () => {
 
   it('steps through the module in teaching mode, each line naming the call, as `heaplab explain` does', async () => {
     const file = await built('implicit');
-    const { page, problems } = await openPage(START);
-    assert.equal(await ranOnOpen(page), 'done');
-    assert.equal(await loaded(page, file), 'done', await errorText(page));
+    const { page, problems } = await pageWithModule(file);
     const explained = (await heaplabText(['explain', '-w', 'binary', '--scale', '0.2', '-p', file])).trim().split('\n');
     await page.click('#teach-open');
     await page.waitForFunction(() => window.heaplabTeach?.events > 0, null, { timeout: RUN_TIMEOUT_MS });
@@ -113,19 +118,10 @@ describe('your own allocator in the page', () => {
 
   it('sweeps a knob of the module as heaplab sweep does', async () => {
     const file = await built('segregated');
-    const { page, problems } = await openPage(START);
-    assert.equal(await ranOnOpen(page), 'done');
-    assert.equal(await loaded(page, file), 'done', await errorText(page));
+    const { page, problems } = await pageWithModule(file);
     await page.selectOption('#sweep-config', '1');
-    await page.selectOption('#sweep-param', 'max_heap');
-    await page.fill('#sweep-values', '512K..2M');
-    await page.selectOption('#sweep-metric', 'peak_reserved_bytes');
-    await page.evaluate(() => {
-      document.body.dataset.state = 'before-sweep';
-    });
-    await page.click('#run-sweep');
-    await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, { timeout: RUN_TIMEOUT_MS });
-    assert.equal(await page.evaluate(() => document.body.dataset.state), 'done', await errorText(page));
+    const swept = await sweepFromForm(page, { param: 'max_heap', values: '512K..2M', metric: 'peak_reserved_bytes' });
+    assert.equal(swept, 'done', await errorText(page));
     const sweep = await page.evaluate(() => window.heaplabSweep);
     assert.deepEqual(sweep.points.map((point) => point.metrics.peak_reserved_bytes), [524288, 1048576, 2097152]);
     const link = await page.evaluate(() => window.heaplabLink);
@@ -137,9 +133,7 @@ describe('your own allocator in the page', () => {
 
   it('opens a link that carries the module, and one that names it waits for the file', async () => {
     const file = await built('implicit');
-    const first = await openPage(START);
-    assert.equal(await ranOnOpen(first.page), 'done');
-    assert.equal(await loaded(first.page, file), 'done', await errorText(first.page));
+    const first = await pageWithModule(file);
     const link = await first.page.evaluate(() => window.heaplabLink);
     const { reports } = await results(first.page);
     await first.page.close();

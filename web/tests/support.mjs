@@ -203,6 +203,22 @@ export async function settled(page) {
   );
 }
 
+/**
+ * Fills the sweep form (`param`, `values`, `metric`) and presses "Run sweep"; returns the
+ * state the page settles in, "done" or "error".
+ */
+export async function sweepFromForm(page, { param, values, metric }) {
+  await page.selectOption('#sweep-param', param);
+  await page.fill('#sweep-values', values);
+  await page.selectOption('#sweep-metric', metric);
+  await page.evaluate(() => {
+    document.body.dataset.state = 'before-sweep';
+  });
+  await page.click('#run-sweep');
+  await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, { timeout: RUN_TIMEOUT_MS });
+  return page.evaluate(() => document.body.dataset.state);
+}
+
 /** Reads every RGBA colour on the chart canvas and returns how many distinct ones there are. */
 export async function chartColourCount(page) {
   return page.evaluate(() => {
