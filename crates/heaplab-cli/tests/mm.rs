@@ -125,9 +125,9 @@ fn a_student_builds_checks_and_compares_an_allocator() {
     ));
     assert!(
         text.contains(
-            "event 1: a 14,037 B (id 0): reserve 1,073,741,824 B at 0x100000000 (room for the \
-             heap to grow into: max_heap); commit 4,096 B at 0x100000000 (the heap grew: \
-             mem_sbrk)"
+            "event 1: a 14,037 B (id 0): mm_malloc(14037) → 0x20010; reserve 1,073,741,824 B \
+             at 0x100000000 (room for the heap to grow into: max_heap); commit 4,096 B at \
+             0x100000000 (the heap grew: mem_sbrk)"
         ),
         "{text}"
     );
