@@ -419,19 +419,15 @@ describe('heaplab page', () => {
     await page.close();
   });
 
-  it('says which allocator module a link needs, rather than failing on it', async () => {
-    // The page cannot run allocator modules yet: a link to one opens with a message
-    // naming the module and where the link runs.
+  it('runs a link to your own allocator that the CLI made, as the CLI runs it', async () => {
     const source = path.join(scratch, 'naive.c');
     const module = path.join(scratch, 'naive.wasm');
     await heaplabText(['mm', 'example', 'naive', '-o', source]);
     await heaplabText(['mm', 'build', source, '-o', module]);
     const link = (await heaplabText(['link', '--base-url', PAGE_URL, '-w', 'random', '-p', module])).trim();
     const { page, problems } = await openPage(link);
-    assert.match(
-      await errorText(page),
-      /This link runs your own allocator module naive\.wasm \([\d,]+ bytes\), which the page cannot run yet; run the link with `heaplab run --link`/,
-    );
+    assert.equal(await ranOnOpen(page), 'done', await errorText(page));
+    assert.deepEqual((await results(page)).reports, await heaplabJson(['run', '--link', link, '--json']));
     assert.deepEqual(problems, []);
     await page.close();
   });
