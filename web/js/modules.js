@@ -7,6 +7,7 @@
 
 import { link_module_bytes, link_module_named, link_module_ref } from '../pkg/heaplab_wasm.js';
 import { FieldError } from './dom.js';
+import { formatCount } from './format.js';
 
 // sha256 -> { name, size, sha256, bytes, ref }: `bytes` a Uint8Array, or null while a
 // link names the module and its file has not been loaded; `ref` what a link says of it.
@@ -130,6 +131,6 @@ export function modulesOfLink(configs) {
 export function waitingNote() {
   const waiting = missingModules();
   if (waiting.length === 0) return null;
-  const names = waiting.map((module) => `${module.name} (${module.size.toLocaleString('en-US')} bytes)`).join(' and ');
+  const names = waiting.map((module) => `${module.name} (${formatCount(module.size)} bytes)`).join(' and ');
   return `This link runs your allocator ${names}, which it names without carrying: load the file with "Your allocator…" to run it.`;
 }

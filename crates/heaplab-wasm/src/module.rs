@@ -40,12 +40,6 @@ pub fn module_load(name: &str, bytes: &[u8]) -> Result<JsValue, JsError> {
     })
 }
 
-/// Whether the module with this SHA-256 is registered here.
-#[wasm_bindgen]
-pub fn module_loaded(sha256: &str) -> bool {
-    AllocatorModule::loaded(sha256).is_some()
-}
-
 fn sha_of(bytes: &[u8]) -> Option<String> {
     heaplab_app::link::trace_ref("", bytes).sha256
 }
