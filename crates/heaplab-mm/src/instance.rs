@@ -11,10 +11,11 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use heaplab_core::policy::hosted::{self, HeapChanges, HostedFactory, HostedHeap, Knobs};
-use wasmi::{Func, Linker, Memory, Store, TypedFunc, Val};
 
-use crate::host::{self, Host, PageOp};
+use crate::host::{Host, PageOp};
 use crate::module::AllocatorModule;
+use crate::native::WasmiRuntime;
+use crate::runtime::{lock, Entry, Runtime, SharedHost, Stop};
 
 /// A byte of the pattern written into the payload at `addr`: it differs from block to
 /// block and from byte to byte, so a block written over by another, or moved without
@@ -24,15 +25,16 @@ fn pattern(addr: u64, i: u64) -> u8 {
     ((addr >> 3) as u8).wrapping_mul(31).wrapping_add(i as u8) ^ 0x5a
 }
 
-/// An instance of an allocator module, with the live payloads it handed out.
-pub struct Allocator {
+/// An instance of an allocator module in a runtime (the interpreter natively, see
+/// [`crate::runtime`]), with the live payloads it handed out.
+pub struct Allocator<R: Runtime = WasmiRuntime> {
     module: Arc<AllocatorModule>,
-    store: Store<Host>,
-    memory: Memory,
-    malloc: TypedFunc<i32, i32>,
-    free: TypedFunc<i32, ()>,
-    realloc: TypedFunc<(i32, i32), i32>,
-    checkheap: Option<Func>,
+    runtime: R,
+    host: SharedHost,
+    /// The heap's first byte, a module address.
+    heap_lo: u64,
+    /// Room for a payload's bytes while they are written or compared.
+    scratch: Vec<u8>,
     budget: u64,
     align: u64,
     /// Whether payloads are checked (see [`Knobs::checks`]).
@@ -49,7 +51,7 @@ pub struct Allocator {
     failed_on: Option<u64>,
 }
 
-impl std::fmt::Debug for Allocator {
+impl<R: Runtime> std::fmt::Debug for Allocator<R> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Allocator")
             .field("module", &self.module.name)
@@ -58,52 +60,34 @@ impl std::fmt::Debug for Allocator {
     }
 }
 
-impl Allocator {
-    /// Instantiates the module and calls `mm_init`.
+impl Allocator<WasmiRuntime> {
+    /// Instantiates the module in the interpreter and calls `mm_init`.
     pub fn new(module: Arc<AllocatorModule>, knobs: &Knobs) -> Result<Allocator, String> {
+        Allocator::start(module, knobs, WasmiRuntime::new)
+    }
+}
+
+impl<R: Runtime> Allocator<R> {
+    /// Instantiates the module with `instantiate` over a fresh heap, and calls `mm_init`.
+    pub fn start(
+        module: Arc<AllocatorModule>,
+        knobs: &Knobs,
+        instantiate: impl FnOnce(&AllocatorModule, SharedHost) -> Result<R, String>,
+    ) -> Result<Allocator<R>, String> {
         let name = module.name.clone();
-        let mut host = Host::new(knobs.max_heap, 4096);
         // The heap starts where the module's own memory ends: set before instantiation,
         // since a start function may already call mem_sbrk.
-        host.heap_lo = match module.module.get_export("memory") {
-            Some(wasmi::ExternType::Memory(ty)) => ty.minimum() * 65536,
-            _ => return Err(format!("{name} does not export its memory")),
-        };
-        let mut store = Store::new(&module.engine, host);
-        let mut linker = Linker::new(&module.engine);
-        host::link(&mut linker).map_err(|e| format!("{name}: {e}"))?;
-        store
-            .set_fuel(knobs.budget)
-            .map_err(|e| format!("{name}: {e}"))?;
-        let instance = linker
-            .instantiate_and_start(&mut store, &module.module)
-            .map_err(|e| format!("{name} could not start: {}", describe(&e, knobs.budget)))?;
-        let memory = instance
-            .get_memory(&store, "memory")
-            .ok_or_else(|| format!("{name} does not export its memory"))?;
-        let typed = |e: wasmi::Error| format!("{name}: {e}");
-        let init = instance
-            .get_typed_func::<(), i32>(&store, "mm_init")
-            .map_err(typed)?;
-        let malloc = instance
-            .get_typed_func::<i32, i32>(&store, "mm_malloc")
-            .map_err(typed)?;
-        let free = instance
-            .get_typed_func::<i32, ()>(&store, "mm_free")
-            .map_err(typed)?;
-        let realloc = instance
-            .get_typed_func::<(i32, i32), i32>(&store, "mm_realloc")
-            .map_err(typed)?;
-        let checkheap = instance.get_func(&store, "mm_checkheap");
-        let memory_bytes = memory.data_size(&store) as u64;
+        let heap_lo = module.initial_memory;
+        let host = Arc::new(Mutex::new(Host::new(heap_lo, knobs.max_heap, 4096)));
+        let mut runtime = instantiate(&module, host.clone())?;
+        runtime.set_budget(knobs.budget);
+        let memory_bytes = runtime.bytes();
         let mut me = Allocator {
             module,
-            store,
-            memory,
-            malloc,
-            free,
-            realloc,
-            checkheap,
+            runtime,
+            host,
+            heap_lo,
+            scratch: Vec::new(),
             budget: knobs.budget,
             align: knobs.align,
             checks: knobs.checks,
@@ -113,7 +97,7 @@ impl Allocator {
             memory_bytes,
             failed_on: None,
         };
-        let status = me.run("mm_init()", |a| init.call(&mut a.store, ()))?;
+        let status = me.run("mm_init()", Entry::Init, &[])?;
         if status < 0 {
             return Err(format!(
                 "{name}: mm_init() returned {status}, which means it failed"
@@ -123,31 +107,28 @@ impl Allocator {
     }
 
     fn heap_lo(&self) -> u64 {
-        self.store.data().heap_lo
+        self.heap_lo
+    }
+
+    fn brk(&self) -> u64 {
+        lock(&self.host).brk
     }
 
     fn heap_end(&self) -> u64 {
-        self.heap_lo() + self.store.data().brk
+        self.heap_lo + self.brk()
     }
 
     /// Runs one call into the module with a fresh budget, and says what went wrong if it
     /// did not return.
-    fn run<R>(
-        &mut self,
-        call: &str,
-        f: impl FnOnce(&mut Allocator) -> Result<R, wasmi::Error>,
-    ) -> Result<R, String> {
-        self.store
-            .set_fuel(self.budget)
-            .map_err(|e| e.to_string())?;
-        let out = f(self).map_err(|e| {
+    fn run(&mut self, call: &str, entry: Entry, args: &[i32]) -> Result<i32, String> {
+        let out = self.runtime.call(entry, args).map_err(|e| {
             let mut msg = format!("{call} {}", describe(&e, self.budget));
-            if let Some(line) = self.store.data().last_line() {
+            if let Some(line) = lock(&self.host).last_line() {
                 msg.push_str(&format!("; it printed: {line}"));
             }
             msg
         })?;
-        let bytes = self.memory.data_size(&self.store) as u64;
+        let bytes = self.runtime.bytes();
         let grown_to = self.heap_end().max(self.memory_bytes);
         if bytes > grown_to.div_ceil(65536) * 65536 {
             return Err(format!(
@@ -172,7 +153,8 @@ impl Allocator {
 
     /// Passes the page operations of the calls so far on to heaplab's page map.
     fn flush(&mut self, heap: &mut dyn HeapChanges) -> Result<(), String> {
-        for op in std::mem::take(&mut self.store.data_mut().ops) {
+        let ops = std::mem::take(&mut lock(&self.host).ops);
+        for op in ops {
             match op {
                 PageOp::Grew(end) => heap.grew(end)?,
                 PageOp::Decommit(off, bytes) => heap.decommitted(off, bytes)?,
@@ -216,18 +198,20 @@ impl Allocator {
     }
 
     fn write_pattern(&mut self, p: u64, size: u64) {
-        let data = self.memory.data_mut(&mut self.store);
-        for (i, b) in data[p as usize..(p + size) as usize].iter_mut().enumerate() {
-            *b = pattern(p, i as u64);
-        }
+        self.scratch.clear();
+        self.scratch.extend((0..size).map(|i| pattern(p, i)));
+        // The payload was checked to lie inside the heap, below the memory's end.
+        self.runtime.write(p, &self.scratch);
     }
 
     /// The first byte of `[at, at + size)` that no longer holds the pattern of the block
     /// that started at `was`.
-    fn changed_byte(&self, at: u64, was: u64, size: u64) -> Option<u64> {
-        let data = self.memory.data(&self.store);
-        let bytes = data.get(at as usize..(at + size) as usize)?;
-        bytes
+    fn changed_byte(&mut self, at: u64, was: u64, size: u64) -> Option<u64> {
+        self.scratch.resize(size as usize, 0);
+        if !self.runtime.read(at, &mut self.scratch) {
+            return None;
+        }
+        self.scratch
             .iter()
             .enumerate()
             .position(|(i, &b)| b != pattern(was, i as u64))
@@ -235,7 +219,7 @@ impl Allocator {
     }
 
     fn ptr(&self, offset: u64) -> u64 {
-        self.heap_lo() + offset
+        self.heap_lo + offset
     }
 }
 
@@ -243,8 +227,17 @@ impl AllocatorModule {
     /// Makes the module available to every config that names its SHA-256: each
     /// simulation of one then gets a fresh [`Allocator`].
     pub fn register(self) -> Arc<AllocatorModule> {
+        self.register_with(|me| Arc::new(Factory(me)))
+    }
+
+    /// Registers the module with the factory `make` gives for it: how another runtime
+    /// (the page's browser engine) makes its allocators.
+    pub fn register_with(
+        self,
+        make: impl FnOnce(Arc<AllocatorModule>) -> Arc<dyn HostedFactory>,
+    ) -> Arc<AllocatorModule> {
         let me = Arc::new(self);
-        hosted::register(&me.sha256, Arc::new(Factory(me.clone())));
+        hosted::register(&me.sha256, make(me.clone()));
         loaded_modules()
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -280,30 +273,28 @@ impl HostedFactory for Factory {
 }
 
 /// What a failed call did, in a few words after the call.
-fn describe(e: &wasmi::Error, budget: u64) -> String {
-    if let Some(code) = e.i32_exit_status() {
-        return format!("called exit({code})");
-    }
-    match e.as_trap_code() {
-        Some(wasmi::TrapCode::OutOfFuel) => format!(
+pub(crate) fn describe(stop: &Stop, budget: u64) -> String {
+    match stop {
+        Stop::Exit(code) => format!("called exit({code})"),
+        Stop::OutOfFuel => format!(
             "ran past its budget of {budget} units of fuel (policy.params.budget) and was \
              stopped: an endless loop?"
         ),
-        Some(code) => format!("trapped: {code}"),
-        None => format!("failed: {e}"),
+        Stop::Trap(why) => format!("trapped: {why}"),
     }
 }
 
-impl Allocator {
+impl<R: Runtime> Allocator<R> {
     /// One call into the module, its page operations passed on, and the heap check
     /// after it when one is due.
-    fn call<R>(
+    fn call(
         &mut self,
         call: &str,
         heap: &mut dyn HeapChanges,
-        f: impl FnOnce(&mut Allocator) -> Result<R, wasmi::Error>,
-    ) -> Result<R, String> {
-        let out = self.run(call, f)?;
+        entry: Entry,
+        args: &[i32],
+    ) -> Result<i32, String> {
+        let out = self.run(call, entry, args)?;
         self.flush(heap)?;
         self.after_call(call)?;
         Ok(out)
@@ -311,7 +302,7 @@ impl Allocator {
 
     /// Checks that the block of `size` bytes at `p` still holds its pattern, before
     /// `call` frees or moves it.
-    fn check_intact(&self, call: &str, p: u64, size: u64) -> Result<(), String> {
+    fn check_intact(&mut self, call: &str, p: u64, size: u64) -> Result<(), String> {
         match self.changed_byte(p, p, size) {
             Some(i) => Err(format!(
                 "before {call}: byte {i} of the {size}-byte block at {p:#x} was changed while \
@@ -336,13 +327,12 @@ fn wasm32_size(call: &str, size: u64) -> Result<i32, String> {
     i32::try_from(size).map_err(|_| format!("{call}: a wasm32 allocator takes sizes below 2 GiB"))
 }
 
-impl HostedHeap for Allocator {
+impl<R: Runtime> HostedHeap for Allocator<R> {
     fn malloc(&mut self, size: u64, heap: &mut dyn HeapChanges) -> Result<Option<u64>, String> {
         self.failed_on = None;
         let call = format!("mm_malloc({size})");
         let n = wasm32_size(&call, size)?;
-        let malloc = self.malloc;
-        let p = self.call(&call, heap, |a| malloc.call(&mut a.store, n))? as u32 as u64;
+        let p = self.call(&call, heap, Entry::Malloc, &[n])? as u32 as u64;
         if !self.checks {
             return self.unchecked_offset(&call, p);
         }
@@ -362,8 +352,8 @@ impl HostedHeap for Allocator {
             self.check_intact(&call, p, size)?;
             self.live.remove(&p);
         }
-        let free = self.free;
-        self.call(&call, heap, |a| free.call(&mut a.store, p as u32 as i32))
+        self.call(&call, heap, Entry::Free, &[p as u32 as i32])
+            .map(drop)
     }
 
     fn realloc(
@@ -380,10 +370,7 @@ impl HostedHeap for Allocator {
         if self.checks {
             self.check_intact(&call, p, old_size)?;
         }
-        let realloc = self.realloc;
-        let q = self.call(&call, heap, |a| {
-            realloc.call(&mut a.store, (p as u32 as i32, n))
-        })? as u32 as u64;
+        let q = self.call(&call, heap, Entry::Realloc, &[p as u32 as i32, n])? as u32 as u64;
         if !self.checks {
             return self.unchecked_offset(&call, q);
         }
@@ -409,15 +396,13 @@ impl HostedHeap for Allocator {
     }
 
     fn free_blocks(&mut self) -> Option<Vec<(u64, u64)>> {
-        let check = self.checkheap?;
-        self.store.data_mut().reported.clear();
-        let results: &mut [Val] = &mut [Val::I32(0)][..check.ty(&self.store).results().len()];
-        self.run("mm_checkheap(0)", |a| {
-            check.call(&mut a.store, &[Val::I32(0)], results)
-        })
-        .ok()?;
-        let lo = self.heap_lo();
-        let blocks = std::mem::take(&mut self.store.data_mut().reported);
+        if !self.runtime.has(Entry::CheckHeap) {
+            return None;
+        }
+        lock(&self.host).reported.clear();
+        self.run("mm_checkheap(0)", Entry::CheckHeap, &[0]).ok()?;
+        let lo = self.heap_lo;
+        let blocks = std::mem::take(&mut lock(&self.host).reported);
         Some(
             blocks
                 .into_iter()
@@ -428,7 +413,7 @@ impl HostedHeap for Allocator {
     }
 
     fn heap_size(&self) -> u64 {
-        self.store.data().brk
+        self.brk()
     }
 
     fn heap_start(&self) -> u64 {
@@ -440,12 +425,10 @@ impl HostedHeap for Allocator {
     }
 
     fn check_heap(&mut self) -> Result<(), String> {
-        let Some(check) = self.checkheap else {
+        if !self.runtime.has(Entry::CheckHeap) {
             return Ok(());
-        };
-        let results: &mut [Val] = &mut [Val::I32(0)][..check.ty(&self.store).results().len()];
-        self.run("mm_checkheap(1)", |a| {
-            check.call(&mut a.store, &[Val::I32(1)], results)
-        })
+        }
+        self.run("mm_checkheap(1)", Entry::CheckHeap, &[1])
+            .map(drop)
     }
 }

@@ -7,14 +7,18 @@
 //! SHA-256; each simulation then gets a fresh [`Allocator`], whose calls are checked as
 //! mdriver checks them.
 //!
-//! Modules run in wasmi, an interpreter: the same code runs natively and inside the
-//! page's own WebAssembly, where a module cannot call back into the page in the middle of
-//! a call, and its fuel bounds every call the same way in both places.
+//! A module runs in a [`runtime::Runtime`]: natively in wasmi, an interpreter
+//! ([`native`]); in the page in the browser's own engine, which the page's bindings
+//! supply. Either runs the module as [`meter`] rewrote it, so its loops spend a budget
+//! the same way in both, and every check and page figure is the same code over either.
 
 pub mod compile;
-mod host;
+pub mod host;
 mod instance;
+pub mod meter;
 mod module;
+pub mod native;
+pub mod runtime;
 pub mod score;
 
 pub use instance::Allocator;

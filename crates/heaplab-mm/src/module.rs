@@ -2,6 +2,7 @@
 //! interface `memlib.h` and `heaplab.h` describe.
 
 use std::fmt;
+use std::sync::OnceLock;
 
 use heaplab_core::config::PolicyConfig;
 use heaplab_core::policy::hosted;
@@ -83,13 +84,17 @@ fn matches(ty: &FuncType, params: &[ValType], results: &[ValType]) -> bool {
     ty.params() == params && ty.results() == results
 }
 
-/// An allocator module, checked and compiled, ready to be instantiated once per run.
+/// An allocator module, checked and metered, ready to be instantiated once per run.
 pub struct AllocatorModule {
     pub(crate) name: String,
     pub(crate) sha256: String,
     pub(crate) wasm: Vec<u8>,
-    pub(crate) engine: Engine,
-    pub(crate) module: Module,
+    /// The module with its calls metered (see [`crate::meter`]): what every runtime runs.
+    metered: Vec<u8>,
+    /// The size of the module's memory before its heap grows, where the heap starts.
+    pub(crate) initial_memory: u64,
+    /// The metered module compiled for the interpreter, when it first runs there.
+    compiled: OnceLock<Result<Module, String>>,
 }
 
 impl fmt::Debug for AllocatorModule {
@@ -111,21 +116,38 @@ impl AllocatorModule {
                  one with `heaplab mm build mm.c -o mm.wasm`"
             )));
         }
-        let mut config = Config::default();
-        // Fuel bounds the work of every call, the same way natively and in the page.
-        config.consume_fuel(true);
-        let engine = Engine::new(&config);
-        let module = Module::new(&engine, wasm)
+        let module = Module::new(&Engine::default(), wasm)
             .map_err(|e| ModuleError(format!("{name} is not a valid module: {e}")))?;
         check_imports(name, &module)?;
-        check_exports(name, &module)?;
+        let initial_memory = check_exports(name, &module)?;
+        let metered = crate::meter::meter(wasm)
+            .map_err(|e| ModuleError(format!("{name} cannot be run by heaplab: {e}")))?;
         Ok(AllocatorModule {
             name: name.to_string(),
             sha256: hex(&Sha256::digest(wasm)),
             wasm: wasm.to_vec(),
-            engine,
-            module,
+            metered,
+            initial_memory,
+            compiled: OnceLock::new(),
         })
+    }
+
+    /// The module with every call metered: what a runtime instantiates.
+    pub fn metered(&self) -> &[u8] {
+        &self.metered
+    }
+
+    /// The metered module compiled for the interpreter (once).
+    pub(crate) fn metered_wasmi(&self) -> Result<&Module, String> {
+        self.compiled
+            .get_or_init(|| {
+                // Validation stays on for the rewritten module too: a fault in the meter
+                // must be an error, not undefined behaviour.
+                Module::new(&Engine::new(&Config::default()), &self.metered[..])
+                    .map_err(|e| format!("the metered module does not compile: {e}"))
+            })
+            .as_ref()
+            .map_err(Clone::clone)
     }
 
     /// The SHA-256 of the module's bytes, in hex: what a config names it by.
@@ -187,7 +209,8 @@ fn check_imports(name: &str, module: &Module) -> Result<(), ModuleError> {
     Ok(())
 }
 
-fn check_exports(name: &str, module: &Module) -> Result<(), ModuleError> {
+/// Checks the exports; the size of the memory the module starts with.
+fn check_exports(name: &str, module: &Module) -> Result<u64, ModuleError> {
     for (export, params, results, _) in EXPORTS {
         match module.get_export(export) {
             Some(ExternType::Func(ty)) if matches(&ty, params, results) => {}
@@ -212,7 +235,7 @@ fn check_exports(name: &str, module: &Module) -> Result<(), ModuleError> {
             }
         }
     }
-    match module.get_export("memory") {
+    let initial = match module.get_export("memory") {
         Some(ExternType::Memory(ty)) => {
             if ty.is_64() {
                 return Err(ModuleError(format!(
@@ -226,21 +249,22 @@ fn check_exports(name: &str, module: &Module) -> Result<(), ModuleError> {
                      the {MAX_INITIAL_MEMORY} heaplab allows"
                 )));
             }
+            initial
         }
         _ => {
             return Err(ModuleError(format!(
                 "{name} does not export its memory as \"memory\"; heaplab's heap lies in it"
             )))
         }
-    }
+    };
     // Malloc lab's versions disagree on what mm_checkheap returns, so either is taken.
     match module.get_export("mm_checkheap") {
-        None => Ok(()),
+        None => Ok(initial),
         Some(ExternType::Func(ty))
             if matches(&ty, &[ValType::I32], &[])
                 || matches(&ty, &[ValType::I32], &[ValType::I32]) =>
         {
-            Ok(())
+            Ok(initial)
         }
         Some(_) => Err(ModuleError(format!(
             "{name} exports mm_checkheap, but not as void or int mm_checkheap(int)"

@@ -227,3 +227,30 @@ fn bad_modules_are_refused_with_what_is_wrong() {
     )
     .unwrap();
 }
+
+/// The meter gives a module without globals a counter of its own, and a loop in it
+/// spends that counter, not the run: the call is stopped at its budget.
+#[test]
+fn a_module_without_globals_is_metered_too() {
+    let endless = GOOD_EXPORTS.replace(
+        "(func (export \"mm_malloc\") (param i32) (result i32) i32.const 0)",
+        "(func (export \"mm_malloc\") (param i32) (result i32) (loop $l (br $l)) i32.const 0)",
+    );
+    let bytes = wat::parse_str(format!("(module {endless})")).unwrap();
+    let m = AllocatorModule::new("endless.wasm", &bytes).unwrap();
+    let config = common::config(&m, "churn", &[("budget", Value::from(10_000))]);
+    m.register();
+    let config = config.resolve().unwrap();
+    let mut sim = Simulation::new(&config, sim_provider(&config)).unwrap();
+    let e = sim.apply(Event::alloc(0, 24)).unwrap_err().to_string();
+    contains(
+        &e,
+        "event 1: mm_malloc(24) ran past its budget of 10000 units of fuel",
+    );
+    contains(
+        &refused(&format!(
+            r#"(module (global (export "hl_fuel") i32 (i32.const 0)) {GOOD_EXPORTS})"#
+        )),
+        "it exports hl_fuel, a name heaplab keeps for itself",
+    );
+}

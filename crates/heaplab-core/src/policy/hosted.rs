@@ -91,9 +91,10 @@ knobs! {
         },
         default: "100000000",
         unit: "units",
-        doc: "Work one call may do, in the runtime's units of fuel (about one per \
-              instruction); a call that needs more is stopped and reported, so a loop that \
-              never ends cannot hang a run.",
+        doc: "Work one call may do, in units of fuel: one per instruction of each loop \
+              iteration, counted by the module itself (heaplab meters its loops when it \
+              loads it, the same natively and in the page); a call that needs more is \
+              stopped and reported, so a loop that never ends cannot hang a run.",
         zero_means: "",
     },
 }

@@ -1,0 +1,77 @@
+//! What runs a module: an engine holding one instance of the metered module (see
+//! [`crate::meter`]). heaplab has two: the interpreter natively ([`crate::native`]), and
+//! in the page the browser's own engine, which the page's bindings supply. Everything
+//! else — the checks, the heap, the page operations — is the same code over either.
+
+use crate::host::Host;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// A module's memory, as the imports and the checks reach it.
+pub trait ModuleMemory {
+    /// The memory's size in bytes.
+    fn bytes(&self) -> u64;
+
+    /// Grows the memory by `pages` module pages of 64 KiB; whether it could.
+    fn grow(&mut self, pages: u64) -> bool;
+
+    /// Copies the memory at `at` into `out`; false when that lies past its end.
+    fn read(&self, at: u64, out: &mut [u8]) -> bool;
+
+    /// Copies `bytes` into the memory at `at`; false when that lies past its end.
+    fn write(&mut self, at: u64, bytes: &[u8]) -> bool;
+}
+
+/// Malloc lab's calls, as the runtime makes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Entry {
+    Init,
+    Malloc,
+    Free,
+    Realloc,
+    CheckHeap,
+}
+
+impl Entry {
+    /// The call's name, as the module exports it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Entry::Init => "mm_init",
+            Entry::Malloc => "mm_malloc",
+            Entry::Free => "mm_free",
+            Entry::Realloc => "mm_realloc",
+            Entry::CheckHeap => "mm_checkheap",
+        }
+    }
+}
+
+/// Why a call did not return.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// It called `exit` (WASI's `proc_exit`), as a failed `assert` does.
+    Exit(i32),
+    /// It spent its budget.
+    OutOfFuel,
+    /// It trapped, for the engine's reason.
+    Trap(String),
+}
+
+/// One instance of a metered module.
+pub trait Runtime: ModuleMemory + Send {
+    /// Sets what every call starts with, in units of fuel: the runtime fills the meter's
+    /// counter ([`crate::meter::FUEL`]) with it before each call.
+    fn set_budget(&mut self, budget: u64);
+
+    /// Whether the module exports this call (`mm_checkheap` is optional).
+    fn has(&self, entry: Entry) -> bool;
+
+    /// Makes a call with its arguments; what it returned (0 for a void call).
+    fn call(&mut self, entry: Entry, args: &[i32]) -> Result<i32, Stop>;
+}
+
+/// The imports' state, shared between the runtime's imports and the checks: both are
+/// never at work at once, since a module's imports run only inside a call.
+pub type SharedHost = Arc<Mutex<Host>>;
+
+pub fn lock(host: &SharedHost) -> MutexGuard<'_, Host> {
+    host.lock().unwrap_or_else(|e| e.into_inner())
+}
