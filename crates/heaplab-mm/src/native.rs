@@ -6,7 +6,7 @@ use wasmi::{Caller, Error, Extern, Func, Global, Linker, Memory, Store, TypedFun
 use crate::host::{Host, WASM_PAGE};
 use crate::meter;
 use crate::module::AllocatorModule;
-use crate::runtime::{lock, Entry, ModuleMemory, Runtime, SharedHost, Stop};
+use crate::runtime::{lock, Entry, ModuleMemory, Runtime, SharedHost, Stop, Trap};
 
 /// One instance of a metered module in wasmi.
 pub struct WasmiRuntime {
@@ -87,11 +87,21 @@ fn stop(e: &Error, spent: bool) -> Stop {
     if let Some(code) = e.i32_exit_status() {
         return Stop::Exit(code);
     }
-    match e.as_trap_code() {
-        Some(wasmi::TrapCode::UnreachableCodeReached) if spent => Stop::OutOfFuel,
-        Some(code) => Stop::Trap(code.to_string()),
-        None => Stop::Trap(e.to_string()),
-    }
+    use wasmi::TrapCode as C;
+    Stop::Trap(match e.as_trap_code() {
+        Some(C::UnreachableCodeReached) if spent => return Stop::OutOfFuel,
+        Some(C::UnreachableCodeReached) => Trap::Unreachable,
+        Some(C::MemoryOutOfBounds) => Trap::MemoryOutOfBounds,
+        Some(C::TableOutOfBounds) => Trap::TableOutOfBounds,
+        Some(C::IndirectCallToNull) => Trap::IndirectCallToNull,
+        Some(C::IntegerDivisionByZero) => Trap::DivisionByZero,
+        Some(C::IntegerOverflow) => Trap::IntegerOverflow,
+        Some(C::BadConversionToInteger) => Trap::BadConversion,
+        Some(C::StackOverflow) => Trap::StackOverflow,
+        Some(C::BadSignature) => Trap::BadSignature,
+        Some(code) => Trap::Other(code.to_string()),
+        None => Trap::Other(e.to_string()),
+    })
 }
 
 impl ModuleMemory for WasmiRuntime {

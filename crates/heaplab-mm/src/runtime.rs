@@ -32,6 +32,14 @@ pub enum Entry {
 }
 
 impl Entry {
+    pub const ALL: [Entry; 5] = [
+        Entry::Init,
+        Entry::Malloc,
+        Entry::Free,
+        Entry::Realloc,
+        Entry::CheckHeap,
+    ];
+
     /// The call's name, as the module exports it.
     pub fn name(self) -> &'static str {
         match self {
@@ -51,8 +59,42 @@ pub enum Stop {
     Exit(i32),
     /// It spent its budget.
     OutOfFuel,
-    /// It trapped, for the engine's reason.
-    Trap(String),
+    /// It trapped.
+    Trap(Trap),
+}
+
+/// Why a module trapped, in words of heaplab's own, so that every engine reports a trap
+/// the same way.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Trap {
+    Unreachable,
+    MemoryOutOfBounds,
+    TableOutOfBounds,
+    IndirectCallToNull,
+    DivisionByZero,
+    IntegerOverflow,
+    BadConversion,
+    StackOverflow,
+    BadSignature,
+    /// Anything else, in the engine's words.
+    Other(String),
+}
+
+impl std::fmt::Display for Trap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Trap::Unreachable => "it reached `unreachable` (an abort or a failed assert)",
+            Trap::MemoryOutOfBounds => "it read or wrote past the end of its memory",
+            Trap::TableOutOfBounds => "an indirect call went past the end of its table",
+            Trap::IndirectCallToNull => "an indirect call found no function",
+            Trap::DivisionByZero => "an integer division by zero",
+            Trap::IntegerOverflow => "an integer division overflowed",
+            Trap::BadConversion => "a float could not be converted to an integer",
+            Trap::StackOverflow => "its call stack overflowed (endless recursion?)",
+            Trap::BadSignature => "an indirect call's signature did not match",
+            Trap::Other(why) => why,
+        })
+    }
 }
 
 /// One instance of a metered module.

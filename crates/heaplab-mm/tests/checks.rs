@@ -97,7 +97,7 @@ fn a_trap_is_reported_with_its_call() {
     let e = failure("BUG_TRAP", &allocs(3), &[]);
     assert_eq!(
         e,
-        "event 2: mm_malloc(24) trapped: out of bounds memory access"
+        "event 2: mm_malloc(24) trapped: it read or wrote past the end of its memory"
     );
 }
 

@@ -1,8 +1,12 @@
 //! Your own allocator in the page: an allocator module handed over by the page is checked
 //! against malloc lab's interface and registered, so that every config naming its SHA-256
-//! runs it through the same `run`, `TraceRunner` and `Teach` as the presets. Built only
-//! with the `mm` feature, into the module `heaplab_mm`; the page's first module never
-//! carries the interpreter.
+//! runs it through the same `run`, `TraceRunner` and `Teach` as the presets, in the
+//! browser's own engine ([`browser`]). Built only with the `mm` feature, into the module
+//! `heaplab_mm`; the page's first module never carries heaplab-mm.
+
+mod browser;
+
+use std::sync::Arc;
 
 use heaplab_mm::AllocatorModule;
 use serde::Serialize;
@@ -30,7 +34,7 @@ pub fn module_load(name: &str, bytes: &[u8]) -> Result<JsValue, JsError> {
         Some(loaded) => loaded,
         None => AllocatorModule::new(name, bytes)
             .map_err(|e| JsError::new(&e.to_string()))?
-            .register(),
+            .register_with(|m| Arc::new(browser::BrowserFactory(m))),
     };
     to_js(&Loaded {
         name: module.name().to_string(),
