@@ -8,6 +8,7 @@
 //! check the last, as mdriver writes a byte into every payload it allocates.
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use heaplab_core::policy::hosted::{self, HeapChanges, HostedFactory, HostedHeap, Knobs};
@@ -97,7 +98,7 @@ impl<R: Runtime> Allocator<R> {
             memory_bytes,
             failed_on: None,
         };
-        let status = me.run("mm_init()", Entry::Init, &[])?;
+        let status = me.run(Call::Init, Entry::Init, &[])?;
         if status < 0 {
             return Err(format!(
                 "{name}: mm_init() returned {status}, which means it failed"
@@ -120,7 +121,7 @@ impl<R: Runtime> Allocator<R> {
 
     /// Runs one call into the module with a fresh budget, and says what went wrong if it
     /// did not return.
-    fn run(&mut self, call: &str, entry: Entry, args: &[i32]) -> Result<i32, String> {
+    fn run(&mut self, call: Call, entry: Entry, args: &[i32]) -> Result<i32, String> {
         let out = self.runtime.call(entry, args).map_err(|e| {
             let mut msg = format!("{call} {}", describe(&e, self.budget));
             if let Some(line) = lock(&self.host).last_line() {
@@ -142,7 +143,7 @@ impl<R: Runtime> Allocator<R> {
 
     /// Counts a call that returned, and runs the allocator's heap check after it when one
     /// is due.
-    fn after_call(&mut self, call: &str) -> Result<(), String> {
+    fn after_call(&mut self, call: Call) -> Result<(), String> {
         self.calls += 1;
         if self.check_heap_every > 0 && self.calls.is_multiple_of(self.check_heap_every) {
             self.check_heap()
@@ -166,7 +167,7 @@ impl<R: Runtime> Allocator<R> {
 
     /// Checks a payload the allocator just handed out, against every rule but the
     /// contents.
-    fn check_payload(&mut self, call: &str, p: u64, size: u64) -> Result<(), String> {
+    fn check_payload(&mut self, call: Call, p: u64, size: u64) -> Result<(), String> {
         if !p.is_multiple_of(self.align) {
             return Err(format!(
                 "{call} returned {p:#x}, which is not aligned to {} bytes",
@@ -289,7 +290,7 @@ impl<R: Runtime> Allocator<R> {
     /// after it when one is due.
     fn call(
         &mut self,
-        call: &str,
+        call: Call,
         heap: &mut dyn HeapChanges,
         entry: Entry,
         args: &[i32],
@@ -302,7 +303,7 @@ impl<R: Runtime> Allocator<R> {
 
     /// Checks that the block of `size` bytes at `p` still holds its pattern, before
     /// `call` frees or moves it.
-    fn check_intact(&mut self, call: &str, p: u64, size: u64) -> Result<(), String> {
+    fn check_intact(&mut self, call: Call, p: u64, size: u64) -> Result<(), String> {
         match self.changed_byte(p, p, size) {
             Some(i) => Err(format!(
                 "before {call}: byte {i} of the {size}-byte block at {p:#x} was changed while \
@@ -314,7 +315,7 @@ impl<R: Runtime> Allocator<R> {
 
     /// The heap offset of a payload the allocator returned, when its checks are off:
     /// only a payload below the heap cannot be given one.
-    fn unchecked_offset(&self, call: &str, p: u64) -> Result<Option<u64>, String> {
+    fn unchecked_offset(&self, call: Call, p: u64) -> Result<Option<u64>, String> {
         match p {
             0 => Ok(None),
             p if p < self.heap_lo() => Err(format!("{call} returned {p:#x}, below the heap")),
@@ -323,23 +324,46 @@ impl<R: Runtime> Allocator<R> {
     }
 }
 
-fn wasm32_size(call: &str, size: u64) -> Result<i32, String> {
+/// A call into the module as the messages name it, such as `mm_free(0x1010)`; it is
+/// written out only when a message needs it, since a run makes millions of calls.
+#[derive(Clone, Copy, Debug)]
+enum Call {
+    Init,
+    Malloc(u64),
+    Free(u64),
+    Realloc(u64, u64),
+    CheckHeap(i32),
+}
+
+impl fmt::Display for Call {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Call::Init => write!(f, "mm_init()"),
+            Call::Malloc(size) => write!(f, "mm_malloc({size})"),
+            Call::Free(p) => write!(f, "mm_free({p:#x})"),
+            Call::Realloc(p, size) => write!(f, "mm_realloc({p:#x}, {size})"),
+            Call::CheckHeap(verbose) => write!(f, "mm_checkheap({verbose})"),
+        }
+    }
+}
+
+fn wasm32_size(call: Call, size: u64) -> Result<i32, String> {
     i32::try_from(size).map_err(|_| format!("{call}: a wasm32 allocator takes sizes below 2 GiB"))
 }
 
 impl<R: Runtime> HostedHeap for Allocator<R> {
     fn malloc(&mut self, size: u64, heap: &mut dyn HeapChanges) -> Result<Option<u64>, String> {
         self.failed_on = None;
-        let call = format!("mm_malloc({size})");
-        let n = wasm32_size(&call, size)?;
-        let p = self.call(&call, heap, Entry::Malloc, &[n])? as u32 as u64;
+        let call = Call::Malloc(size);
+        let n = wasm32_size(call, size)?;
+        let p = self.call(call, heap, Entry::Malloc, &[n])? as u32 as u64;
         if !self.checks {
-            return self.unchecked_offset(&call, p);
+            return self.unchecked_offset(call, p);
         }
         if p == 0 {
             return Ok(None);
         }
-        self.check_payload(&call, p, size)?;
+        self.check_payload(call, p, size)?;
         self.write_pattern(p, size);
         self.live.insert(p, size);
         Ok(Some(p - self.heap_lo()))
@@ -347,12 +371,12 @@ impl<R: Runtime> HostedHeap for Allocator<R> {
 
     fn free(&mut self, offset: u64, size: u64, heap: &mut dyn HeapChanges) -> Result<(), String> {
         let p = self.ptr(offset);
-        let call = format!("mm_free({p:#x})");
+        let call = Call::Free(p);
         if self.checks {
-            self.check_intact(&call, p, size)?;
+            self.check_intact(call, p, size)?;
             self.live.remove(&p);
         }
-        self.call(&call, heap, Entry::Free, &[p as u32 as i32])
+        self.call(call, heap, Entry::Free, &[p as u32 as i32])
             .map(drop)
     }
 
@@ -365,21 +389,21 @@ impl<R: Runtime> HostedHeap for Allocator<R> {
     ) -> Result<Option<u64>, String> {
         self.failed_on = None;
         let p = self.ptr(offset);
-        let call = format!("mm_realloc({p:#x}, {size})");
-        let n = wasm32_size(&call, size)?;
+        let call = Call::Realloc(p, size);
+        let n = wasm32_size(call, size)?;
         if self.checks {
-            self.check_intact(&call, p, old_size)?;
+            self.check_intact(call, p, old_size)?;
         }
-        let q = self.call(&call, heap, Entry::Realloc, &[p as u32 as i32, n])? as u32 as u64;
+        let q = self.call(call, heap, Entry::Realloc, &[p as u32 as i32, n])? as u32 as u64;
         if !self.checks {
-            return self.unchecked_offset(&call, q);
+            return self.unchecked_offset(call, q);
         }
         if q == 0 {
             // The old block stays live, as C's realloc leaves it when it fails.
             return Ok(None);
         }
         self.live.remove(&p);
-        if let Err(e) = self.check_payload(&call, q, size) {
+        if let Err(e) = self.check_payload(call, q, size) {
             self.live.insert(p, old_size);
             return Err(e);
         }
@@ -400,7 +424,7 @@ impl<R: Runtime> HostedHeap for Allocator<R> {
             return None;
         }
         lock(&self.host).reported.clear();
-        self.run("mm_checkheap(0)", Entry::CheckHeap, &[0]).ok()?;
+        self.run(Call::CheckHeap(0), Entry::CheckHeap, &[0]).ok()?;
         let lo = self.heap_lo;
         let blocks = std::mem::take(&mut lock(&self.host).reported);
         Some(
@@ -428,7 +452,7 @@ impl<R: Runtime> HostedHeap for Allocator<R> {
         if !self.runtime.has(Entry::CheckHeap) {
             return Ok(());
         }
-        self.run("mm_checkheap(1)", Entry::CheckHeap, &[1])
+        self.run(Call::CheckHeap(1), Entry::CheckHeap, &[1])
             .map(drop)
     }
 }

@@ -20,6 +20,57 @@ use js_sys::{BigInt, Function, Object, Reflect, Uint8Array, WebAssembly};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+// Each helper is one crossing between heaplab's module and the allocator's: a call, a read
+// or a write made of js-sys pieces crosses a dozen times (a BigInt, a view, a subarray,
+// each handle dropped), and those crossings were most of a module run's time in the page.
+#[wasm_bindgen(inline_js = r#"
+export function hl_call(f, fuel, budget, a, b, memory) {
+  fuel.value = budget;
+  const out = f(a, b) >>> 0;
+  return (memory.buffer.byteLength / 65536) * 4294967296 + out;
+}
+export function hl_bytes(memory) { return memory.buffer.byteLength; }
+const views = new WeakMap();
+function viewOf(memory) {
+  let view = views.get(memory);
+  // Growing the memory detaches the buffer under the old view, leaving it empty.
+  if (view === undefined || view.byteLength === 0) {
+    view = new Uint8Array(memory.buffer);
+    views.set(memory, view);
+  }
+  return view;
+}
+export function hl_write(memory, at, bytes) {
+  const view = viewOf(memory);
+  if (at + bytes.length > view.length) return false;
+  view.set(bytes, at);
+  return true;
+}
+export function hl_read(memory, at, out) {
+  const view = viewOf(memory);
+  if (at + out.length > view.length) return false;
+  out.set(view.subarray(at, at + out.length));
+  return true;
+}
+"#)]
+extern "C" {
+    /// Sets the fuel counter to `budget` and calls `f`; a trap or `exit` is the error.
+    /// Answers `pages * 2^32 + result`: the pages of `memory` after the call (at most
+    /// 2^16) and the call's result as a u32, which an f64 holds exactly.
+    #[wasm_bindgen(catch)]
+    fn hl_call(
+        f: &Function,
+        fuel: &WebAssembly::Global,
+        budget: &JsValue,
+        a: i32,
+        b: i32,
+        memory: &WebAssembly::Memory,
+    ) -> Result<f64, JsValue>;
+    fn hl_bytes(memory: &WebAssembly::Memory) -> f64;
+    fn hl_write(memory: &WebAssembly::Memory, at: f64, bytes: &[u8]) -> bool;
+    fn hl_read(memory: &WebAssembly::Memory, at: f64, out: &mut [u8]) -> bool;
+}
+
 /// What `proc_exit` throws, so that a call that ended in `exit` is told from a trap.
 const EXIT_MARK: &str = "heaplabExit";
 
@@ -28,33 +79,21 @@ struct Instance {
     calls: [Option<Function>; 5],
     memory: WebAssembly::Memory,
     fuel: WebAssembly::Global,
-    /// A view of the memory's bytes, made again once growing the memory detaches it.
-    view: RefCell<Uint8Array>,
     /// The imports' closures, kept alive as long as the instance.
     _imports: Vec<Closure<dyn FnMut(i32, i32) -> i32>>,
     _fd_write: Closure<dyn FnMut(i32, i32, i32, i32) -> i32>,
-}
-
-impl Instance {
-    fn view(&self) -> Uint8Array {
-        let mut view = self.view.borrow_mut();
-        if view.byte_length() == 0 {
-            *view = Uint8Array::new(&self.memory.buffer());
-        }
-        view.clone()
-    }
 }
 
 thread_local! {
     /// Each module compiled once per thread, by its SHA-256.
     static COMPILED: RefCell<HashMap<String, WebAssembly::Module>> = RefCell::default();
     /// The live instances, by the index their runtime holds.
-    static INSTANCES: RefCell<HashMap<u32, std::rc::Rc<Instance>>> = RefCell::default();
-    static NEXT: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    /// Indexed rather than hashed: the table is read several times in every call.
+    static INSTANCES: RefCell<Vec<Option<std::rc::Rc<Instance>>>> = RefCell::default();
 }
 
 fn instance(id: u32) -> Option<std::rc::Rc<Instance>> {
-    INSTANCES.with(|m| m.borrow().get(&id).cloned())
+    INSTANCES.with(|m| m.borrow().get(id as usize).cloned().flatten())
 }
 
 fn message(e: &JsValue) -> String {
@@ -81,7 +120,7 @@ struct JsMemory(Option<std::rc::Rc<Instance>>);
 
 impl ModuleMemory for JsMemory {
     fn bytes(&self) -> u64 {
-        self.0.as_ref().map_or(0, |i| i.view().byte_length() as u64)
+        self.0.as_ref().map_or(0, |i| hl_bytes(&i.memory) as u64)
     }
 
     fn grow(&mut self, pages: u64) -> bool {
@@ -89,8 +128,7 @@ impl ModuleMemory for JsMemory {
         let Ok(pages) = u32::try_from(pages) else {
             return false;
         };
-        // `grow` throws a RangeError past the memory's maximum; the view is made again on
-        // its next use, since growing detached the buffer under it.
+        // `grow` throws a RangeError past the memory's maximum.
         Reflect::get(&i.memory, &"grow".into())
             .ok()
             .and_then(|g| g.dyn_into::<Function>().ok())
@@ -100,36 +138,30 @@ impl ModuleMemory for JsMemory {
 
     fn read(&self, at: u64, out: &mut [u8]) -> bool {
         let Some(i) = &self.0 else { return false };
-        copy(&i.view(), at, out.len(), |v| v.copy_to(out))
+        hl_read(&i.memory, at as f64, out)
     }
 
     fn write(&mut self, at: u64, bytes: &[u8]) -> bool {
         let Some(i) = &self.0 else { return false };
-        copy(&i.view(), at, bytes.len(), |v| v.copy_from(bytes))
+        hl_write(&i.memory, at as f64, bytes)
     }
-}
-
-/// Runs `f` on the part `[at, at + len)` of `view`, if it lies inside.
-fn copy(view: &Uint8Array, at: u64, len: usize, f: impl FnOnce(&Uint8Array)) -> bool {
-    let end = at.saturating_add(len as u64);
-    if end > view.length() as u64 {
-        return false;
-    }
-    f(&view.subarray(at as u32, end as u32));
-    true
 }
 
 /// A module instance in the browser's engine, by its index in this thread's table.
 #[derive(Debug)]
 pub struct JsRuntime {
     id: u32,
-    /// What every call starts with, as the BigInt the counter takes.
-    budget: i64,
+    /// What every call starts with, as the BigInt the counter takes, made once rather
+    /// than at every call.
+    budget: JsValue,
+    /// The memory's size after the last call or growth, so that asking for it after every
+    /// call costs no crossing of its own.
+    bytes: u64,
 }
 
 impl Drop for JsRuntime {
     fn drop(&mut self) {
-        INSTANCES.with(|m| m.borrow_mut().remove(&self.id));
+        INSTANCES.with(|m| m.borrow_mut()[self.id as usize] = None);
     }
 }
 
@@ -143,10 +175,15 @@ impl JsRuntime {
     pub fn new(module: &AllocatorModule, host: SharedHost) -> Result<JsRuntime, String> {
         let name = module.name();
         let compiled = compiled(module)?;
-        let id = NEXT.with(|n| {
-            let id = n.get();
-            n.set(id.wrapping_add(1));
-            id
+        // The first free place in the table, which the closures below reach the instance
+        // by; it is filled once the instance is made.
+        let id = INSTANCES.with(|m| {
+            let mut m = m.borrow_mut();
+            let free = m.iter().position(Option::is_none).unwrap_or_else(|| {
+                m.push(None);
+                m.len() - 1
+            });
+            free as u32
         });
         // Every import is a closure of two i32 arguments, whatever it takes: JavaScript
         // passes `undefined` (read as 0) for the arguments a call leaves out, and drops
@@ -229,21 +266,21 @@ impl JsRuntime {
             .and_then(|g| g.dyn_into::<WebAssembly::Global>().ok())
             .ok_or_else(|| missing(meter::FUEL))?;
         let calls = Entry::ALL.map(|e| get(e.name()).and_then(|f| f.dyn_into::<Function>().ok()));
-        let view = RefCell::new(Uint8Array::new(&memory.buffer()));
         INSTANCES.with(|m| {
-            m.borrow_mut().insert(
-                id,
-                std::rc::Rc::new(Instance {
-                    calls,
-                    memory,
-                    fuel,
-                    view,
-                    _imports: closures,
-                    _fd_write: fd_write,
-                }),
-            )
+            m.borrow_mut()[id as usize] = Some(std::rc::Rc::new(Instance {
+                calls,
+                memory,
+                fuel,
+                _imports: closures,
+                _fd_write: fd_write,
+            }))
         });
-        Ok(JsRuntime { id, budget: 0 })
+        let bytes = JsMemory(instance(id)).bytes();
+        Ok(JsRuntime {
+            id,
+            budget: BigInt::from(0).into(),
+            bytes,
+        })
     }
 
     fn instance(&self) -> std::rc::Rc<Instance> {
@@ -254,11 +291,14 @@ impl JsRuntime {
 
 impl ModuleMemory for JsRuntime {
     fn bytes(&self) -> u64 {
-        JsMemory(instance(self.id)).bytes()
+        self.bytes
     }
 
     fn grow(&mut self, pages: u64) -> bool {
-        JsMemory(instance(self.id)).grow(pages)
+        let mut memory = JsMemory(instance(self.id));
+        let grown = memory.grow(pages);
+        self.bytes = memory.bytes();
+        grown
     }
 
     fn read(&self, at: u64, out: &mut [u8]) -> bool {
@@ -272,7 +312,7 @@ impl ModuleMemory for JsRuntime {
 
 impl Runtime for JsRuntime {
     fn set_budget(&mut self, budget: u64) {
-        self.budget = budget.min(i64::MAX as u64) as i64;
+        self.budget = BigInt::from(budget.min(i64::MAX as u64) as i64).into();
     }
 
     fn has(&self, entry: Entry) -> bool {
@@ -284,16 +324,19 @@ impl Runtime for JsRuntime {
         let Some(f) = &i.calls[entry as usize] else {
             return Ok(0);
         };
-        i.fuel.set_value(&BigInt::from(self.budget).into());
-        let arg = |k: usize| JsValue::from(args.get(k).copied().unwrap_or(0));
-        let out = match args.len() {
-            0 => f.call0(&JsValue::UNDEFINED),
-            1 => f.call1(&JsValue::UNDEFINED, &arg(0)),
-            _ => f.call2(&JsValue::UNDEFINED, &arg(0), &arg(1)),
-        };
-        match out {
-            Ok(v) => Ok(v.as_f64().unwrap_or(0.0) as i32),
-            Err(e) => Err(stop(&i, &e)),
+        // A WebAssembly function drops the arguments past its own, and `mm_free`'s
+        // missing result reads as 0.
+        let arg = |k: usize| args.get(k).copied().unwrap_or(0);
+        match hl_call(f, &i.fuel, &self.budget, arg(0), arg(1), &i.memory) {
+            Ok(packed) => {
+                let packed = packed as u64;
+                self.bytes = (packed >> 32) * 65536;
+                Ok(packed as u32 as i32)
+            }
+            Err(e) => {
+                self.bytes = JsMemory(Some(i.clone())).bytes();
+                Err(stop(&i, &e))
+            }
         }
     }
 }
