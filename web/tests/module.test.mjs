@@ -179,6 +179,28 @@ describe('your own allocator in the page', () => {
     await page.close();
   });
 
+  it('stops a call that traps, runs past its budget or exits, in the words of the CLI', async () => {
+    // The page runs a module in the browser's engine and the CLI in an interpreter: each
+    // way a call can end badly must read the same in both.
+    const bugs = fileURLToPath(new URL('../../crates/heaplab-mm/tests/c/bugs.c', import.meta.url));
+    const { page } = await openPage(START);
+    assert.equal(await ranOnOpen(page), 'done');
+    for (const bug of ['BUG_TRAP', 'BUG_LOOP', 'BUG_ABORT']) {
+      const file = path.join(scratch, `${bug.toLowerCase()}.wasm`);
+      await run(HEAPLAB_BIN, ['mm', 'build', bugs, '--cflag', `-D${bug}=1`, '-o', file]);
+      const cli = await run(HEAPLAB_BIN, ['run', '-w', 'binary', '--scale', '0.2', '-p', file]).then(
+        () => assert.fail(`heaplab run accepted ${bug}`),
+        (e) => e.stderr,
+      );
+      const said = cli.match(/event \d+: .*/)[0];
+      assert.equal(await loaded(page, file), 'error', bug);
+      const shown = await errorText(page);
+      assert.ok(shown.includes(said), `${bug}: the page said ${JSON.stringify(shown)}, the CLI ${JSON.stringify(said)}`);
+      await page.click('.policy:nth-of-type(2) .remove-policy');
+    }
+    await page.close();
+  });
+
   it('refuses a bad module with its reason and keeps what it showed', async () => {
     const { page } = await openPage(START);
     assert.equal(await ranOnOpen(page), 'done');
