@@ -17,7 +17,7 @@
 //   asks it beside the runs of a large file, on another core.
 // - `{ id, configs, trace, modules }`, with `modules` a list of `{ name, bytes }` (bytes a
 //   Uint8Array), runs configs of your own allocator: the worker loads heaplab_mm, the
-//   build with the interpreter, on the first such request, registers each module there
+//   build that runs modules, on the first such request, registers each module there
 //   and runs every config of the request with it. Answers as above.
 // - `{ id, module: { name, bytes } }` checks an allocator module against malloc lab's
 //   interface: `{ id, ok: true, module }`, `module` the `{name, bytes, sha256, policy}`
@@ -37,8 +37,8 @@ const ready = init().then(
   (error) => error,
 );
 
-// The build that runs allocator modules, loaded on the first request that needs it: the
-// interpreter doubles the download, and most runs never use it.
+// The build that runs allocator modules, loaded on the first request that needs it: it
+// more than doubles the download, and most runs never use it.
 let withModules = null;
 function loadModules() {
   withModules ??= import('./pkg/heaplab_mm.js').then(async (mm) => {

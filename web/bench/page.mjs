@@ -10,7 +10,7 @@
 //   the request to the answer; natively, `heaplab run --json` of each, timed as a whole
 //   process. Events per second and the ratio of the two.
 // - Your own allocator: the `implicit` example, built by `heaplab mm build`, on `churn`
-//   at scale 0.0715 (1,001,002 events), checked, in the worker (heaplab_mm's interpreter)
+//   at scale 0.0715 (1,001,002 events), checked, in the worker (the browser's engine)
 //   against `heaplab run -p implicit.wasm`, timed as above.
 // - A comparison as a person makes it: three configurations of `fragment` (983,040
 //   events each), from pressing Run to the chart and table drawn; and a five-value sweep
@@ -111,7 +111,7 @@ async function workerRun(page, policy, workload = SPEED_WORKLOAD, modules = []) 
 /**
  * Your own allocator, the `implicit` example built by `heaplab mm build`, run natively
  * (`heaplab run -p implicit.wasm`, the whole process) and in the page's worker (the
- * interpreter inside heaplab_mm), round by round.
+ * browser's engine, through heaplab_mm), round by round.
  */
 async function moduleRounds(page, dir) {
   const file = path.join(dir, 'implicit.wasm');
