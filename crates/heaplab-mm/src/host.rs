@@ -8,6 +8,8 @@
 //! and passed on to heaplab's page map when the call returns; the module never calls back
 //! into the simulator in the middle of a call.
 
+use std::sync::{Arc, Mutex, MutexGuard};
+
 use crate::runtime::ModuleMemory;
 
 /// A module page is 64 KiB.
@@ -221,4 +223,12 @@ impl Host {
             }
         }
     }
+}
+
+/// The imports' state, shared between the runtime's imports and the checks: both are
+/// never at work at once, since a module's imports run only inside a call.
+pub type SharedHost = Arc<Mutex<Host>>;
+
+pub fn lock(host: &SharedHost) -> MutexGuard<'_, Host> {
+    host.lock().unwrap_or_else(|e| e.into_inner())
 }

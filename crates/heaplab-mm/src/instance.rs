@@ -13,10 +13,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use heaplab_core::policy::hosted::{self, HeapChanges, HostedFactory, HostedHeap, Knobs};
 
-use crate::host::{Host, PageOp};
+use crate::host::{lock, Host, PageOp, SharedHost};
 use crate::module::AllocatorModule;
 use crate::native::WasmiRuntime;
-use crate::runtime::{lock, Entry, Runtime, SharedHost, Stop};
+use crate::runtime::{describe, Entry, Runtime};
 
 /// A byte of the pattern written into the payload at `addr`: it differs from block to
 /// block and from byte to byte, so a block written over by another, or moved without
@@ -270,18 +270,6 @@ impl HostedFactory for Factory {
 
     fn instantiate(&self, knobs: &Knobs) -> Result<Box<dyn HostedHeap>, String> {
         Ok(Box::new(Allocator::new(self.0.clone(), knobs)?))
-    }
-}
-
-/// What a failed call did, in a few words after the call.
-pub(crate) fn describe(stop: &Stop, budget: u64) -> String {
-    match stop {
-        Stop::Exit(code) => format!("called exit({code})"),
-        Stop::OutOfFuel => format!(
-            "ran past its budget of {budget} units of fuel (policy.params.budget) and was \
-             stopped: an endless loop?"
-        ),
-        Stop::Trap(why) => format!("trapped: {why}"),
     }
 }
 

@@ -3,10 +3,10 @@
 
 use wasmi::{Caller, Error, Extern, Func, Global, Linker, Memory, Store, TypedFunc, Val};
 
-use crate::host::{Host, WASM_PAGE};
+use crate::host::{lock, Host, SharedHost, WASM_PAGE};
 use crate::meter;
 use crate::module::AllocatorModule;
-use crate::runtime::{lock, Entry, ModuleMemory, Runtime, SharedHost, Stop, Trap};
+use crate::runtime::{describe, Entry, ModuleMemory, Runtime, Stop, Trap};
 
 /// One instance of a metered module in wasmi.
 pub struct WasmiRuntime {
@@ -42,10 +42,7 @@ impl WasmiRuntime {
                 // The counter cannot be read from an instance that never came to be: a
                 // start function that traps on `unreachable` is taken at its word.
                 let stop = stop(&e, false);
-                return Err(format!(
-                    "{name} could not start: {}",
-                    crate::instance::describe(&stop, 0)
-                ));
+                return Err(format!("{name} could not start: {}", describe(&stop, 0)));
             }
         };
         let missing = |what: &str| format!("{name} does not export {what}");

@@ -3,9 +3,6 @@
 //! in the page the browser's own engine, which the page's bindings supply. Everything
 //! else — the checks, the heap, the page operations — is the same code over either.
 
-use crate::host::Host;
-use std::sync::{Arc, Mutex, MutexGuard};
-
 /// A module's memory, as the imports and the checks reach it.
 pub trait ModuleMemory {
     /// The memory's size in bytes.
@@ -110,10 +107,14 @@ pub trait Runtime: ModuleMemory + Send {
     fn call(&mut self, entry: Entry, args: &[i32]) -> Result<i32, Stop>;
 }
 
-/// The imports' state, shared between the runtime's imports and the checks: both are
-/// never at work at once, since a module's imports run only inside a call.
-pub type SharedHost = Arc<Mutex<Host>>;
-
-pub fn lock(host: &SharedHost) -> MutexGuard<'_, Host> {
-    host.lock().unwrap_or_else(|e| e.into_inner())
+/// What a failed call did, in a few words after the call.
+pub(crate) fn describe(stop: &Stop, budget: u64) -> String {
+    match stop {
+        Stop::Exit(code) => format!("called exit({code})"),
+        Stop::OutOfFuel => format!(
+            "ran past its budget of {budget} units of fuel (policy.params.budget) and was \
+             stopped: an endless loop?"
+        ),
+        Stop::Trap(why) => format!("trapped: {why}"),
+    }
 }

@@ -13,8 +13,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use heaplab_core::policy::hosted::{HostedFactory, HostedHeap, Knobs};
-use heaplab_mm::host::Host;
-use heaplab_mm::runtime::{lock, Entry, ModuleMemory, Runtime, SharedHost, Stop, Trap};
+use heaplab_mm::host::{lock, Host, SharedHost};
+use heaplab_mm::runtime::{Entry, ModuleMemory, Runtime, Stop, Trap};
 use heaplab_mm::{meter, Allocator, AllocatorModule};
 use js_sys::{BigInt, Function, Object, Reflect, Uint8Array, WebAssembly};
 use wasm_bindgen::prelude::*;
