@@ -216,12 +216,7 @@ pub fn pinners_of(at: Moment<'_>, freed: Block) -> Vec<Pinner> {
     let mut out = Vec::new();
     while page < end {
         if pages.is_resident(page) {
-            let by = at
-                .simulation
-                .live()
-                .filter(|(_, b)| b.addr < page + ps && b.addr + b.size > page)
-                .min_by_key(|(_, b)| b.addr)
-                .map(|(id, b)| map_block(at, id, b));
+            let by = lowest_on(at, page, ps).map(|(id, b)| map_block(at, id, b));
             if let Some(n) = numbering.page(page) {
                 out.push(Pinner { page: n, by });
             }
@@ -229,4 +224,25 @@ pub fn pinners_of(at: Moment<'_>, freed: Block) -> Vec<Pinner> {
         page += ps;
     }
     out
+}
+
+/// The live block with the lowest address among those on the page at `page`: from the
+/// address index when the moment has one (blocks never overlap, so only the last block
+/// starting below the page can reach into it), else by a look at every live block.
+pub(crate) fn lowest_on(at: Moment<'_>, page: u64, ps: u64) -> Option<(u64, Block)> {
+    let on = |b: &Block| b.addr < page + ps && b.addr + b.size > page;
+    let Some(index) = at.by_addr else {
+        return at
+            .simulation
+            .live()
+            .filter(|(_, b)| on(b))
+            .min_by_key(|(_, b)| b.addr);
+    };
+    let below = index.range(..(page, 0)).next_back();
+    let from = index.range((page, 0)..(page + ps, 0)).next();
+    below
+        .into_iter()
+        .chain(from)
+        .filter_map(|&(_, id)| Some((id, at.simulation.block(id)?)))
+        .find(|(_, b)| on(b))
 }

@@ -2,6 +2,8 @@
 //! session hands out a moment of itself; the maps take the moment rather than the session,
 //! so that the session can draw them without the maps depending back on it.
 
+use std::collections::BTreeSet;
+
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
@@ -32,4 +34,7 @@ pub struct Moment<'a> {
     pub sites: &'a Sites,
     /// How many events have been applied.
     pub position: usize,
+    /// The live blocks that take up bytes, by address, when the session keeps them (while
+    /// stepping).
+    pub by_addr: Option<&'a BTreeSet<(u64, BlockId)>>,
 }

@@ -1,7 +1,11 @@
 //! `Session`: a run stepped one event at a time over a watching provider, remembering
 //! which event allocated each live block, so that teaching mode can say what each event
 //! did ([`Session::step`]), draw the heap at the event reached and blame its
-//! fragmentation.
+//! fragmentation. A far event is reached by [`Session::run_to`], which keeps the births
+//! and nothing else, so reaching event N costs about what running N events costs.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -36,28 +40,39 @@ pub struct Step {
 #[derive(Debug)]
 pub struct Session {
     sim: Simulation<Watch<SimProvider>>,
-    events: Vec<Event>,
+    /// Shared, so that teaching mode starts a session again without a copy of the run.
+    events: Arc<[Event]>,
     /// How many events have been applied.
     done: usize,
     births: FxHashMap<BlockId, Birth>,
     phase: Option<String>,
     /// The events' call sites, when the trace has them.
     sites: Sites,
+    /// The live blocks that take up bytes, by address, for the pages a free leaves
+    /// pinned: built when a step first needs it and kept by the steps after it;
+    /// [`Session::run_to`] drops it rather than pay for it on every event.
+    by_addr: Option<BTreeSet<(u64, BlockId)>>,
 }
 
 impl Session {
     /// A session over a config (resolved here) and the events of its workload.
-    pub fn new(config: &RunConfig, events: Vec<Event>) -> Result<Session, RunError> {
+    pub fn new(config: &RunConfig, events: impl Into<Arc<[Event]>>) -> Result<Session, RunError> {
         let config = config.resolve()?;
         let sim = Simulation::new(&config, Watch::new(sim_provider(&config)))?;
         Ok(Session {
             sim,
-            events,
+            events: events.into(),
             done: 0,
             births: FxHashMap::default(),
             phase: None,
             sites: Sites::new(),
+            by_addr: None,
         })
+    }
+
+    /// The events the session steps through.
+    pub fn events(&self) -> &Arc<[Event]> {
+        &self.events
     }
 
     /// The session with the call sites of its events (a recorded trace's `site=`), so
@@ -112,15 +127,41 @@ impl Session {
             return Ok(None);
         };
         let n = self.done as u64 + 1;
-        let freed: Option<Block> = match &event {
-            Event::Free { id, .. } => self.sim.block(*id),
+        if self.by_addr.is_none() {
+            let sized = self.sim.live().filter(|(_, b)| b.size > 0);
+            self.by_addr = Some(sized.map(|(id, b)| (b.addr, id)).collect());
+        }
+        let before: Option<Block> = match &event {
+            Event::Free { id, .. } | Event::Realloc { id, .. } => self.sim.block(*id),
             _ => None,
         };
         self.sim.pages_mut().provider_mut().take();
-        self.sim.apply_ref(&event)?;
-        self.done += 1;
+        self.apply(&event)?;
         let decisions = self.sim.pages_mut().provider_mut().take();
-        match &event {
+        let placed = match &event {
+            Event::Alloc { id, .. } | Event::Realloc { id, .. } => self.sim.block(*id),
+            _ => None,
+        };
+        self.index_moves(&event, before, placed);
+        let pinned = match (&event, before) {
+            (Event::Free { .. }, Some(block)) => heap_map::pinners_of(self.moment(), block),
+            _ => Vec::new(),
+        };
+        let line = explain::line(n, &event, placed, &decisions, &pinned);
+        Ok(Some(Step {
+            event: n,
+            op: explain::op_text(&event),
+            decisions,
+            line,
+        }))
+    }
+
+    /// Applies the next event to the simulation and the births, nothing more.
+    fn apply(&mut self, event: &Event) -> Result<(), SimError> {
+        let n = self.done as u64 + 1;
+        self.sim.apply_ref(event)?;
+        self.done += 1;
+        match event {
             Event::Alloc { id, .. } | Event::Realloc { id, .. } => {
                 let birth = Birth {
                     event: n,
@@ -133,36 +174,54 @@ impl Session {
                 self.births.remove(id);
             }
             Event::Phase(name) => self.phase = Some(name.clone()),
-            _ => {}
-        }
-        // Arena resets and drops free blocks the births still name; keep only live ones.
-        if matches!(event, Event::ArenaReset(_) | Event::ArenaDrop(_)) {
-            let live: rustc_hash::FxHashSet<BlockId> = self.sim.live().map(|(id, _)| id).collect();
-            self.births.retain(|id, _| live.contains(id));
-        }
-        let placed = match &event {
-            Event::Alloc { id, .. } | Event::Realloc { id, .. } => self.sim.block(*id),
-            _ => None,
-        };
-        let pinned = match freed {
-            Some(block) => heap_map::pinners_of(self.moment(), block),
-            None => Vec::new(),
-        };
-        let line = explain::line(n, &event, placed, &decisions, &pinned);
-        Ok(Some(Step {
-            event: n,
-            op: explain::op_text(&event),
-            decisions,
-            line,
-        }))
-    }
-
-    /// Applies events until `event` of them are applied (or the run ends).
-    pub fn run_to(&mut self, event: usize) -> Result<(), SimError> {
-        while self.done < event.min(self.events.len()) {
-            self.step()?;
+            Event::ArenaReset(_) | Event::ArenaDrop(_) => {
+                // They free blocks the births still name; keep only live ones.
+                let live: rustc_hash::FxHashSet<BlockId> =
+                    self.sim.live().map(|(id, _)| id).collect();
+                self.births.retain(|id, _| live.contains(id));
+            }
+            Event::ArenaCreate(_) => {}
         }
         Ok(())
+    }
+
+    /// Keeps the address index in step with an event that moved blocks: `before` is the
+    /// block a free or realloc named before it, `placed` where an alloc or realloc put it.
+    fn index_moves(&mut self, event: &Event, before: Option<Block>, placed: Option<Block>) {
+        if matches!(event, Event::ArenaReset(_) | Event::ArenaDrop(_)) {
+            self.by_addr = None;
+            return;
+        }
+        let Some(index) = self.by_addr.as_mut() else {
+            return;
+        };
+        let id = match event {
+            Event::Alloc { id, .. } | Event::Free { id, .. } | Event::Realloc { id, .. } => *id,
+            _ => return,
+        };
+        if let Some(b) = before {
+            index.remove(&(b.addr, id));
+        }
+        if let Some(b) = placed.filter(|b| b.size > 0) {
+            index.insert((b.addr, id));
+        }
+    }
+
+    /// Applies events until `event` of them are applied (or the run ends), without
+    /// explaining them: the births are kept, and no decision is built.
+    pub fn run_to(&mut self, event: usize) -> Result<(), SimError> {
+        let end = event.min(self.events.len());
+        if self.done >= end {
+            return Ok(());
+        }
+        self.by_addr = None;
+        self.sim.pages_mut().provider_mut().set_quiet(true);
+        let events = Arc::clone(&self.events);
+        let result = events[self.done..end]
+            .iter()
+            .try_for_each(|e| self.apply(e));
+        self.sim.pages_mut().provider_mut().set_quiet(false);
+        result
     }
 
     /// The run as it stands at the event reached, for the maps.
@@ -172,6 +231,7 @@ impl Session {
             births: &self.births,
             sites: &self.sites,
             position: self.done,
+            by_addr: self.by_addr.as_ref(),
         }
     }
 
@@ -191,7 +251,7 @@ impl Session {
 /// stops at the end) of a run.
 pub fn explain_range(
     config: &RunConfig,
-    events: Vec<Event>,
+    events: impl Into<Arc<[Event]>>,
     from: usize,
     to: usize,
 ) -> Result<Vec<Step>, RunError> {
@@ -224,20 +284,4 @@ pub fn trace_events<R: std::io::Read>(
         })
         .map_err(|e| RunError::Event(e.to_string()))?;
     Ok((events, sites))
-}
-
-/// The first event after which resident memory is highest (0 for an empty run).
-pub fn peak_event(config: &RunConfig, events: &[Event]) -> Result<usize, RunError> {
-    let config = config.resolve()?;
-    let mut sim = Simulation::new(&config, sim_provider(&config))?;
-    let (mut best, mut at) = (0, 0);
-    for (i, e) in events.iter().enumerate() {
-        sim.apply_ref(e)
-            .map_err(|e| RunError::Event(e.to_string()))?;
-        let r = sim.pages().stats().resident_pages.current;
-        if r > best {
-            (best, at) = (r, i + 1);
-        }
-    }
-    Ok(at)
 }

@@ -1,8 +1,15 @@
-//! `Teaching`: a run of at most [`MAX_TEACH_EVENTS`] events held for stepping back and
-//! forth, as the page's teaching panel does. Every line is worked out once, by the same
-//! [`Session::step`] that `heaplab explain` prints from, so the page's line k is the CLI's
-//! line k; the heap at any event is a second session moved there (forward by stepping,
-//! back by replaying from the start, which for this many events takes milliseconds).
+//! `Teaching`: a run held for stepping back and forth at any event, as the page's teaching
+//! panel does. The heap shown is a [`Session`] moved to the event: forward by
+//! [`Session::run_to`], which keeps no explanation and so costs about what running the
+//! events costs, back by starting again from the first event. The event reached is
+//! stepped rather than run, so its line is the one `heaplab explain` prints for it. A
+//! [`RunIndex`] of the whole run, read once when a jump first needs it, finds the peak and
+//! the next or previous event of a kind.
+//!
+//! The events are held in memory, at most [`MAX_TEACH_EVENTS`] of them (each takes 40
+//! bytes), so that a step back needs no second read of a trace.
+
+use std::sync::Arc;
 
 use heaplab_core::config::RunConfig;
 use heaplab_core::event::Event;
@@ -12,21 +19,25 @@ use heaplab_core::trace::sites::Sites;
 
 use super::blame::{blame, Blame};
 use super::block_map::BlockMap;
+use super::find::{Kind, RunIndex};
 use super::heap_map::HeapMap;
 use super::session::{Session, Step};
 
-/// The most events teaching mode steps through: enough for a lesson, few enough that
-/// every line and any event's heap are ready at once.
-pub const MAX_TEACH_EVENTS: usize = 10_000;
+/// The most events teaching mode holds: ten million events take 400 MB, which a browser
+/// tab still holds beside the page.
+pub const MAX_TEACH_EVENTS: usize = 10_000_000;
 
 #[derive(Debug)]
 pub struct Teaching {
     config: RunConfig,
-    events: Vec<Event>,
+    events: Arc<[Event]>,
     sites: Sites,
-    steps: Vec<Step>,
     /// The run moved to the event shown.
     at: Session,
+    /// The step of the event shown, worked out as the session reached it.
+    shown: Option<Step>,
+    /// The whole run's kinds of event and its peak, read when first asked for.
+    index: Option<RunIndex>,
 }
 
 fn sim_error(e: heaplab_core::simulate::SimError) -> RunError {
@@ -153,8 +164,9 @@ impl TeachTrace {
 }
 
 impl Teaching {
-    /// Explains every event of the run; a run of more than [`MAX_TEACH_EVENTS`] events is
-    /// refused with a message that says how many it has and what to do.
+    /// Holds the run for stepping, standing before its first event; a run of more than
+    /// [`MAX_TEACH_EVENTS`] events is refused with a message that says how many it has
+    /// and what to do.
     pub fn new(config: &RunConfig, events: Vec<Event>) -> Result<Teaching, RunError> {
         Teaching::with_sites(config, events, Sites::new())
     }
@@ -171,18 +183,15 @@ impl Teaching {
                 events.len() as i128
             ))));
         }
-        let mut all = Session::new(config, events.clone())?;
-        let mut steps = Vec::with_capacity(events.len());
-        while let Some(step) = all.step().map_err(sim_error)? {
-            steps.push(step);
-        }
-        let at = Session::new(config, events.clone())?.with_sites(sites.clone());
+        let events: Arc<[Event]> = events.into();
+        let at = Session::new(config, Arc::clone(&events))?.with_sites(sites.clone());
         Ok(Teaching {
             config: config.clone(),
             events,
             sites,
-            steps,
             at,
+            shown: None,
+            index: None,
         })
     }
 
@@ -195,14 +204,14 @@ impl Teaching {
         self.events.is_empty()
     }
 
-    /// Every event's step, event 1 first.
-    pub fn steps(&self) -> &[Step] {
-        &self.steps
+    /// The run's events.
+    pub fn events(&self) -> &[Event] {
+        &self.events
     }
 
-    /// The step of event `k` (1-based), if the run has it.
+    /// The step of event `k` (1-based) when it is the event shown, else `None`.
     pub fn step(&self, k: usize) -> Option<&Step> {
-        k.checked_sub(1).and_then(|i| self.steps.get(i))
+        self.shown.as_ref().filter(|s| s.event as usize == k)
     }
 
     /// How many events are applied to the heap shown.
@@ -213,17 +222,67 @@ impl Teaching {
     /// Shows the heap after event `k` (0: before the first); past the end is an error
     /// naming the run's length.
     pub fn seek(&mut self, k: usize) -> Result<(), RunError> {
+        while !self.seek_some(k, usize::MAX)? {}
+        Ok(())
+    }
+
+    /// Moves toward event `k` by at most `budget` events and answers whether it is there,
+    /// so that the page can show progress between slices of a long replay.
+    pub fn seek_some(&mut self, k: usize, budget: usize) -> Result<bool, RunError> {
         if k > self.len() {
             return Err(RunError::Event(format!(
-                "teach: event {k} is past the run's last, {}",
-                self.len()
+                "teach: event {} is past the run's last, {}",
+                format_count(k as i128),
+                format_count(self.len() as i128)
             )));
         }
-        if k < self.at.position() {
-            self.at =
-                Session::new(&self.config, self.events.clone())?.with_sites(self.sites.clone());
+        if k < self.at.position() || (k == self.at.position() && k > 0 && self.shown.is_none()) {
+            self.at = Session::new(&self.config, Arc::clone(&self.events))?
+                .with_sites(self.sites.clone());
+            self.shown = None;
         }
-        self.at.run_to(k).map_err(sim_error)
+        if k == self.at.position() {
+            return Ok(true);
+        }
+        // Run to the event before `k`, then step `k` itself for its line.
+        let before = k - 1;
+        if self.at.position() < before {
+            let to = before.min(self.at.position().saturating_add(budget));
+            self.at.run_to(to).map_err(sim_error)?;
+            if to < before {
+                return Ok(false);
+            }
+        }
+        self.shown = self.at.step().map_err(sim_error)?;
+        Ok(true)
+    }
+
+    /// Reads the whole run's index by at most `budget` events; answers whether it is
+    /// read. [`Teaching::index`] is ready once it is.
+    pub fn read_index(&mut self, budget: usize) -> Result<bool, RunError> {
+        if self.index.is_none() {
+            self.index = Some(RunIndex::new(&self.config)?);
+        }
+        let index = self.index.as_mut().expect("made above");
+        index.read(&self.events, budget)
+    }
+
+    /// The whole run's index, read here if it is not yet.
+    pub fn index(&mut self) -> Result<&RunIndex, RunError> {
+        while !self.read_index(usize::MAX)? {}
+        Ok(self.index.as_ref().expect("read above"))
+    }
+
+    /// The next (`forward`) or previous event of `kind` from the event shown, or `None`
+    /// when there is none; the first call reads the index.
+    pub fn find(&mut self, kind: Kind, forward: bool) -> Result<Option<usize>, RunError> {
+        let at = self.position();
+        let index = self.index()?;
+        Ok(if forward {
+            index.next(kind, at)
+        } else {
+            index.previous(kind, at)
+        })
     }
 
     pub fn heap_map(&self) -> HeapMap {
@@ -252,22 +311,78 @@ mod tests {
     }
 
     #[test]
-    fn lines_are_explains_lines_and_seeking_back_matches_going_forward() {
-        let c = config("free-list");
+    fn opening_at_an_event_equals_a_run_stepped_there_for_every_family() {
+        // Teaching mode reaches an event without explaining the ones before it; what it
+        // shows there (the line, both maps, blame) is what stepping every event shows.
+        for f in heaplab_core::policy::FAMILIES {
+            let c = config(f.id);
+            let events = Session::workload_events(&c).unwrap();
+            let n = events.len();
+            let cli = explain_range(&c, events.clone(), 1, n).unwrap();
+            let mut t = Teaching::new(&c, events.clone()).unwrap();
+            // Forward, forward by one, then back.
+            for k in [n / 3, n / 3 + 1, n - 1, n / 5] {
+                t.seek(k).unwrap();
+                assert_eq!(t.position(), k);
+                assert_eq!(t.step(k), Some(&cli[k - 1]), "{}: line {k}", f.id);
+                assert!(t.step(k + 1).is_none());
+                let mut stepped = Session::new(&c, events.clone()).unwrap();
+                for _ in 0..k {
+                    stepped.step().unwrap();
+                }
+                let map = stepped.heap_map();
+                assert_eq!(t.heap_map(), map, "{}: heap map at {k}", f.id);
+                assert_eq!(t.blame(), blame(&map), "{}: blame at {k}", f.id);
+                let pages = map.pages.len() as u64;
+                assert_eq!(
+                    t.block_map(0, pages),
+                    stepped.block_map(0, pages),
+                    "{}: block map at {k}",
+                    f.id
+                );
+            }
+            t.seek(0).unwrap();
+            assert_eq!((t.position(), t.step(0)), (0, None));
+        }
+    }
+
+    #[test]
+    fn a_far_event_is_reached_in_slices() {
+        let c = config("size-class");
         let events = Session::workload_events(&c).unwrap();
         let n = events.len();
-        let cli = explain_range(&c, events.clone(), 1, n).unwrap();
         let mut t = Teaching::new(&c, events).unwrap();
-        assert_eq!(t.steps(), &cli[..]);
-        assert_eq!(t.step(3).unwrap().event, 3);
-        assert!(t.step(0).is_none() && t.step(n + 1).is_none());
-        t.seek(n / 2).unwrap();
-        let forward = t.heap_map();
-        t.seek(n).unwrap();
-        t.seek(n / 2).unwrap();
-        assert_eq!(t.position(), n / 2);
-        assert_eq!(t.heap_map(), forward);
-        assert_eq!(t.blame(), blame(&forward));
+        let mut slices = 0;
+        while !t.seek_some(n - 10, 1000).unwrap() {
+            slices += 1;
+            assert!(t.position() < n - 10);
+        }
+        assert_eq!(slices, (n - 11) / 1000);
+        assert_eq!(t.position(), n - 10);
+        assert!(t.step(n - 10).is_some());
+        // The jumps read the index once, and find the peak's event and page operations.
+        let peak = t.index().unwrap().peak();
+        assert_eq!(
+            peak,
+            crate::observe::find::peak_event(&c, t.events()).unwrap()
+        );
+        let page_op = crate::observe::find::kind("page-op").unwrap();
+        let back = t
+            .find(page_op, false)
+            .unwrap()
+            .expect("a page operation before");
+        assert!(back < n - 10);
+        t.seek(back).unwrap();
+        let line = &t.step(back).unwrap().line;
+        assert!(
+            t.step(back)
+                .unwrap()
+                .decisions
+                .iter()
+                .any(|d| matches!(d, heaplab_core::decision::Decision::PageOp { .. })),
+            "event {back} has no page operation: {line}"
+        );
+        assert!(t.find(page_op, true).unwrap().is_none_or(|k| k > back));
     }
 
     #[test]
@@ -284,19 +399,20 @@ mod tests {
         );
         // A trace past the limit is refused at the chunk holding the event past it, so a
         // reader stops there.
-        let line = b"a 1 8\nf 1\n";
+        // Chunks of 100,000 events each.
+        let chunk = b"a 1 8\nf 1\n".repeat(50_000);
         let mut t = TeachTrace::new("huge.trace", &options);
         let mut pushed = 0;
         let refused = loop {
-            match t.push(line) {
+            match t.push(&chunk) {
                 Ok(()) => pushed += 1,
                 Err(e) => break e.to_string(),
             }
-            assert!(pushed <= MAX_TEACH_EVENTS, "never refused");
+            assert!(pushed <= MAX_TEACH_EVENTS / 100_000, "never refused");
         };
-        assert_eq!(pushed, MAX_TEACH_EVENTS / 2);
-        assert!(refused.contains("huge.trace:10001"), "{refused}");
-        assert!(refused.contains("more than 10,000"), "{refused}");
+        assert_eq!(pushed, MAX_TEACH_EVENTS / 100_000);
+        assert!(refused.contains("huge.trace:10000001"), "{refused}");
+        assert!(refused.contains("more than 10,000,000"), "{refused}");
     }
 
     #[test]
@@ -305,7 +421,7 @@ mod tests {
         let events = vec![Event::free(1); MAX_TEACH_EVENTS + 1];
         let e = Teaching::new(&c, events).unwrap_err().to_string();
         assert!(
-            e.starts_with("teach: the workload has 10,001 events"),
+            e.starts_with("teach: the workload has 10,000,001 events"),
             "{e}"
         );
         let events = Session::workload_events(&c).unwrap();
@@ -314,7 +430,11 @@ mod tests {
         let e = t.seek(n + 1).unwrap_err().to_string();
         assert_eq!(
             e,
-            format!("teach: event {} is past the run's last, {n}", n + 1)
+            format!(
+                "teach: event {} is past the run's last, {}",
+                format_count(n as i128 + 1),
+                format_count(n as i128)
+            )
         );
     }
 }

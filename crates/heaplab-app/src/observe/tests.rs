@@ -2,6 +2,7 @@
 //! observer leaving results unchanged, for every family.
 
 use super::blame::blame;
+use super::moment::Moment;
 use super::session::Session;
 use heaplab_core::config::RunConfig;
 use heaplab_core::policy::FAMILIES;
@@ -395,4 +396,43 @@ fn a_size_class_block_map_brackets_its_spans() {
     let blocks = s.block_map(0, 1);
     assert_eq!(blocks.links.len(), 2, "{:?}", blocks.links);
     assert!(blocks.links[0].list.contains("free slots"));
+}
+
+#[test]
+fn the_address_index_finds_the_block_a_look_at_every_block_finds() {
+    // Every family, stepping (which keeps the index) through a run with frees and
+    // reallocs: on every committed page, the lowest live block found through the index is
+    // the one found by looking at every live block.
+    for f in FAMILIES {
+        let family = f.id;
+        let config = churn(family);
+        let events = Session::workload_events(&config).unwrap();
+        let mut s = Session::new(&config, events).unwrap();
+        let mut checked = 0;
+        while s.step().unwrap().is_some() {
+            if s.position() % 97 != 0 {
+                continue;
+            }
+            let at = s.moment();
+            assert!(at.by_addr.is_some(), "{family}: stepping keeps the index");
+            let scan = Moment {
+                by_addr: None,
+                ..at
+            };
+            let ps = at.simulation.pages().page_size();
+            for page in s.heap_map().pages {
+                let a = super::heap_map::lowest_on(at, page.addr, ps);
+                let b = super::heap_map::lowest_on(scan, page.addr, ps);
+                assert_eq!(
+                    a,
+                    b,
+                    "{family}: page {} at event {}",
+                    page.page,
+                    s.position()
+                );
+                checked += usize::from(a.is_some());
+            }
+        }
+        assert!(checked > 20, "{family}: only {checked} pages with a block");
+    }
 }

@@ -13,6 +13,9 @@ pub struct Watch<P> {
     pub(crate) log: Vec<Decision>,
     /// A reason noted and not yet attached to a page operation.
     reason: Option<&'static str>,
+    /// While set, nothing is kept and no decision is built: a session moving fast to a
+    /// far event pays only for the simulation.
+    quiet: bool,
 }
 
 impl<P: PageProvider> Watch<P> {
@@ -21,6 +24,15 @@ impl<P: PageProvider> Watch<P> {
             inner,
             log: Vec::new(),
             reason: None,
+            quiet: false,
+        }
+    }
+
+    /// Keeps nothing while `quiet` is set (see the field).
+    pub fn set_quiet(&mut self, quiet: bool) {
+        self.quiet = quiet;
+        if quiet {
+            self.take();
         }
     }
 
@@ -31,6 +43,9 @@ impl<P: PageProvider> Watch<P> {
     }
 
     fn page_op(&mut self, op: &'static str, addr: Addr, bytes: u64) {
+        if self.quiet {
+            return;
+        }
         let reason = self.reason.take();
         self.log.push(Decision::PageOp {
             op,
@@ -79,6 +94,9 @@ impl<P: PageProvider> PageProvider for Watch<P> {
     }
 
     fn note<F: FnOnce() -> Decision>(&mut self, decision: F) {
+        if self.quiet {
+            return;
+        }
         match decision() {
             // A reason belongs to the page operation that follows it, not to the log.
             Decision::Reason { why } => self.reason = Some(why),

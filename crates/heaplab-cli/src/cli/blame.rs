@@ -13,7 +13,8 @@ pub(super) const BLAME_EXAMPLES: &str = "Examples:
 pub struct BlameArgs {
     #[command(flatten)]
     pub input: RunInputArgs,
-    /// The event to blame at: a number (1-based), `peak` or `end`.
+    /// The event to blame at: a number (1-based), `peak`, `end`, or `phase:NAME` (the last
+    /// event of that phase; `phase:NAME#K` for its K-th occurrence).
     #[arg(long, default_value = "end")]
     pub at: String,
     /// How many pinning blocks the table lists.

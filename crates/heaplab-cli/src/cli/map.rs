@@ -16,7 +16,8 @@ pub(super) const MAP_EXAMPLES: &str = "Examples:
 pub struct MapArgs {
     #[command(flatten)]
     pub input: RunInputArgs,
-    /// The event to draw the heap after: a number (1-based), `peak` or `end`.
+    /// The event to draw the heap after: a number (1-based), `peak`, `end`, or `phase:NAME`
+    /// (the last event of that phase; `phase:NAME#K` for its K-th occurrence).
     #[arg(long, default_value = "end")]
     pub at: String,
     /// Write the heap map (pages by state, shaded by the live fraction) to FILE (.svg or

@@ -3,7 +3,8 @@
 //! the call sites it has; `event_at`, the event an `--at` names; and `session_at`, the
 //! heap after it.
 
-use heaplab_app::observe::session::{peak_event, trace_events, Session};
+use heaplab_app::observe::session::{trace_events, Session};
+use heaplab_app::observe::At;
 use heaplab_core::config::RunConfig;
 use heaplab_core::event::Event;
 use heaplab_core::trace::sites::Sites;
@@ -45,25 +46,13 @@ pub fn one_config_events(
     Ok((config, events, sites))
 }
 
-/// The event `--at` names: a number (1-based, inside the run), `peak` (the event of the
-/// run's peak resident memory) or `end`.
+/// The event `--at` names (see [`At`]): a number (1-based, inside the run), `peak` (the
+/// event of the run's peak resident memory), `end`, or `phase:NAME[#K]` (the last event of
+/// that phase, of its K-th occurrence).
 pub fn event_at(at: &str, config: &RunConfig, events: &[Event]) -> Result<usize, CliError> {
-    match at {
-        "end" => Ok(events.len()),
-        "peak" => Ok(peak_event(config, events)?),
-        n => {
-            let k: usize = n.parse().map_err(|_| {
-                CliError::input(format!("--at: {n:?} is not an event number, peak or end"))
-            })?;
-            if k == 0 || k > events.len() {
-                return Err(CliError::input(format!(
-                    "--at: event {k} is outside the run's 1..={}",
-                    events.len()
-                )));
-            }
-            Ok(k)
-        }
-    }
+    At::parse(at)
+        .and_then(|at| at.resolve(config, events))
+        .map_err(|e| CliError::input(format!("--at: {e}")))
 }
 
 /// The arguments' one configuration run up to the event `at` names (see [`event_at`]),
