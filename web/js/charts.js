@@ -41,10 +41,12 @@ let frame = null;
 let lastRuns = null;
 // Told of every change the user makes to the view, so the link can follow it.
 let onViewChange = () => {};
+// Told of a click on a timeline, with the event under the pointer.
+let onPick = () => {};
 
 const CAPTIONS = {
-  memory: "Solid lines: resident bytes; dashed lines: live bytes; both over the workload's events. Drag to zoom, double-click to reset.",
-  page_ops: 'Solid lines: commit calls to the OS so far; dashed lines: decommit calls so far. Drag to zoom, double-click to reset.',
+  memory: "Solid lines: resident bytes; dashed lines: live bytes; both over the workload's events. Drag to zoom, double-click to reset, click to step through from that event.",
+  page_ops: 'Solid lines: commit calls to the OS so far; dashed lines: decommit calls so far. Drag to zoom, double-click to reset, click to step through from that event.',
   bars: 'Peak and end resident bytes, page operations, touched bytes and utilization, one bar per configuration.',
 };
 const TIMELINES = new Set(['memory', 'page_ops']);
@@ -227,8 +229,11 @@ function wireZoom() {
     dragFrom = null;
     selection.hidden = true;
     const to = canvasX(event);
-    // A click is not a drag: it leaves the zoom as it is.
-    if (Math.abs(to - from) < 6 * (window.devicePixelRatio || 1)) return;
+    // A click is not a drag: it leaves the zoom as it is and picks the event under it.
+    if (Math.abs(to - from) < 6 * (window.devicePixelRatio || 1)) {
+      if (overPlot(to)) onPick(chart_event_at(frame, to));
+      return;
+    }
     setZoom(chart_event_at(frame, from), chart_event_at(frame, to));
   });
   canvas.addEventListener('dblclick', () => {
@@ -254,10 +259,12 @@ function wireZoom() {
 
 /**
  * Wires the chart's tabs, zoom and hover, and redraws on resize so lines stay sharp.
- * `changed` hears every change of the view the user makes (tab, zoom).
+ * `changed` hears every change of the view the user makes (tab, zoom); `picked` hears a
+ * click (or shift-click) on a timeline, with the event under the pointer.
  */
-export function wireCharts(changed) {
+export function wireCharts(changed, picked = () => {}) {
   onViewChange = changed;
+  onPick = picked;
   for (const tab of document.querySelectorAll('.tab[data-chart]')) {
     tab.addEventListener('click', () => {
       kind = tab.dataset.chart;

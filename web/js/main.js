@@ -19,7 +19,7 @@ import { buildScenarios, forgetScenario, openScenarioInEditor, runScenarioNow, s
 import { formLinkState, linkFollowsForm, openLink, setViewBaseline, setViewChart, setViewSweep, viewBaseline, viewChart, viewSweep, writeLink } from './state.js';
 import { buildSweep, refreshSweepMenus, runSweep } from './sweep.js';
 import { renderSummary } from './tables.js';
-import { buildTeach, openTeachFromLink } from './teach/panel.js';
+import { buildTeach, openTeach, openTeachFromLink } from './teach/panel.js';
 import * as trace from './trace.js';
 
 /** What the import found, for the status line: format, header, and what was skipped. */
@@ -410,10 +410,17 @@ function wire() {
     else openTeachFromLink();
     runPending();
   });
-  wireCharts(() => {
-    setViewChart(chartKind(), chartZoom());
-    linkFollowsForm();
-  });
+  wireCharts(
+    () => {
+      setViewChart(chartKind(), chartZoom());
+      linkFollowsForm();
+    },
+    // A click on a timeline steps through the run from the event under the pointer.
+    (event) => {
+      $('#teach').scrollIntoView({ block: 'start' });
+      openTeach({ event });
+    },
+  );
   buildTeach();
 }
 

@@ -151,6 +151,11 @@ function mismatch(loaded, named) {
   return `it has ${described(ref.bytes, ref.sha256)}; the link's ${named.name} had ${described(named.bytes, named.sha256)}`;
 }
 
+/** A number that changes whenever another trace is chosen or carried by a link. */
+export function traceGeneration() {
+  return generation;
+}
+
 /** Whether there is a trace to run: a file loaded, or one a link carried. */
 export function hasTrace() {
   return source !== null;

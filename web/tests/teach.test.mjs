@@ -2,8 +2,9 @@
 // small hand-written trace, step three times and compare each line with `heaplab
 // explain`'s; the heap map's counts at several events against `heaplab run` of the
 // trace cut at that event; scrub; click a page; zoom; a link that reopens at its step;
-// the refusal of a workload too long to step through, a typed trace, and blame by call
-// site for a typed trace with sites.
+// a long trace opened at a far event and the jumps, the page's own long run opened where
+// its memory chart is clicked, a typed trace, and blame by call site for a typed trace
+// with sites.
 //
 // Run by `cargo xtask test` with HEAPLAB_URL (the page) and HEAPLAB_BIN (the CLI), as
 // browser.test.mjs is.
@@ -252,36 +253,85 @@ describe('teaching mode', () => {
     assert.notDeepEqual(holes.first, holes.best);
   });
 
-  it('reads a huge trace file only as far as the limit, and says why it stops', async () => {
-    const huge = path.join(scratch, 'huge.trace');
-    // Large beside the chunks File.stream() hands over (64 KiB to 2 MiB in Chromium), so
-    // that stopping at the chunk with line 10,001 reads a small share of it.
+  it('opens a long trace at a far event and jumps, as heaplab explain and blame say', async () => {
+    // 600,000 events: far past what one step at a time reaches.
+    const long = path.join(scratch, 'long.trace');
     const lines = [];
-    for (let i = 0; i < 2_000_000; i += 1) lines.push(`a ${i} 8\nf ${i}`);
-    await writeFile(huge, `${lines.join('\n')}\n`);
-    const { page, problems } = await openPage(PAGE_URL);
-    await page.selectOption('#workload', 'trace');
-    await page.setInputFiles('#trace-file', huge);
+    for (let i = 0; i < 200_000; i += 1) lines.push(`a ${i} ${16 + (i % 7) * 600}`);
+    for (let i = 0; i < 200_000; i += 1) lines.push(`f ${i * 7919 % 200_000}`, `a ${200_000 + i} 24`);
+    await writeFile(long, `${lines.join('\n')}\n`);
+    const at = 500_000;
+    const [line] = (await cli(['explain', '-w', long, '-p', 'glibc-like', '--from', String(at), '--to', String(at)])).trim().split('\n');
+    const blamed = JSON.parse(await cli(['blame', '-w', long, '-p', 'glibc-like', '--at', String(at), '--json']));
+    const peak = JSON.parse(await cli(['blame', '-w', long, '-p', 'glibc-like', '--at', 'peak', '--json']));
+    const link = (await cli(['link', '-w', long, '-p', 'glibc-like', '--base-url', PAGE_URL])).trim();
+    const { page, problems } = await openPage(link);
+    // The link names the trace; the file is chosen here, as a colleague would.
+    await page.setInputFiles('#trace-file', long);
     await page.click('#teach-open');
-    await page.waitForFunction(() => window.heaplabTeach?.error, null, { timeout: TIMEOUT_MS });
-    const t = await teach(page);
-    assert.match(t.error, /^huge\.trace:10001: .*more than 10,000/);
-    assert.ok(t.traceRead.bytes < t.traceRead.size / 4, `read ${t.traceRead.bytes} of ${t.traceRead.size} bytes`);
+    let t = await waitEvent(page, 0);
+    assert.equal(t.events, 600_000);
+    await page.fill('#teach-goto', String(at));
+    await page.press('#teach-goto', 'Enter');
+    t = await waitEvent(page, at);
+    assert.equal(t.busy, false);
+    assert.equal(t.line, line);
+    assert.equal(t.blame.resident, blamed.resident);
+    assert.equal(t.blame.pinned, blamed.pinned);
+    assert.equal(t.blame.kept_by_policy, blamed.kept_by_policy);
+    // Back one event replays from the start, and says the event before.
+    await page.click('#teach-back');
+    t = await waitEvent(page, at - 1);
+    assert.match(t.line, new RegExp(`^event ${(at - 1).toLocaleString('en-US')}: `));
+    await page.click('#teach-peak');
+    t = await waitEvent(page, peak.event);
+    assert.equal(t.blame.resident, peak.resident);
+    // The next page operation from the peak is one the line says.
+    await page.click('#teach-next-op');
+    await page.waitForFunction((k) => window.heaplabTeach.event > k && !window.heaplabTeach.busy, peak.event, { timeout: TIMEOUT_MS });
+    t = await teach(page);
+    assert.match(t.line, /commit|decommit|reserve|release|trim|gave back|give back/i, t.line);
+    const [opLine] = (await cli(['explain', '-w', long, '-p', 'glibc-like', '--from', String(t.event), '--to', String(t.event)])).trim().split('\n');
+    assert.equal(t.line, opLine);
+    assert.match(page.url(), new RegExp(`"event":${t.event}|event`));
+    await shot(page, 'far');
     assert.deepEqual(problems, []);
     await page.close();
   });
 
-  it('refuses a workload too long to step through, by name, and steps through a typed trace', async () => {
-    const { page, problems } = await openPage(PAGE_URL);
-    await page.click('#teach-open');
-    await page.waitForFunction(() => window.heaplabTeach?.error, null, { timeout: TIMEOUT_MS });
-    let t = await teach(page);
-    assert.match(t.error, /^teach: the workload has more than 10,000 events, and teaching mode steps through at most 10,000/);
-    assert.match(await page.textContent('#teach-error'), /^teach: the workload has more than 10,000 events/);
+  it('opens on the page\'s own long run where the memory chart is clicked, and steps through a typed trace', async () => {
+    // Two configurations of a built-in workload far longer than a lesson.
+    const link = (await cli(['link', '-w', 'browser', '--scale', '0.1', '-p', 'glibc-like', '-p', 'mimalloc-like', '--base-url', PAGE_URL])).trim();
+    const { page, problems } = await openPage(link);
+    await page.waitForFunction(() => window.heaplabChart?.frame, null, { timeout: TIMEOUT_MS });
+    const frame = await page.evaluate(() => window.heaplabChart.frame);
+    const box = await page.locator('#chart').boundingBox();
+    const size = await page.locator('#chart').evaluate((c) => ({ w: c.width, h: c.height }));
+    // Two thirds of the way along the plot, in the middle of its height.
+    const x = frame.left + ((frame.right - frame.left) * 2) / 3;
+    const y = (frame.top + frame.bottom) / 2;
+    const event = frame.first_event + Math.round(((x - frame.left) / (frame.right - frame.left)) * (frame.last_event - frame.first_event));
+    await page.mouse.click(box.x + (x * box.width) / size.w, box.y + (y * box.height) / size.h);
+    let t = await waitEvent(page, event);
+    assert.ok(t.events > 100_000, `${t.events} events`);
+    assert.equal(t.error, null);
+    const [line] = (await cli(['explain', '-w', 'browser', '--scale', '0.1', '-p', 'glibc-like', '--from', String(event), '--to', String(event)])).trim().split('\n');
+    assert.equal(t.line, line);
+    const blamed = JSON.parse(await cli(['blame', '-w', 'browser', '--scale', '0.1', '-p', 'glibc-like', '--at', String(event), '--json']));
+    assert.equal(t.blame.resident, blamed.resident);
+    assert.equal(t.blame.live, blamed.live);
+    assert.equal(await page.isVisible('#teach-heap'), true);
+    await shot(page, 'clicked');
+    // The next phase: the event that marks it, with the CLI's line.
+    await page.click('#teach-next-phase');
+    await page.waitForFunction((k) => window.heaplabTeach.event > k && !window.heaplabTeach.busy, event, { timeout: TIMEOUT_MS });
+    t = await teach(page);
+    assert.match(t.op, /^p /, `${t.op}: not a phase mark`);
+    await page.click('#teach-type');
     assert.equal(await page.isVisible('#teach-trace'), true);
     await page.fill('#teach-trace', 'a 1 48\na 2 100\nf 1\nf 9');
     await page.click('#teach-use-trace');
-    // The error before this one named the workload; this one names the typed trace's line.
+    // A bad line of the typed trace is named by its line.
     await page.waitForFunction(() => /typed\.trace/.test(window.heaplabTeach?.error ?? ''), null, { timeout: TIMEOUT_MS });
     t = await teach(page);
     assert.match(t.error, /^typed\.trace:4: /);

@@ -26,6 +26,9 @@ pub fn run(root: &Path, extra: &[String]) -> Result<()> {
     if extra == ["--page"] {
         return crate::page_bench::run(root);
     }
+    if extra == ["--teach"] {
+        return crate::teach_bench::run(root);
+    }
     if extra != ["--table"] {
         run_bench(root, "simulate", extra)?;
         // Trace import takes no criterion filter of the simulator's; a filter given
@@ -40,8 +43,10 @@ pub fn run(root: &Path, extra: &[String]) -> Result<()> {
         &target.join("criterion/trace-import"),
         &target.join("tmp/tracebench"),
     );
-    // The page's figures need a browser and a fresh wasm build: with a full run only.
+    // The page's figures need a browser and a fresh wasm build, and the teaching
+    // moments a release CLI: with a full run only.
     if extra.is_empty() {
+        crate::teach_bench::run(root)?;
         crate::page_bench::run(root)?;
     }
     Ok(())

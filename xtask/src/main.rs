@@ -8,6 +8,7 @@ mod bench;
 mod gate;
 mod page_bench;
 mod serve;
+mod teach_bench;
 mod tools;
 
 use std::path::{Path, PathBuf};
@@ -28,7 +29,8 @@ commands:
                       last run's tables); without ARGS also trace import end to end on
                       a generated 10M-event trace beside `wc -l` and `zcat`, and the page
                       in headless Chromium against `heaplab run` (`bench --page` for
-                      only that)
+                      only that), and blame, map and explain at the last event of a
+                      1M-event trace against `heaplab run` (`bench --teach` for only that)
 ";
 
 fn main() -> ExitCode {

@@ -557,32 +557,83 @@ macro_rules! choice {
 }
 pub(crate) use choice;
 
-/// Parses `4096`, `64K`, `64KiB`, `1M`, `2MiB`, `1G`.
+/// Parses `4096`, `64K`, `64KiB`, `1M`, `2MiB`, `1G`, `1TiB`, and a fraction that comes to
+/// whole bytes (`1.5KiB`), so every size `heaplab policies` prints reads back.
 pub fn parse_bytes(text: &str) -> Result<i64, String> {
     let t = text.trim().replace('_', "");
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (digits, suffix) = t.split_at(split);
-    let n: i64 = digits
-        .parse()
-        .map_err(|_| format!("{text:?} is not a size in bytes (try 4096, 64KiB or 1MiB)"))?;
+    let split = t
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(t.len());
+    let (number, suffix) = t.split_at(split);
+    let not_a_size = || format!("{text:?} is not a size in bytes (try 4096, 64KiB or 1MiB)");
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    if whole.is_empty() || fraction.contains('.') {
+        return Err(not_a_size());
+    }
+    let whole: i64 = whole.parse().map_err(|_| not_a_size())?;
     let mult: i64 = match suffix.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "k" | "kb" | "kib" => 1 << 10,
         "m" | "mb" | "mib" => 1 << 20,
         "g" | "gb" | "gib" => 1 << 30,
+        "t" | "tb" | "tib" => 1 << 40,
         _ => {
             return Err(format!(
-                "{text:?} has an unknown unit (use KiB, MiB or GiB)"
+                "{text:?} has an unknown unit (use KiB, MiB, GiB or TiB)"
             ))
         }
     };
-    n.checked_mul(mult)
-        .ok_or_else(|| format!("{text:?} is too large"))
+    let too_large = || format!("{text:?} is too large");
+    let mut bytes = whole.checked_mul(mult).ok_or_else(too_large)?;
+    if !fraction.is_empty() {
+        // Digits past the ninth can only matter below a byte of a TiB's share.
+        if fraction.len() > 9 || !fraction.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(not_a_size());
+        }
+        let digits: i128 = fraction.parse().map_err(|_| not_a_size())?;
+        let scaled = digits * i128::from(mult);
+        let ten = 10i128.pow(fraction.len() as u32);
+        if scaled % ten != 0 {
+            return Err(format!("{text:?} is not a whole number of bytes"));
+        }
+        let part = i64::try_from(scaled / ten).map_err(|_| too_large())?;
+        bytes = bytes.checked_add(part).ok_or_else(too_large)?;
+    }
+    Ok(bytes)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_read_back_as_they_are_printed() {
+        assert_eq!(parse_bytes("4096"), Ok(4096));
+        assert_eq!(parse_bytes("64K"), Ok(65536));
+        assert_eq!(parse_bytes("1TiB"), Ok(1 << 40));
+        assert_eq!(parse_bytes("2 TiB"), Ok(2 << 40));
+        assert_eq!(parse_bytes("1.5KiB"), Ok(1536));
+        assert_eq!(parse_bytes("0.5 MiB"), Ok(1 << 19));
+        // What the tables print reads back to the same bytes.
+        for bytes in [1u64 << 40, 3 << 39, 1536, 592 << 10, 128 << 10] {
+            let printed = crate::format::format_bytes(bytes);
+            assert_eq!(parse_bytes(&printed), Ok(bytes as i64), "{printed}");
+        }
+        assert_eq!(
+            parse_bytes("1.3B").unwrap_err(),
+            "\"1.3B\" is not a whole number of bytes"
+        );
+        assert_eq!(
+            parse_bytes("1PiB").unwrap_err(),
+            "\"1PiB\" has an unknown unit (use KiB, MiB, GiB or TiB)"
+        );
+        assert!(parse_bytes("1.2.3K").is_err());
+        assert!(parse_bytes(".5K").is_err());
+        assert_eq!(
+            parse_bytes("9000000TiB").unwrap_err(),
+            "\"9000000TiB\" is too large"
+        );
+    }
 
     const SPECS: &[ParamSpec] = &[
         ParamSpec {

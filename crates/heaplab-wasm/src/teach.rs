@@ -1,6 +1,7 @@
 //! Teaching mode for the page: [`Teach`] holds the core's `Teaching` for one
 //! configuration (a built-in workload or a trace's bytes) of at most
-//! `MAX_TEACH_EVENTS` events, and hands out each event's line (the core's
+//! `MAX_TEACH_EVENTS` events, moves it to any event in slices the page shows progress
+//! between, finds the events the jumps go to, and hands out the event's line (the core's
 //! `explain::line`, the same text `heaplab explain` prints), the heap map, the block map
 //! and blame at the event shown. The two maps are drawn on the page's canvases by
 //! heaplab-plot's `draw_heap_map` and `draw_block_map`, the functions `heaplab blame
@@ -128,11 +129,11 @@ fn canvas_root(
 
 #[wasm_bindgen]
 impl Teach {
-    /// Explains every event of `config`'s run: its built-in workload, or for a trace
-    /// config (`{"id": "trace", "path": NAME}`) the trace in `trace`. Throws an Error
-    /// that names what is wrong: a bad field, a trace's `NAME:line`, or a run longer
-    /// than teaching mode steps through (`teach: the workload has more than 10,000
-    /// events …`).
+    /// Holds `config`'s run for stepping, before its first event: its built-in workload,
+    /// or for a trace config (`{"id": "trace", "path": NAME}`) the trace in `trace`.
+    /// Throws an Error that names what is wrong: a bad field, a trace's `NAME:line`, or a
+    /// run longer than teaching mode holds (`teach: the workload has more than
+    /// 10,000,000 events …`).
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsValue, trace: Option<Vec<u8>>, lenient: bool) -> Result<Teach, JsError> {
         let config: RunConfig = from_js(config, "config")?;
@@ -141,8 +142,8 @@ impl Teach {
         Teach::of(&config, events, sites)
     }
 
-    /// Explains every event of a trace config's run, the trace read into `trace` (which
-    /// is used up).
+    /// Holds a trace config's run for stepping, the trace read into `trace` (which is
+    /// used up).
     pub fn from_trace(config: JsValue, trace: &mut TeachTrace) -> Result<Teach, JsError> {
         let config: RunConfig = from_js(config, "config")?;
         let t = trace.inner.take().ok_or_else(spent)?;
@@ -160,8 +161,8 @@ impl Teach {
         self.inner.position()
     }
 
-    /// Event `k`'s step (1-based): `{event, op, decisions, line}` as `heaplab explain
-    /// --json` prints it, or null outside the run.
+    /// Event `k`'s step (1-based) when it is the event shown: `{event, op, decisions,
+    /// line}` as `heaplab explain --json` prints it, or null.
     pub fn step(&self, k: usize) -> Result<JsValue, JsError> {
         match self.inner.step(k) {
             Some(step) => to_js(step),
@@ -169,14 +170,33 @@ impl Teach {
         }
     }
 
-    /// Every event's line, event 1 first.
-    pub fn lines(&self) -> Vec<String> {
-        self.inner.steps().iter().map(|s| s.line.clone()).collect()
-    }
-
     /// Shows the heap after event `k` (0: before the first).
     pub fn seek(&mut self, k: usize) -> Result<(), JsError> {
         self.inner.seek(k).map_err(js_error)
+    }
+
+    /// Moves toward event `k` by at most `budget` events; answers whether it is there.
+    /// The page calls it in slices, showing `position()` between them.
+    pub fn seek_some(&mut self, k: usize, budget: usize) -> Result<bool, JsError> {
+        self.inner.seek_some(k, budget).map_err(js_error)
+    }
+
+    /// Reads the run's index (the kinds of each event and the peak) by at most `budget`
+    /// events; answers whether it is read.
+    pub fn read_index(&mut self, budget: usize) -> Result<bool, JsError> {
+        self.inner.read_index(budget).map_err(js_error)
+    }
+
+    /// The first event after which resident memory is highest.
+    pub fn peak(&mut self) -> Result<usize, JsError> {
+        Ok(self.inner.index().map_err(js_error)?.peak())
+    }
+
+    /// The next (`forward`) or previous event of kind `kind` (one of `teach_kinds()`)
+    /// from the event shown, or null when there is none.
+    pub fn find(&mut self, kind: &str, forward: bool) -> Result<Option<usize>, JsError> {
+        let kind = heaplab_app::observe::find::kind(kind).map_err(|e| JsError::new(&e))?;
+        self.inner.find(kind, forward).map_err(js_error)
     }
 
     /// The heap map at the event shown: `{event, page_size, pages, reservations, counts}`.
@@ -319,6 +339,24 @@ impl Teach {
     }
 }
 
+/// The kinds of event the page jumps to, `[{name, words}]`, in the order it offers them.
+#[wasm_bindgen]
+pub fn teach_kinds() -> Result<JsValue, JsError> {
+    #[derive(serde::Serialize)]
+    struct Kind {
+        name: &'static str,
+        words: &'static str,
+    }
+    let kinds: Vec<Kind> = heaplab_app::observe::find::KINDS
+        .iter()
+        .map(|k| Kind {
+            name: k.name,
+            words: k.words,
+        })
+        .collect();
+    to_js(&kinds)
+}
+
 /// The heap map's key, `[{label, fill, edge}]`, for the page's swatches.
 #[wasm_bindgen]
 pub fn heap_map_key() -> Result<JsValue, JsError> {
@@ -348,10 +386,12 @@ mod tests {
         );
         let e = events_of(&config, Some(b"a 1 48\nx\n"), false).unwrap_err();
         assert!(e.starts_with("typed.trace:2: "), "{e}");
-        let churn = RunConfig::new("churn", "buddy");
+        // churn at full scale has 14 million events.
+        let mut churn = RunConfig::new("churn", "buddy");
+        churn.workload.params.insert("scale".into(), 1.0.into());
         let e = events_of(&churn, None, false).unwrap_err();
         assert!(
-            e.starts_with("teach: the workload has more than 10,000 events"),
+            e.starts_with("teach: the workload has more than 10,000,000 events"),
             "{e}"
         );
     }

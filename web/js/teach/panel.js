@@ -6,8 +6,11 @@
 // link. Both maps are drawn by the teaching module, which answers what is under the
 // pointer from the layout it drew.
 //
-// Runs on the page's own thread: a run is at most `teach_max_events()` events, which the
-// core explains in well under a second.
+// Teaching mode opens on any run the page makes, at any event: clicking the memory chart
+// opens it there. It runs on the page's own thread, and a far event is reached in slices
+// of `SLICE` events (the core keeps no explanation on the way, so a slice takes a few
+// milliseconds), with the progress shown between them; the jumps (the peak, the next page
+// operation, phase or event of a kind) read the run's index once, the same way.
 
 import { teach_max_events } from '../../pkg/heaplab_wasm.js';
 import { TRACE_ID } from '../catalog.js';
@@ -57,6 +60,17 @@ async function bindingsFor(config) {
 // The block map shows this many committed pages around the selected one.
 const BLOCK_ROWS = 12;
 
+// The events run between two looks at the page while a far event is reached.
+const SLICE = 200_000;
+
+// Each reach of an event takes a number; a newer one makes an older one stop.
+let reachToken = 0;
+
+/** Lets the page draw and answer input before the next slice of work. */
+function breathe() {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 const s = {
   teach: null,
   config: 0,
@@ -73,6 +87,10 @@ const s = {
   traceRead: null,
   timer: 0,
   drag: null,
+  // What the status line says when no replay is under way.
+  ready: '',
+  // Whether a far event or the run's index is being reached.
+  busy: false,
 };
 
 const BLOCK_NOTE = 'each committed page to scale, left to right; arrows: the free lists in the order the policy hands pieces out; point at a piece to see what it is';
@@ -126,6 +144,7 @@ function publish(error = null) {
     zoom: s.zoom,
     blocks: s.blocks && { rows: s.blocks.rows, links: s.blocks.links, regions: s.blocks.regions },
     traceRead: s.traceRead,
+    busy: s.busy,
     error,
     // Where page `page` is drawn on the heap map's canvas, in CSS pixels, for a test to
     // click or drag across it; null when it is not on the map as shown.
@@ -191,6 +210,7 @@ function render() {
   $('#teach-scrub').max = String(n);
   $('#teach-scrub').value = String(s.event);
   $('#teach-position').textContent = `event ${formatCount(s.event)} of ${formatCount(n)}`;
+  if (document.activeElement !== $('#teach-goto')) $('#teach-goto').value = String(s.event);
   const step = s.event > 0 ? s.teach.step(s.event) : null;
   $('#teach-op').textContent = step ? step.op : '';
   $('#teach-line').textContent = step ? step.line : 'Before the first event: nothing is allocated yet. Step forward to see what the policy does.';
@@ -205,23 +225,100 @@ function render() {
   $('#teach-zoom-out').hidden = !s.zoom;
 }
 
-/** Shows the heap after event `k` (clamped to the run). */
-function go(k, { link = true } = {}) {
+/**
+ * Shows the heap after event `k` (clamped to the run): at once when it is near, else in
+ * slices with the progress in the status line. A newer call makes an older one stop.
+ */
+async function go(k, { link = true } = {}) {
   if (!s.teach) return;
-  const n = s.teach.events();
+  const teach = s.teach;
+  const n = teach.events();
   const event = Math.max(0, Math.min(n, Math.round(k)));
+  const token = ++reachToken;
+  for (;;) {
+    let done;
+    try {
+      done = teach.seek_some(event, SLICE);
+    } catch (error) {
+      s.busy = false;
+      setError(messageOf(error));
+      publish(messageOf(error));
+      return;
+    }
+    if (done) break;
+    s.busy = true;
+    status(`Replaying to event ${formatCount(event)}: ${Math.floor((100 * teach.position()) / Math.max(1, event))}%…`);
+    publish();
+    await breathe();
+    if (token !== reachToken || s.teach !== teach) return;
+  }
+  s.busy = false;
+  status(s.ready);
+  s.event = event;
+  s.map = teach.heap_map();
+  s.blame = teach.blame();
+  render();
+  publish();
+  if (link) writeLink();
+}
+
+/** Reads the run's index for the jumps, in slices with the progress shown; false if it failed. */
+async function readIndex() {
+  const teach = s.teach;
+  for (;;) {
+    let done;
+    try {
+      done = teach.read_index(SLICE);
+    } catch (error) {
+      setError(messageOf(error));
+      return false;
+    }
+    if (done) break;
+    s.busy = true;
+    status('Reading the whole run for the jumps…');
+    publish();
+    await breathe();
+    if (s.teach !== teach) return false;
+  }
+  s.busy = false;
+  status(s.ready);
+  return true;
+}
+
+/** Goes to the run's peak. */
+async function jumpToPeak() {
+  if (!s.teach || !(await readIndex())) return;
+  await go(s.teach.peak());
+}
+
+/** Goes to the next (`forward`) or previous event of kind `kind`, or says there is none. */
+async function jump(kind, forward) {
+  if (!s.teach || !(await readIndex())) return;
+  let k;
   try {
-    s.teach.seek(event);
+    k = s.teach.find(kind, forward);
   } catch (error) {
     setError(messageOf(error));
     return;
   }
-  s.event = event;
-  s.map = s.teach.heap_map();
-  s.blame = s.teach.blame();
-  render();
-  publish();
-  if (link) writeLink();
+  if (k == null) {
+    const words = kindWords.get(kind) ?? kind;
+    status(`No ${words} ${forward ? 'after' : 'before'} event ${formatCount(s.event)}.`);
+    return;
+  }
+  await go(k);
+}
+
+// The words of each kind of event, from the teaching bindings.
+const kindWords = new Map();
+
+/** Fills the kind menu from the bindings' `teach_kinds()`, keeping the one chosen. */
+function fillKinds(kinds) {
+  const menu = $('#teach-kind');
+  const chosen = menu.value || 'decommit';
+  menu.replaceChildren(...kinds.map((k) => option(k.name, k.words)));
+  for (const k of kinds) kindWords.set(k.name, k.words);
+  menu.value = kinds.some((k) => k.name === chosen) ? chosen : kinds[0].name;
 }
 
 function selectPage(page) {
@@ -267,26 +364,28 @@ async function load({ event = 0, page = null, zoom = null } = {}) {
     form = readForm();
     const config = form.configs[s.config];
     const input = config.workload.id === TRACE_ID ? await trace.traceInput(form) : null;
-    const { Teach, TeachTrace, heap_map_key } = await bindingsFor(config);
+    const { Teach, TeachTrace, heap_map_key, teach_kinds } = await bindingsFor(config);
     // The key comes from the module, which holds the colours the map is drawn in.
     $('#teach-legend').innerHTML = legendHtml({ heap_map_key });
+    fillKinds(teach_kinds());
     s.traceRead = null;
     let next;
     if (input) {
       const read = await readTrace(new TeachTrace(config.workload.path ?? 'trace', form.lenient), input.file);
-      status('Explaining every event…');
       try {
         next = Teach.from_trace(config, read);
       } finally {
         read.free();
       }
     } else {
-      status('Explaining every event…');
+      status('Generating the workload…');
+      await breathe();
       next = new Teach(config, null, form.lenient);
     }
     s.teach?.free();
     s.teach = next;
     s.policy = config.policy;
+    s.loaded = loadKey();
   } catch (error) {
     s.teach?.free();
     s.teach = null;
@@ -301,11 +400,12 @@ async function load({ event = 0, page = null, zoom = null } = {}) {
     return;
   }
   $('#teach-view').hidden = false;
-  status(`${formatCount(s.teach.events())} events, every one explained. Keys: ← → step, space plays.`);
+  s.ready = `${formatCount(s.teach.events())} events. Keys: ← → step, space plays; a click on the memory chart comes here at its event.`;
+  status(s.ready);
   renderFamily($('#teach-family-title'), $('#teach-family-body'), s.policy);
   s.page = page;
   s.zoom = zoom ? [Math.min(zoom[0], zoom[1]), Math.max(zoom[0], zoom[1])] : null;
-  go(event, { link: false });
+  await go(event, { link: false });
 }
 
 /**
@@ -322,6 +422,7 @@ async function readTrace(read, file) {
       if (done) break;
       s.traceRead.bytes += value.length;
       read.push(value);
+      status(`Reading the trace: ${Math.floor((100 * s.traceRead.bytes) / Math.max(1, file.size))}%…`);
     }
   } catch (error) {
     read.free();
@@ -337,7 +438,19 @@ export function openTeach(position = {}) {
   $('#teach-open').hidden = true;
   $('#teach-close').hidden = false;
   s.config = position.config ?? s.config;
+  // The run held already is the one asked for: only the event changes.
+  if (s.teach && s.loaded === loadKey() && position.page === undefined && position.zoom === undefined) return go(position.event ?? 0);
   return load(position);
+}
+
+/** What the run held depends on: the configuration followed, as the editor has it. */
+function loadKey() {
+  try {
+    const form = readForm();
+    return JSON.stringify([s.config, form.configs[s.config], form.lenient, trace.traceGeneration()]);
+  } catch {
+    return null;
+  }
 }
 
 function closeTeach() {
@@ -347,6 +460,7 @@ function closeTeach() {
   $('#teach-close').hidden = true;
   s.teach?.free();
   s.teach = null;
+  s.loaded = null;
   window.heaplabTeach = null;
   setViewTeach(null);
   linkFollowsForm();
@@ -443,6 +557,16 @@ export function buildTeach() {
     }
   });
   $('#teach-scrub').addEventListener('input', () => go(Number($('#teach-scrub').value)));
+  $('#teach-peak').addEventListener('click', jumpToPeak);
+  $('#teach-prev-op').addEventListener('click', () => jump('page-op', false));
+  $('#teach-next-op').addEventListener('click', () => jump('page-op', true));
+  $('#teach-next-phase').addEventListener('click', () => jump('phase', true));
+  $('#teach-prev-kind').addEventListener('click', () => jump($('#teach-kind').value, false));
+  $('#teach-next-kind').addEventListener('click', () => jump($('#teach-kind').value, true));
+  $('#teach-goto').addEventListener('change', () => {
+    const k = Number($('#teach-goto').value);
+    if (Number.isFinite(k)) go(k);
+  });
   $('#teach-highlight').addEventListener('change', () => s.map && drawMap());
   $('#teach-body').addEventListener('keydown', (event) => {
     if (['TEXTAREA', 'INPUT', 'SELECT'].includes(event.target.tagName) && event.target.type !== 'range') return;

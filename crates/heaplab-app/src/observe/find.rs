@@ -106,9 +106,13 @@ pub fn phase_end(events: &[Event], name: &str, occurrence: usize) -> Result<usiz
                 if seen == 1 { "time" } else { "times" }
             ));
         }
-        let mut names: Vec<&str> = marks.iter().map(|(_, p)| *p).collect();
-        names.sort_unstable();
-        names.dedup();
+        // In the order the run first enters them.
+        let mut names: Vec<&str> = Vec::new();
+        for &(_, p) in &marks {
+            if !names.contains(&p) {
+                names.push(p);
+            }
+        }
         return Err(if names.is_empty() {
             format!("phase {name:?}: the run marks no phases")
         } else {

@@ -112,7 +112,7 @@ fn map_block(at: Moment<'_>, id: u64, b: Block) -> MapBlock {
         addr: b.addr,
         size: b.size,
         event: birth.map_or(0, |b| b.event),
-        phase: birth.and_then(|b| b.phase.clone()),
+        phase: birth.and_then(|b| b.phase.as_deref().map(str::to_string)),
         site: birth.and_then(|b| b.site).map(|addr| at.sites.label(addr)),
     }
 }

@@ -3,9 +3,9 @@
 //! so that the session can draw them without the maps depending back on it.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
-use serde::Serialize;
 
 use heaplab_core::event::BlockId;
 use heaplab_core::provider::SimProvider;
@@ -15,12 +15,13 @@ use heaplab_core::trace::sites::Sites;
 use super::watch::Watch;
 
 /// Where and when a live block was born, for the map's tooltips and blame's groups.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Birth {
     /// The event that allocated it (1-based), or last moved it in a realloc.
     pub event: u64,
-    /// The phase the program was in then.
-    pub phase: Option<String>,
+    /// The phase the program was in then: shared by every block born in it, so that a
+    /// birth costs no string of its own.
+    pub phase: Option<Arc<str>>,
     /// The call site of that event, when the trace has one.
     pub site: Option<u64>,
 }

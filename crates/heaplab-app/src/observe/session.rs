@@ -45,7 +45,7 @@ pub struct Session {
     /// How many events have been applied.
     done: usize,
     births: FxHashMap<BlockId, Birth>,
-    phase: Option<String>,
+    phase: Option<Arc<str>>,
     /// The events' call sites, when the trace has them.
     sites: Sites,
     /// The live blocks that take up bytes, by address, for the pages a free leaves
@@ -173,7 +173,7 @@ impl Session {
             Event::Free { id, .. } => {
                 self.births.remove(id);
             }
-            Event::Phase(name) => self.phase = Some(name.clone()),
+            Event::Phase(name) => self.phase = Some(name.as_str().into()),
             Event::ArenaReset(_) | Event::ArenaDrop(_) => {
                 // They free blocks the births still name; keep only live ones.
                 let live: rustc_hash::FxHashSet<BlockId> =

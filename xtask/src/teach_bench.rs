@@ -1,0 +1,108 @@
+//! Teaching moments in `cargo xtask bench`: what looking at one moment of a long run
+//! costs, as a user pays it, whole `heaplab` processes timed against `heaplab run` of the
+//! same trace. The target is that `blame` and `map` at the last event of a 1-million-event
+//! trace take at most three times `run` plus 100 ms: reaching event N costs about what
+//! running N events costs, plus drawing, never a cost that grows with N². `explain` of
+//! the last thousand events rides on the same replay.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+
+use crate::{cargo, run_cmd, target_dir};
+
+/// The presets timed: the free list, the size classes and the buddy system.
+const PRESETS: &[&str] = &["glibc-like", "mimalloc-like", "buddy"];
+
+/// Times each command is run; the table quotes the median.
+const REPEATS: usize = 5;
+
+pub fn run(root: &Path) -> Result<()> {
+    run_cmd(
+        cargo().args(["build", "--release", "-p", "heaplab-cli"]),
+        root,
+    )?;
+    let bin = target_dir(root).join("release/heaplab");
+    let dir = target_dir(root).join("tmp/teachbench");
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let trace = dir.join("browser.trace");
+    // The browser workload at half scale: a little over a million events, with phases.
+    run_cmd(
+        Command::new(&bin)
+            .args(["export", "-w", "browser", "--scale", "0.5", "-o"])
+            .arg(&trace),
+        root,
+    )?;
+    let events = std::fs::read_to_string(&trace)?
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .count();
+    let trace = trace.to_string_lossy().into_owned();
+    let svg = dir.join("heap.svg").to_string_lossy().into_owned();
+    let from = events.saturating_sub(999).max(1).to_string();
+    println!(
+        "\nteaching moments: the last event of a {events}-event trace (browser, --scale 0.5), \
+         whole processes, medians of {REPEATS}:\n"
+    );
+    println!("| preset | run | blame --at end | map --at end | explain of the last 1,000 | target: 3 x run + 100 ms | met |");
+    println!("|---|---|---|---|---|---|---|");
+    for preset in PRESETS {
+        let base = ["-w", trace.as_str(), "-p", preset];
+        let time = |extra: &[&str]| -> Result<f64> {
+            let args: Vec<&str> = extra[..1]
+                .iter()
+                .chain(&base)
+                .chain(&extra[1..])
+                .copied()
+                .collect();
+            median_secs(&bin, &args)
+        };
+        let run = time(&["run"])?;
+        let blame = time(&["blame", "--at", "end"])?;
+        let map = time(&["map", "--at", "end", "--heap-map", svg.as_str()])?;
+        let explain = time(&["explain", "--from", from.as_str()])?;
+        let target = 3.0 * run + 0.1;
+        let met = if blame <= target && map <= target {
+            "yes"
+        } else {
+            "no"
+        };
+        println!(
+            "| {preset} | {} | {} | {} | {} | {} | {met} |",
+            ms(run),
+            ms(blame),
+            ms(map),
+            ms(explain),
+            ms(target)
+        );
+    }
+    Ok(())
+}
+
+fn ms(secs: f64) -> String {
+    format!("{:.0} ms", secs * 1e3)
+}
+
+/// The median wall time of `REPEATS` runs of `bin args`, its output thrown away.
+fn median_secs(bin: &Path, args: &[&str]) -> Result<f64> {
+    let mut times = Vec::with_capacity(REPEATS);
+    for _ in 0..REPEATS {
+        let start = Instant::now();
+        let out = Command::new(bin)
+            .args(args)
+            .output()
+            .with_context(|| format!("running {}", bin.display()))?;
+        times.push(start.elapsed().as_secs_f64());
+        if !out.status.success() {
+            bail!(
+                "heaplab {} failed: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    Ok(times[REPEATS / 2])
+}
