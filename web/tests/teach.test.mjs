@@ -265,8 +265,9 @@ describe('teaching mode', () => {
     const blamed = JSON.parse(await cli(['blame', '-w', long, '-p', 'glibc-like', '--at', String(at), '--json']));
     const peak = JSON.parse(await cli(['blame', '-w', long, '-p', 'glibc-like', '--at', 'peak', '--json']));
     const link = (await cli(['link', '-w', long, '-p', 'glibc-like', '--base-url', PAGE_URL])).trim();
-    const { page, problems } = await openPage(link);
     // The link names the trace; the file is chosen here, as a colleague would.
+    const { page, problems } = await open(link);
+    await page.setViewportSize({ width: 1280, height: 800 });
     await page.setInputFiles('#trace-file', long);
     await page.click('#teach-open');
     let t = await waitEvent(page, 0);
@@ -282,18 +283,17 @@ describe('teaching mode', () => {
     // Back one event replays from the start, and says the event before.
     await page.click('#teach-back');
     t = await waitEvent(page, at - 1);
-    assert.match(t.line, new RegExp(`^event ${(at - 1).toLocaleString('en-US')}: `));
+    assert.match(t.line, new RegExp(`^event ${at - 1}: `));
     await page.click('#teach-peak');
     t = await waitEvent(page, peak.event);
     assert.equal(t.blame.resident, peak.resident);
-    // The next page operation from the peak is one the line says.
-    await page.click('#teach-next-op');
-    await page.waitForFunction((k) => window.heaplabTeach.event > k && !window.heaplabTeach.busy, peak.event, { timeout: TIMEOUT_MS });
+    // The page operation before the peak is one the line says.
+    await page.click('#teach-prev-op');
+    await page.waitForFunction((k) => window.heaplabTeach.event < k && !window.heaplabTeach.busy, peak.event, { timeout: TIMEOUT_MS });
     t = await teach(page);
     assert.match(t.line, /commit|decommit|reserve|release|trim|gave back|give back/i, t.line);
     const [opLine] = (await cli(['explain', '-w', long, '-p', 'glibc-like', '--from', String(t.event), '--to', String(t.event)])).trim().split('\n');
     assert.equal(t.line, opLine);
-    assert.match(page.url(), new RegExp(`"event":${t.event}|event`));
     await shot(page, 'far');
     assert.deepEqual(problems, []);
     await page.close();

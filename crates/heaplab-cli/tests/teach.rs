@@ -386,3 +386,87 @@ fn map_writes_both_maps_as_the_page_draws_them() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--at phase:NAME#K` is the last event of the K-th time the run is in that phase: the
+/// event before the next phase mark, counted here from the trace's own lines.
+#[test]
+fn at_a_phase_is_its_last_event() {
+    let dir = std::env::temp_dir().join(format!("heaplab-teach-phase-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("phased.trace");
+    let text = "p load\na 1 48\na 2 5000\np work\nf 1\na 3 64\np load\nf 2\na 4 24\np exit\nf 3\n";
+    std::fs::write(&path, text).unwrap();
+    let path = path.to_str().unwrap();
+    let blame_at = |at: &str| {
+        let out = heaplab(&[
+            "blame",
+            "-w",
+            path,
+            "-p",
+            "glibc-like",
+            "--at",
+            at,
+            "--json",
+        ]);
+        let event = out
+            .status
+            .success()
+            .then(|| json_of(&out)["event"].as_u64());
+        (out.status.code(), event.flatten(), out)
+    };
+    // load: events 1-3; work: 4-6; load again: 7-9; exit: 10-11.
+    for (at, event) in [
+        ("phase:load", 3),
+        ("phase:load#1", 3),
+        ("phase:work", 6),
+        ("phase:load#2", 9),
+        ("phase:exit", 11),
+        ("end", 11),
+    ] {
+        let (code, got, out) = blame_at(at);
+        assert_eq!(
+            code,
+            Some(0),
+            "{at}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(got, Some(event), "{at}");
+    }
+    // The map draws the same moment.
+    let svg = dir.join("h.svg");
+    let out = heaplab(&[
+        "map",
+        "-w",
+        path,
+        "-p",
+        "buddy",
+        "--at",
+        "phase:work",
+        "--heap-map",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let drawn = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        drawn.contains("the heap after event 6"),
+        "no title for event 6"
+    );
+    for (at, message) in [
+        ("phase:load#3", "--at: phase \"load\" occurs 2 times, not 3"),
+        (
+            "phase:boot",
+            "--at: phase \"boot\": the run's phases are load, work, exit",
+        ),
+        ("phase:load#0", "the occurrence after # is a number from 1"),
+        ("12", "--at: event 12 is outside the run's 1..=11"),
+    ] {
+        let (code, _, out) = blame_at(at);
+        assert_eq!(code, Some(2), "{at}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(message), "{at}: {stderr}");
+    }
+}

@@ -303,7 +303,7 @@ async function jump(kind, forward) {
   }
   if (k == null) {
     const words = kindWords.get(kind) ?? kind;
-    status(`No ${words} ${forward ? 'after' : 'before'} event ${formatCount(s.event)}.`);
+    status(`No event ${forward ? 'after' : 'before'} event ${formatCount(s.event)} is ${words}.`);
     return;
   }
   await go(k);

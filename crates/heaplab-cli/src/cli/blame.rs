@@ -6,7 +6,8 @@ use super::shared::{LenientArgs, RunInputArgs};
 
 pub(super) const BLAME_EXAMPLES: &str = "Examples:
   heaplab blame -w jit --scale 0.01 -p llvm-bump --at peak
-  heaplab blame -w browser --scale 0.02 -p glibc-like --at end --top 5 --json";
+  heaplab blame -w browser --scale 0.02 -p glibc-like --at end --top 5 --json
+  heaplab blame -w browser --scale 0.02 -p mimalloc-like --at phase:exit";
 
 /// `heaplab blame`: resident bytes split into live, pinned and kept by the policy.
 #[derive(Debug, Args)]
