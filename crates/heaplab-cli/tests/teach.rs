@@ -23,15 +23,15 @@ fn explain_free_list() {
     explain(
         "free-list",
         expect![[r#"
-        event 1: a 48 B (id 1): no free block in bin 4; reserve 67,108,864 B at 0x100000000; new segment of 67,108,864 B at 0x100000000; commit 135,168 B at 0x100000000 (first use: the top grows); split the 135,160 B top: 64 B to id 1, 135,096 B stays top; placed at 0x100000010
-        event 2: a 100 B (id 2): no free block in bin 7; split the 135,096 B top: 112 B to id 2, 134,984 B stays top; placed at 0x100000050
-        event 3: a 5,000 B (id 3): no free block in bin 313; split the 134,984 B top: 5,008 B to id 3, 129,976 B stays top; placed at 0x1000000c0
-        event 4: f id 1: kept in the free chunks; page 0 stays resident: id 2 (100 B, allocated at event 2) still lives there
-        event 5: a 40 B (id 4): found a free block at 0x100000008 in bin 3; placed at 0x100000010
-        event 6: f id 3: merged with the top free block into 134,984 B at 0x1000000b8; page 0 stays resident: id 4 (40 B, allocated at event 5) still lives there; page 1 stays resident: nothing lives there, the policy keeps it
-        event 7: f id 2: merged with the top free block into 135,096 B at 0x100000048; page 0 stays resident: id 4 (40 B, allocated at event 5) still lives there
-        event 8: a 64 B (id 5): no free block in bin 5; split the 135,096 B top: 80 B to id 5, 135,016 B stays top; placed at 0x100000050
-    "#]],
+            event 1: a 48 B (id 1): no free block in the free chunks by size; reserve 67,108,864 B at 0x100000000; new segment of 67,108,864 B at 0x100000000; commit 135,168 B at 0x100000000 (first use: the top grows); split the 135,160 B top: 64 B to id 1, 135,096 B stays top; placed at 0x100000010
+            event 2: a 100 B (id 2): no free block in the free chunks by size; split the 135,096 B top: 112 B to id 2, 134,984 B stays top; placed at 0x100000050
+            event 3: a 5,000 B (id 3): no free block in the free chunks by size; split the 134,984 B top: 5,008 B to id 3, 129,976 B stays top; placed at 0x1000000c0
+            event 4: f id 1: kept in the free chunks; page 0 stays resident: id 2 (100 B, allocated at event 2) still lives there
+            event 5: a 40 B (id 4): found a free block at 0x100000008 in the free chunks by size; placed at 0x100000010
+            event 6: f id 3: merged with the top free block into 134,984 B at 0x1000000b8; page 0 stays resident: id 4 (40 B, allocated at event 5) still lives there; page 1 stays resident: nothing lives there, the policy keeps it
+            event 7: f id 2: merged with the top free block into 135,096 B at 0x100000048; page 0 stays resident: id 4 (40 B, allocated at event 5) still lives there
+            event 8: a 64 B (id 5): no free block in the free chunks by size; split the 135,096 B top: 80 B to id 5, 135,016 B stays top; placed at 0x100000050
+        "#]],
     );
 }
 
@@ -40,15 +40,15 @@ fn explain_glibc_like() {
     explain(
         "glibc-like",
         expect![[r#"
-        event 1: a 48 B (id 1): no free block in bin 4; reserve 67,108,864 B at 0x100000000; new segment of 67,108,864 B at 0x100000000; commit 135,168 B at 0x100000000 (first use: the top grows); split the 135,160 B top: 64 B to id 1, 135,096 B stays top; placed at 0x100000010
-        event 2: a 100 B (id 2): no free block in bin 7; split the 135,096 B top: 112 B to id 2, 134,984 B stays top; placed at 0x100000050
-        event 3: a 5,000 B (id 3): no free block in bin 313; split the 134,984 B top: 5,008 B to id 3, 129,976 B stays top; placed at 0x1000000c0
-        event 4: f id 1: kept in the tcache; page 0 stays resident: id 2 (100 B, allocated at event 2) still lives there
-        event 5: a 40 B (id 4): no free block in bin 3; split the 129,976 B top: 48 B to id 4, 129,928 B stays top; placed at 0x100001450
-        event 6: f id 3: kept in the free chunks; page 0 stays resident: id 2 (100 B, allocated at event 2) still lives there; page 1 stays resident: id 4 (40 B, allocated at event 5) still lives there
-        event 7: f id 2: kept in the tcache; page 0 stays resident: nothing lives there, the policy keeps it
-        event 8: a 64 B (id 5): found a free block at 0x1000000b8 in bin 5; split the 5,008 B free chunk: 80 B to id 5, 4,928 B stays free; placed at 0x1000000c0
-    "#]],
+            event 1: a 48 B (id 1): no free block in bin 4; reserve 67,108,864 B at 0x100000000; new segment of 67,108,864 B at 0x100000000; commit 135,168 B at 0x100000000 (first use: the top grows); split the 135,160 B top: 64 B to id 1, 135,096 B stays top; placed at 0x100000010
+            event 2: a 100 B (id 2): no free block in bin 7; split the 135,096 B top: 112 B to id 2, 134,984 B stays top; placed at 0x100000050
+            event 3: a 5,000 B (id 3): no free block in bin 100; split the 134,984 B top: 5,008 B to id 3, 129,976 B stays top; placed at 0x1000000c0
+            event 4: f id 1: kept in the tcache; page 0 stays resident: id 2 (100 B, allocated at event 2) still lives there
+            event 5: a 40 B (id 4): no free block in bin 3; split the 129,976 B top: 48 B to id 4, 129,928 B stays top; placed at 0x100001450
+            event 6: f id 3: kept in the free chunks; page 0 stays resident: id 2 (100 B, allocated at event 2) still lives there; page 1 stays resident: id 4 (40 B, allocated at event 5) still lives there
+            event 7: f id 2: kept in the tcache; page 0 stays resident: nothing lives there, the policy keeps it
+            event 8: a 64 B (id 5): found a free block at 0x1000000b8 in bin 5; split the 5,008 B free chunk: 80 B to id 5, 4,928 B stays free; placed at 0x1000000c0
+        "#]],
     );
 }
 
@@ -91,15 +91,15 @@ fn explain_bump() {
     explain(
         "bump",
         expect![[r#"
-        event 1: a 48 B (id 1): no free block in bin 257; reserve 67,108,864 B at 0x100000000; new segment of 67,108,864 B at 0x100000000; commit 139,264 B at 0x100000000 (first use: the top grows); split the 139,256 B top: 4,112 B to id 1, 135,144 B stays top; new slab of 4,096 B at 0x100000010; placed at 0x100000010
-        event 2: a 100 B (id 2): placed at 0x100000040
-        event 3: a 5,000 B (id 3): no free block in bin 314; split the 135,144 B top: 5,024 B to id 3, 130,120 B stays top; new slab of 5,015 B at 0x100001020; placed at 0x100001020
-        event 4: f id 1: page 0 stays resident: id 2 (100 B, allocated at event 2) still lives there
-        event 5: a 40 B (id 4): placed at 0x1000000b0
-        event 6: f id 3: page 1 stays resident: nothing lives there, the policy keeps it; page 2 stays resident: nothing lives there, the policy keeps it
-        event 7: f id 2: page 0 stays resident: id 4 (40 B, allocated at event 5) still lives there
-        event 8: a 64 B (id 5): placed at 0x1000000e0
-    "#]],
+            event 1: a 48 B (id 1): no free block in the free chunks by size; reserve 67,108,864 B at 0x100000000; new segment of 67,108,864 B at 0x100000000; commit 139,264 B at 0x100000000 (first use: the top grows); split the 139,256 B top: 4,112 B to id 1, 135,144 B stays top; new slab of 4,096 B at 0x100000010; placed at 0x100000010
+            event 2: a 100 B (id 2): placed at 0x100000040
+            event 3: a 5,000 B (id 3): no free block in the free chunks by size; split the 135,144 B top: 5,024 B to id 3, 130,120 B stays top; new slab of 5,015 B at 0x100001020; placed at 0x100001020
+            event 4: f id 1: page 0 stays resident: id 2 (100 B, allocated at event 2) still lives there
+            event 5: a 40 B (id 4): placed at 0x1000000b0
+            event 6: f id 3: page 1 stays resident: nothing lives there, the policy keeps it; page 2 stays resident: nothing lives there, the policy keeps it
+            event 7: f id 2: page 0 stays resident: id 4 (40 B, allocated at event 5) still lives there
+            event 8: a 64 B (id 5): placed at 0x1000000e0
+        "#]],
     );
 }
 
@@ -108,15 +108,15 @@ fn explain_pool() {
     explain(
         "pool:block_size=64",
         expect![[r#"
-        event 1: a 48 B (id 1): no free block in bin 513; reserve 67,108,864 B at 0x100000000; new segment of 67,108,864 B at 0x100000000; commit 143,360 B at 0x100000000 (first use: the top grows); split the 143,352 B top: 8,208 B to id 1, 135,144 B stays top; new chunk of 8,192 B at 0x100000010; placed at 0x100000010
-        event 2: a 100 B (id 2): no free block in bin 7; split the 135,144 B top: 112 B to id 2, 135,032 B stays top; placed at 0x100002020
-        event 3: a 5,000 B (id 3): no free block in bin 313; split the 135,032 B top: 5,008 B to id 3, 130,024 B stays top; placed at 0x100002090
-        event 4: f id 1: kept in the free chunks; page 0 stays resident: nothing lives there, the policy keeps it
-        event 5: a 40 B (id 4): found a free block at 0x100000008 in bin 513; new chunk of 8,192 B at 0x100000010; placed at 0x100000010
-        event 6: f id 3: merged with the top free block into 135,032 B at 0x100002088; page 2 stays resident: id 2 (100 B, allocated at event 2) still lives there; page 3 stays resident: nothing lives there, the policy keeps it
-        event 7: f id 2: merged with the top free block into 135,144 B at 0x100002018; page 2 stays resident: nothing lives there, the policy keeps it
-        event 8: a 64 B (id 5): placed at 0x100000050
-    "#]],
+            event 1: a 48 B (id 1): no free block in the free chunks by size; reserve 67,108,864 B at 0x100000000; new segment of 67,108,864 B at 0x100000000; commit 143,360 B at 0x100000000 (first use: the top grows); split the 143,352 B top: 8,208 B to id 1, 135,144 B stays top; new chunk of 8,192 B at 0x100000010; placed at 0x100000010
+            event 2: a 100 B (id 2): no free block in the free chunks by size; split the 135,144 B top: 112 B to id 2, 135,032 B stays top; placed at 0x100002020
+            event 3: a 5,000 B (id 3): no free block in the free chunks by size; split the 135,032 B top: 5,008 B to id 3, 130,024 B stays top; placed at 0x100002090
+            event 4: f id 1: kept in the free chunks; page 0 stays resident: nothing lives there, the policy keeps it
+            event 5: a 40 B (id 4): found a free block at 0x100000008 in the free chunks by size; new chunk of 8,192 B at 0x100000010; placed at 0x100000010
+            event 6: f id 3: merged with the top free block into 135,032 B at 0x100002088; page 2 stays resident: id 2 (100 B, allocated at event 2) still lives there; page 3 stays resident: nothing lives there, the policy keeps it
+            event 7: f id 2: merged with the top free block into 135,144 B at 0x100002018; page 2 stays resident: nothing lives there, the policy keeps it
+            event 8: a 64 B (id 5): placed at 0x100000050
+        "#]],
     );
 }
 

@@ -11,8 +11,10 @@ use serde::Serialize;
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Decision {
     /// A free structure was searched: `structure` names it ("bin", "tcache", "fast bin",
-    /// "class", "order", "free tree"), `index` which one (a bin number, a class size, an
-    /// order), and `found` the address of what it found, if anything.
+    /// "class", "order", "free tree", and for the fits without bins "free chunks by size"
+    /// or "address-ordered free list"), `index` which one (a bin number as glibc numbers
+    /// its bins, a class size, an order; 0 for a structure that is one list), and `found`
+    /// the address of what it found, if anything.
     Search {
         structure: &'static str,
         index: u64,

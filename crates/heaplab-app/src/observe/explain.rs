@@ -89,6 +89,8 @@ fn describe(d: &Decision, id: Option<u64>) -> String {
         } => {
             let place = match *structure {
                 "class" => format!("class {}", bytes(*index)),
+                // First, next and best fit keep no bins: the search has no number.
+                s @ ("free chunks by size" | "address-ordered free list") => format!("the {s}"),
                 s => format!("{s} {index}"),
             };
             match found {

@@ -3,6 +3,7 @@
 //! the header, link and boundary-tag writes a real heap makes.
 
 use super::chunks::{Chunk, NIL};
+use super::params::Fit;
 use super::{FreeList, Release, FASTBIN_CONSOLIDATION_THRESHOLD};
 use crate::pages::Pages;
 use crate::policy::AllocError;
@@ -16,11 +17,11 @@ impl FreeList {
         mem: &mut Pages<P>,
         csize: u64,
     ) -> Result<Addr, AllocError> {
-        let index = u64::try_from(self.size_bin(csize)).unwrap_or(u64::MAX);
+        let (structure, index) = self.searched(csize);
         if let Some(h) = self.take_fit(csize) {
             let Chunk { addr: c, size, .. } = self.chunks[h];
             mem.note(|| crate::decision::Decision::Search {
-                structure: "bin",
+                structure,
                 index,
                 found: Some(c),
             });
@@ -42,11 +43,22 @@ impl FreeList {
             return Ok(c);
         }
         mem.note(|| crate::decision::Decision::Search {
-            structure: "bin",
+            structure,
             index,
             found: None,
         });
         self.alloc_from_top(mem, csize)
+    }
+
+    /// What a request for a chunk of `csize` bytes searches, as teaching mode names it:
+    /// glibc's bin for bins, numbered as glibc numbers them; the free chunks by size for
+    /// best fit and in address order for first and next fit, which have no bins.
+    fn searched(&self, csize: u64) -> (&'static str, u64) {
+        match self.fit {
+            Fit::Bins => ("bin", glibc_bin_index(csize)),
+            Fit::Best => ("free chunks by size", 0),
+            Fit::First | Fit::Next => ("address-ordered free list", 0),
+        }
     }
 
     /// Cuts chunk `h` to `csize` bytes; the rest becomes a free chunk.
@@ -269,6 +281,63 @@ impl FreeList {
             None => Err(AllocError::Invalid(format!(
                 "free of {payload:#x}, which this heap never handed out"
             ))),
+        }
+    }
+}
+
+/// The bin glibc's malloc files a free chunk of `csize` bytes in on a 64-bit machine, as
+/// glibc's `malloc/malloc.c` numbers its 128 bins: bin 1 is the unsorted bin, the small
+/// bins 2 to 63 hold one size each, 16 bytes apart, up to 1,008 B (`smallbin_index`,
+/// `SMALLBIN_WIDTH` 16, `MIN_LARGE_SIZE` 1,024), and the large bins above them are spaced
+/// logarithmically (`largebin_index_64`): 32 bins 64 bytes apart, 16 of 512 bytes, 8 of
+/// 4 KiB, 4 of 32 KiB, 2 of 256 KiB, and bin 126 for the rest.
+pub(super) fn glibc_bin_index(csize: u64) -> u64 {
+    if csize < 1024 {
+        return csize >> 4;
+    }
+    if csize >> 6 <= 48 {
+        48 + (csize >> 6)
+    } else if csize >> 9 <= 20 {
+        91 + (csize >> 9)
+    } else if csize >> 12 <= 10 {
+        110 + (csize >> 12)
+    } else if csize >> 15 <= 4 {
+        119 + (csize >> 15)
+    } else if csize >> 18 <= 2 {
+        124 + (csize >> 18)
+    } else {
+        126
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::glibc_bin_index;
+
+    #[test]
+    fn bins_are_numbered_as_glibc_numbers_them() {
+        // Worked from malloc.c's macros by hand: small bins 16 bytes apart up to 1,008 B.
+        assert_eq!(glibc_bin_index(32), 2);
+        assert_eq!(glibc_bin_index(64), 4);
+        assert_eq!(glibc_bin_index(1008), 63);
+        // The first large bin starts at 1,024 B: 1,024 >> 6 = 16, and 48 + 16 = 64.
+        assert_eq!(glibc_bin_index(1024), 64);
+        assert_eq!(glibc_bin_index(1087), 64);
+        assert_eq!(glibc_bin_index(1088), 65);
+        // 3,135 >> 6 = 48 is the last of the 64-byte bins: bin 96.
+        assert_eq!(glibc_bin_index(3135), 96);
+        // 5,008 >> 9 = 9: bin 100.
+        assert_eq!(glibc_bin_index(5008), 100);
+        assert_eq!(glibc_bin_index(10 * 4096 + 4095), 120);
+        assert_eq!(glibc_bin_index(4 << 15), 123);
+        assert_eq!(glibc_bin_index(2 << 18), 126);
+        assert_eq!(glibc_bin_index(u64::MAX), 126);
+        // Every size lands in one of the 128 bins, and a larger size never in a lower bin.
+        let mut last = 0;
+        for size in (32..4 << 20).step_by(16) {
+            let bin = glibc_bin_index(size);
+            assert!((2..128).contains(&bin) && bin >= last, "{size}: bin {bin}");
+            last = bin;
         }
     }
 }

@@ -49,8 +49,13 @@ impl FreeList {
                 let c = self.chunks[h];
                 if c.is_free() {
                     let (structure, order) = match self.fit {
-                        Fit::Best => (format!("bin {}", self.size_bin(c.size)), c.addr),
-                        Fit::Bins => (format!("bin {}", self.size_bin(c.size)), c.stamp),
+                        // Best fit has no bins: its chunks of one size are handed out
+                        // lowest address first.
+                        Fit::Best => (format!("free chunks of {} B", c.size), c.addr),
+                        Fit::Bins => (
+                            format!("bin {}", super::coalesce::glibc_bin_index(c.size)),
+                            c.stamp,
+                        ),
                         Fit::First => ("free list".to_string(), c.addr),
                         // Next fit searches on from where it last stopped, then wraps.
                         Fit::Next => ("free list".to_string(), c.addr.wrapping_sub(self.rover)),
