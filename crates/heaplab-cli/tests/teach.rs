@@ -74,15 +74,15 @@ fn explain_buddy() {
     explain(
         "buddy",
         expect![[r#"
-        event 1: a 48 B (id 1): reserve 67,108,864 B at 0x100000000; new arena of 67,108,864 B at 0x100000000; no free block in order 2; split the 67,108,864 B larger buddy block: 64 B to id 1, 67,108,800 B stays free; commit 4,096 B at 0x100000000 (first use); placed at 0x100000000
-        event 2: a 100 B (id 2): found a free block at 0x100000080 in order 3; placed at 0x100000080
-        event 3: a 5,000 B (id 3): found a free block at 0x100002000 in order 9; commit 8,192 B at 0x100002000 (first use); placed at 0x100002000
-        event 4: f id 1: merged with the buddy free block into 128 B at 0x100000000; page 0 stays resident: id 2 (100 B, allocated at event 2) still lives there
-        event 5: a 40 B (id 4): no free block in order 2; split the 128 B larger buddy block: 64 B to id 4, 64 B stays free; placed at 0x100000000
-        event 6: f id 3: page 2 stays resident: nothing lives there, the policy keeps it; page 3 stays resident: nothing lives there, the policy keeps it
-        event 7: f id 2: page 0 stays resident: id 4 (40 B, allocated at event 5) still lives there
-        event 8: a 64 B (id 5): found a free block at 0x100000040 in order 2; placed at 0x100000040
-    "#]],
+            event 1: a 48 B (id 1): reserve 67,108,864 B at 0x100000000; new arena of 67,108,864 B at 0x100000000; no free block in order 2; halve the 67,108,864 B block at 0x100000000 20 times: 67,108,864 → 33,554,432 + 33,554,432 → 16,777,216 + 16,777,216 → 8,388,608 + 8,388,608 → … → 128 + 128 → 64 + 64; 64 B to id 1, the upper half of each halving stays free; commit 4,096 B at 0x100000000 (first use); placed at 0x100000000
+            event 2: a 100 B (id 2): found a free block at 0x100000080 in order 3; placed at 0x100000080
+            event 3: a 5,000 B (id 3): found a free block at 0x100002000 in order 9; commit 8,192 B at 0x100002000 (first use); placed at 0x100002000
+            event 4: f id 1: merged with the buddy free block into 128 B at 0x100000000; page 0 stays resident: id 2 (100 B, allocated at event 2) still lives there
+            event 5: a 40 B (id 4): no free block in order 2; halve the 128 B block at 0x100000000 1 time: 128 → 64 + 64; 64 B to id 4, the upper half of each halving stays free; placed at 0x100000000
+            event 6: f id 3: page 2 stays resident: nothing lives there, the policy keeps it; page 3 stays resident: nothing lives there, the policy keeps it
+            event 7: f id 2: page 0 stays resident: id 4 (40 B, allocated at event 5) still lives there
+            event 8: a 64 B (id 5): found a free block at 0x100000040 in order 2; placed at 0x100000040
+        "#]],
     );
 }
 

@@ -29,6 +29,10 @@ pub enum Decision {
         taken: u64,
         rest: u64,
     },
+    /// A buddy block of `size` bytes at `addr` halved, and its lower half halved again,
+    /// until the lower half is `taken` bytes: each halving leaves its upper half free, on
+    /// the list of its order.
+    Halve { addr: u64, size: u64, taken: u64 },
     /// A freed piece merged with a free neighbour (`with`: "previous", "next", "buddy",
     /// "top") into `size` bytes at `addr`.
     Coalesce {

@@ -44,9 +44,10 @@ malloc(40) -> class 48 B -> first free slot of its span`,
       'halves until one has the size (its order). When a block is freed and its buddy (the other half) is ' +
       'free too, they merge back into the block of the next order, and so on up. Rounding wastes up to half ' +
       'a block, but finding and merging are fast.',
-    diagram: `order 3: [               512 B               ]
-order 2: [      256 B      ][      256 B      ]
-order 1: [ 128 B ][ 128 B ]   <- malloc(100) takes one; its buddy stays free`,
+    diagram: `order 3: [               128 B               ]
+order 2: [       64 B       ][       64 B       ]
+order 1: [ 32 B ][ 32 B ]   <- malloc(20) takes one; its buddy stays free
+order k holds blocks of min_block << k bytes (16 B << k by default), as heaplab explain and the block map number them`,
   },
   pool: {
     text:

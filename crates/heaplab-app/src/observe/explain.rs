@@ -118,6 +118,7 @@ fn describe(d: &Decision, id: Option<u64>) -> String {
                 bytes(*rest)
             )
         }
+        Decision::Halve { addr, size, taken } => halvings(*addr, *size, *taken, id),
         Decision::Coalesce { with, addr, size } => {
             format!(
                 "merged with the {with} free block into {} at {addr:#x}",
@@ -162,5 +163,63 @@ fn describe(d: &Decision, id: Option<u64>) -> String {
             let why = reason.map(|r| format!(" ({r})")).unwrap_or_default();
             format!("{op} {} at {addr:#x}{why}", bytes(*n))
         }
+    }
+}
+
+/// A buddy split in words, each halving shown (`4,096 → 2,048 + 2,048 → … → 128 + 128`);
+/// a split of more than six halvings shows the first three and the last two.
+fn halvings(addr: u64, size: u64, taken: u64, id: Option<u64>) -> String {
+    let mut steps = Vec::new();
+    let mut half = size;
+    while half > taken && half > 1 {
+        half /= 2;
+        steps.push(format!(
+            "{} + {}",
+            format_count(i128::from(half)),
+            format_count(i128::from(half))
+        ));
+    }
+    let shown = if steps.len() > 6 {
+        let mut s = steps[..3].to_vec();
+        s.push("…".into());
+        s.extend_from_slice(&steps[steps.len() - 2..]);
+        s
+    } else {
+        steps.clone()
+    };
+    let to = id.map(|i| format!(" to id {i}")).unwrap_or_default();
+    format!(
+        "halve the {} block at {addr:#x} {} {}: {} → {}; {}{to}, the upper half of each halving stays free",
+        bytes(size),
+        format_count(steps.len() as i128),
+        if steps.len() == 1 { "time" } else { "times" },
+        format_count(i128::from(size)),
+        shown.join(" → "),
+        bytes(taken),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::halvings;
+
+    #[test]
+    fn a_buddy_split_shows_each_halving() {
+        // 4,096 B down to 128 B is five halvings, each leaving its upper half free.
+        assert_eq!(
+            halvings(0x1000, 4096, 128, Some(1)),
+            "halve the 4,096 B block at 0x1000 5 times: 4,096 → 2,048 + 2,048 → 1,024 + 1,024 \
+             → 512 + 512 → 256 + 256 → 128 + 128; 128 B to id 1, the upper half of each \
+             halving stays free"
+        );
+        // A long split shows its first three halvings and its last two.
+        let long = halvings(0, 1 << 20, 16, None);
+        assert!(
+            long.contains(
+                " 16 times: 1,048,576 → 524,288 + 524,288 → 262,144 + 262,144 → \
+                 131,072 + 131,072 → … → 32 + 32 → 16 + 16; 16 B,"
+            ),
+            "{long}"
+        );
     }
 }

@@ -69,12 +69,10 @@ impl Buddy {
             index: u64::from(k),
             found: None,
         });
-        mem.note(|| crate::decision::Decision::Split {
-            from: "larger buddy block",
+        mem.note(|| crate::decision::Decision::Halve {
             addr: block,
             size: whole,
             taken,
-            rest: whole - taken,
         });
         // Commit first: the block keeps the address of the block it is split from, so a
         // refusal leaves the free lists as they were.
