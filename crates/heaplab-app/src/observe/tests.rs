@@ -411,7 +411,7 @@ fn the_address_index_finds_the_block_a_look_at_every_block_finds() {
         let mut s = Session::new(&config, events).unwrap();
         let mut checked = 0;
         while s.step().unwrap().is_some() {
-            if s.position() % 97 != 0 {
+            if !s.position().is_multiple_of(97) {
                 continue;
             }
             let at = s.moment();
