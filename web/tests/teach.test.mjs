@@ -231,7 +231,7 @@ describe('teaching mode', () => {
           for (const y of [18, 23, 28]) {
             canvas.dispatchEvent(new MouseEvent('mousemove', { clientX: box.left + x, clientY: box.top + y, bubbles: true }));
             const note = document.querySelector('#teach-blocks-note').textContent;
-            if (/^free, kept in the policy's (free list|bin)/.test(note)) seen.set(note, x);
+            if (/^free, kept in the policy's (free list|bin|free chunks of)/.test(note)) seen.set(note, x);
           }
         }
         return [...seen.keys()];
