@@ -180,13 +180,15 @@ pub const PRESETS: &[PresetSpec] = &[
             ("commit_granularity", "0"),
             ("decommit_granularity", "0"),
             ("heaps", "per-thread"),
+            ("free_lists", "sharded"),
             ("thread_cache", "0"),
             ("share_small_large", "false"),
         ],
         sources: "mimalloc: MI_SEGMENT_SIZE 4 MiB and MI_SMALL_PAGE_SIZE 64 KiB (v1), \
                   MI_MEDIUM_OBJ_SIZE_MAX 128 KiB, purge_delay 10 ms (here 1000 events), \
-                  thread-delayed free of cross-thread blocks; LLVM review D71786 for the \
-                  commit behaviour.",
+                  thread-delayed free of cross-thread blocks, each page's free list sharded \
+                  into `free` and `local_free` (page.c `_mi_page_free_collect`); LLVM review \
+                  D71786 for the commit behaviour.",
         leaves_out: "v2's 32 MiB segments of 64 KiB slices, page reset versus decommit, huge \
                      OS pages, eager commit of the first segment, abandoned segments of exited \
                      threads. Its purge delay is counted in events, not milliseconds, so on a \

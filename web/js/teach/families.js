@@ -33,7 +33,9 @@ malloc(40): search the bin for 48 B, else split the top;  free(id3): merge with 
       'and serves it from a span (a run of pages) that holds only blocks of that class, found by a free ' +
       'list of slots in the span. Segments of the OS hold the spans; thread caches keep recent frees. A ' +
       'span whose blocks are all free can be decommitted or reused for another class, so one live block ' +
-      'keeps its whole span resident.',
+      'keeps its whole span committed, though only the pages ever written are resident. mimalloc shards each ' +
+      'span\u2019s list (free_lists = sharded): a block freed by its own thread waits on local_free, and ' +
+      'becomes usable only once the free list runs out.',
     diagram: `span of class 48 B:  [id1][free][id7][free][free][id9]   (one page or more)
 span of class 96 B:  [ id2 ][ id4 ][ free ][ id5 ]
 malloc(40) -> class 48 B -> first free slot of its span`,

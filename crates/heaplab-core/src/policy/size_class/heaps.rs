@@ -103,7 +103,8 @@ impl SizeClass {
     }
 
     /// Returns the blocks other threads freed to this heap's spans of `class` to their free
-    /// lists, as mimalloc collects a page's `xthread_free` list before allocating from it.
+    /// lists (`local_free` when sharded), as mimalloc collects a page's `xthread_free` list
+    /// before allocating from it.
     #[cold]
     #[inline(never)]
     pub(super) fn collect_remote<P: PageProvider>(
@@ -118,7 +119,13 @@ impl SizeClass {
             let was_full = span.qpos == NONE;
             span.used -= span.remote.len() as u32;
             let mut remote = std::mem::take(&mut span.remote);
-            span.free.append(&mut remote);
+            // mimalloc puts the collected `thread_free` blocks at the head of
+            // `local_free`, the end of the stack here.
+            if self.sharded {
+                span.local_free.append(&mut remote);
+            } else {
+                span.free.append(&mut remote);
+            }
             span.remote = remote;
             self.settle(mem, id, was_full)?;
         }

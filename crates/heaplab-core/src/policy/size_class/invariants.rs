@@ -119,8 +119,8 @@ impl SizeClass {
                 }
                 continue;
             }
-            // Every block below the extent is exactly one of: held by the program, free,
-            // freed remotely, or in a thread cache.
+            // Every block below the extent is exactly one of: held by the program, free
+            // (on `free` or `local_free`), freed remotely, or in a thread cache.
             let cached_here = in_caches.get(&id).map_or(&[][..], Vec::as_slice);
             if cached_here.len() != span.tcached as usize {
                 return Err(format!(
@@ -130,7 +130,12 @@ impl SizeClass {
                 ));
             }
             let mut seen = span.in_use.clone();
-            for &index in span.free.iter().chain(&span.remote).chain(cached_here) {
+            if !self.sharded && !span.local_free.is_empty() {
+                return Err(format!("span {id}: a local_free list without sharding"));
+            }
+            let free = span.free.len() + span.local_free.len();
+            let lists = span.free.iter().chain(&span.local_free);
+            for &index in lists.chain(&span.remote).chain(cached_here) {
                 let (w, bit) = Span::bit(index);
                 if index >= span.extent || seen[w] & bit != 0 {
                     return Err(format!("span {id}: block {index} is accounted twice"));
@@ -138,7 +143,7 @@ impl SizeClass {
                 seen[w] |= bit;
             }
             if bits + span.remote.len() as u32 + span.tcached != span.used
-                || span.used as usize + span.free.len() != span.extent as usize
+                || span.used as usize + free != span.extent as usize
             {
                 return Err(format!(
                     "span {id}: {} in use by bitmap, {} remote, {} cached, counter {}, {} \
@@ -147,7 +152,7 @@ impl SizeClass {
                     span.remote.len(),
                     span.tcached,
                     span.used,
-                    span.free.len(),
+                    free,
                     span.extent
                 ));
             }

@@ -34,7 +34,7 @@ use std::collections::{BTreeMap, VecDeque};
 use rustc_hash::FxHashMap;
 
 use self::heaps::{Heap, ThreadCache, ThreadHeaps};
-use self::params::{EmptyPages, Heaps, Knobs, LargeFree};
+use self::params::{EmptyPages, FreeLists, Heaps, Knobs, LargeFree};
 use self::segments::{Segment, NO_SEG};
 use self::spans::Span;
 use super::{AllocError, Block, Policy};
@@ -73,6 +73,8 @@ pub struct SizeClass {
     commit_slots: u32,
     decommit_slots: u32,
     per_thread: bool,
+    /// `free_lists = sharded`: a span's own frees wait on `local_free` (mimalloc).
+    sharded: bool,
     thread_cache: u64,
     share: bool,
     os_page: u64,
@@ -190,6 +192,7 @@ impl SizeClass {
             commit_slots: (commit_unit / page_size) as u32,
             decommit_slots: (decommit_unit / page_size) as u32,
             per_thread: knobs.heaps == Heaps::PerThread,
+            sharded: knobs.free_lists == FreeLists::Sharded,
             thread_cache: knobs.thread_cache,
             share: knobs.share_small_large,
             os_page,
@@ -303,7 +306,12 @@ impl Policy for SizeClass {
             }
         };
         let span = &mut self.spans[id as usize];
-        let index = match span.free.pop() {
+        let mut index = span.free.pop();
+        if index.is_none() && self.sharded {
+            index = span.refill(mem)?;
+        }
+        let span = &mut self.spans[id as usize];
+        let index = match index {
             Some(i) => i,
             None => {
                 span.extent += 1;
@@ -396,7 +404,14 @@ impl Policy for SizeClass {
                 return Ok(());
             }
         }
-        span.free.push(index);
+        if self.sharded {
+            span.local_free.push(index);
+            mem.note(|| crate::decision::Decision::Reason {
+                why: "onto its span's local_free list, handed out only once the free list runs out",
+            });
+        } else {
+            span.free.push(index);
+        }
         span.used -= 1;
         let was_full = span.qpos == NONE;
         // `settle` makes the same test, but called plainly here it cost ten instructions
@@ -433,6 +448,9 @@ impl Policy for SizeClass {
             prefetch(word);
         }
         if let Some(last) = span.free.last() {
+            prefetch(last);
+        }
+        if let Some(last) = span.local_free.last() {
             prefetch(last);
         }
         mem.prefetch(block.addr);

@@ -29,6 +29,14 @@ choice! {
 }
 
 choice! {
+    /// Where a span's own thread puts the blocks it frees.
+    pub(super) enum FreeLists {
+        One = "one",
+        Sharded = "sharded",
+    }
+}
+
+choice! {
     /// Whether each program thread has a heap of its own.
     pub(super) enum Heaps {
         PerThread = "per-thread",
@@ -177,6 +185,20 @@ knobs! {
               list and returns to the span when the owner next allocates in that class, as \
               mimalloc collects `xthread_free`) or all threads share one set of spans. A \
               single-threaded program behaves the same either way.",
+        zero_means: "",
+    },
+    free_lists: FreeLists = ParamSpec {
+        kind: ParamKind::Choice(FreeLists::NAMES),
+        default: "one",
+        unit: "",
+        doc: "Where a span's own thread puts the blocks it frees: on the one free list \
+              allocations pop from, so the block freed last is the next one handed out; or, \
+              as mimalloc shards each page's free list, on a separate `local_free` list that \
+              becomes the free list only once `free` runs out, so a just-freed block waits \
+              until the span's other free blocks are used (mimalloc's `mi_free_block_local` \
+              and `_mi_page_free_collect`). Blocks from other threads join `local_free` \
+              when collected, and a span whose lists are both empty threads its next 4 KiB \
+              of never-used blocks onto `free` (`mi_page_extend_free`).",
         zero_means: "",
     },
     thread_cache: u64 = ParamSpec {

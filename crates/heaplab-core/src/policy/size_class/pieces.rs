@@ -1,7 +1,7 @@
 //! The size-class heap's free memory as teaching mode's block map draws it: in each span,
-//! the slots on its free list, those freed by other threads and not yet collected, those
-//! parked in a thread cache, and the slots never handed out; and whole spans waiting in a
-//! heap's span cache. Slow, for teaching only.
+//! the slots on its free list and on its `local_free` list, those freed by other threads
+//! and not yet collected, those parked in a thread cache, and the slots never handed out;
+//! and whole spans waiting in a heap's span cache. Slow, for teaching only.
 
 use rustc_hash::FxHashSet;
 
@@ -57,6 +57,14 @@ impl SizeClass {
                 let place = ListPlace::new(format!("span {id} free slots"), order);
                 slot(out, id, index, &class, place);
             }
+            // A list of its own, not linked to `free`: it becomes the free list once `free`
+            // is empty.
+            let local_name = format!("{class}, local_free");
+            for (i, &index) in span.local_free.iter().enumerate() {
+                let order = (span.local_free.len() - 1 - i) as u64;
+                let place = ListPlace::new(format!("span {id} local_free"), order);
+                slot(out, id, index, &local_name, place);
+            }
             for (i, &index) in span.remote.iter().enumerate() {
                 let order = (span.remote.len() - 1 - i) as u64;
                 let place = ListPlace::new(format!("span {id} remote frees"), order);
@@ -91,7 +99,7 @@ impl SizeClass {
                 format!(
                     "span {id}: class {} B, {} of {} slots free",
                     crate::format::format_count(i128::from(span.block)),
-                    span.free.len() as u32 + span.capacity - span.extent,
+                    (span.free.len() + span.local_free.len()) as u32 + span.capacity - span.extent,
                     span.capacity
                 )
             };

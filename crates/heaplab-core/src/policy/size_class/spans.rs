@@ -12,6 +12,10 @@ use crate::provider::{Addr, PageProvider};
 /// per block.
 const MIN_BLOCKS_PER_SPAN: u64 = 8;
 
+/// How much of a page mimalloc threads onto its free list at a time when it runs out
+/// (`MI_MAX_EXTEND_SIZE` in page.c, "one OS page seems to work well").
+const MAX_EXTEND: u64 = 4 << 10;
+
 #[derive(Debug)]
 pub(super) struct Span {
     pub(super) seg: u32,
@@ -26,11 +30,15 @@ pub(super) struct Span {
     /// `ceil(2^64 / block)`, so that [`Span::index_of`] divides by a multiplication.
     pub(super) recip: u64,
     pub(super) capacity: u32,
-    /// Blocks not on the free list: handed out, on the remote list or in a thread cache.
+    /// Blocks on neither free list: handed out, on the remote list or in a thread cache.
     pub(super) used: u32,
     /// Blocks handed out at least once; blocks past it have never been written.
     pub(super) extent: u32,
+    /// The blocks allocations pop from, last pushed first out.
     pub(super) free: Vec<u32>,
+    /// Under `free_lists = sharded`: blocks this span's own thread freed (and remote frees
+    /// once collected), which become `free` only when it runs out. Empty otherwise.
+    pub(super) local_free: Vec<u32>,
     /// One bit per block the program holds, to catch double frees.
     pub(super) in_use: Vec<u64>,
     /// Index in its class queue, or `NONE` when full (or retired, cached or large).
@@ -62,6 +70,7 @@ impl Span {
             used: 0,
             extent: 0,
             free: Vec::new(),
+            local_free: Vec::new(),
             in_use: Vec::new(),
             qpos: NONE,
             remote: Vec::new(),
@@ -94,6 +103,38 @@ impl Span {
     #[inline]
     pub(super) fn bit(index: u32) -> (usize, u64) {
         ((index / 64) as usize, 1u64 << (index % 64))
+    }
+
+    /// Under sharding, the span's `free` list is empty: refilled as mimalloc refills a
+    /// page's (page.c). `_mi_page_free_collect` makes `local_free` the free list whole;
+    /// failing that, `mi_page_extend_free` threads the next never-used blocks onto it, at
+    /// most `MI_MAX_EXTEND_SIZE` (4 KiB) of them and at least one, writing a link into
+    /// each. So a block freed just now is handed out only after those.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn refill<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+    ) -> Result<Option<u32>, AllocError> {
+        if !self.local_free.is_empty() {
+            std::mem::swap(&mut self.free, &mut self.local_free);
+            mem.note(|| crate::decision::Decision::Reason {
+                why: "the span's free list ran out: its local_free list becomes the free list",
+            });
+        } else if self.extent < self.capacity {
+            let n =
+                (MAX_EXTEND / self.block).clamp(1, u64::from(self.capacity - self.extent)) as u32;
+            let start = self.base + u64::from(self.extent) * self.block;
+            mem.touch(start, u64::from(n - 1) * self.block + self.block.min(8))?;
+            // The lowest of them is handed out first, as mimalloc links them in order.
+            self.free.extend((self.extent..self.extent + n).rev());
+            self.extent += n;
+            mem.note(|| crate::decision::Decision::Reason {
+                why: "the span's free lists are empty: its next never-used blocks, up to 4 KiB, \
+                      are linked into its free list",
+            });
+        }
+        Ok(self.free.pop())
     }
 }
 
@@ -188,6 +229,7 @@ impl SizeClass {
         span.used = 0;
         span.extent = 0;
         span.free.clear();
+        span.local_free.clear();
         span.in_use.clear();
         span.in_use.resize(capacity.div_ceil(64) as usize, 0);
         span.qpos = NONE;
