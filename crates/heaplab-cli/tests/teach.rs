@@ -57,15 +57,15 @@ fn explain_size_class() {
     explain(
         "size-class",
         expect![[r#"
-        event 1: a 48 B (id 1): no free block in class 48 B; reserve 4,194,304 B at 0x100000000; new segment of 4,194,304 B at 0x100000000; commit 65,536 B at 0x100000000 (first use); new span of 65,536 B at 0x100000000; found a free block at 0x100000000 in class 48 B; placed at 0x100000000
-        event 2: a 100 B (id 2): no free block in class 112 B; commit 65,536 B at 0x100010000 (first use); new span of 65,536 B at 0x100010000; found a free block at 0x100010000 in class 112 B; placed at 0x100010000
-        event 3: a 5,000 B (id 3): no free block in class 5,120 B; commit 65,536 B at 0x100020000 (first use); new span of 65,536 B at 0x100020000; found a free block at 0x100020000 in class 5,120 B; placed at 0x100020000
-        event 4: f id 1: page 0 stays resident: nothing lives there, the policy keeps it
-        event 5: a 40 B (id 4): found a free block at 0x100000000 in class 48 B; placed at 0x100000000
-        event 6: f id 3: page 32 stays resident: nothing lives there, the policy keeps it; page 33 stays resident: nothing lives there, the policy keeps it
-        event 7: f id 2: page 16 stays resident: nothing lives there, the policy keeps it
-        event 8: a 64 B (id 5): no free block in class 64 B; commit 65,536 B at 0x100030000 (first use); new span of 65,536 B at 0x100030000; found a free block at 0x100030000 in class 64 B; placed at 0x100030000
-    "#]],
+            event 1: a 48 B (id 1): no free block in class 48 B; reserve 4,194,304 B at 0x100000000; new segment of 4,194,304 B at 0x100000000; commit 65,536 B at 0x100000000 (first use); new span of 65,536 B at 0x100000000; found a free block at 0x100000000 in class 48 B; placed at 0x100000000
+            event 2: a 100 B (id 2): no free block in class 112 B; commit 65,536 B at 0x100010000 (first use); new span of 65,536 B at 0x100010000; found a free block at 0x100010000 in class 112 B; placed at 0x100010000
+            event 3: a 5,000 B (id 3): no free block in class 5,120 B; commit 65,536 B at 0x100020000 (first use); new span of 65,536 B at 0x100020000; found a free block at 0x100020000 in class 5,120 B; placed at 0x100020000
+            event 4: f id 1: empty span 0 kept: it is the only span of class 48 B in its heap, and a class's last span stays until another has room (mimalloc's retire heuristic); page 0 stays resident: nothing lives there, the policy keeps it
+            event 5: a 40 B (id 4): found a free block at 0x100000000 in class 48 B; placed at 0x100000000
+            event 6: f id 3: empty span 2 kept: it is the only span of class 5,120 B in its heap, and a class's last span stays until another has room (mimalloc's retire heuristic); page 32 stays resident: nothing lives there, the policy keeps it; page 33 stays resident: nothing lives there, the policy keeps it
+            event 7: f id 2: empty span 1 kept: it is the only span of class 112 B in its heap, and a class's last span stays until another has room (mimalloc's retire heuristic); page 16 stays resident: nothing lives there, the policy keeps it
+            event 8: a 64 B (id 5): no free block in class 64 B; commit 65,536 B at 0x100030000 (first use); new span of 65,536 B at 0x100030000; found a free block at 0x100030000 in class 64 B; placed at 0x100030000
+        "#]],
     );
 }
 
@@ -469,4 +469,127 @@ fn at_a_phase_is_its_last_event() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains(message), "{at}: {stderr}");
     }
+}
+
+/// `heaplab explain`'s lines for one of the small traces here, numbered from one.
+fn explain_lines(trace: &str, policy: &str) -> Vec<String> {
+    let path = format!("{}/tests/teach/{trace}", env!("CARGO_MANIFEST_DIR"));
+    let out = heaplab(&["explain", "-w", &path, "-p", policy]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+/// Line `n` (numbered from one) holds `part`.
+fn says(lines: &[String], n: usize, part: &str) {
+    let line = &lines[n - 1];
+    assert!(
+        line.contains(part),
+        "event {n} should say {part:?}:\n{line}"
+    );
+}
+
+#[test]
+fn glibc_likes_lines_name_the_threshold_and_where_it_came_from() {
+    let l = explain_lines("thresholds.trace", "glibc-like");
+    says(
+        &l,
+        1,
+        "mapped on its own: a 293 KiB chunk is at or above mmap_threshold 128 KiB",
+    );
+    says(
+        &l,
+        2,
+        "dynamic threshold moved: a mapped chunk of 303,104 B was freed, so mmap_threshold 128 KiB → 296 KiB and trim_threshold 128 KiB → 592 KiB",
+    );
+    // The 200,000 B request now stays in the heap, and its free reaches the top.
+    says(
+        &l,
+        5,
+        "no trim: top chunk 327 KiB < trim_threshold 592 KiB (raised from 128 KiB at event 2, when a mapped chunk of 303,104 B was freed)",
+    );
+    says(
+        &l,
+        11,
+        "realloc grew in place into the top chunk: 2,016 B → 3,008 B",
+    );
+    says(
+        &l,
+        12,
+        "realloc shrank in place: the 3,008 B chunk keeps 112 B and frees its 2,896 B tail",
+    );
+    // Without the dynamic threshold nothing moved it, and the line says so by omission.
+    let fixed = explain_lines(
+        "thresholds.trace",
+        "glibc-like:dynamic_mmap_threshold=false",
+    );
+    assert!(!fixed[1].contains("dynamic threshold"), "{}", fixed[1]);
+    says(&fixed, 4, "mapped on its own: a 195 KiB chunk");
+}
+
+#[test]
+fn fast_bins_and_delayed_purges_say_why_and_when() {
+    let l = explain_lines(
+        "fastbins.trace",
+        "glibc-like:tcache_count=0,release_free_pages=delay,release_delay=3",
+    );
+    says(&l, 4, "kept in the fast bin");
+    says(
+        &l,
+        5,
+        "fast bins consolidated: a 1,500 B request is a large-bin size (chunks of 1,024 B and more)",
+    );
+    // Scheduled where the free happens, carried out where it falls due.
+    says(
+        &l,
+        9,
+        "purge of this free chunk's 64 KiB of whole pages due at event 12 (release_delay 3 events)",
+    );
+    says(
+        &l,
+        12,
+        "purge due: the free chunk at 0x1000006c8, freed at event 9, gives back 132 KiB of whole pages after release_delay 3 events",
+    );
+    says(&l, 12, "(free pages given back after their delay)");
+}
+
+#[test]
+fn an_empty_span_kept_or_its_decommit_postponed_is_never_silent() {
+    let l = explain_lines(
+        "spans.trace",
+        "size-class:empty_pages=delay,decommit_delay=5",
+    );
+    says(
+        &l,
+        29,
+        "decommit of empty span 0's 192 KiB postponed to event 34 (decommit_delay 5 events), unless it is reused first",
+    );
+    says(
+        &l,
+        34,
+        "decommit due: the 192 KiB emptied at event 29 and not reused within decommit_delay 5 events; decommit 196,608 B",
+    );
+    says(
+        &l,
+        48,
+        "empty span 2 kept: it is the only span of class 20,480 B in its heap",
+    );
+    let kept = explain_lines("spans.trace", "size-class:empty_pages=keep");
+    says(
+        &kept,
+        29,
+        "empty span 0 given back to its segment, its 192 KiB kept committed (empty_pages = keep)",
+    );
+    let cached = explain_lines("spans.trace", "size-class:empty_pages=cache");
+    says(
+        &cached,
+        29,
+        "empty span 0 kept in its heap's span cache (empty_pages = cache, cache_size 4 MiB), its pages committed",
+    );
 }

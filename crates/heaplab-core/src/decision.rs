@@ -64,6 +64,12 @@ pub enum Decision {
         size: Option<u64>,
         returned: Option<u64>,
     },
+    /// A rule that acted, or held back, with the knob or threshold that decided it and
+    /// their values: "no trim: top chunk 265 KiB < trim_threshold 592 KiB". `rule` names
+    /// the rule ("trim", "mmap threshold", "dynamic threshold", "consolidate", "purge",
+    /// "empty span", "decommit", "realloc"), so a reader can look for it; `text` says it
+    /// whole. Delayed work gets one where it is scheduled and one where it is done.
+    Rule { rule: &'static str, text: String },
     /// Why the page operation that follows happens: "first use", "trim of the top",
     /// "mmap threshold", "empty span after its delay", "free pages given back", ...
     Reason { why: &'static str },

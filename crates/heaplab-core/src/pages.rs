@@ -194,6 +194,12 @@ impl<P: PageProvider> Pages<P> {
         Ok(())
     }
 
+    /// How many bytes of the page-aligned range `[addr, addr + bytes)` lie in committed
+    /// pages: what a [`Pages::decommit_committed`] of it would give back.
+    pub fn committed_bytes(&self, addr: Addr, bytes: u64) -> u64 {
+        self.runs(addr, bytes, true).iter().map(|r| r.1).sum()
+    }
+
     /// The maximal runs of pages of `[addr, addr + bytes)` whose committed state is
     /// `committed`, as (start, length) in bytes.
     fn runs(&self, addr: Addr, bytes: u64, committed: bool) -> Vec<(Addr, u64)> {

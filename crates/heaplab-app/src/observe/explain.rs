@@ -138,6 +138,7 @@ fn describe(d: &Decision, id: Option<u64>) -> String {
             format!("freed by thread {thread}: queued for its owner, thread {owner}")
         }
         Decision::Reason { why } => why.to_string(),
+        Decision::Rule { text, .. } => text.clone(),
         Decision::Call {
             call,
             ptr,

@@ -50,6 +50,22 @@ impl FreeList {
         self.consolidate_bins(mem)
     }
 
+    /// Says why a free consolidates the fast bins, as glibc's `_int_free` does once the
+    /// chunk it merged reaches `FASTBIN_CONSOLIDATION_THRESHOLD`.
+    #[inline]
+    pub(super) fn note_consolidation<P: PageProvider>(&self, mem: &mut Pages<P>, merged: u64) {
+        if self.fast_chunks > 0 {
+            mem.note(|| crate::decision::Decision::Rule {
+                rule: "consolidate",
+                text: format!(
+                    "fast bins consolidated: the merged free chunk of {} reaches {} (glibc's FASTBIN_CONSOLIDATION_THRESHOLD)",
+                    super::amount(merged),
+                    super::amount(super::FASTBIN_CONSOLIDATION_THRESHOLD)
+                ),
+            });
+        }
+    }
+
     #[cold]
     pub(super) fn consolidate_bins<P: PageProvider>(
         &mut self,

@@ -4,7 +4,8 @@
 
 use super::chunks::{Chunk, NIL};
 use super::params::Fit;
-use super::{FreeList, Release, FASTBIN_CONSOLIDATION_THRESHOLD};
+use super::{amount, FreeList, Release, FASTBIN_CONSOLIDATION_THRESHOLD};
+use crate::format::format_count;
 use crate::pages::Pages;
 use crate::policy::AllocError;
 use crate::provider::{Addr, PageProvider};
@@ -207,7 +208,9 @@ impl FreeList {
             if self.header > 0 && start + self.header <= s.committed_end {
                 mem.touch(start, self.header)?;
             }
-            if s.committed_end - start >= FASTBIN_CONSOLIDATION_THRESHOLD {
+            let merged = s.committed_end - start;
+            if merged >= FASTBIN_CONSOLIDATION_THRESHOLD {
+                self.note_consolidation(mem, merged);
                 self.consolidate(mem)?;
             }
             return self.trim(mem, seg);
@@ -246,6 +249,7 @@ impl FreeList {
             mem.touch(tag, 8)?;
         }
         if size >= FASTBIN_CONSOLIDATION_THRESHOLD {
+            self.note_consolidation(mem, size);
             self.consolidate(mem)?;
         }
         match self.release {
@@ -257,8 +261,21 @@ impl FreeList {
                 self.purge(mem, start, size)
             }
             Release::Delay => {
-                self.purge_queue
-                    .push_back((self.now + self.release_delay, start));
+                let due = self.now + 1 + self.release_delay;
+                let bytes = self.purgeable(mem, start, size);
+                if bytes > 0 {
+                    let delay = self.release_delay;
+                    mem.note(|| crate::decision::Decision::Rule {
+                        rule: "purge",
+                        text: format!(
+                            "purge of this free chunk's {} of whole pages due at event {} (release_delay {} events)",
+                            amount(bytes),
+                            format_count(i128::from(due)),
+                            format_count(i128::from(delay))
+                        ),
+                    });
+                }
+                self.purge_queue.push_back((due, start));
                 Ok(())
             }
         }

@@ -100,6 +100,28 @@ pub struct FreeList {
     /// the heap, shared by every thread, as one glibc arena's.
     fastbins: Vec<Vec<u32>>,
     fast_chunks: usize,
+    /// The last move of the dynamic thresholds, so that a trim declined later can say
+    /// where its threshold came from.
+    raised: Option<Raised>,
+}
+
+/// A move of glibc's dynamic mmap and trim thresholds: at which event, from what trim
+/// threshold, and the length of the freed mapping that moved them.
+#[derive(Clone, Copy, Debug)]
+struct Raised {
+    event: u64,
+    from_trim: u64,
+    len: u64,
+}
+
+/// A size in a rule's words, in binary units: "128 KiB".
+pub(super) fn amount(bytes: u64) -> String {
+    crate::format::format_bytes(bytes)
+}
+
+/// A size to the byte ("2,016 B"), for a chunk a reader compares with its request.
+fn exact(bytes: u64) -> String {
+    format!("{} B", crate::format::format_count(i128::from(bytes)))
 }
 
 impl FreeList {
@@ -130,6 +152,7 @@ impl FreeList {
             release_delay: knobs.release_delay,
             purge_queue: VecDeque::new(),
             now: 0,
+            raised: None,
             segment_size: knobs.segment_size.next_multiple_of(page_size),
             page: page_size,
             chunks: ChunkTable::default(),
@@ -185,6 +208,15 @@ impl Policy for FreeList {
     ) -> Result<Addr, AllocError> {
         let csize = self.chunk_size(size);
         if self.mmap_threshold > 0 && csize >= self.mmap_threshold {
+            let threshold = self.mmap_threshold;
+            mem.note(|| crate::decision::Decision::Rule {
+                rule: "mmap threshold",
+                text: format!(
+                    "mapped on its own: a {} chunk is at or above mmap_threshold {}",
+                    amount(csize),
+                    amount(threshold)
+                ),
+            });
             mem.note(|| crate::decision::Decision::Reason {
                 why: "at or above the mmap threshold",
             });
@@ -200,7 +232,17 @@ impl Policy for FreeList {
                 mem.note(|| crate::decision::Decision::CacheHit { cache, addr });
                 return Ok(addr + self.header);
             }
-            if csize >= MIN_LARGE_CHUNK {
+            if csize >= MIN_LARGE_CHUNK && self.fast_chunks > 0 {
+                // glibc's _int_malloc consolidates the fast bins before it serves a
+                // request outside the small-bin range (`malloc_consolidate`).
+                mem.note(|| crate::decision::Decision::Rule {
+                    rule: "consolidate",
+                    text: format!(
+                        "fast bins consolidated: a {} request is a large-bin size (chunks of {} and more)",
+                        exact(size),
+                        exact(MIN_LARGE_CHUNK)
+                    ),
+                });
                 self.consolidate(mem)?;
             }
             return Ok(self.alloc_chunk(mem, csize)? + self.header);
@@ -228,8 +270,26 @@ impl Policy for FreeList {
             mem.release(base, len)?;
             if self.dynamic_mmap_threshold && len > self.mmap_threshold && len <= MMAP_THRESHOLD_MAX
             {
+                let (mmap_from, trim_from) = (self.mmap_threshold, self.trim_threshold);
                 self.mmap_threshold = len;
                 self.trim_threshold = 2 * len;
+                // The event being served is the one after the last tick.
+                self.raised = Some(Raised {
+                    event: self.now + 1,
+                    from_trim: trim_from,
+                    len,
+                });
+                mem.note(|| crate::decision::Decision::Rule {
+                    rule: "dynamic threshold",
+                    text: format!(
+                        "dynamic threshold moved: a mapped chunk of {} B was freed, so mmap_threshold {} → {} and trim_threshold {} → {}",
+                        crate::format::format_count(i128::from(len)),
+                        amount(mmap_from),
+                        amount(len),
+                        amount(trim_from),
+                        amount(2 * len)
+                    ),
+                });
             }
             return Ok(());
         }
@@ -293,7 +353,27 @@ impl Policy for FreeList {
         let chunk = self.chunks[h];
         let c = chunk.addr;
         if need <= chunk.size {
-            if chunk.size - need >= self.min_chunk {
+            let tail = chunk.size - need;
+            let min_chunk = self.min_chunk;
+            mem.note(|| crate::decision::Decision::Rule {
+                rule: "realloc",
+                text: if tail >= min_chunk {
+                    format!(
+                        "realloc shrank in place: the {} chunk keeps {} and frees its {} tail",
+                        exact(chunk.size),
+                        exact(need),
+                        exact(tail)
+                    )
+                } else {
+                    format!(
+                        "realloc stayed in place: the {} chunk already holds {} (a tail under {} is not split off)",
+                        exact(chunk.size),
+                        exact(need),
+                        exact(min_chunk)
+                    )
+                },
+            });
+            if tail >= min_chunk {
                 // Shrink in place: the tail becomes a chunk of its own and is freed.
                 let r = self.cut_tail(h, need);
                 self.live_chunks += 1;
@@ -306,6 +386,14 @@ impl Policy for FreeList {
         let s = self.segments[seg];
         if end == s.top && c + need <= s.end {
             // Grow into the top chunk.
+            mem.note(|| crate::decision::Decision::Rule {
+                rule: "realloc",
+                text: format!(
+                    "realloc grew in place into the top chunk: {} → {}",
+                    exact(chunk.size),
+                    exact(need)
+                ),
+            });
             let new_top = c + need;
             self.extend_into_top(mem, seg, end, new_top)?;
             self.chunks[h].size = need;
@@ -316,6 +404,14 @@ impl Policy for FreeList {
             let above = chunk.next;
             let next = self.chunks[above];
             if next.is_free() && chunk.size + next.size >= need {
+                mem.note(|| crate::decision::Decision::Rule {
+                    rule: "realloc",
+                    text: format!(
+                        "realloc grew in place into the free chunk above: {} → {}",
+                        exact(chunk.size),
+                        exact(need)
+                    ),
+                });
                 // Absorb the free neighbour, then give back what is left over.
                 self.ready(mem, end, need - chunk.size)?;
                 self.chunks[h].size = chunk.size + self.absorb_next(h, above, c);
@@ -367,6 +463,14 @@ pub(crate) fn default_realloc<T: Policy, P: PageProvider>(
     align: u64,
     thread: u32,
 ) -> Result<Addr, AllocError> {
+    mem.note(|| crate::decision::Decision::Rule {
+        rule: "realloc",
+        text: format!(
+            "realloc moved: {} could not be resized in place to {}, so allocate, copy, free",
+            exact(block.size),
+            exact(new_size)
+        ),
+    });
     let addr = policy.alloc_checked(mem, new_size, align, block.arena, thread)?;
     // The copy reads the old block and writes the new one.
     mem.touch(addr, block.size.min(new_size))?;

@@ -3,7 +3,7 @@
 //! enough to get a mapping of their own.
 
 use super::chunks::{Chunk, NIL};
-use super::FreeList;
+use super::{amount, FreeList};
 use crate::pages::Pages;
 use crate::policy::AllocError;
 use crate::provider::{Addr, PageProvider};
@@ -147,11 +147,24 @@ impl FreeList {
             self.segments.remove(seg);
             return Ok(());
         }
-        if s.committed_end - s.top <= self.trim_threshold || !mem.caps().can_decommit {
+        let top = s.committed_end - s.top;
+        let can_decommit = mem.caps().can_decommit;
+        if top <= self.trim_threshold || !can_decommit {
+            mem.note(|| self.trim_declined(top, can_decommit));
             return Ok(());
         }
         let keep = (s.top + self.header + self.top_pad).next_multiple_of(self.page);
         if keep < s.committed_end {
+            let (threshold, pad) = (self.trim_threshold, self.top_pad);
+            mem.note(|| crate::decision::Decision::Rule {
+                rule: "trim",
+                text: format!(
+                    "trim: top chunk {} > trim_threshold {}, keeping top_pad {}",
+                    amount(top),
+                    amount(threshold),
+                    amount(pad)
+                ),
+            });
             mem.note(|| crate::decision::Decision::Reason {
                 why: "trim of the top",
             });
@@ -176,5 +189,34 @@ impl FreeList {
         }
         self.mapped.insert(payload, (base, len));
         Ok(payload)
+    }
+
+    /// Why a free that reached the top gave nothing back: the top is not above the trim
+    /// threshold (and where that threshold came from, if the dynamic threshold moved it),
+    /// or the provider cannot decommit.
+    #[cold]
+    fn trim_declined(&self, top: u64, can_decommit: bool) -> crate::decision::Decision {
+        let text = if !can_decommit {
+            format!(
+                "no trim: top chunk {}, but these pages cannot be decommitted",
+                amount(top)
+            )
+        } else {
+            let sign = if top < self.trim_threshold { "<" } else { "=" };
+            let origin = self.raised.map_or(String::new(), |r| {
+                format!(
+                    " (raised from {} at event {}, when a mapped chunk of {} B was freed)",
+                    amount(r.from_trim),
+                    crate::format::format_count(i128::from(r.event)),
+                    crate::format::format_count(i128::from(r.len))
+                )
+            });
+            format!(
+                "no trim: top chunk {} {sign} trim_threshold {}{origin}",
+                amount(top),
+                amount(self.trim_threshold)
+            )
+        };
+        crate::decision::Decision::Rule { rule: "trim", text }
     }
 }

@@ -27,6 +27,24 @@ impl SizeClass {
                 .as_ref()
                 .is_some_and(|seg| seg.generation == generation);
             if same {
+                let delay = self.delay;
+                // Slots reused since, or already given back, make no decommit to explain.
+                let idle = self.segments[si as usize].as_ref().is_some_and(|seg| {
+                    seg.slots[first as usize..(first + n) as usize]
+                        .iter()
+                        .any(|s| s.owner == super::NONE && s.committed)
+                });
+                if idle {
+                    mem.note(|| crate::decision::Decision::Rule {
+                        rule: "decommit",
+                        text: format!(
+                            "decommit due: the {} emptied at event {} and not reused within decommit_delay {} events",
+                            crate::format::format_bytes(u64::from(n) << self.page_shift),
+                            crate::format::format_count(i128::from(due - delay)),
+                            crate::format::format_count(i128::from(delay))
+                        ),
+                    });
+                }
                 self.decommit_units(mem, si, first, n, true)?;
                 self.release_if_empty(mem, si)?;
             }

@@ -60,7 +60,7 @@ impl SizeClass {
         match &mut self.large_free {
             None => mem.release(addr, len)?,
             Some(free) => {
-                let due = self.now + self.delay;
+                let due = self.now + 1 + self.delay;
                 free.insert((len, addr), due);
                 self.large_purge.push_back((due, addr, len));
                 self.next_due = self.next_due.min(due);

@@ -279,6 +279,14 @@ impl SizeClass {
         if self.empty != EmptyPages::Cache {
             return self.release_span(mem, id);
         }
+        let cap = self.cache_cap;
+        mem.note(|| crate::decision::Decision::Rule {
+            rule: "empty span",
+            text: format!(
+                "empty span {id} kept in its heap's span cache (empty_pages = cache, cache_size {}), its pages committed",
+                crate::format::format_bytes(cap)
+            ),
+        });
         self.stamps += 1;
         let stamp = self.stamps;
         let (h, n) = {
@@ -331,7 +339,7 @@ impl SizeClass {
             let s = &self.spans[id as usize];
             (s.seg, s.first, s.slots)
         };
-        let due = self.now + self.delay;
+        let due = self.now + 1 + self.delay;
         let seg = self.segments[si as usize].as_mut().expect("live segment");
         let delay = self.empty == EmptyPages::Delay;
         for s in &mut seg.slots[first as usize..(first + n) as usize] {
@@ -345,12 +353,31 @@ impl SizeClass {
         let (generation, all_free) = (seg.generation, seg.free_slots == self.slots_per_seg);
         self.free_span_ids.push(id);
         self.live_spans -= 1;
+        let (delay, bytes) = (self.delay, u64::from(n) << self.page_shift);
         match self.empty {
-            EmptyPages::Keep => return Ok(()),
+            EmptyPages::Keep => {
+                mem.note(|| crate::decision::Decision::Rule {
+                    rule: "empty span",
+                    text: format!(
+                        "empty span {id} given back to its segment, its {} kept committed (empty_pages = keep)",
+                        crate::format::format_bytes(bytes)
+                    ),
+                });
+                return Ok(());
+            }
             EmptyPages::Decommit | EmptyPages::Cache => {
                 self.decommit_units(mem, si, first, n, false)?
             }
             EmptyPages::Delay => {
+                mem.note(|| crate::decision::Decision::Rule {
+                    rule: "decommit",
+                    text: format!(
+                        "decommit of empty span {id}'s {} postponed to event {} (decommit_delay {} events), unless it is reused first",
+                        crate::format::format_bytes(bytes),
+                        crate::format::format_count(i128::from(due)),
+                        crate::format::format_count(i128::from(delay))
+                    ),
+                });
                 self.purge.push_back((due, si, generation, first, n));
                 self.next_due = self.next_due.min(due);
             }
@@ -397,7 +424,16 @@ impl SizeClass {
             self.queue_push(id);
         }
         let q = &self.heaps[heap].queues[class];
-        if empty && q.len() > 1 {
+        if empty && q.len() <= 1 {
+            let block = self.classes.get(class).copied().unwrap_or(0);
+            mem.note(|| crate::decision::Decision::Rule {
+                rule: "empty span",
+                text: format!(
+                    "empty span {id} kept: it is the only span of class {} B in its heap, and a class's last span stays until another has room (mimalloc's retire heuristic)",
+                    crate::format::format_count(i128::from(block))
+                ),
+            });
+        } else if empty && q.len() > 1 {
             self.retire_span(mem, id)?;
         } else if was_full && q.len() == 2 && self.spans[q[0] as usize].used == 0 {
             self.retire_span(mem, q[0])?;
