@@ -593,3 +593,29 @@ fn an_empty_span_kept_or_its_decommit_postponed_is_never_silent() {
         "empty span 0 kept in its heap's span cache (empty_pages = cache, cache_size 4 MiB), its pages committed",
     );
 }
+
+#[test]
+fn a_kept_large_mapping_says_until_when_and_its_release_says_why() {
+    let l = explain_lines(
+        "large.trace",
+        "size-class:large_free=delay,decommit_delay=3",
+    );
+    says(
+        &l,
+        2,
+        "the 296 KiB mapping kept committed on the large free list until event 5 (large_free = delay, decommit_delay 3 events)",
+    );
+    says(
+        &l,
+        3,
+        "reused the kept mapping of 296 KiB at 0x100000000 from the large free list",
+    );
+    // Reused at event 3, so the release due at event 5 is not made; the one set by the
+    // second free is.
+    assert!(!l[4].contains("release"), "{}", l[4]);
+    says(
+        &l,
+        7,
+        "release due: the 296 KiB mapping freed at event 4 was not reused within decommit_delay 3 events; release 303,104 B at 0x100000000",
+    );
+}

@@ -29,6 +29,7 @@ impl SizeClass {
         }
         let len = mem.round_up(size.max(1));
         if let Some(base) = self.reuse_large(len, align) {
+            Self::note_large_reuse(mem, base, self.large[&base]);
             return Ok(base);
         }
         let base = mem.map(len, align.max(self.os_page))?;
@@ -50,6 +51,17 @@ impl SizeClass {
         Some(base)
     }
 
+    /// Says which kept mapping a large request took, and why no page operation follows.
+    pub(super) fn note_large_reuse<P: PageProvider>(mem: &mut Pages<P>, base: Addr, len: u64) {
+        mem.note(|| crate::decision::Decision::Rule {
+            rule: "large free list",
+            text: format!(
+                "reused the kept mapping of {} at {base:#x} from the large free list (large_free = delay): its pages are still committed",
+                crate::format::format_bytes(len)
+            ),
+        });
+    }
+
     /// Frees a large block's own mapping: at once, or onto the large free list.
     pub(super) fn free_large<P: PageProvider>(
         &mut self,
@@ -61,6 +73,16 @@ impl SizeClass {
             None => mem.release(addr, len)?,
             Some(free) => {
                 let due = self.now + 1 + self.delay;
+                let delay = self.delay;
+                mem.note(|| crate::decision::Decision::Rule {
+                    rule: "large free list",
+                    text: format!(
+                        "the {} mapping kept committed on the large free list until event {} (large_free = delay, decommit_delay {} events), unless a large request reuses it first",
+                        crate::format::format_bytes(len),
+                        crate::format::format_count(i128::from(due)),
+                        crate::format::format_count(i128::from(delay))
+                    ),
+                });
                 free.insert((len, addr), due);
                 self.large_purge.push_back((due, addr, len));
                 self.next_due = self.next_due.min(due);
@@ -88,6 +110,16 @@ impl SizeClass {
                 .expect("only queued with a large free list");
             if free.get(&(len, addr)) == Some(&due) {
                 free.remove(&(len, addr));
+                let delay = self.delay;
+                mem.note(|| crate::decision::Decision::Rule {
+                    rule: "large free list",
+                    text: format!(
+                        "release due: the {} mapping freed at event {} was not reused within decommit_delay {} events",
+                        crate::format::format_bytes(len),
+                        crate::format::format_count(i128::from(due - delay)),
+                        crate::format::format_count(i128::from(delay))
+                    ),
+                });
                 mem.release(addr, len)?;
             }
         }
