@@ -35,6 +35,12 @@ pub fn format_bytes(bytes: u64) -> String {
     format!("{text} {}", UNITS[unit])
 }
 
+/// A size to the byte with thousands separators ("2,016 B"), where a reader compares it
+/// with another exact size (a chunk against its request, a mapping's length).
+pub fn format_exact_bytes(bytes: u64) -> String {
+    format!("{} B", format_count(i128::from(bytes)))
+}
+
 /// An integer with thousands separators ("1,536,000"), as MallocBench's reports print them.
 pub fn format_count(n: i128) -> String {
     let digits = n.unsigned_abs().to_string();

@@ -10,7 +10,7 @@ use super::heap_map::Pinner;
 
 /// An exact size as people read it: "4,096 B".
 fn bytes(n: u64) -> String {
-    format!("{} B", format_count(i128::from(n)))
+    heaplab_core::format::format_exact_bytes(n)
 }
 
 /// The event as its `.trace` line.

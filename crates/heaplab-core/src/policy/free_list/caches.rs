@@ -59,8 +59,8 @@ impl FreeList {
                 rule: "consolidate",
                 text: format!(
                     "fast bins consolidated: the merged free chunk of {} reaches {} (glibc's FASTBIN_CONSOLIDATION_THRESHOLD)",
-                    super::amount(merged),
-                    super::amount(super::FASTBIN_CONSOLIDATION_THRESHOLD)
+                    crate::format::format_bytes(merged),
+                    crate::format::format_bytes(super::FASTBIN_CONSOLIDATION_THRESHOLD)
                 ),
             });
         }

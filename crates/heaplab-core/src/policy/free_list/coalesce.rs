@@ -4,8 +4,8 @@
 
 use super::chunks::{Chunk, NIL};
 use super::params::Fit;
-use super::{amount, FreeList, Release, FASTBIN_CONSOLIDATION_THRESHOLD};
-use crate::format::format_count;
+use super::{FreeList, Release, FASTBIN_CONSOLIDATION_THRESHOLD};
+use crate::format::{format_bytes, format_count};
 use crate::pages::Pages;
 use crate::policy::AllocError;
 use crate::provider::{Addr, PageProvider};
@@ -269,7 +269,7 @@ impl FreeList {
                         rule: "purge",
                         text: format!(
                             "purge of this free chunk's {} of whole pages due at event {} (release_delay {} events)",
-                            amount(bytes),
+                            format_bytes(bytes),
                             format_count(i128::from(due)),
                             format_count(i128::from(delay))
                         ),

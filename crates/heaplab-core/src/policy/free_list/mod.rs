@@ -27,6 +27,8 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap;
 
+use crate::format::{format_bytes, format_exact_bytes};
+
 use self::chunks::{ChunkTable, NIL};
 use self::fit_tree::FitTree;
 use self::params::{Fit, Knobs, Release, PARAMS};
@@ -112,16 +114,6 @@ struct Raised {
     event: u64,
     from_trim: u64,
     len: u64,
-}
-
-/// A size in a rule's words, in binary units: "128 KiB".
-pub(super) fn amount(bytes: u64) -> String {
-    crate::format::format_bytes(bytes)
-}
-
-/// A size to the byte ("2,016 B"), for a chunk a reader compares with its request.
-fn exact(bytes: u64) -> String {
-    format!("{} B", crate::format::format_count(i128::from(bytes)))
 }
 
 impl FreeList {
@@ -213,8 +205,8 @@ impl Policy for FreeList {
                 rule: "mmap threshold",
                 text: format!(
                     "mapped on its own: a {} chunk is at or above mmap_threshold {}",
-                    amount(csize),
-                    amount(threshold)
+                    format_bytes(csize),
+                    format_bytes(threshold)
                 ),
             });
             mem.note(|| crate::decision::Decision::Reason {
@@ -239,8 +231,8 @@ impl Policy for FreeList {
                     rule: "consolidate",
                     text: format!(
                         "fast bins consolidated: a {} request is a large-bin size (chunks of {} and more)",
-                        exact(size),
-                        exact(MIN_LARGE_CHUNK)
+                        format_exact_bytes(size),
+                        format_exact_bytes(MIN_LARGE_CHUNK)
                     ),
                 });
                 self.consolidate(mem)?;
@@ -282,12 +274,12 @@ impl Policy for FreeList {
                 mem.note(|| crate::decision::Decision::Rule {
                     rule: "dynamic threshold",
                     text: format!(
-                        "dynamic threshold moved: a mapped chunk of {} B was freed, so mmap_threshold {} → {} and trim_threshold {} → {}",
-                        crate::format::format_count(i128::from(len)),
-                        amount(mmap_from),
-                        amount(len),
-                        amount(trim_from),
-                        amount(2 * len)
+                        "dynamic threshold moved: a mapped chunk of {} was freed, so mmap_threshold {} → {} and trim_threshold {} → {}",
+                        format_exact_bytes(len),
+                        format_bytes(mmap_from),
+                        format_bytes(len),
+                        format_bytes(trim_from),
+                        format_bytes(2 * len)
                     ),
                 });
             }
@@ -360,16 +352,16 @@ impl Policy for FreeList {
                 text: if tail >= min_chunk {
                     format!(
                         "realloc shrank in place: the {} chunk keeps {} and frees its {} tail",
-                        exact(chunk.size),
-                        exact(need),
-                        exact(tail)
+                        format_exact_bytes(chunk.size),
+                        format_exact_bytes(need),
+                        format_exact_bytes(tail)
                     )
                 } else {
                     format!(
                         "realloc stayed in place: the {} chunk already holds {} (a tail under {} is not split off)",
-                        exact(chunk.size),
-                        exact(need),
-                        exact(min_chunk)
+                        format_exact_bytes(chunk.size),
+                        format_exact_bytes(need),
+                        format_exact_bytes(min_chunk)
                     )
                 },
             });
@@ -390,8 +382,8 @@ impl Policy for FreeList {
                 rule: "realloc",
                 text: format!(
                     "realloc grew in place into the top chunk: {} → {}",
-                    exact(chunk.size),
-                    exact(need)
+                    format_exact_bytes(chunk.size),
+                    format_exact_bytes(need)
                 ),
             });
             let new_top = c + need;
@@ -408,8 +400,8 @@ impl Policy for FreeList {
                     rule: "realloc",
                     text: format!(
                         "realloc grew in place into the free chunk above: {} → {}",
-                        exact(chunk.size),
-                        exact(need)
+                        format_exact_bytes(chunk.size),
+                        format_exact_bytes(need)
                     ),
                 });
                 // Absorb the free neighbour, then give back what is left over.
@@ -467,8 +459,8 @@ pub(crate) fn default_realloc<T: Policy, P: PageProvider>(
         rule: "realloc",
         text: format!(
             "realloc moved: {} could not be resized in place to {}, so allocate, copy, free",
-            exact(block.size),
-            exact(new_size)
+            format_exact_bytes(block.size),
+            format_exact_bytes(new_size)
         ),
     });
     let addr = policy.alloc_checked(mem, new_size, align, block.arena, thread)?;

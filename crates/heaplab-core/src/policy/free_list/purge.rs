@@ -1,8 +1,8 @@
 //! Pages inside free chunks given back under `release_free_pages`, at once or after
 //! `release_delay` events, and committed again when a chunk that held them is reused.
 
-use super::{amount, FreeList, Release};
-use crate::format::format_count;
+use super::{FreeList, Release};
+use crate::format::{format_bytes, format_count};
 use crate::pages::Pages;
 use crate::policy::AllocError;
 use crate::provider::{Addr, PageProvider};
@@ -85,7 +85,7 @@ impl FreeList {
                         text: format!(
                             "purge due: the free chunk at {start:#x}, freed at event {}, gives back {} of whole pages after release_delay {} events",
                             format_count(i128::from(due - delay)),
-                            amount(bytes),
+                            format_bytes(bytes),
                             format_count(i128::from(delay))
                         ),
                     });

@@ -3,7 +3,8 @@
 //! enough to get a mapping of their own.
 
 use super::chunks::{Chunk, NIL};
-use super::{amount, FreeList};
+use super::FreeList;
+use crate::format::format_bytes;
 use crate::pages::Pages;
 use crate::policy::AllocError;
 use crate::provider::{Addr, PageProvider};
@@ -160,9 +161,9 @@ impl FreeList {
                 rule: "trim",
                 text: format!(
                     "trim: top chunk {} > trim_threshold {}, keeping top_pad {}",
-                    amount(top),
-                    amount(threshold),
-                    amount(pad)
+                    format_bytes(top),
+                    format_bytes(threshold),
+                    format_bytes(pad)
                 ),
             });
             mem.note(|| crate::decision::Decision::Reason {
@@ -199,22 +200,22 @@ impl FreeList {
         let text = if !can_decommit {
             format!(
                 "no trim: top chunk {}, but these pages cannot be decommitted",
-                amount(top)
+                format_bytes(top)
             )
         } else {
             let sign = if top < self.trim_threshold { "<" } else { "=" };
             let origin = self.raised.map_or(String::new(), |r| {
                 format!(
-                    " (raised from {} at event {}, when a mapped chunk of {} B was freed)",
-                    amount(r.from_trim),
+                    " (raised from {} at event {}, when a mapped chunk of {} was freed)",
+                    format_bytes(r.from_trim),
                     crate::format::format_count(i128::from(r.event)),
-                    crate::format::format_count(i128::from(r.len))
+                    crate::format::format_exact_bytes(r.len)
                 )
             });
             format!(
                 "no trim: top chunk {} {sign} trim_threshold {}{origin}",
-                amount(top),
-                amount(self.trim_threshold)
+                format_bytes(top),
+                format_bytes(self.trim_threshold)
             )
         };
         crate::decision::Decision::Rule { rule: "trim", text }
