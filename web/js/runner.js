@@ -10,7 +10,7 @@ const POOL_SIZE = Math.max(1, Math.min(4, navigator.hardwareConcurrency || 2));
 // The workers, each `{ worker, busy }`.
 const pool = [];
 let counter = 0;
-// Requests sent and not yet answered: id -> { resolve, reject, onProgress, where, slot }.
+// Requests sent and not yet answered: id -> { resolve, reject, onProgress, where, retire, slot }.
 const pending = new Map();
 // Requests waiting for a free worker, in order.
 const queue = [];
@@ -48,6 +48,9 @@ function newSlot() {
     slot.busy = false;
     if (message.ok) {
       request.resolve(message);
+      // A WebAssembly memory never shrinks: a worker that grew it for a request that
+      // asked so (a streamed trace) is ended, and a fresh one takes the next request.
+      if (request.retire) dropSlot(slot, new Error('The simulation worker was retired'));
     } else {
       request.reject(new Error(`${request.where?.(message.index) ?? ''}${message.message}`));
       // A panic inside the module can leave its memory inconsistent, so a failure
@@ -87,12 +90,13 @@ function pump() {
 
 /**
  * Sends one request and resolves to its answer. `onProgress` hears the worker's progress
- * messages; `where(index)` prefixes a failure's message with what failed.
+ * messages; `where(index)` prefixes a failure's message with what failed; `retire` ends
+ * the worker once it has answered, so the memory it grew for the request is given back.
  */
-function ask(payload, { onProgress = null, where = null } = {}) {
+function ask(payload, { onProgress = null, where = null, retire = false } = {}) {
   const id = ++counter;
   return new Promise((resolve, reject) => {
-    pending.set(id, { resolve, reject, onProgress, where, slot: null });
+    pending.set(id, { resolve, reject, onProgress, where, retire, slot: null });
     queue.push({ id, payload, transfer: [] });
     pump();
   });
@@ -189,6 +193,9 @@ async function runTraceConfigs(configs, trace, onProgress) {
         },
         // A bad line fails every config of the group alike, at its line.
         where: () => (members.length === 1 ? configLabel(configs[members[0]], members[0]) : ''),
+        // A long trace grows the worker's memory by what its run kept of it; the tab
+        // gives that back rather than hold it beside teaching mode's copy of the run.
+        retire: true,
       },
     ).then((answer) => {
       done += members.length;

@@ -1,6 +1,7 @@
 // A large trace streamed through the page: the page's reports equal `heaplab run --json`
-// on the same file, the tab's memory stays flat, progress is by bytes, a bad line is
-// named, and a file over the page's limits is refused before it is read.
+// on the same file, the tab's memory stays flat, progress is by bytes, teaching mode
+// opens at its middle event as `heaplab explain` says it, a bad line is named, and a
+// file over the page's limits is refused before it is read.
 //
 // Run by `cargo xtask test` beside browser.test.mjs, with the same HEAPLAB_URL and
 // HEAPLAB_BIN. With CI set the trace has ten million events (about 120 MB of text), as
@@ -9,9 +10,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createWriteStream } from 'node:fs';
-import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
+import { rendererBytes as tabBytes, watchMemory as watchTab } from './memory.mjs';
 import { HEAPLAB_BIN, RESULTS_DIR, clickRun as click, errorText, openPage as open, run, scratch, useBrowser } from './support.mjs';
 
 useBrowser();
@@ -81,47 +83,9 @@ async function writeProgram(file, events) {
   await new Promise((resolve, reject) => out.on('finish', resolve).on('error', reject));
 }
 
-/**
- * The resident bytes of the largest of this browser's renderer processes: the tab's,
- * which holds the page and its workers (the others are spare renderers and the browser's
- * own pages, each a fraction of it).
- */
-async function rendererBytes() {
-  let largest = 0;
-  for (const pid of await readdir('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      // Chromium rewrites its children's command lines as one string of words.
-      const cmdline = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split(/[\0 ]/);
-      if (!cmdline.includes('--type=renderer') || cmdline.includes('--top-chrome-webui')) continue;
-      if (!cmdline.includes(`--user-data-dir=${path.join(scratch, 'profile')}`)) continue;
-      const status = await readFile(`/proc/${pid}/status`, 'utf8');
-      largest = Math.max(largest, Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024);
-    } catch {
-      // A process that ended while being read holds nothing.
-    }
-  }
-  return largest;
-}
-
-/** Samples `rendererBytes` every 200 ms until stopped; resolves to the highest. */
-function watchMemory() {
-  let peak = 0;
-  let stopped = false;
-  const done = (async () => {
-    while (!stopped) {
-      peak = Math.max(peak, await rendererBytes());
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    return peak;
-  })();
-  return {
-    stop: async () => {
-      stopped = true;
-      return done;
-    },
-  };
-}
+const profileDir = () => path.join(scratch, 'profile');
+const rendererBytes = () => tabBytes(profileDir());
+const watchMemory = () => watchTab(profileDir());
 
 const summaryFields = (report) => Object.fromEntries(Object.entries(report).filter(([, value]) => typeof value === 'number'));
 
@@ -185,6 +149,28 @@ describe(`a trace of ${EVENTS.toLocaleString('en')} events streamed through the 
     assert.ok(peak > 0, 'the renderer processes were not found');
     assert.ok(peak < MAX_TAB_BYTES, `the tab held ${(peak / 2 ** 20).toFixed(0)} MiB while streaming`);
     assert.ok(statuses.some((text) => /^Read [\d.]+ [KMG]iB of [\d.]+ [KMG]iB of the trace/.test(text)), `no progress by bytes in ${statuses.slice(0, 5)}`);
+
+    // Teaching mode opens on the same file at its middle event, and back one step, as
+    // `heaplab explain` says them, with the tab still under the bound: the run's events
+    // are held a few bytes each, and a step back starts from a checkpoint.
+    const middle = Math.floor(EVENTS / 2);
+    const [beforeLine, middleLine] = (
+      await run(HEAPLAB_BIN, ['explain', '-w', file, '-p', 'size-class', '--from', String(middle - 1), '--to', String(middle)], { maxBuffer: 1 << 20 })
+    ).stdout.trim().split('\n');
+    const teaching = watchMemory();
+    await page.click('#teach-open');
+    await page.waitForFunction((n) => window.heaplabTeach?.events === n && !window.heaplabTeach.busy, EVENTS, { timeout: RUN_TIMEOUT_MS });
+    await page.fill('#teach-goto', String(middle));
+    await page.press('#teach-goto', 'Enter');
+    await page.waitForFunction((k) => window.heaplabTeach.event === k && !window.heaplabTeach.busy, middle, { timeout: RUN_TIMEOUT_MS });
+    assert.equal(await page.evaluate(() => window.heaplabTeach.line), middleLine);
+    await page.click('#teach-back');
+    await page.waitForFunction((k) => window.heaplabTeach.event === k && !window.heaplabTeach.busy, middle - 1, { timeout: RUN_TIMEOUT_MS });
+    assert.equal(await page.evaluate(() => window.heaplabTeach.line), beforeLine);
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'stream-teach-middle.png') });
+    const teachingPeak = await teaching.stop();
+    console.log(`# teaching mode at event ${middle} of ${EVENTS}: the tab's renderer ${(teachingPeak / 2 ** 20).toFixed(0)} MiB at most`);
+    assert.ok(teachingPeak < MAX_TAB_BYTES, `the tab held ${(teachingPeak / 2 ** 20).toFixed(0)} MiB in teaching mode`);
     assert.deepEqual(problems, []);
     await page.close();
   });

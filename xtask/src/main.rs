@@ -30,7 +30,9 @@ commands:
                       a generated 10M-event trace beside `wc -l` and `zcat`, and the page
                       in headless Chromium against `heaplab run` (`bench --page` for
                       only that), and blame, map and explain at the last event of a
-                      1M-event trace against `heaplab run` (`bench --teach` for only that)
+                      1M-event trace against `heaplab run` and the page's teaching mode
+                      at event 5,000,000 of a 10M-event trace (`bench --teach` for only
+                      that)
 ";
 
 fn main() -> ExitCode {

@@ -24,7 +24,7 @@ pub trait WindowSlot: Copy {
 }
 
 /// Slots for the ids `base..end`, and a map of those parked past `end`.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct IdWindow<S> {
     /// `slots[i]` is the slot of id `origin + i`; those before `base - origin` have been
     /// dropped. A plain vector that drops its front in batches: cheaper to index than a

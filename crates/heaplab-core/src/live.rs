@@ -22,7 +22,7 @@ use crate::policy::Block;
 const MIN_SPAN: u64 = 1 << 16;
 
 /// Live blocks by id.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct LiveTable {
     /// The blocks with ids in the window, and those parked past it, too far to reach
     /// when they came.

@@ -17,7 +17,7 @@ pub(crate) const CHUNK_PAGES: usize = 1 << CHUNK_SHIFT;
 
 type Chunk = Box<[u8; CHUNK_PAGES]>;
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct PageDir {
     /// Chunk number to its place in `chunks`. Chunks are never dropped, so places stay
     /// valid.

@@ -16,7 +16,7 @@ const RESIDENT: u8 = 2;
 const TOUCHED: u8 = 4;
 
 /// A provider with its page map and statistics.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Pages<P> {
     provider: P,
     caps: ProviderCaps,

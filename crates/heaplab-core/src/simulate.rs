@@ -79,7 +79,7 @@ pub struct Simulation<P: PageProvider> {
 /// Everything the simulator keeps besides the policy. Kept apart so that an event is
 /// applied with the policy borrowed as its own family: one match per event picks the
 /// family, and the code under it is compiled for that family alone.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Books<P: PageProvider> {
     mem: Pages<P>,
     live: LiveTable,
@@ -116,6 +116,19 @@ pub fn sim_provider(config: &RunConfig) -> SimProvider {
         ProviderKind::WasmLinear => SimMode::WasmLinear,
     };
     SimProvider::new(mode, config.provider.page_size)
+}
+
+impl<P: PageProvider + Clone> Simulation<P> {
+    /// A copy of the simulation as it stands (policy, pages, live blocks and counts), or
+    /// `None` when its policy cannot be copied: a family the user brings keeps its state
+    /// in its own instance. Teaching mode keeps such copies to step back without
+    /// replaying the run from its start.
+    pub fn try_clone(&self) -> Option<Simulation<P>> {
+        Some(Simulation {
+            policy: self.policy.try_clone()?,
+            books: self.books.clone(),
+        })
+    }
 }
 
 impl<P: PageProvider> Simulation<P> {

@@ -12,7 +12,7 @@ use std::ops::Index;
 use rustc_hash::FxHashMap;
 
 /// A `V` per key that has one; keys below `DENSE` are kept in a vector.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct SmallMap<K, V, const DENSE: usize> {
     dense: Vec<Option<V>>,
     sparse: FxHashMap<K, V>,

@@ -13,7 +13,7 @@
 
 use heaplab_app::observe::block_map::BlockMap;
 use heaplab_app::observe::teach::{trace_events, workload_events};
-use heaplab_app::observe::Teaching;
+use heaplab_app::observe::{EventLog, Teaching};
 use heaplab_core::config::RunConfig;
 use heaplab_core::trace::sites::Sites;
 use heaplab_core::trace::ImportOptions;
@@ -37,7 +37,7 @@ fn events_of(
     config: &RunConfig,
     trace: Option<&[u8]>,
     lenient: bool,
-) -> Result<(Vec<heaplab_core::event::Event>, Sites), String> {
+) -> Result<(EventLog, Sites), String> {
     if !config.workload.is_trace() {
         return workload_events(config)
             .map(|events| (events, Sites::new()))
@@ -149,6 +149,18 @@ impl Teach {
         let t = trace.inner.take().ok_or_else(spent)?;
         let (events, sites) = t.finish().map_err(js_error)?;
         Teach::of(&config, events, sites)
+    }
+
+    /// The same run under another configuration `config`, before its first event, for
+    /// two configurations side by side: the events are shared, not read again.
+    pub fn alongside(&self, config: JsValue) -> Result<Teach, JsError> {
+        let config: RunConfig = from_js(config, "config")?;
+        let inner = self.inner.alongside(&config).map_err(js_error)?;
+        Ok(Teach {
+            inner,
+            heap_layout: None,
+            blocks: None,
+        })
     }
 
     /// How many events the run has.
@@ -325,11 +337,7 @@ impl Teach {
 }
 
 impl Teach {
-    fn of(
-        config: &RunConfig,
-        events: Vec<heaplab_core::event::Event>,
-        sites: Sites,
-    ) -> Result<Teach, JsError> {
+    fn of(config: &RunConfig, events: EventLog, sites: Sites) -> Result<Teach, JsError> {
         let inner = Teaching::with_sites(config, events, sites).map_err(js_error)?;
         Ok(Teach {
             inner,
@@ -374,11 +382,11 @@ mod tests {
         let mut config = RunConfig::new("churn", "buddy");
         config.workload = WorkloadConfig::trace("typed.trace");
         let (events, sites) = events_of(&config, Some(b"a 1 48\nf 1\n"), false).unwrap();
-        assert_eq!(events, [Event::alloc(1, 48), Event::free(1)]);
+        assert_eq!(events.to_vec(), [Event::alloc(1, 48), Event::free(1)]);
         assert!(sites.is_empty());
         let (events, sites) =
             events_of(&config, Some(b"a 1 48 site=0x10\nsite 0x10 main\n"), false).unwrap();
-        assert_eq!(events, [Event::alloc(1, 48)]);
+        assert_eq!(events.to_vec(), [Event::alloc(1, 48)]);
         assert_eq!(sites.at(1).map(|a| sites.label(a)).as_deref(), Some("main"));
         assert_eq!(
             events_of(&config, None, false).unwrap_err(),

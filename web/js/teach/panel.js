@@ -408,18 +408,34 @@ async function load({ event = 0, page = null, zoom = null } = {}) {
   await go(event, { link: false });
 }
 
+/** The bytes read from a trace file at a time, into one buffer used again for each. */
+const READ_CHUNK = 1 << 20;
+
 /**
  * Reads a trace file into `read` (a TeachTrace of the bindings in use) chunk by chunk, stopping at the first chunk it
  * refuses (a bad line, or the event past teaching mode's limit), so a huge file is never
- * read whole; `s.traceRead` says how much was read.
+ * read whole; `s.traceRead` says how much was read. The chunks are read into one buffer
+ * handed back and forth with the stream (a "bring your own buffer" reader), so a file of
+ * a hundred megabytes leaves no hundred megabytes of spent chunks for the collector,
+ * which the tab would hold at once beside the run's events.
  */
 async function readTrace(read, file) {
-  const reader = file.stream().getReader();
+  const stream = file.stream();
   s.traceRead = { bytes: 0, size: file.size };
+  let reader;
+  try {
+    reader = stream.getReader({ mode: 'byob' });
+  } catch {
+    // A browser whose file streams are not byte streams reads chunks it allocates.
+    reader = stream.getReader();
+  }
+  const byob = typeof ReadableStreamBYOBReader !== 'undefined' && reader instanceof ReadableStreamBYOBReader;
+  let buffer = new ArrayBuffer(READ_CHUNK);
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = byob ? await reader.read(new Uint8Array(buffer)) : await reader.read();
       if (done) break;
+      if (byob) buffer = value.buffer;
       s.traceRead.bytes += value.length;
       read.push(value);
       status(`Reading the trace: ${Math.floor((100 * s.traceRead.bytes) / Math.max(1, file.size))}%…`);

@@ -12,6 +12,7 @@ use heaplab_core::provider::SimProvider;
 use heaplab_core::run::RunError;
 use heaplab_core::simulate::{sim_provider, Simulation};
 
+use super::log::{EventLog, LogReader};
 use super::watch::Watch;
 
 /// An event of a run as a user names it.
@@ -62,7 +63,7 @@ impl At {
     }
 
     /// The number of events applied at this moment of `events` run under `config`.
-    pub fn resolve(&self, config: &RunConfig, events: &[Event]) -> Result<usize, String> {
+    pub fn resolve(&self, config: &RunConfig, events: &EventLog) -> Result<usize, String> {
         match self {
             At::End => Ok(events.len()),
             At::Peak => peak_event(config, events).map_err(|e| e.to_string()),
@@ -82,12 +83,12 @@ impl At {
 
 /// The last event of the `occurrence`-th time `events` enter phase `name`; the error
 /// names the phases the run has.
-pub fn phase_end(events: &[Event], name: &str, occurrence: usize) -> Result<usize, String> {
-    let marks: Vec<(usize, &str)> = events
+pub fn phase_end(events: &EventLog, name: &str, occurrence: usize) -> Result<usize, String> {
+    let marks: Vec<(usize, String)> = events
         .iter()
         .enumerate()
         .filter_map(|(i, e)| match e {
-            Event::Phase(p) => Some((i, p.as_str())),
+            Event::Phase(p) => Some((i, p)),
             _ => None,
         })
         .collect();
@@ -108,8 +109,8 @@ pub fn phase_end(events: &[Event], name: &str, occurrence: usize) -> Result<usiz
         }
         // In the order the run first enters them.
         let mut names: Vec<&str> = Vec::new();
-        for &(_, p) in &marks {
-            if !names.contains(&p) {
+        for (_, p) in &marks {
+            if !names.contains(&p.as_str()) {
                 names.push(p);
             }
         }
@@ -139,12 +140,12 @@ impl Highest {
 }
 
 /// The first event after which resident memory is highest (0 for an empty run).
-pub fn peak_event(config: &RunConfig, events: &[Event]) -> Result<usize, RunError> {
+pub fn peak_event(config: &RunConfig, events: &EventLog) -> Result<usize, RunError> {
     let config = config.resolve()?;
     let mut sim = Simulation::new(&config, sim_provider(&config))?;
     let mut peak = Highest::default();
     for (i, e) in events.iter().enumerate() {
-        sim.apply_ref(e)
+        sim.apply_ref(&e)
             .map_err(|e| RunError::Event(format!("event {}: {e}", i + 1)))?;
         peak.see(sim.pages().stats().resident_pages.current, i + 1);
     }
@@ -243,6 +244,8 @@ fn kinds_of(event: &Event, decisions: &[Decision]) -> u8 {
 #[derive(Debug)]
 pub struct RunIndex {
     sim: Simulation<Watch<SimProvider>>,
+    /// Where in the run the index has read to, once it has started.
+    reader: Option<LogReader>,
     kinds: Vec<u8>,
     peak: Highest,
 }
@@ -254,23 +257,24 @@ impl RunIndex {
         let sim = Simulation::new(&config, Watch::new(sim_provider(&config)))?;
         Ok(RunIndex {
             sim,
+            reader: None,
             kinds: Vec::new(),
             peak: Highest::default(),
         })
     }
 
-    /// Reads the next events of `events`, at most `budget` of them; answers whether the
-    /// whole run is read. A page calls it in slices between frames.
-    pub fn read(&mut self, events: &[Event], budget: usize) -> Result<bool, RunError> {
-        let from = self.kinds.len();
-        let to = events.len().min(from.saturating_add(budget));
-        for (i, e) in events[from..to].iter().enumerate() {
-            let n = from + i + 1;
+    /// Reads the next events of `events` (the same run on every call), at most `budget`
+    /// of them; answers whether the whole run is read. A page calls it in slices between
+    /// frames.
+    pub fn read(&mut self, events: &EventLog, budget: usize) -> Result<bool, RunError> {
+        let reader = self.reader.get_or_insert_with(|| events.reader());
+        for e in reader.by_ref().take(budget) {
+            let n = self.kinds.len() + 1;
             self.sim
-                .apply_ref(e)
+                .apply_ref(&e)
                 .map_err(|err| RunError::Event(format!("event {n}: {err}")))?;
             let decisions = self.sim.pages_mut().provider_mut().take();
-            self.kinds.push(kinds_of(e, &decisions));
+            self.kinds.push(kinds_of(&e, &decisions));
             self.peak
                 .see(self.sim.pages().stats().resident_pages.current, n);
         }
@@ -278,7 +282,7 @@ impl RunIndex {
     }
 
     /// The whole run's index.
-    pub fn build(config: &RunConfig, events: &[Event]) -> Result<RunIndex, RunError> {
+    pub fn build(config: &RunConfig, events: &EventLog) -> Result<RunIndex, RunError> {
         let mut index = RunIndex::new(config)?;
         index.read(events, usize::MAX)?;
         Ok(index)
@@ -326,6 +330,10 @@ impl RunIndex {
 mod tests {
     use super::*;
 
+    fn log(events: &[Event]) -> EventLog {
+        EventLog::from(events)
+    }
+
     fn phased() -> Vec<Event> {
         vec![
             Event::Phase("load".into()),
@@ -369,19 +377,19 @@ mod tests {
     fn a_phase_ends_at_the_event_before_the_next_mark() {
         let e = phased();
         // load: events 1-2, work: 3-5, load again: 6-7.
-        assert_eq!(phase_end(&e, "load", 1), Ok(2));
-        assert_eq!(phase_end(&e, "work", 1), Ok(5));
-        assert_eq!(phase_end(&e, "load", 2), Ok(7));
+        assert_eq!(phase_end(&log(&e), "load", 1), Ok(2));
+        assert_eq!(phase_end(&log(&e), "work", 1), Ok(5));
+        assert_eq!(phase_end(&log(&e), "load", 2), Ok(7));
         assert_eq!(
-            phase_end(&e, "load", 3).unwrap_err(),
+            phase_end(&log(&e), "load", 3).unwrap_err(),
             "phase \"load\" occurs 2 times, not 3"
         );
         assert_eq!(
-            phase_end(&e, "exit", 1).unwrap_err(),
+            phase_end(&log(&e), "exit", 1).unwrap_err(),
             "phase \"exit\": the run's phases are load, work"
         );
         assert_eq!(
-            phase_end(&e[1..2], "exit", 1).unwrap_err(),
+            phase_end(&log(&e[1..2]), "exit", 1).unwrap_err(),
             "phase \"exit\": the run marks no phases"
         );
     }
@@ -390,7 +398,7 @@ mod tests {
     fn the_index_finds_page_operations_phases_and_the_peak() {
         let config = RunConfig::new("churn", "glibc-like");
         let e = phased();
-        let index = RunIndex::build(&config, &e).unwrap();
+        let index = RunIndex::build(&config, &log(&e)).unwrap();
         assert_eq!(index.len(), 7);
         let phase = kind("phase").unwrap();
         assert_eq!(index.next(phase, 0), Some(1));
@@ -403,7 +411,7 @@ mod tests {
         let commit = kind("commit").unwrap();
         assert_eq!(index.next(commit, 0), Some(2));
         assert_eq!(index.next(kind("page-op").unwrap(), 0), Some(2));
-        assert_eq!(index.peak(), peak_event(&config, &e).unwrap());
+        assert_eq!(index.peak(), peak_event(&config, &log(&e)).unwrap());
         assert!(index.peak() >= 4, "the peak is not before the big block");
         assert_eq!(
             kind("trimmed").unwrap_err(),

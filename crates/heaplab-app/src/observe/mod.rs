@@ -10,12 +10,14 @@ pub mod block_map;
 pub mod explain;
 pub mod find;
 pub mod heap_map;
+pub mod log;
 pub mod moment;
 pub mod session;
 pub mod teach;
 pub mod watch;
 
 pub use find::{At, RunIndex};
+pub use log::{EventLog, LogBuilder, LogReader};
 pub use moment::{Birth, Moment};
 pub use session::{explain_range, Session, Step};
 pub use teach::{TeachTrace, Teaching, MAX_TEACH_EVENTS};

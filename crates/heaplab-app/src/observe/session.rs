@@ -22,6 +22,7 @@ use heaplab_core::trace::sites::Sites;
 use super::block_map::{self, BlockMap};
 use super::explain;
 use super::heap_map::{self, HeapMap};
+use super::log::{EventLog, LogBuilder, LogReader};
 use super::moment::{Birth, Moment};
 use super::watch::Watch;
 
@@ -40,14 +41,16 @@ pub struct Step {
 #[derive(Debug)]
 pub struct Session {
     sim: Simulation<Watch<SimProvider>>,
-    /// Shared, so that teaching mode starts a session again without a copy of the run.
-    events: Arc<[Event]>,
+    /// The run's events, shared, so that teaching mode starts a session again without a
+    /// copy of the run, read from the next event to apply.
+    events: LogReader,
     /// How many events have been applied.
     done: usize,
     births: FxHashMap<BlockId, Birth>,
     phase: Option<Arc<str>>,
-    /// The events' call sites, when the trace has them.
-    sites: Sites,
+    /// The events' call sites, when the trace has them; shared with the copies teaching
+    /// mode keeps.
+    sites: Arc<Sites>,
     /// The live blocks that take up bytes, by address, for the pages a free leaves
     /// pinned: built when a step first needs it and kept by the steps after it;
     /// [`Session::run_to`] drops it rather than pay for it on every event.
@@ -56,30 +59,44 @@ pub struct Session {
 
 impl Session {
     /// A session over a config (resolved here) and the events of its workload.
-    pub fn new(config: &RunConfig, events: impl Into<Arc<[Event]>>) -> Result<Session, RunError> {
+    pub fn new(config: &RunConfig, events: impl Into<EventLog>) -> Result<Session, RunError> {
         let config = config.resolve()?;
         let sim = Simulation::new(&config, Watch::new(sim_provider(&config)))?;
         Ok(Session {
             sim,
-            events: events.into(),
+            events: events.into().reader(),
             done: 0,
             births: FxHashMap::default(),
             phase: None,
-            sites: Sites::new(),
+            sites: Arc::default(),
             by_addr: None,
         })
     }
 
     /// The events the session steps through.
-    pub fn events(&self) -> &Arc<[Event]> {
-        &self.events
+    pub fn events(&self) -> &EventLog {
+        self.events.log()
     }
 
     /// The session with the call sites of its events (a recorded trace's `site=`), so
     /// that each live block's birth says where it was asked for.
-    pub fn with_sites(mut self, sites: Sites) -> Session {
-        self.sites = sites;
+    pub fn with_sites(mut self, sites: impl Into<Arc<Sites>>) -> Session {
+        self.sites = sites.into();
         self
+    }
+
+    /// A copy of the session where it stands, or `None` when its policy cannot be copied
+    /// (an allocator module, whose state lives in its own instance).
+    pub fn try_clone(&self) -> Option<Session> {
+        Some(Session {
+            sim: self.sim.try_clone()?,
+            events: self.events.clone(),
+            done: self.done,
+            births: self.births.clone(),
+            phase: self.phase.clone(),
+            sites: Arc::clone(&self.sites),
+            by_addr: self.by_addr.clone(),
+        })
     }
 
     /// The call sites of the run's events (empty when its trace had none).
@@ -102,11 +119,11 @@ impl Session {
 
     /// How many events the run has, and how many are applied.
     pub fn len(&self) -> usize {
-        self.events.len()
+        self.events.log().len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.events.is_empty()
+        self.events.log().is_empty()
     }
 
     pub fn position(&self) -> usize {
@@ -123,7 +140,8 @@ impl Session {
 
     /// Applies the next event and explains it; `None` at the end of the run.
     pub fn step(&mut self) -> Result<Option<Step>, SimError> {
-        let Some(event) = self.events.get(self.done).cloned() else {
+        let mark = self.events.mark();
+        let Some(event) = self.events.next() else {
             return Ok(None);
         };
         let n = self.done as u64 + 1;
@@ -136,7 +154,10 @@ impl Session {
             _ => None,
         };
         self.sim.pages_mut().provider_mut().take();
-        self.apply(&event)?;
+        if let Err(e) = self.apply(&event) {
+            self.events.rewind(mark);
+            return Err(e);
+        }
         let decisions = self.sim.pages_mut().provider_mut().take();
         let placed = match &event {
             Event::Alloc { id, .. } | Event::Realloc { id, .. } => self.sim.block(*id),
@@ -156,7 +177,8 @@ impl Session {
         }))
     }
 
-    /// Applies the next event to the simulation and the births, nothing more.
+    /// Applies the next event, just read from the log, to the simulation and the births,
+    /// nothing more.
     fn apply(&mut self, event: &Event) -> Result<(), SimError> {
         let n = self.done as u64 + 1;
         self.sim.apply_ref(event)?;
@@ -210,16 +232,25 @@ impl Session {
     /// Applies events until `event` of them are applied (or the run ends), without
     /// explaining them: the births are kept, and no decision is built.
     pub fn run_to(&mut self, event: usize) -> Result<(), SimError> {
-        let end = event.min(self.events.len());
+        let end = event.min(self.len());
         if self.done >= end {
             return Ok(());
         }
         self.by_addr = None;
         self.sim.pages_mut().provider_mut().set_quiet(true);
-        let events = Arc::clone(&self.events);
-        let result = events[self.done..end]
-            .iter()
-            .try_for_each(|e| self.apply(e));
+        let mut result = Ok(());
+        while self.done < end {
+            // A refused event stays the next one, as a refused step's does.
+            let mark = self.events.mark();
+            let Some(e) = self.events.next() else {
+                break;
+            };
+            if let Err(err) = self.apply(&e) {
+                self.events.rewind(mark);
+                result = Err(err);
+                break;
+            }
+        }
         self.sim.pages_mut().provider_mut().set_quiet(false);
         result
     }
@@ -251,7 +282,7 @@ impl Session {
 /// stops at the end) of a run.
 pub fn explain_range(
     config: &RunConfig,
-    events: impl Into<Arc<[Event]>>,
+    events: impl Into<EventLog>,
     from: usize,
     to: usize,
 ) -> Result<Vec<Step>, RunError> {
@@ -275,13 +306,13 @@ pub fn trace_events<R: std::io::Read>(
     input: R,
     name: &str,
     options: &heaplab_core::trace::ImportOptions,
-) -> Result<(Vec<Event>, Sites), RunError> {
-    let mut events = Vec::new();
+) -> Result<(EventLog, Sites), RunError> {
+    let mut log = LogBuilder::new();
     let (_, sites) =
         heaplab_core::trace::import_sited::<R, SimError, _>(input, name, options, |e| {
-            events.push(e);
+            log.push(&e);
             Ok(())
         })
         .map_err(|e| RunError::Event(e.to_string()))?;
-    Ok((events, sites))
+    Ok((log.finish(), sites))
 }

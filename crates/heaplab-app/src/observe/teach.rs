@@ -1,14 +1,15 @@
 //! `Teaching`: a run held for stepping back and forth at any event, as the page's teaching
 //! panel does. The heap shown is a [`Session`] moved to the event: forward by
 //! [`Session::run_to`], which keeps no explanation and so costs about what running the
-//! events costs, back by starting again from the first event. The event reached is
-//! stepped rather than run, so its line is the one `heaplab explain` prints for it. A
-//! [`RunIndex`] of the whole run, read once when a jump first needs it, finds the peak and
-//! the next or previous event of a kind.
+//! events costs, and back from the nearest checkpoint before the event, a copy of the
+//! session kept on the way. The event reached is stepped rather than run, so its line is
+//! the one `heaplab explain` prints for it. A [`RunIndex`] of the whole run, read once
+//! when a jump first needs it, finds the peak and the next or previous event of a kind.
 //!
-//! The events are held in memory, at most [`MAX_TEACH_EVENTS`] of them (each takes 40
-//! bytes), so that a step back needs no second read of a trace.
+//! The events are held in an [`EventLog`], at most [`MAX_TEACH_EVENTS`] of them (a few
+//! bytes each), so that a step back needs no second read of a trace.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use heaplab_core::config::RunConfig;
@@ -21,23 +22,38 @@ use super::blame::{blame, Blame};
 use super::block_map::BlockMap;
 use super::find::{Kind, RunIndex};
 use super::heap_map::HeapMap;
+use super::log::{EventLog, LogBuilder};
 use super::session::{Session, Step};
 
-/// The most events teaching mode holds: ten million events take 400 MB, which a browser
-/// tab still holds beside the page.
+/// The most events teaching mode holds: the page's limit on a run it steps through.
 pub const MAX_TEACH_EVENTS: usize = 10_000_000;
+
+/// Checkpoints are taken at multiples of this many events, so a step back replays at
+/// most this many: a few milliseconds, even in the page.
+const CHECKPOINT_EVERY: usize = 65_536;
+
+/// The most checkpoints kept; the one farthest from the event shown goes first. A
+/// checkpoint is a copy of the heap's books, so this bounds what stepping back costs in
+/// memory.
+const MAX_CHECKPOINTS: usize = 8;
 
 #[derive(Debug)]
 pub struct Teaching {
     config: RunConfig,
-    events: Arc<[Event]>,
-    sites: Sites,
+    events: EventLog,
+    sites: Arc<Sites>,
     /// The run moved to the event shown.
     at: Session,
     /// The step of the event shown, worked out as the session reached it.
     shown: Option<Step>,
+    /// Copies of the session at multiples of [`CHECKPOINT_EVERY`] events, taken on the
+    /// way to the events shown, for stepping back. Empty for a policy that cannot be
+    /// copied (an allocator module), which steps back from the first event instead.
+    checkpoints: BTreeMap<usize, Session>,
     /// The whole run's kinds of event and its peak, read when first asked for.
     index: Option<RunIndex>,
+    /// How many events have been applied in all, counting each replay again.
+    applied: usize,
 }
 
 fn sim_error(e: heaplab_core::simulate::SimError) -> RunError {
@@ -53,30 +69,28 @@ fn too_long(count: &str) -> String {
     )
 }
 
-/// A sink that keeps events in `events` and refuses the one past [`MAX_TEACH_EVENTS`],
-/// which stops whatever feeds it.
-fn keep_teachable(events: &mut Vec<Event>) -> impl FnMut(Event) -> Result<(), String> + '_ {
-    move |e| {
-        if events.len() == MAX_TEACH_EVENTS {
-            return Err(too_long(&format!(
-                "more than {}",
-                format_count(MAX_TEACH_EVENTS as i128)
-            )));
-        }
-        events.push(e);
-        Ok(())
+/// Keeps `e` in `log`, or refuses it when it is the event past [`MAX_TEACH_EVENTS`], which
+/// stops whatever feeds it.
+fn keep_teachable(log: &mut LogBuilder, e: &Event) -> Result<(), String> {
+    if log.len() == MAX_TEACH_EVENTS {
+        return Err(too_long(&format!(
+            "more than {}",
+            format_count(MAX_TEACH_EVENTS as i128)
+        )));
     }
+    log.push(e);
+    Ok(())
 }
 
 /// The events of a config's built-in workload, generation stopped (and the run refused)
 /// as soon as it passes [`MAX_TEACH_EVENTS`], so a large workload costs nothing to refuse.
-pub fn workload_events(config: &RunConfig) -> Result<Vec<Event>, RunError> {
+pub fn workload_events(config: &RunConfig) -> Result<EventLog, RunError> {
     let spec = heaplab_core::workload::find(&config.workload.id)?;
     let params = config.workload_params()?;
-    let mut events = Vec::new();
-    spec.generate::<String>(&params, &mut keep_teachable(&mut events))
+    let mut log = LogBuilder::new();
+    spec.generate::<String>(&params, &mut |e| keep_teachable(&mut log, &e))
         .map_err(RunError::Event)?;
-    Ok(events)
+    Ok(log.finish())
 }
 
 /// The events of a trace's bytes (any format, gzip'd or not), read up to
@@ -86,10 +100,10 @@ pub fn trace_events(
     bytes: &[u8],
     name: &str,
     options: &heaplab_core::trace::ImportOptions,
-) -> Result<(Vec<Event>, Sites), RunError> {
+) -> Result<(EventLog, Sites), RunError> {
     let (_, kept) = heaplab_core::trace::import_into(bytes, name, options, Teachable::default())
         .map_err(|e| RunError::Event(e.to_string()))?;
-    Ok((kept.events, kept.sites))
+    Ok((kept.events.finish(), kept.sites))
 }
 
 /// The events a trace read for teaching mode keeps, with their call sites: an
@@ -97,7 +111,7 @@ pub fn trace_events(
 /// [`MAX_TEACH_EVENTS`], which stops the import (or a [`TeachTrace`]'s stream) at its line.
 #[derive(Debug, Default)]
 pub struct Teachable {
-    events: Vec<Event>,
+    events: LogBuilder,
     sites: Sites,
 }
 
@@ -105,7 +119,7 @@ impl heaplab_core::trace::EventSink for Teachable {
     type Error = String;
 
     fn event(&mut self, e: Event) -> Result<(), String> {
-        keep_teachable(&mut self.events)(e)
+        keep_teachable(&mut self.events, &e)
     }
 
     fn sited_event(&mut self, e: Event, site: u64) -> Result<(), String> {
@@ -154,12 +168,12 @@ impl TeachTrace {
     }
 
     /// The end of the file: its events and their call sites.
-    pub fn finish(self) -> Result<(Vec<Event>, Sites), RunError> {
+    pub fn finish(self) -> Result<(EventLog, Sites), RunError> {
         let (_, kept) = self
             .stream
             .finish()
             .map_err(|e| RunError::Event(e.to_string()))?;
-        Ok((kept.events, kept.sites))
+        Ok((kept.events.finish(), kept.sites))
     }
 }
 
@@ -167,7 +181,7 @@ impl Teaching {
     /// Holds the run for stepping, standing before its first event; a run of more than
     /// [`MAX_TEACH_EVENTS`] events is refused with a message that says how many it has
     /// and what to do.
-    pub fn new(config: &RunConfig, events: Vec<Event>) -> Result<Teaching, RunError> {
+    pub fn new(config: &RunConfig, events: impl Into<EventLog>) -> Result<Teaching, RunError> {
         Teaching::with_sites(config, events, Sites::new())
     }
 
@@ -175,24 +189,34 @@ impl Teaching {
     /// groups its pinning blocks by call site too.
     pub fn with_sites(
         config: &RunConfig,
-        events: Vec<Event>,
+        events: impl Into<EventLog>,
         sites: Sites,
     ) -> Result<Teaching, RunError> {
+        let events = events.into();
         if events.len() > MAX_TEACH_EVENTS {
             return Err(RunError::Event(too_long(&format_count(
                 events.len() as i128
             ))));
         }
-        let events: Arc<[Event]> = events.into();
-        let at = Session::new(config, Arc::clone(&events))?.with_sites(sites.clone());
+        let sites = Arc::new(sites);
+        let at = Session::new(config, events.clone())?.with_sites(Arc::clone(&sites));
         Ok(Teaching {
             config: config.clone(),
             events,
             sites,
             at,
             shown: None,
+            checkpoints: BTreeMap::new(),
             index: None,
+            applied: 0,
         })
+    }
+
+    /// The same run under another configuration, standing before its first event: the
+    /// events are shared, not copied, so two configurations side by side cost one run's
+    /// events.
+    pub fn alongside(&self, config: &RunConfig) -> Result<Teaching, RunError> {
+        Teaching::with_sites(config, self.events.clone(), Sites::clone(&self.sites))
     }
 
     /// How many events the run has.
@@ -205,7 +229,7 @@ impl Teaching {
     }
 
     /// The run's events.
-    pub fn events(&self) -> &[Event] {
+    pub fn events(&self) -> &EventLog {
         &self.events
     }
 
@@ -217,6 +241,17 @@ impl Teaching {
     /// How many events are applied to the heap shown.
     pub fn position(&self) -> usize {
         self.at.position()
+    }
+
+    /// How many checkpoints are kept, for tests of the memory they take.
+    pub fn checkpoints(&self) -> usize {
+        self.checkpoints.len()
+    }
+
+    /// How many events have been applied in all since the run was opened, each replay
+    /// counted again: what the seeks have cost.
+    pub fn applied(&self) -> usize {
+        self.applied
     }
 
     /// Shows the heap after event `k` (0: before the first); past the end is an error
@@ -237,24 +272,79 @@ impl Teaching {
             )));
         }
         if k < self.at.position() || (k == self.at.position() && k > 0 && self.shown.is_none()) {
-            self.at = Session::new(&self.config, Arc::clone(&self.events))?
-                .with_sites(self.sites.clone());
-            self.shown = None;
+            self.restart_before(k)?;
         }
         if k == self.at.position() {
             return Ok(true);
         }
-        // Run to the event before `k`, then step `k` itself for its line.
+        // Run to the event before `k`, then step `k` itself for its line. On the way,
+        // keep a checkpoint at the last multiple of CHECKPOINT_EVERY before it, so the
+        // steps back from `k` start near it.
         let before = k - 1;
+        let mut budget = budget;
+        let mark = before / CHECKPOINT_EVERY * CHECKPOINT_EVERY;
+        if mark > self.at.position() && !self.checkpoints.contains_key(&mark) {
+            let to = mark.min(self.at.position().saturating_add(budget));
+            budget -= to - self.at.position();
+            self.run_to(to)?;
+            if to < mark {
+                return Ok(false);
+            }
+            self.keep_checkpoint();
+        }
         if self.at.position() < before {
             let to = before.min(self.at.position().saturating_add(budget));
-            self.at.run_to(to).map_err(sim_error)?;
+            self.run_to(to)?;
             if to < before {
                 return Ok(false);
             }
         }
         self.shown = self.at.step().map_err(sim_error)?;
+        self.applied += 1;
         Ok(true)
+    }
+
+    fn run_to(&mut self, to: usize) -> Result<(), RunError> {
+        let from = self.at.position();
+        let result = self.at.run_to(to).map_err(sim_error);
+        self.applied += self.at.position() - from;
+        result
+    }
+
+    /// Puts the session back to the latest checkpoint before event `k`, or to the run's
+    /// start when there is none.
+    fn restart_before(&mut self, k: usize) -> Result<(), RunError> {
+        self.shown = None;
+        let from = self
+            .checkpoints
+            .range(..k)
+            .next_back()
+            .and_then(|(_, s)| s.try_clone());
+        self.at = match from {
+            Some(session) => session,
+            None => {
+                Session::new(&self.config, self.events.clone())?.with_sites(Arc::clone(&self.sites))
+            }
+        };
+        Ok(())
+    }
+
+    /// Keeps a copy of the session where it stands, dropping the checkpoint farthest from
+    /// it when there are too many.
+    fn keep_checkpoint(&mut self) {
+        let here = self.at.position();
+        let Some(copy) = self.at.try_clone() else {
+            return;
+        };
+        self.checkpoints.insert(here, copy);
+        if self.checkpoints.len() > MAX_CHECKPOINTS {
+            let farthest = *self
+                .checkpoints
+                .keys()
+                .max_by_key(|&&at| at.abs_diff(here))
+                .expect("more than one checkpoint");
+            self.checkpoints.remove(&farthest);
+        }
     }
 
     /// Reads the whole run's index by at most `budget` events; answers whether it is
@@ -347,6 +437,74 @@ mod tests {
     }
 
     #[test]
+    fn stepping_back_starts_from_a_checkpoint_and_equals_a_fresh_run_for_every_family() {
+        // Long enough for two checkpoints (every 65,536 events) before its end.
+        for f in heaplab_core::policy::FAMILIES {
+            let mut c = RunConfig::new("churn", f.id);
+            c.workload.params.insert("scale".into(), 0.01.into());
+            let events = EventLog::from(Session::workload_events(&c).unwrap());
+            let n = events.len();
+            assert!(n > 2 * CHECKPOINT_EVERY + 10, "{n} events");
+            let mut t = Teaching::new(&c, events.clone()).unwrap();
+            t.seek(n - 5).unwrap();
+            assert_eq!(t.checkpoints(), 1, "{}", f.id);
+            // Back a few events, to just past the checkpoint, then across it.
+            let second = 2 * CHECKPOINT_EVERY;
+            for k in [n - 6, second + 3, second + 1, second, second - 2] {
+                let before = t.applied();
+                t.seek(k).unwrap();
+                let cost = t.applied() - before;
+                // Past the checkpoint, a step back replays from it; across it, from the
+                // one before it, which does not exist yet, so from the start.
+                let most = if k > second { k - second } else { k };
+                assert!(
+                    cost <= most,
+                    "{}: {cost} events replayed to reach {k}",
+                    f.id
+                );
+                let mut fresh = Session::new(&c, events.clone()).unwrap();
+                fresh.run_to(k - 1).unwrap();
+                let line = fresh.step().unwrap().unwrap();
+                assert_eq!(t.step(k), Some(&line), "{}: line {k}", f.id);
+                let map = fresh.heap_map();
+                assert_eq!(t.heap_map(), map, "{}: heap map at {k}", f.id);
+                assert_eq!(t.blame(), blame(&map), "{}: blame at {k}", f.id);
+                let pages = map.pages.len() as u64;
+                assert_eq!(t.block_map(0, pages), fresh.block_map(0, pages));
+            }
+            // The way back across the checkpoint left one at its predecessor.
+            assert_eq!(t.checkpoints(), 2, "{}", f.id);
+            let before = t.applied();
+            t.seek(CHECKPOINT_EVERY + 2).unwrap();
+            assert!(t.applied() - before <= 2, "{}", f.id);
+        }
+    }
+
+    #[test]
+    fn checkpoints_stay_few_however_far_the_user_goes() {
+        let mut c = RunConfig::new("churn", "bump");
+        c.workload.params.insert("scale".into(), 0.1.into());
+        let events = Session::workload_events(&c).unwrap();
+        let n = events.len();
+        let mut t = Teaching::new(&c, events).unwrap();
+        for k in (1..n).step_by(CHECKPOINT_EVERY / 2) {
+            t.seek(k).unwrap();
+        }
+        assert!(n / CHECKPOINT_EVERY > MAX_CHECKPOINTS, "{n} events");
+        assert_eq!(t.checkpoints(), MAX_CHECKPOINTS);
+        // The ones kept are those nearest the last event shown: a step back from it
+        // replays from the checkpoint just before it.
+        let last = n - 10;
+        t.seek(last).unwrap();
+        assert_eq!(t.checkpoints(), MAX_CHECKPOINTS);
+        let nearest = (last - 1) / CHECKPOINT_EVERY * CHECKPOINT_EVERY;
+        assert!(last > nearest + 3);
+        let before = t.applied();
+        t.seek(nearest + 3).unwrap();
+        assert_eq!(t.applied() - before, 3);
+    }
+
+    #[test]
     fn a_far_event_is_reached_in_slices() {
         let c = config("size-class");
         let events = Session::workload_events(&c).unwrap();
@@ -393,10 +551,9 @@ mod tests {
         for chunk in text.chunks(5) {
             t.push(chunk).unwrap();
         }
-        assert_eq!(
-            t.finish().unwrap(),
-            trace_events(text, "small.trace", &options).unwrap()
-        );
+        let (pushed, sites) = t.finish().unwrap();
+        let (read, read_sites) = trace_events(text, "small.trace", &options).unwrap();
+        assert_eq!((pushed.to_vec(), sites), (read.to_vec(), read_sites));
         // A trace past the limit is refused at the chunk holding the event past it, so a
         // reader stops there.
         // Chunks of 100,000 events each.

@@ -6,7 +6,7 @@
 use heaplab_core::decision::Decision;
 use heaplab_core::provider::{Addr, PageProvider, ProviderCaps, ProviderError};
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Watch<P> {
     inner: P,
     /// Decisions since the last [`Watch::take`], in the order they were made.

@@ -4,9 +4,8 @@
 //! heap after it.
 
 use heaplab_app::observe::session::{trace_events, Session};
-use heaplab_app::observe::At;
+use heaplab_app::observe::{At, EventLog};
 use heaplab_core::config::RunConfig;
-use heaplab_core::event::Event;
 use heaplab_core::trace::sites::Sites;
 use heaplab_core::trace::ImportOptions;
 
@@ -21,7 +20,7 @@ use super::configs;
 pub fn one_config_events(
     args: &RunInputArgs,
     lenient: bool,
-) -> Result<(RunConfig, Vec<Event>, Sites), CliError> {
+) -> Result<(RunConfig, EventLog, Sites), CliError> {
     let mut all = configs(args)?;
     if all.len() != 1 {
         return Err(CliError::input(format!(
@@ -41,7 +40,10 @@ pub fn one_config_events(
             },
         )?
     } else {
-        (Session::workload_events(&config)?, Sites::new())
+        (
+            EventLog::from(Session::workload_events(&config)?),
+            Sites::new(),
+        )
     };
     Ok((config, events, sites))
 }
@@ -49,7 +51,7 @@ pub fn one_config_events(
 /// The event `--at` names (see [`At`]): a number (1-based, inside the run), `peak` (the
 /// event of the run's peak resident memory), `end`, or `phase:NAME[#K]` (the last event of
 /// that phase, of its K-th occurrence).
-pub fn event_at(at: &str, config: &RunConfig, events: &[Event]) -> Result<usize, CliError> {
+pub fn event_at(at: &str, config: &RunConfig, events: &EventLog) -> Result<usize, CliError> {
     At::parse(at)
         .and_then(|at| at.resolve(config, events))
         .map_err(|e| CliError::input(format!("--at: {e}")))

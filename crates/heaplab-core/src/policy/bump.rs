@@ -125,7 +125,7 @@ struct Slab {
     len: u64,
 }
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Arena {
     slabs: Vec<Slab>,
     custom: Vec<Slab>,
@@ -134,7 +134,7 @@ struct Arena {
 }
 
 /// Bump-pointer arenas with a general heap beside them.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Bump {
     slab_size: u64,
     doubling: bool,

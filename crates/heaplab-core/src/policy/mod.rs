@@ -373,6 +373,16 @@ macro_rules! families {
                     $(AnyPolicy::$name(_) => Family::$name),+
                 }
             }
+
+            /// A copy of the policy as it stands, for teaching mode's checkpoints; `None`
+            /// for a family the user brings, whose state lives in its own instance.
+            pub fn try_clone(&self) -> Option<AnyPolicy> {
+                match self {
+                    $(AnyPolicy::$own(p) => Some(AnyPolicy::$own(p.clone())),)+
+                    #[allow(unreachable_patterns)]
+                    _ => None,
+                }
+            }
         }
 
         /// Runs `$e` with `$p` bound to the policy inside an `AnyPolicy`, one arm per

@@ -111,7 +111,7 @@ struct Chunk {
 }
 
 /// A pool of fixed-size blocks over a general heap.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Pool {
     block_size: u64,
     block_align: u64,

@@ -19,7 +19,7 @@ pub enum SimMode {
 const SIM_BASE: Addr = 1 << 32;
 
 /// A provider that hands out simulated addresses and keeps no memory.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct SimProvider {
     mode: SimMode,
     page_size: u64,

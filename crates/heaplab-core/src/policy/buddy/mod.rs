@@ -71,7 +71,7 @@ struct Live {
 }
 
 /// A binary buddy heap.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Buddy {
     min_block: u64,
     min_shift: u32,

@@ -17,7 +17,7 @@ pub(super) struct Entry {
     pub chunk: u32,
 }
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct AddrHeap {
     entries: Vec<Entry>,
 }

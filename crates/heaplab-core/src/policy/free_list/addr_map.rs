@@ -27,7 +27,7 @@ const VACANT: Slot = Slot {
 };
 
 /// Addresses to record indices.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct AddrMap {
     /// A power of two of slots, at least 16.
     slots: Vec<Slot>,

@@ -44,7 +44,7 @@ impl Chunk {
 }
 
 /// The chunk records and the address map.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct ChunkTable {
     slots: Vec<Chunk>,
     /// Records of chunks merged away, reused before the slab grows.

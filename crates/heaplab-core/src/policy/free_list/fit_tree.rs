@@ -20,7 +20,7 @@ struct Node {
 }
 
 /// Free chunks by address with subtree maxima.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct FitTree {
     nodes: Vec<Node>,
     spare: Vec<u32>,

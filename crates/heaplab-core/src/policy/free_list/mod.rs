@@ -55,7 +55,7 @@ const MIN_LARGE_CHUNK: u64 = 1024;
 const MMAP_THRESHOLD_MAX: u64 = 32 << 20;
 
 /// A dlmalloc/glibc-style heap.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct FreeList {
     fit: Fit,
     coalesce: bool,

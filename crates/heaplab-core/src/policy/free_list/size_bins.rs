@@ -33,7 +33,7 @@ pub(super) enum Tie {
     Age,
 }
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Bin {
     /// Under `Tie::Address`: smallest address on top.
     heap: AddrHeap,
@@ -64,7 +64,7 @@ impl Bin {
 }
 
 /// The free chunks of a best-fit or bins heap.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct SizeBins {
     tie: Tie,
     /// log2 of the alignment: a chunk's size in units, its small bin.

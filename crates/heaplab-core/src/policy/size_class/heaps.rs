@@ -15,7 +15,7 @@ use crate::small_map::ThreadMap;
 
 /// What a thread allocates from: span queues per class, spans with remote frees per class,
 /// and the cache of empty spans.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct Heap {
     pub(super) queues: Vec<Vec<u32>>,
     pub(super) remote: Vec<Vec<u32>>,
@@ -43,7 +43,7 @@ impl Heap {
 
 /// The heap of each thread seen, under per-thread heaps, numbered in order of first
 /// allocation.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct ThreadHeaps {
     heaps: ThreadMap<u32>,
     len: u32,
@@ -75,7 +75,7 @@ impl ThreadHeaps {
 }
 
 /// A thread's cache of freed blocks, as (span, block index) per class.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct ThreadCache {
     pub(super) lists: Vec<Vec<(u32, u32)>>,
     pub(super) bytes: u64,

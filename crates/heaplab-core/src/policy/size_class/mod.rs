@@ -57,7 +57,7 @@ const SPAN_META: u64 = 80;
 const SEGMENT_META: u64 = 128;
 
 /// A segregated-fit, size-class slab allocator.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct SizeClass {
     granularity: u64,
     /// `log2(granularity)`, which the registry keeps a power of two.

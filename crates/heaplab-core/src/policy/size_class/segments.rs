@@ -21,7 +21,7 @@ pub(super) struct Slot {
     pub(super) due: u64,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct Segment {
     pub(super) base: Addr,
     /// The heap whose spans it holds. Under per-thread heaps each thread cuts its spans

@@ -16,7 +16,7 @@ const MIN_BLOCKS_PER_SPAN: u64 = 8;
 /// (`MI_MAX_EXTEND_SIZE` in page.c, "one OS page seems to work well").
 const MAX_EXTEND: u64 = 4 << 10;
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct Span {
     pub(super) seg: u32,
     pub(super) first: u32,
