@@ -73,12 +73,14 @@ pub struct Blame {
 }
 
 /// The power-of-two range a size falls in, as the size grouping names it: "257–512 B"
-/// (sizes above 256 and up to 512), "1 B", "0 B".
+/// (sizes above 256 and up to 512); 0, 1 and 2 B alone.
 pub fn size_range(size: u64) -> String {
-    if size <= 1 {
+    if size <= 2 {
         return format!("{size} B");
     }
-    let hi = size.next_power_of_two();
+    let Some(hi) = size.checked_next_power_of_two() else {
+        return format!("over {} B", format_count(1 << 63));
+    };
     format!(
         "{}–{} B",
         format_count(i128::from(hi / 2 + 1)),
@@ -170,5 +172,33 @@ pub fn blame(map: &HeapMap) -> Blame {
         by_phase,
         by_site,
         about_shares: ABOUT_SHARES,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::size_range;
+
+    #[test]
+    fn sizes_fall_in_power_of_two_ranges() {
+        let ranges: Vec<String> = [0, 1, 2, 3, 4, 5, 300, 512, 513, u64::MAX]
+            .into_iter()
+            .map(size_range)
+            .collect();
+        assert_eq!(
+            ranges,
+            [
+                "0 B",
+                "1 B",
+                "2 B",
+                "3–4 B",
+                "3–4 B",
+                "5–8 B",
+                "257–512 B",
+                "257–512 B",
+                "513–1,024 B",
+                "over 9,223,372,036,854,775,808 B"
+            ]
+        );
     }
 }
