@@ -74,12 +74,12 @@ fn explain_buddy() {
     explain(
         "buddy",
         expect![[r#"
-            event 1: a 48 B (id 1): reserve 67,108,864 B at 0x100000000; new arena of 67,108,864 B at 0x100000000; no free block in order 2; halve the 67,108,864 B block at 0x100000000 20 times: 67,108,864 → 33,554,432 + 33,554,432 → 16,777,216 + 16,777,216 → 8,388,608 + 8,388,608 → … → 128 + 128 → 64 + 64; 64 B to id 1, the upper half of each halving stays free; commit 4,096 B at 0x100000000 (first use); placed at 0x100000000
+            event 1: a 48 B (id 1): no free block of order 2 or above: a new arena of 64 MiB (min_block 16 B << max_order 22), reserved whole and committed as its blocks are used; reserve 67,108,864 B at 0x100000000; new arena of 67,108,864 B at 0x100000000; no free block in order 2; halve the 67,108,864 B block at 0x100000000 20 times: 67,108,864 → 33,554,432 + 33,554,432 → 16,777,216 + 16,777,216 → 8,388,608 + 8,388,608 → … → 128 + 128 → 64 + 64; 64 B to id 1, the upper half of each halving stays free; commit 4,096 B at 0x100000000 (first use); placed at 0x100000000
             event 2: a 100 B (id 2): found a free block at 0x100000080 in order 3; placed at 0x100000080
             event 3: a 5,000 B (id 3): found a free block at 0x100002000 in order 9; commit 8,192 B at 0x100002000 (first use); placed at 0x100002000
             event 4: f id 1: merged with the buddy free block into 128 B at 0x100000000; page 0 stays resident: id 2 (100 B, allocated at event 2) still lives there
             event 5: a 40 B (id 4): no free block in order 2; halve the 128 B block at 0x100000000 1 time: 128 → 64 + 64; 64 B to id 4, the upper half of each halving stays free; placed at 0x100000000
-            event 6: f id 3: page 2 stays resident: nothing lives there, the policy keeps it; page 3 stays resident: nothing lives there, the policy keeps it
+            event 6: f id 3: the free 8 KiB block at 0x100002000 keeps its pages committed: decommit_merged is off, so freed memory stays until it is reused; page 2 stays resident: nothing lives there, the policy keeps it; page 3 stays resident: nothing lives there, the policy keeps it
             event 7: f id 2: page 0 stays resident: id 4 (40 B, allocated at event 5) still lives there
             event 8: a 64 B (id 5): found a free block at 0x100000040 in order 2; placed at 0x100000040
         "#]],
@@ -91,13 +91,13 @@ fn explain_bump() {
     explain(
         "bump",
         expect![[r#"
-            event 1: a 48 B (id 1): no free block in the free chunks by size; reserve 67,108,864 B at 0x100000000; new segment of 67,108,864 B at 0x100000000; commit 139,264 B at 0x100000000 (first use: the top grows); split the 139,256 B top: 4,112 B to id 1, 135,144 B stays top; new slab of 4,096 B at 0x100000010; placed at 0x100000010
+            event 1: a 48 B (id 1): the unscoped arena has no slab yet: slab 1 is 4 KiB (slab_size 4 KiB not doubled yet: it doubles every growth_every 128 slabs), from the general heap (backing = heap); no free block in the free chunks by size; reserve 67,108,864 B at 0x100000000; new segment of 67,108,864 B at 0x100000000; commit 139,264 B at 0x100000000 (first use: the top grows); split the 139,256 B top: 4,112 B to id 1, 135,144 B stays top; new slab of 4,096 B at 0x100000010; placed at 0x100000010
             event 2: a 100 B (id 2): placed at 0x100000040
-            event 3: a 5,000 B (id 3): no free block in the free chunks by size; split the 135,144 B top: 5,024 B to id 3, 130,120 B stays top; new slab of 5,015 B at 0x100001020; placed at 0x100001020
-            event 4: f id 1: page 0 stays resident: id 2 (100 B, allocated at event 2) still lives there
+            event 3: a 5,000 B (id 3): a slab of its own: 5,000 B with alignment padding is 5,015 B > custom_threshold 4 KiB, from the general heap (backing = heap); no free block in the free chunks by size; split the 135,144 B top: 5,024 B to id 3, 130,120 B stays top; new slab of 5,015 B at 0x100001020; placed at 0x100001020
+            event 4: f id 1: a bump arena frees no single block, and the unscoped arena is never reset (unscoped = arena): its 48 B stay for the whole run; page 0 stays resident: id 2 (100 B, allocated at event 2) still lives there
             event 5: a 40 B (id 4): placed at 0x1000000b0
-            event 6: f id 3: page 1 stays resident: nothing lives there, the policy keeps it; page 2 stays resident: nothing lives there, the policy keeps it
-            event 7: f id 2: page 0 stays resident: id 4 (40 B, allocated at event 5) still lives there
+            event 6: f id 3: a bump arena frees no single block, and the unscoped arena is never reset (unscoped = arena): its 5,000 B stay for the whole run; page 1 stays resident: nothing lives there, the policy keeps it; page 2 stays resident: nothing lives there, the policy keeps it
+            event 7: f id 2: a bump arena frees no single block, and the unscoped arena is never reset (unscoped = arena): its 100 B stay for the whole run; page 0 stays resident: id 4 (40 B, allocated at event 5) still lives there
             event 8: a 64 B (id 5): placed at 0x1000000e0
         "#]],
     );
@@ -108,11 +108,11 @@ fn explain_pool() {
     explain(
         "pool:block_size=64",
         expect![[r#"
-            event 1: a 48 B (id 1): no free block in the free chunks by size; reserve 67,108,864 B at 0x100000000; new segment of 67,108,864 B at 0x100000000; commit 143,360 B at 0x100000000 (first use: the top grows); split the 143,352 B top: 8,208 B to id 1, 135,144 B stays top; new chunk of 8,192 B at 0x100000010; placed at 0x100000010
-            event 2: a 100 B (id 2): no free block in the free chunks by size; split the 135,144 B top: 112 B to id 2, 135,032 B stays top; placed at 0x100002020
-            event 3: a 5,000 B (id 3): no free block in the free chunks by size; split the 135,032 B top: 5,008 B to id 3, 130,024 B stays top; placed at 0x100002090
-            event 4: f id 1: kept in the free chunks; page 0 stays resident: nothing lives there, the policy keeps it
-            event 5: a 40 B (id 4): found a free block at 0x100000008 in the free chunks by size; new chunk of 8,192 B at 0x100000010; placed at 0x100000010
+            event 1: a 48 B (id 1): the pool has no chunk yet: a new chunk of blocks_per_chunk 128 × block_size 64 B = 8,192 B from the general heap; no free block in the free chunks by size; reserve 67,108,864 B at 0x100000000; new segment of 67,108,864 B at 0x100000000; commit 143,360 B at 0x100000000 (first use: the top grows); split the 143,352 B top: 8,208 B to id 1, 135,144 B stays top; new chunk of 8,192 B at 0x100000010; placed at 0x100000010
+            event 2: a 100 B (id 2): 100 B is more than block_size 64 B: to the general heap; no free block in the free chunks by size; split the 135,144 B top: 112 B to id 2, 135,032 B stays top; placed at 0x100002020
+            event 3: a 5,000 B (id 3): 5,000 B is more than block_size 64 B: to the general heap; no free block in the free chunks by size; split the 135,032 B top: 5,008 B to id 3, 130,024 B stays top; placed at 0x100002090
+            event 4: f id 1: the chunk at 0x100000010 has no block in use: given back to the general heap (free_empty_chunks = true); kept in the free chunks; page 0 stays resident: nothing lives there, the policy keeps it
+            event 5: a 40 B (id 4): the pool has no chunk yet: a new chunk of blocks_per_chunk 128 × block_size 64 B = 8,192 B from the general heap; found a free block at 0x100000008 in the free chunks by size; new chunk of 8,192 B at 0x100000010; placed at 0x100000010
             event 6: f id 3: merged with the top free block into 135,032 B at 0x100002088; page 2 stays resident: id 2 (100 B, allocated at event 2) still lives there; page 3 stays resident: nothing lives there, the policy keeps it
             event 7: f id 2: merged with the top free block into 135,144 B at 0x100002018; page 2 stays resident: nothing lives there, the policy keeps it
             event 8: a 64 B (id 5): placed at 0x100000050

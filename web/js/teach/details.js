@@ -87,20 +87,31 @@ export function renderBlame(container, blame, onBlock, top = 10) {
   const sited = blame.by_site.length > 0;
   if (blame.pinners.length) {
     parts.push(el('p', `The blocks that pin the most (${formatCount(blame.pinners.length)} pin something); click one to select its page:`, 'doc small'));
+    // What the two figures mean, in the core's words (`heaplab blame` prints the same).
+    parts.push(el('p', blame.about_shares, 'doc small'));
     parts.push(
       table(
-        ['block id', 'size', 'allocated at event', ...(sited ? ['call site'] : []), 'pinned'],
+        ['block id', 'size', 'allocated at event', ...(sited ? ['call site'] : []), 'pinned', 'freeing it alone unpins'],
         blame.pinners.slice(0, top).map((p) => ({
           block: p,
-          cells: [p.id, formatBytes(p.size), formatCount(p.event), ...(sited ? [p.site ?? ''] : []), formatBytes(p.pinned)],
+          cells: [
+            p.id,
+            formatBytes(p.size),
+            formatCount(p.event),
+            ...(sited ? [p.site ?? ''] : []),
+            formatBytes(p.pinned),
+            formatBytes(p.alone_unpins),
+          ],
         })),
         (row) => onBlock(row.block),
       ),
     );
     const groups = (title, list) =>
       table(
-        [title, 'blocks', 'pinned'],
-        list.slice(0, 5).map((g) => ({ cells: [g.key, formatCount(g.blocks), formatBytes(g.pinned)] })),
+        [title, 'blocks', 'pinned', 'freeing each alone unpins'],
+        list.slice(0, 5).map((g) => ({
+          cells: [g.key, formatCount(g.blocks), formatBytes(g.pinned), formatBytes(g.alone_unpins)],
+        })),
       );
     parts.push(groups('pinned by size', blame.by_size));
     if (sited) {

@@ -53,6 +53,31 @@ fn map_counts_equal_the_counters_at_several_events() {
             assert_eq!(b.resident, st.resident_pages.current * map.page_size);
             let shares: u64 = b.pinners.iter().map(|p| p.pinned).sum();
             assert_eq!(shares, b.pinned, "{} {at}", f.id);
+            // Every grouping adds up to the pinned bytes and counts each pinner once; the
+            // run has no call sites, so no grouping by site.
+            let alone: u64 = b.pinners.iter().map(|p| p.alone_unpins).sum();
+            assert!(b.by_site.is_empty(), "{} {at}", f.id);
+            for (what, groups) in [("size", &b.by_size), ("phase", &b.by_phase)] {
+                let sum: u64 = groups.iter().map(|g| g.pinned).sum();
+                assert_eq!(sum, b.pinned, "{} {at}: by {what}", f.id);
+                let blocks: u64 = groups.iter().map(|g| g.blocks).sum();
+                assert_eq!(blocks, b.pinners.len() as u64, "{} {at}: by {what}", f.id);
+                let each: u64 = groups.iter().map(|g| g.alone_unpins).sum();
+                assert_eq!(each, alone, "{} {at}: by {what}", f.id);
+            }
+            // What freeing a pinner alone unpins is whole resident pages it is alone on.
+            let ps = map.page_size;
+            let one_block_pages = map
+                .pages
+                .iter()
+                .filter(|p| p.resident && p.blocks.len() == 1)
+                .count() as u64;
+            assert!(alone <= one_block_pages * ps, "{} {at}", f.id);
+            assert!(
+                b.pinners.iter().all(|p| p.alone_unpins % ps == 0),
+                "{} {at}",
+                f.id
+            );
         }
     }
 }

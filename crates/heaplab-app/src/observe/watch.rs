@@ -57,6 +57,8 @@ impl<P: PageProvider> Watch<P> {
 }
 
 impl<P: PageProvider> PageProvider for Watch<P> {
+    const WATCHES: bool = true;
+
     fn caps(&self) -> ProviderCaps {
         self.inner.caps()
     }

@@ -23,6 +23,7 @@ pub fn heaplab_in(dir: &std::path::Path, args: &[&str]) -> Output {
 }
 
 /// The JSON a successful run printed; fails the test with its stderr otherwise.
+#[allow(dead_code)] // Not every test binary that shares this module reads JSON.
 pub fn json_of(out: &Output) -> Value {
     assert!(
         out.status.success(),

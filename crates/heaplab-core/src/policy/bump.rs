@@ -11,7 +11,9 @@ use rustc_hash::FxHashMap;
 
 use super::free_list::FreeList;
 use super::{AllocError, Block, FamilySpec, Policy};
+use crate::decision::Decision;
 use crate::event::ArenaId;
+use crate::format::{format_bytes, format_count, format_exact_bytes};
 use crate::pages::Pages;
 use crate::params::{choice, knobs, ParamError, ParamKind, Params};
 use crate::provider::{Addr, PageProvider};
@@ -268,8 +270,22 @@ impl Bump {
         size: u64,
         align: u64,
     ) -> Result<Addr, AllocError> {
+        // LLVM's `AllocateSlow` (llvm/Support/Allocator.h): a request whose size plus
+        // alignment less one (`PaddedSize`) is above `SizeThreshold` gets a custom-sized
+        // slab of its own; any other starts a new slab of `computeSlabSize(Slabs.size())`.
         let padded = size + align - 1;
         if padded > self.custom_threshold {
+            let (threshold, backing) = (self.custom_threshold, self.backing_words());
+            mem.note(|| crate::decision::Decision::Rule {
+                rule: "slab",
+                text: format!(
+                    "a slab of its own: {} with alignment padding is {} > custom_threshold {}, \
+                     {backing}",
+                    format_exact_bytes(size),
+                    format_exact_bytes(padded),
+                    format_bytes(threshold)
+                ),
+            });
             mem.note(|| crate::decision::Decision::Reason {
                 why: "above custom_threshold: a slab of its own",
             });
@@ -278,6 +294,7 @@ impl Bump {
             return Ok(slab.addr.next_multiple_of(align));
         }
         let n = self.arena(key).map_or(0, |a| a.slabs.len());
+        mem.note(|| self.slab_rule(key, n, size, padded));
         let slab = self.get_slab(mem, self.nth_slab_size(n).max(padded))?;
         let arena = self.arena_entry(key);
         arena.slabs.push(slab);
@@ -287,15 +304,74 @@ impl Bump {
         Ok(p)
     }
 
+    /// Why a new slab of this size, in words: the arena's slab count, the growth rule
+    /// with `slab_size`, `growth` and `growth_every`, and where it comes from.
+    #[cold]
+    fn slab_rule(&self, key: ArenaId, n: usize, size: u64, padded: u64) -> Decision {
+        let name = arena_name(key);
+        let nth = self.nth_slab_size(n);
+        let why = match self.arena(key) {
+            Some(a) if a.cur != 0 => format!(
+                "{name}'s current slab has {} left, {} asked",
+                format_exact_bytes(a.end - a.cur),
+                format_exact_bytes(size)
+            ),
+            _ => format!("{name} has no slab yet"),
+        };
+        let rule = if !self.doubling {
+            format!("slab_size {}, growth = fixed", format_bytes(self.slab_size))
+        } else {
+            let doublings = (n as u64 / self.growth_every).min(30);
+            let times = match doublings {
+                0 => "not doubled yet".to_string(),
+                1 => "doubled once".to_string(),
+                d => format!("doubled {d} times"),
+            };
+            format!(
+                "slab_size {} {times}: it doubles every growth_every {} slabs",
+                format_bytes(self.slab_size),
+                format_count(i128::from(self.growth_every))
+            )
+        };
+        let stretched = if padded > nth {
+            format!(
+                ", stretched to the request's {} with alignment padding",
+                format_exact_bytes(padded)
+            )
+        } else {
+            String::new()
+        };
+        Decision::Rule {
+            rule: "slab",
+            text: format!(
+                "{why}: slab {} is {} ({rule}){stretched}, {}",
+                format_count(n as i128 + 1),
+                format_bytes(nth),
+                self.backing_words()
+            ),
+        }
+    }
+
+    /// Where slabs come from and go back to, naming the knob.
+    fn backing_words(&self) -> &'static str {
+        if self.pages_backing {
+            "from the OS (backing = pages)"
+        } else {
+            "from the general heap (backing = heap)"
+        }
+    }
+
     fn free_slabs<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
         arena: ArenaId,
         keep_first: bool,
     ) -> Result<(), AllocError> {
+        let pages_backing = self.pages_backing;
         let Some(a) = self.arena_mut(arena) else {
             return Ok(());
         };
+        mem.note(|| arena_rule(arena, a, keep_first, pages_backing));
         let keep = usize::from(keep_first && !a.slabs.is_empty());
         let mut gone: Vec<Slab> = a.slabs.drain(keep..).collect();
         gone.append(&mut a.custom);
@@ -317,6 +393,71 @@ impl Bump {
 
     fn heap_owned(&self, arena: Option<ArenaId>) -> bool {
         arena.is_none() && self.unscoped_heap
+    }
+}
+
+/// An arena as the explanations name it.
+fn arena_name(key: ArenaId) -> String {
+    if key == GLOBAL {
+        "the unscoped arena".into()
+    } else {
+        format!("arena {key}")
+    }
+}
+
+/// What a reset (`keep_first`) or a drop of arena `key` keeps and gives back, before it
+/// does. LLVM's `Reset` frees the custom-sized slabs and every slab but the first, and
+/// keeps the first for reuse; the destructor frees them all.
+#[cold]
+fn arena_rule(key: ArenaId, a: &Arena, keep_first: bool, pages_backing: bool) -> Decision {
+    let kept = if keep_first { a.slabs.first() } else { None };
+    let gone = &a.slabs[usize::from(kept.is_some())..];
+    let mut back = Vec::new();
+    if !gone.is_empty() {
+        back.push(format!(
+            "{} ({})",
+            plural(gone.len(), "slab"),
+            format_bytes(gone.iter().map(|s| s.len).sum())
+        ));
+    }
+    if !a.custom.is_empty() {
+        back.push(format!(
+            "{} of its own ({})",
+            plural(a.custom.len(), "slab"),
+            format_exact_bytes(a.custom.iter().map(|s| s.len).sum())
+        ));
+    }
+    let to = if pages_backing {
+        "to the OS (backing = pages)"
+    } else {
+        "to the general heap (backing = heap), whose own rules decide whether their pages go back"
+    };
+    let gives = if back.is_empty() {
+        "has nothing to give back".to_string()
+    } else {
+        format!("gives back {} {to}", back.join(" and "))
+    };
+    let name = arena_name(key);
+    let text = match kept {
+        Some(first) => format!(
+            "reset of {name} keeps its first slab ({}) for reuse, as LLVM's Reset does; it {gives}",
+            format_bytes(first.len)
+        ),
+        None if keep_first => format!("reset of {name}, which has no slab to keep, {gives}"),
+        None => format!("drop of {name} {gives}"),
+    };
+    Decision::Rule {
+        rule: "arena",
+        text,
+    }
+}
+
+/// "1 slab", "3 slabs".
+fn plural(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{} {what}s", format_count(n as i128))
     }
 }
 
@@ -354,7 +495,23 @@ impl Policy for Bump {
         if self.heap_owned(block.arena) {
             return self.heap.free(mem, block, thread);
         }
-        // A bump allocator cannot free one block: its memory comes back with the arena.
+        // A bump allocator cannot free one block: its memory comes back with the arena
+        // (LLVM's `BumpPtrAllocator::Deallocate` does nothing).
+        mem.note(|| Decision::Rule {
+            rule: "arena",
+            text: match block.arena {
+                Some(a) => format!(
+                    "a bump arena frees no single block: its {} come back when arena {a} is \
+                     reset or dropped",
+                    format_exact_bytes(block.size)
+                ),
+                None => format!(
+                    "a bump arena frees no single block, and the unscoped arena is never reset \
+                     (unscoped = arena): its {} stay for the whole run",
+                    format_exact_bytes(block.size)
+                ),
+            },
+        });
         Ok(())
     }
 

@@ -20,7 +20,9 @@ use serde::Serialize;
 
 use super::free_list::{default_realloc, FreeList};
 use super::{AllocError, Block, FamilySpec, Policy};
+use crate::decision::Decision;
 use crate::event::ArenaId;
+use crate::format::{format_count, format_exact_bytes};
 use crate::pages::Pages;
 use crate::params::{knobs, ParamError, ParamKind, Params};
 use crate::provider::{Addr, PageProvider};
@@ -176,6 +178,24 @@ impl Pool {
     #[cold]
     #[inline(never)]
     fn new_chunk<P: PageProvider>(&mut self, mem: &mut Pages<P>) -> Result<Addr, AllocError> {
+        let (per_chunk, block_size, chunks) = (self.per_chunk, self.block_size, self.chunks.len());
+        mem.note(|| Decision::Rule {
+            rule: "chunk",
+            text: format!(
+                "{}: a new chunk of blocks_per_chunk {} × block_size {} = {} from the general \
+                 heap",
+                if chunks == 0 {
+                    "the pool has no chunk yet".to_string()
+                } else if chunks == 1 {
+                    "the pool's one chunk has no free block".to_string()
+                } else {
+                    format!("none of the pool's {chunks} chunks has a free block")
+                },
+                format_count(i128::from(per_chunk)),
+                format_exact_bytes(block_size),
+                format_exact_bytes(per_chunk * block_size)
+            ),
+        });
         let start = self
             .heap
             .alloc(mem, self.chunk_bytes, self.block_align, None, 0)?;
@@ -251,6 +271,32 @@ impl Pool {
         c.free_block_bytes += block_size;
         // The link to the previous free block is written into the freed block.
         mem.touch(addr, LINK.min(block_size))?;
+        // Pike's `ba_free` (src/block_allocator.c) frees an empty page only when it is the
+        // last one (`ba_free_empty_pages` frees the empty pages at the end) and clears an
+        // empty page below it for reuse; here `free_empty_chunks` decides for every chunk:
+        // given back as soon as it empties, or kept.
+        let (used, per_chunk, free_empty) = (chunk.used, self.per_chunk, self.free_empty);
+        mem.note(|| Decision::Rule {
+            rule: "chunk",
+            text: if !empty {
+                format!(
+                    "kept on the free list of its chunk at {start:#x}, which stays with {} of \
+                     its {} blocks in use",
+                    format_count(i128::from(used)),
+                    format_count(i128::from(per_chunk))
+                )
+            } else if free_empty {
+                format!(
+                    "the chunk at {start:#x} has no block in use: given back to the general \
+                     heap (free_empty_chunks = true)"
+                )
+            } else {
+                format!(
+                    "the chunk at {start:#x} has no block in use but stays in the pool for \
+                     later requests (free_empty_chunks = false)"
+                )
+            },
+        });
         if empty && self.free_empty {
             self.heap.free(
                 mem,
@@ -286,6 +332,23 @@ impl Policy for Pool {
         if self.fits(size, align) {
             return self.alloc_block(mem);
         }
+        let (block_size, block_align) = (self.block_size, self.block_align);
+        mem.note(|| Decision::Rule {
+            rule: "pool",
+            text: if size > block_size {
+                format!(
+                    "{} is more than block_size {}: to the general heap",
+                    format_exact_bytes(size),
+                    format_exact_bytes(block_size)
+                )
+            } else {
+                format!(
+                    "alignment {align} is more than the blocks' {block_align} (block_size {}): \
+                     to the general heap",
+                    format_exact_bytes(block_size)
+                )
+            },
+        });
         let addr = self.heap.alloc_checked(mem, size, align, None, thread)?;
         self.big.insert(addr, size);
         self.counters.num_malloc += 1;

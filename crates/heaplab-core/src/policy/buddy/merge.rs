@@ -74,7 +74,7 @@ impl Buddy {
             let fresh = self.fresh_from[self.slot_of(block)];
             if block < fresh {
                 mem.note(|| crate::decision::Decision::Reason {
-                    why: "a free block at or above decommit_from gives its pages back",
+                    why: "decommit_merged: a free block of a page or more",
                 });
                 mem.decommit_committed(block, size.min(fresh - block))?;
             }
@@ -115,6 +115,9 @@ impl Buddy {
                 size,
             });
             if k >= self.max_order || !self.free_set(k).contains((start >> k) ^ 1) {
+                if P::WATCHES {
+                    self.note_freed(mem, block, k);
+                }
                 return self.put_free(mem, start, block, k);
             }
         }
@@ -132,6 +135,9 @@ impl Buddy {
         // Most heaps hold no block mapped on its own, and an empty map needs no probe.
         if !self.mapped.is_empty() {
             if let Some((base, len)) = self.mapped.remove(&addr) {
+                mem.note(|| crate::decision::Decision::Reason {
+                    why: "a block mapped on its own goes back when freed",
+                });
                 mem.release(base, len)?;
                 return Ok(());
             }
@@ -156,6 +162,74 @@ impl Buddy {
         if live.buddy_free {
             return self.release_block(mem, live.start, live.block, live.order);
         }
+        // A constant: for any provider but teaching mode's, this is not even a test.
+        if P::WATCHES {
+            self.note_freed(mem, live.block, live.order);
+        }
         self.put_free(mem, live.start, live.block, live.order)
+    }
+
+    /// For teaching mode, before a freed block of order `k` at `block` (merged as far as it
+    /// goes) is put on its free list: what happens to its pages and which knob decides,
+    /// and, for a whole arena free again, that the arena is kept. Knuth's buddy system
+    /// (TAOCP vol. 1, 2.5, Algorithm R) and Linux's `__free_one_page` (mm/page_alloc.c)
+    /// merge a freed block with its buddy up to the largest order and put it on that
+    /// order's free list; neither gives its memory back to anything below. Only
+    /// `decommit_merged` does, as allocators that purge free memory with madvise do.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn note_freed<P: PageProvider>(&self, mem: &mut Pages<P>, block: Addr, k: u32) {
+        use crate::format::format_bytes;
+        let (size, page) = (self.size_of(k), self.page);
+        let at = format!("the free {} block at {block:#x}", format_bytes(size));
+        let text = if !self.decommit_merged {
+            // A block under a page shares it with other blocks: the page's fate is theirs,
+            // which the pinned pages of the line say.
+            (size >= page).then(|| {
+                format!(
+                    "{at} keeps its pages committed: decommit_merged is off, so freed memory \
+                     stays until it is reused"
+                )
+            })
+        } else if size < page {
+            Some(format!(
+                "no decommit: {at} is smaller than a page ({}); decommit_merged gives back \
+                 free blocks of a page or more",
+                format_bytes(page)
+            ))
+        } else if !mem.caps().can_decommit {
+            Some(format!(
+                "no decommit: decommit_merged is on, but this memory cannot be decommitted, \
+                 so {at} keeps its pages"
+            ))
+        } else {
+            // What `give_back` decommits: the block's committed pages below the arena's
+            // untouched part. A freed block holds the live block's committed pages, so
+            // there is always something.
+            let fresh = self.fresh_from[self.slot_of(block)];
+            let committed = mem.committed_bytes(block, size.min(fresh.saturating_sub(block)));
+            Some(format!(
+                "decommit_merged: {at} spans whole pages: its {} of committed pages are \
+                 decommitted",
+                format_bytes(committed)
+            ))
+        };
+        if let Some(text) = text {
+            mem.note(|| crate::decision::Decision::Rule {
+                rule: "decommit",
+                text,
+            });
+        }
+        if k == self.max_order {
+            let (arena, max_order) = (self.arena_size, self.max_order);
+            mem.note(|| crate::decision::Decision::Rule {
+                rule: "arena",
+                text: format!(
+                    "the arena at {block:#x} is one free block of {} again (max_order {max_order}): \
+                     it stays reserved for later requests, as a buddy heap keeps its zone",
+                    format_bytes(arena)
+                ),
+            });
+        }
     }
 }

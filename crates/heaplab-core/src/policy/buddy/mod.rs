@@ -9,7 +9,8 @@
 //! with its buddy while the buddy is free at the same order.
 //!
 //! Arenas are committed lazily: the pages of a block are committed when it is handed out,
-//! if they are not already. Freed memory stays committed unless `decommit_merged` is on;
+//! if they are not already. Freed memory stays committed unless `decommit_merged` is on
+//! (teaching mode says which, for every freed block of a page or more: `note_freed`);
 //! then a free block of a page or more (after merging) has its pages decommitted and its
 //! free-list links kept out of band, so it costs no resident memory. Arenas are kept for
 //! the whole run, as a buddy heap keeps its zone; with `decommit_merged` an arena that
@@ -307,6 +308,9 @@ impl Policy for Buddy {
                 let want = self.order_for(need);
                 for k in (want..live.order).rev() {
                     self.starts.set(live.start + (1 << k));
+                    if P::WATCHES {
+                        self.note_freed(mem, live.block + self.size_of(k), k);
+                    }
                     self.put_free(mem, live.start + (1 << k), live.block + self.size_of(k), k)?;
                 }
                 return Ok(block.addr);

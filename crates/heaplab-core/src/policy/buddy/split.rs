@@ -51,7 +51,7 @@ impl Buddy {
     ) -> Result<Addr, AllocError> {
         let from = match self.nonempty >> k {
             0 => {
-                self.new_arena(mem)?;
+                self.new_arena(mem, k)?;
                 self.max_order
             }
             above => k + above.trailing_zeros(),
@@ -139,6 +139,7 @@ impl Buddy {
     pub(super) fn new_arena<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
+        k: u32,
     ) -> Result<(), AllocError> {
         let arenas = self.arenas.len() as u64 + 1;
         if !indices_fit(arenas, self.max_order, usize::BITS) {
@@ -149,8 +150,17 @@ impl Buddy {
                 usize::BITS
             )));
         }
+        let (min_block, max_order, bytes) = (self.min_block, self.max_order, self.arena_size);
+        mem.note(|| crate::decision::Decision::Rule {
+            rule: "arena",
+            text: format!(
+                "no free block of order {k} or above: a new arena of {} (min_block {} << \
+                 max_order {max_order}), reserved whole and committed as its blocks are used",
+                crate::format::format_bytes(bytes),
+                crate::format::format_bytes(min_block)
+            ),
+        });
         let base = mem.reserve(self.arena_size, self.arena_size)?;
-        let bytes = self.arena_size;
         mem.note(|| crate::decision::Decision::NewRegion {
             what: "arena",
             addr: base,
@@ -209,6 +219,17 @@ impl Buddy {
         align: u64,
     ) -> Result<Addr, AllocError> {
         let offset = self.offset(align);
+        let (arena, min_block, max_order) = (self.arena_size, self.min_block, self.max_order);
+        mem.note(|| crate::decision::Decision::Rule {
+            rule: "mapped",
+            text: format!(
+                "mapped on its own: {} with its header and alignment is more than an arena \
+                 of {} (min_block {} << max_order {max_order})",
+                crate::format::format_exact_bytes(self.need(size, align)),
+                crate::format::format_bytes(arena),
+                crate::format::format_bytes(min_block)
+            ),
+        });
         // A zero-byte request over-aligned past an arena still takes a page.
         let len = mem.round_up((offset + size).max(1));
         let base = mem.map(len, align.max(self.page))?;
