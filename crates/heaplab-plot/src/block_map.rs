@@ -147,7 +147,8 @@ impl BlockMapLayout {
 
     /// The bytes each bar shows: the zoom's window, or the whole page.
     pub fn window(&self) -> ByteWindow {
-        self.bytes.unwrap_or_else(|| ByteWindow::whole(self.page_size))
+        self.bytes
+            .unwrap_or_else(|| ByteWindow::whole(self.page_size))
     }
 
     /// The row whose band (its arcs, its bar, its ruler and bracket) holds pixel row `y`.
@@ -169,7 +170,8 @@ impl BlockMapLayout {
     /// The window a zoom by `factor` (below 1: in) around pixel column `x` shows: the
     /// byte under the pointer stays under it.
     pub fn zoom_at(&self, x: f64, factor: f64) -> ByteWindow {
-        self.window().zoom(self.offset_at(x), factor, self.page_size)
+        self.window()
+            .zoom(self.offset_at(x), factor, self.page_size)
     }
 }
 
@@ -506,11 +508,9 @@ fn piece_labels(p: &Piece, zoomed: bool) -> Vec<String> {
         (PieceKind::Free { structure, .. }, true) => {
             vec![format!("{structure} · {size}"), structure.clone()]
         }
-        (PieceKind::Header { .. }, true) => vec![
-            format!("header · {size}"),
-            "header".into(),
-            "hdr".into(),
-        ],
+        (PieceKind::Header { .. }, true) => {
+            vec![format!("header · {size}"), "header".into(), "hdr".into()]
+        }
         (PieceKind::Padding { .. }, true) => vec![format!("padding · {size}"), "pad".into()],
         (PieceKind::Overhead, true) => vec![format!("overhead · {size}")],
         (PieceKind::Header { .. } | PieceKind::Padding { .. } | PieceKind::Overhead, false) => {
@@ -537,7 +537,10 @@ fn draw_rulers<DB: DrawingBackend>(
     let right = laid.bar_left + laid.bar_width;
     for (r, row) in chart.blocks.rows.iter().enumerate() {
         let y = laid.bars[r] + laid.bar_height + s.px(1.0);
-        root.draw(&PathElement::new(vec![(laid.bar_left, y), (right, y)], line))?;
+        root.draw(&PathElement::new(
+            vec![(laid.bar_left, y), (right, y)],
+            line,
+        ))?;
         root.draw_text(
             &format!("{:#x}", row.addr),
             &font.pos(Pos::new(HPos::Left, VPos::Top)),

@@ -82,7 +82,8 @@ impl ByteWindow {
             1.0
         };
         let at = at.clamp(self.from as f64, self.to as f64);
-        let width = ((self.width() as f64 * factor).round() as u64).clamp(MIN_WINDOW.min(page), page);
+        let width =
+            ((self.width() as f64 * factor).round() as u64).clamp(MIN_WINDOW.min(page), page);
         let width = (width.div_ceil(8) * 8).min(page);
         let from = (at - (at - self.from as f64) * width as f64 / self.width() as f64).max(0.0);
         let from = ((from / 8.0).round() as u64 * 8).min(page - width);
@@ -150,7 +151,13 @@ mod tests {
     fn zooming_keeps_the_byte_under_the_pointer_and_stays_in_the_page() {
         let whole = ByteWindow::whole(4096);
         let z = whole.zoom(1024.0, 0.25, 4096);
-        assert_eq!(z, ByteWindow { from: 768, to: 1792 });
+        assert_eq!(
+            z,
+            ByteWindow {
+                from: 768,
+                to: 1792
+            }
+        );
         // All the way in stops at the narrowest window; all the way out at the page.
         let mut w = z;
         for _ in 0..20 {
@@ -163,10 +170,24 @@ mod tests {
         }
         assert_eq!(w, whole);
         // Zoomed out near the page's end, the window slides back inside it.
-        let end = ByteWindow { from: 3584, to: 4096 }.zoom(4000.0, 4.0, 4096);
-        assert_eq!(end, ByteWindow { from: 2048, to: 4096 });
+        let end = ByteWindow {
+            from: 3584,
+            to: 4096,
+        }
+        .zoom(4000.0, 4.0, 4096);
         assert_eq!(
-            ByteWindow { from: 4000, to: 9000 }.within(4096),
+            end,
+            ByteWindow {
+                from: 2048,
+                to: 4096
+            }
+        );
+        assert_eq!(
+            ByteWindow {
+                from: 4000,
+                to: 9000
+            }
+            .within(4096),
             ByteWindow { from: 0, to: 4096 }
         );
         assert_eq!(

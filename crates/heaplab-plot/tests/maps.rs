@@ -201,8 +201,12 @@ fn zoomed_into_bytes_a_32_byte_chunk_is_wide_and_the_piece_under_a_pixel_is_stil
     // Block 2 asked for 16 bytes: its chunk is its header, its payload and its padding.
     let chunk: Vec<usize> = (0..row.pieces.len())
         .filter(|&i| {
-            matches!(row.pieces[i].kind,
-                PieceKind::Header { id: 2 } | PieceKind::Block { id: 2, .. } | PieceKind::Padding { id: 2 })
+            matches!(
+                row.pieces[i].kind,
+                PieceKind::Header { id: 2 }
+                    | PieceKind::Block { id: 2, .. }
+                    | PieceKind::Padding { id: 2 }
+            )
         })
         .collect();
     let start = row.pieces[chunk[0]].addr;
@@ -216,7 +220,11 @@ fn zoomed_into_bytes_a_32_byte_chunk_is_wide_and_the_piece_under_a_pixel_is_stil
             .sum()
     };
     let whole = block_map_layout(&BlockMapChart::new(&blocks), 900);
-    assert!(width_of(&whole) < 10, "unzoomed, {} pixels", width_of(&whole));
+    assert!(
+        width_of(&whole) < 10,
+        "unzoomed, {} pixels",
+        width_of(&whole)
+    );
     // 256 bytes around the chunk, on the same 900 pixels.
     let from = (start - row.addr).saturating_sub(64) / 8 * 8;
     let chart = BlockMapChart {
@@ -245,19 +253,28 @@ fn zoomed_into_bytes_a_32_byte_chunk_is_wide_and_the_piece_under_a_pixel_is_stil
         .unwrap();
     let x = f64::from(payload.x) + f64::from(payload.w) / 2.0;
     let (_, index) = laid.piece_at(x, f64::from(payload.y + 3)).unwrap();
-    assert!(matches!(row.pieces[index].kind, PieceKind::Block { id: 2, .. }));
+    assert!(matches!(
+        row.pieces[index].kind,
+        PieceKind::Block { id: 2, .. }
+    ));
     // The byte under the pointer is the payload's, and a zoom around it keeps it shown.
     let at = laid.offset_at(x);
     let p = &row.pieces[index];
     assert!((p.addr - row.addr) as f64 <= at && at <= (p.addr + p.size - row.addr) as f64);
     let closer = laid.zoom_at(x, 0.5);
     assert_eq!(closer.width(), 128);
-    assert!(closer.from as f64 <= at && at <= closer.to as f64, "{closer:?}");
+    assert!(
+        closer.from as f64 <= at && at <= closer.to as f64,
+        "{closer:?}"
+    );
     assert_eq!(laid.row_at(f64::from(payload.y + 3)), Some(0));
     let svg = block_map_svg(&chart, 900).unwrap();
     // Text is written a line of its own between its tags.
     let texts: Vec<&str> = svg.lines().map(str::trim).collect();
-    assert!(texts.contains(&"id 2 · 16 B"), "a block says its id and size");
+    assert!(
+        texts.contains(&"id 2 · 16 B"),
+        "a block says its id and size"
+    );
     // An 8-byte header is 28 pixels wide here: room for its short name.
     assert!(texts.contains(&"hdr"), "a header says so");
     // The ruler: offsets at even steps across the window.
@@ -268,6 +285,12 @@ fn zoomed_into_bytes_a_32_byte_chunk_is_wide_and_the_piece_under_a_pixel_is_stil
         .collect();
     assert!(ticks.len() >= 4, "{ticks:?}");
     assert!(ticks.windows(2).all(|w| w[1] - w[0] == ticks[1] - ticks[0]));
-    assert!(ticks[0] >= from && *ticks.last().unwrap() <= from + 256, "{ticks:?}");
-    assert!(svg.contains(&format!("{:#x}", row.addr)), "the page's address");
+    assert!(
+        ticks[0] >= from && *ticks.last().unwrap() <= from + 256,
+        "{ticks:?}"
+    );
+    assert!(
+        svg.contains(&format!("{:#x}", row.addr)),
+        "the page's address"
+    );
 }
