@@ -126,6 +126,10 @@ function refreshMenu() {
   menu.replaceChildren(...labels.map((label, i) => option(i, label)));
   s.config = Math.min(s.config, configs.length - 1);
   menu.value = String(s.config);
+  // A configuration removed from the editor, or now the one followed, is compared no more,
+  // so the link never names one that is not there.
+  const compared = comparedIndex();
+  if (compared != null && (compared >= configs.length || compared === s.config)) closeCompare();
   fillCompareMenu(labels, s.config);
 }
 
