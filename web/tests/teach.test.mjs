@@ -396,6 +396,18 @@ describe('teaching mode', () => {
     assert.equal(reopened.compare.line, explained.buddy[TRACE.length - 2]);
     assert.deepEqual(again.problems, []);
     await again.page.close();
+    // The compared block map answers the pointer, and its wheel zooms both maps into
+    // the page under it.
+    const bBox = await page.locator('#teach-blocks-b').boundingBox();
+    await page.mouse.move(bBox.x + bBox.width * 0.5, bBox.y + 23);
+    assert.match(await page.textContent('#teach-blocks-note'), /^B: buddy: /);
+    await page.mouse.wheel(0, -120);
+    await page.waitForFunction(() => window.heaplabTeach?.bytes && window.heaplabTeach.compare?.blocks?.bytes, null, { timeout: TIMEOUT_MS });
+    t = await teach(page);
+    assert.equal(t.blocks.rows, 1);
+    assert.deepEqual(t.compare.blocks.bytes, t.blocks.bytes);
+    await page.locator('#teach-blocks').evaluate((canvas) => canvas.scrollIntoView({ block: 'start' }));
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'teach-side-by-side-bytes.png') });
     // Nothing compared: the second run's parts go away.
     await page.selectOption('#teach-compare', '');
     await page.waitForFunction(() => window.heaplabTeach?.compare === null, null, { timeout: TIMEOUT_MS });

@@ -9,7 +9,7 @@
 
 import { $, messageOf, option } from '../dom.js';
 import { formatBytes, formatCount, formatDelta } from '../format.js';
-import { drawBlockMap } from './blockmap.js';
+import { drawBlockMap, pieceAt } from './blockmap.js';
 import { drawHeapMap } from './heapmap.js';
 
 // The events run between two looks at the page while the compared run reaches a far event.
@@ -208,6 +208,20 @@ function versus(followed) {
   const tbody = document.createElement('tbody');
   tbody.append(...rows);
   $('#teach-versus').replaceChildren(thead, tbody);
+}
+
+/**
+ * Wires the compared run's block map as the panel's: the pointer's piece in the panel's
+ * note (`note()` when on none), and the wheel through `wheel(event, teach, drawn)`, the
+ * panel's zoom.
+ */
+export function wireCompare({ wheel, note }) {
+  const canvas = $('#teach-blocks-b');
+  canvas.addEventListener('mousemove', (event) => {
+    const hit = c.teach && c.blocks ? pieceAt(c.teach, event) : null;
+    $('#teach-blocks-note').textContent = hit ? `${c.label}: ${hit.text}` : note();
+  });
+  canvas.addEventListener('wheel', (event) => wheel(event, c.teach, c.blocks), { passive: false });
 }
 
 /** The test hook's part: where the compared run stands and what it shows, or null. */

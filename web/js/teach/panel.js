@@ -23,7 +23,7 @@ import { linkFollowsForm, setViewTeach, viewTeach } from '../state.js';
 import { modulesOf } from '../modules.js';
 import * as trace from '../trace.js';
 import { drawBlockMap, pieceAt, zoomAt, zoomMiddle } from './blockmap.js';
-import { closeCompare, compareInfo, comparedIndex, comparing, fillCompareMenu, openCompare, showCompare } from './compare.js';
+import { closeCompare, compareInfo, comparedIndex, comparing, fillCompareMenu, openCompare, showCompare, wireCompare } from './compare.js';
 import { renderBlame, renderPage } from './details.js';
 import { renderFamily } from './families.js';
 import { cellOf, drawHeapMap, legendHtml, pageAt } from './heapmap.js';
@@ -706,30 +706,34 @@ function wireHeapMap() {
 }
 
 /**
+ * The wheel over a block map (`teach`'s, which drew `drawn`): zooms around the byte under
+ * the pointer, out of a whole page back to whole pages. Unzoomed, only a turn in zooms: a
+ * turn out scrolls the page as it always does.
+ */
+function wheelBytes(event, teach, drawn) {
+  if (!teach || !drawn || event.deltaY === 0) return;
+  if (!s.bytes && event.deltaY > 0) return;
+  const w = drawn.bytes;
+  if (s.bytes && event.deltaY > 0 && w && w.from === 0 && w.to >= drawn.page_size) {
+    event.preventDefault();
+    setBytes(null);
+    return;
+  }
+  const z = zoomAt(teach, event, event.deltaY < 0 ? 0.8 : 1.25);
+  if (!z) return;
+  event.preventDefault();
+  setBytes(z);
+}
+
+/**
  * The block map's zoom into a page's bytes: the wheel over a page's row zooms around the
  * byte under the pointer (out of a whole page, back to whole pages), the buttons by
  * halves and doubles, and a range typed FROM..TO.
  */
 function wireByteZoom() {
-  $('#teach-blocks').addEventListener(
-    'wheel',
-    (event) => {
-      if (!s.teach || !s.blocks || event.deltaY === 0) return;
-      // Unzoomed, only a turn in zooms: a turn out scrolls the page as it always does.
-      if (!s.bytes && event.deltaY > 0) return;
-      const w = s.blocks.bytes;
-      if (s.bytes && event.deltaY > 0 && w && w.from === 0 && w.to >= s.blocks.page_size) {
-        event.preventDefault();
-        setBytes(null);
-        return;
-      }
-      const z = zoomAt(s.teach, event, event.deltaY < 0 ? 0.8 : 1.25);
-      if (!z) return;
-      event.preventDefault();
-      setBytes(z);
-    },
-    { passive: false },
-  );
+  $('#teach-blocks').addEventListener('wheel', (event) => wheelBytes(event, s.teach, s.blocks), { passive: false });
+  // The compared run's block map zooms both alike, and says what is under the pointer.
+  wireCompare({ wheel: wheelBytes, note: blocksNote });
   $('#teach-bytes-in').addEventListener('click', bytesIn);
   $('#teach-bytes-out').addEventListener('click', bytesOut);
   $('#teach-bytes-whole').addEventListener('click', () => setBytes(null));
