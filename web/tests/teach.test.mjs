@@ -253,6 +253,169 @@ describe('teaching mode', () => {
     assert.notDeepEqual(holes.first, holes.best);
   });
 
+  it('zooms the block map into a page down to its bytes: a 32-byte chunk and its header where heaplab explain places them', async () => {
+    const fits = path.join(scratch, 'zoom.trace');
+    await writeFile(fits, 'a 1 200\na 2 16\na 3 80\na 4 16\na 6 48\na 7 16\nf 1\nf 3\nf 6\na 5 64\n');
+    const explained = (await cli(['explain', '-w', fits, '-p', 'free-list', '--set', 'fit=first'])).trim().split('\n');
+    // Block 2 asked for 16 bytes; explain says where its payload went.
+    const placed = BigInt(explained[1].match(/placed at (0x[0-9a-f]+)/)[1]);
+    const link = (await cli(['link', '-w', fits, '-p', 'free-list', '--set', 'fit=first', '--base-url', PAGE_URL])).trim();
+    const { page, problems } = await openPage(link);
+    await page.click('#teach-open');
+    await waitEvent(page, 0);
+    await page.click('#teach-last');
+    await waitEvent(page, 10);
+    const canvasBox = () => page.locator('#teach-blocks').boundingBox();
+    // Every piece of the block map along its bars, read through the pointer's hook:
+    // `{ id or kind, addr, size, from, to }` with the CSS pixels it spans.
+    const scan = () =>
+      page.evaluate(() => {
+        const canvas = document.querySelector('#teach-blocks');
+        const { width, height } = canvas.getBoundingClientRect();
+        const seen = new Map();
+        for (let y = 0; y < Math.min(height, 60); y += 2) {
+          for (let x = 0; x < width; x += 1) {
+            const hit = window.heaplabTeach.piece(x, y);
+            if (!hit) continue;
+            const key = `${hit.piece.addr}:${hit.piece.kind}`;
+            const had = seen.get(key) ?? { ...hit.piece, text: hit.text, from: x, to: x, y };
+            had.from = Math.min(had.from, x);
+            had.to = Math.max(had.to, x);
+            seen.set(key, had);
+          }
+        }
+        return [...seen.values()];
+      });
+    const chunkWidth = (pieces) => pieces.filter((p) => p.id === 2).reduce((w, p) => w + p.to - p.from + 1, 0);
+    const whole = await scan();
+    assert.ok(chunkWidth(whole) < 12, `unzoomed, the 32-byte chunk is ${chunkWidth(whole)} pixels wide`);
+    // 256 bytes of page 0 around the chunk, typed as offsets.
+    await page.fill('#teach-bytes', '0xc0..0x1c0');
+    await page.press('#teach-bytes', 'Enter');
+    await page.waitForFunction(() => window.heaplabTeach?.blocks?.bytes?.from === 0xc0, null, { timeout: TIMEOUT_MS });
+    let t = await teach(page);
+    assert.deepEqual(t.bytes, { page: 0, from: 0xc0, to: 0x1c0 });
+    assert.equal(t.blocks.rows, 1);
+    let pieces = await scan();
+    assert.ok(chunkWidth(pieces) >= 80, `zoomed, the 32-byte chunk is ${chunkWidth(pieces)} pixels wide`);
+    const payload = pieces.find((p) => p.kind === 'block' && p.id === 2);
+    assert.equal(BigInt(payload.addr), placed, `block 2 is where heaplab explain placed it: ${payload.text}`);
+    assert.equal(payload.size, 16);
+    const header = pieces.find((p) => p.kind === 'header' && p.id === 2);
+    assert.equal(BigInt(header.addr) + BigInt(header.size), placed, 'its header lies just in front of it');
+    assert.match(header.text, /^header of block id 2: 8 B at 0x/);
+    // The wheel over the payload zooms in around it: the piece under the pointer stays.
+    const box = await canvasBox();
+    const x = box.x + (payload.from + payload.to) / 2;
+    const y = box.y + payload.y;
+    await page.mouse.move(x, y);
+    await page.mouse.wheel(0, -120);
+    await page.waitForFunction(() => window.heaplabTeach?.bytes && window.heaplabTeach.bytes.to - window.heaplabTeach.bytes.from < 256, null, { timeout: TIMEOUT_MS });
+    t = await teach(page);
+    const under = await page.evaluate(([px, py]) => window.heaplabTeach.piece(px, py), [(payload.from + payload.to) / 2, payload.y]);
+    assert.equal(under.piece.kind, 'block');
+    assert.equal(under.piece.id, 2);
+    assert.match(await page.textContent('#teach-blocks-note'), /^page 0, bytes \+0x/);
+    await page.locator('#teach-blocks').evaluate((canvas) => canvas.scrollIntoView({ block: 'center' }));
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'teach-bytes.png') });
+    // The zoom travels in the link.
+    await page.click('#copy-link');
+    const copied = await page.evaluate(() => window.heaplabLink);
+    const again = await openPage(copied);
+    const reopened = await waitEvent(again.page, 10);
+    assert.deepEqual(reopened.bytes, t.bytes);
+    assert.deepEqual(await again.page.evaluate(([px, py]) => window.heaplabTeach.piece(px, py)?.piece, [(payload.from + payload.to) / 2, payload.y]), under.piece);
+    assert.deepEqual(again.problems, []);
+    await again.page.close();
+    // A range that is not one is refused in words; the zoom stays as it was.
+    await page.fill('#teach-bytes', '0x1c0..0xc0');
+    await page.press('#teach-bytes', 'Enter');
+    await page.waitForFunction(() => !document.querySelector('#teach-error').hidden, null, { timeout: TIMEOUT_MS });
+    assert.match(await page.textContent('#teach-error'), /^bytes: "0x1c0\.\.0xc0" is not FROM\.\.TO/);
+    assert.deepEqual((await teach(page)).bytes, t.bytes);
+    // − all the way out comes back to whole pages.
+    for (let i = 0; i < 8 && (await teach(page)).bytes; i += 1) await page.click('#teach-bytes-out');
+    t = await teach(page);
+    assert.equal(t.bytes, null);
+    assert.equal(t.blocks.bytes, null);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('shows a second configuration side by side, stepping with the first, each as heaplab explain and blame say', async () => {
+    const link = (await cli(['link', '-w', tracePath, '-p', 'free-list', '-p', 'buddy', '--base-url', PAGE_URL])).trim();
+    const explained = {};
+    for (const family of ['free-list', 'buddy']) explained[family] = (await cli(['explain', '-w', tracePath, '-p', family])).trim().split('\n');
+    const { page, problems } = await openPage(link);
+    await page.click('#teach-open');
+    await waitEvent(page, 0);
+    await page.selectOption('#teach-compare', '1');
+    await page.waitForFunction(() => window.heaplabTeach?.compare?.event === 0, null, { timeout: TIMEOUT_MS });
+    const both = async (k) => {
+      await page.waitForFunction((e) => window.heaplabTeach?.event === e && window.heaplabTeach?.compare?.event === e, k, { timeout: TIMEOUT_MS });
+      return teach(page);
+    };
+    let t;
+    for (let k = 1; k <= 3; k += 1) {
+      await page.click('#teach-forward');
+      t = await both(k);
+      assert.equal(t.line, explained['free-list'][k - 1]);
+      assert.equal(t.compare.line, explained.buddy[k - 1]);
+      assert.equal(t.compare.config, 1);
+      assert.match(await page.textContent('#teach-compare-line'), new RegExp(`^B: buddy: ${explained.buddy[k - 1].slice(0, 20).replace(/[()]/g, '\\$&')}`));
+    }
+    // Scrubbed, at the end and stepped back: both at the same event, with blame's figures.
+    for (const [how, k] of [['scrub', 6], ['last', TRACE.length], ['back', TRACE.length - 1]]) {
+      if (how === 'scrub') await page.locator('#teach-scrub').fill(String(k));
+      else await page.click(how === 'last' ? '#teach-last' : '#teach-back');
+      t = await both(k);
+      for (const [family, seen] of [['free-list', t], ['buddy', t.compare]]) {
+        const blamed = JSON.parse(await cli(['blame', '-w', tracePath, '-p', family, '--at', String(k), '--json']));
+        assert.equal(seen.line, explained[family][k - 1], `${family} at ${k}`);
+        for (const field of ['resident', 'live', 'pinned', 'kept_by_policy']) assert.equal(seen.blame[field], blamed[field], `${family} ${field} at ${k}`);
+      }
+    }
+    // The table says both runs' figures and the difference.
+    const table = await page.textContent('#teach-versus');
+    assert.match(table, /A: free-list/);
+    assert.match(table, /B: buddy/);
+    assert.match(table, /pinned by live blocks/);
+    assert.equal(await page.isVisible('#teach-heap-b'), true);
+    assert.equal(await page.isVisible('#teach-blocks-b'), true);
+    await page.locator('.teach-controls').first().evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'teach-side-by-side.png') });
+    await page.locator('#teach-heap').evaluate((canvas) => canvas.scrollIntoView({ block: 'start' }));
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'teach-side-by-side-maps.png') });
+    // The link carries the comparison.
+    await page.click('#copy-link');
+    const copied = await page.evaluate(() => window.heaplabLink);
+    const again = await openPage(copied);
+    await again.page.waitForFunction((e) => window.heaplabTeach?.compare?.event === e, TRACE.length - 1, { timeout: TIMEOUT_MS });
+    const reopened = await teach(again.page);
+    assert.equal(reopened.compare.config, 1);
+    assert.equal(reopened.compare.line, explained.buddy[TRACE.length - 2]);
+    assert.deepEqual(again.problems, []);
+    await again.page.close();
+    // The compared block map answers the pointer, and its wheel zooms both maps into
+    // the page under it.
+    const bBox = await page.locator('#teach-blocks-b').boundingBox();
+    await page.mouse.move(bBox.x + bBox.width * 0.5, bBox.y + 23);
+    assert.match(await page.textContent('#teach-blocks-note'), /^B: buddy: /);
+    await page.mouse.wheel(0, -120);
+    await page.waitForFunction(() => window.heaplabTeach?.bytes && window.heaplabTeach.compare?.blocks?.bytes, null, { timeout: TIMEOUT_MS });
+    t = await teach(page);
+    assert.equal(t.blocks.rows, 1);
+    assert.deepEqual(t.compare.blocks.bytes, t.blocks.bytes);
+    await page.locator('#teach-blocks').evaluate((canvas) => canvas.scrollIntoView({ block: 'start' }));
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'teach-side-by-side-bytes.png') });
+    // Nothing compared: the second run's parts go away.
+    await page.selectOption('#teach-compare', '');
+    await page.waitForFunction(() => window.heaplabTeach?.compare === null, null, { timeout: TIMEOUT_MS });
+    assert.equal(await page.isVisible('#teach-heap-b'), false);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   it('opens a long trace at a far event and jumps, as heaplab explain and blame say', async () => {
     // 600,000 events: far past what one step at a time reaches.
     const long = path.join(scratch, 'long.trace');
@@ -347,6 +510,51 @@ describe('teaching mode', () => {
     // The typed trace is the editor's workload now, so the comparison can run it too.
     assert.equal(await page.inputValue('#workload'), 'trace');
     await shot(page, 'typed');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('a click on the memory chart opens teaching mode on the configuration it follows, with the one compared beside it', async () => {
+    const args = ['-w', 'browser', '--scale', '0.02'];
+    const link = (await cli(['link', ...args, '-p', 'glibc-like', '-p', 'mimalloc-like', '--base-url', PAGE_URL])).trim();
+    const { page, problems } = await openPage(link);
+    await page.waitForFunction(() => window.heaplabChart?.frame, null, { timeout: TIMEOUT_MS });
+    // Teaching mode follows B, with A beside it.
+    await page.click('#teach-open');
+    await waitEvent(page, 0);
+    await page.selectOption('#teach-config', '1');
+    await page.waitForFunction(() => window.heaplabTeach?.config === 1 && window.heaplabTeach.event === 0, null, { timeout: TIMEOUT_MS });
+    await page.selectOption('#teach-compare', '0');
+    await page.waitForFunction(() => window.heaplabTeach?.compare?.event === 0, null, { timeout: TIMEOUT_MS });
+    /** Clicks the memory chart `share` of the way along its plot; answers the event under the pointer. */
+    const clickChart = async (share) => {
+      await page.locator('#chart').scrollIntoViewIfNeeded();
+      const frame = await page.evaluate(() => window.heaplabChart.frame);
+      const box = await page.locator('#chart').boundingBox();
+      const size = await page.locator('#chart').evaluate((c) => ({ w: c.width, h: c.height }));
+      const x = frame.left + (frame.right - frame.left) * share;
+      // Low in the plot, nearer A's curve than B's wherever they part.
+      const y = frame.top + (frame.bottom - frame.top) * 0.9;
+      await page.mouse.click(box.x + (x * box.width) / size.w, box.y + (y * box.height) / size.h);
+      return frame.first_event + Math.round(((x - frame.left) / (frame.right - frame.left)) * (frame.last_event - frame.first_event));
+    };
+    let event = await clickChart(0.55);
+    await page.waitForFunction((k) => window.heaplabTeach?.event === k && window.heaplabTeach.compare?.event === k, event, { timeout: TIMEOUT_MS });
+    let t = await teach(page);
+    assert.equal(t.config, 1, 'the configuration followed stays B');
+    assert.equal(await page.inputValue('#teach-config'), '1');
+    const [line] = (await cli(['explain', ...args, '-p', 'mimalloc-like', '--from', String(event), '--to', String(event)])).trim().split('\n');
+    assert.equal(t.line, line);
+    const [compared] = (await cli(['explain', ...args, '-p', 'glibc-like', '--from', String(event), '--to', String(event)])).trim().split('\n');
+    assert.equal(t.compare.config, 0);
+    assert.equal(t.compare.line, compared);
+    // Closed and opened again by a click: still B.
+    await page.click('#teach-close');
+    event = await clickChart(0.3);
+    t = await waitEvent(page, event);
+    assert.equal(t.config, 1);
+    const [again] = (await cli(['explain', ...args, '-p', 'mimalloc-like', '--from', String(event), '--to', String(event)])).trim().split('\n');
+    assert.equal(t.line, again);
     assert.deepEqual(problems, []);
     await page.close();
   });

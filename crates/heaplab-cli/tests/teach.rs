@@ -352,6 +352,32 @@ fn map_writes_both_maps_as_the_page_draws_them() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+    // Zoomed into 256 bytes of page 0: block 2's 32-byte chunk reads with its size, and
+    // the ruler gives offsets.
+    let zoomed = dir.join("bytes.svg");
+    let out = heaplab(&[
+        "map",
+        "-w",
+        TRACE,
+        "-p",
+        "free-list",
+        "--at",
+        "2",
+        "--pages",
+        "0..0",
+        "--bytes",
+        "0..0x100",
+        "--block-map",
+        zoomed.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let svg = std::fs::read_to_string(&zoomed).unwrap();
+    assert!(svg.contains("id 2 · 100 B"), "block 2 says its id and size");
+    assert!(svg.contains("+0x80"), "the ruler's offsets");
     for (args, says) in [
         (
             vec!["--at", "9"],
@@ -360,6 +386,10 @@ fn map_writes_both_maps_as_the_page_draws_them() {
         (
             vec!["--pages", "3..1", "--heap-map", "x.svg"],
             "--pages: \"3..1\" is not FIRST..LAST",
+        ),
+        (
+            vec!["--bytes", "0x100..0x80", "--block-map", "x.svg"],
+            "--bytes: \"0x100..0x80\" is not FROM..TO",
         ),
         (
             vec!["--heap-map", "x.txt"],

@@ -5,16 +5,23 @@
 //! order), the head of each list marked, and a bracket under the bar for each region
 //! the policy manages as a unit (a size-class span with its class, a pool's chunk).
 //!
+//! The map zooms into its pages down to bytes ([`BlockMapChart::bytes`], a
+//! [`ByteWindow`] of offsets): each bar then holds only those bytes of its page, to that
+//! scale, with a ruler of offsets under it and each piece's size written on it where it
+//! fits, so a 32-byte chunk, its header and the links between free chunks read one by one.
+//!
 //! [`draw_block_map`] answers its [`BlockMapLayout`], whose [`BlockMapLayout::piece_at`]
-//! finds the piece under the pointer in the boxes that were drawn.
+//! finds the piece under the pointer in the boxes that were drawn, and whose
+//! [`BlockMapLayout::zoom_at`] says the window a zoom around the pointer shows next.
 
-use heaplab_app::observe::block_map::{BlockMap, Piece, PieceKind};
+use heaplab_app::observe::block_map::{BlockMap, BlockRow, Piece, PieceKind};
 use heaplab_core::format::{format_bytes, format_count};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::{Deserialize, Serialize};
 
+use crate::byte_window::{tick_label, ByteWindow};
 use crate::map_key::{self, KeyEntry, Scale};
 use crate::style::{MUTED, TEXT};
 use crate::PlotError;
@@ -51,7 +58,12 @@ const ARC: f64 = 14.0;
 const BAR: f64 = 18.0;
 const BRACKET: f64 = 9.0;
 const GAP: f64 = 5.0;
-const ROW: f64 = ARC + BAR + BRACKET + GAP;
+/// Zoomed into bytes, the bar is taller, to hold a piece's size under its name, and a
+/// ruler of offsets lies under it.
+const ZOOMED_BAR: f64 = 30.0;
+const RULER: f64 = 16.0;
+/// The fewest pixels between two of the ruler's ticks, so their labels never touch.
+const TICK_SPACING: f64 = 56.0;
 
 /// The block map as drawn.
 #[derive(Clone, Debug)]
@@ -64,6 +76,9 @@ pub struct BlockMapChart<'a> {
     pub title: &'a str,
     /// Whether the key is drawn under the map (the page shows it as HTML instead).
     pub key: bool,
+    /// The bytes of each page shown, as offsets from its start: a zoom down to bytes,
+    /// with a ruler under each bar. `None` shows whole pages.
+    pub bytes: Option<ByteWindow>,
 }
 
 impl<'a> BlockMapChart<'a> {
@@ -74,6 +89,7 @@ impl<'a> BlockMapChart<'a> {
             scale: 1.0,
             title: "",
             key: false,
+            bytes: None,
         }
     }
 }
@@ -101,6 +117,15 @@ pub struct BlockMapLayout {
     pub bar_height: i32,
     pub pieces: Vec<PieceBox>,
     pub key_top: i32,
+    /// The pages' size in bytes.
+    pub page_size: u64,
+    /// The bytes of each page the bars show, offsets from its start; `None` when the
+    /// map shows whole pages, unzoomed.
+    pub bytes: Option<ByteWindow>,
+    /// From a row's top (the top of its arc zone) to the next row's.
+    pub row_height: i32,
+    /// From a row's top to its bar's.
+    pub arc: i32,
 }
 
 impl BlockMapLayout {
@@ -118,6 +143,35 @@ impl BlockMapLayout {
                     && y < f64::from(b.y + b.h)
             })
             .map(|b| (b.row, b.index))
+    }
+
+    /// The bytes each bar shows: the zoom's window, or the whole page.
+    pub fn window(&self) -> ByteWindow {
+        self.bytes
+            .unwrap_or_else(|| ByteWindow::whole(self.page_size))
+    }
+
+    /// The row whose band (its arcs, its bar, its ruler and bracket) holds pixel row `y`.
+    pub fn row_at(&self, y: f64) -> Option<usize> {
+        self.bars.iter().position(|&bar| {
+            let top = f64::from(bar - self.arc);
+            y >= top && y < top + f64::from(self.row_height)
+        })
+    }
+
+    /// The byte (an offset from the page's start, fractional) under pixel column `x`,
+    /// the window's ends outside the bar.
+    pub fn offset_at(&self, x: f64) -> f64 {
+        let w = self.window();
+        let t = ((x - f64::from(self.bar_left)) / f64::from(self.bar_width.max(1))).clamp(0.0, 1.0);
+        w.from as f64 + t * w.width() as f64
+    }
+
+    /// The window a zoom by `factor` (below 1: in) around pixel column `x` shows: the
+    /// byte under the pointer stays under it.
+    pub fn zoom_at(&self, x: f64, factor: f64) -> ByteWindow {
+        self.window()
+            .zoom(self.offset_at(x), factor, self.page_size)
     }
 }
 
@@ -244,33 +298,52 @@ pub fn block_map_key(blocks: &BlockMap) -> Vec<KeyEntry> {
     out
 }
 
-/// Lays the map out `width` pixels wide: a row per page, the pieces to scale.
+/// A row's parts in CSS pixels: its bar's height and, zoomed into bytes, its ruler's.
+fn row_parts(chart: &BlockMapChart) -> (f64, f64) {
+    if chart.bytes.is_some() {
+        (ZOOMED_BAR, RULER)
+    } else {
+        (BAR, 0.0)
+    }
+}
+
+/// Lays the map out `width` pixels wide: a row per page, the pieces to scale, each cut to
+/// the bytes the zoom shows.
 pub fn block_map_layout(chart: &BlockMapChart, width: u32) -> BlockMapLayout {
     let s = Scale::of(chart.scale);
     let b = chart.blocks;
     let top = map_key::frame_height(chart.title, &[], s);
     let bar_left = s.px(LABEL);
     let bar_width = (width as i32 - bar_left - s.px(8.0)).max(s.px(40.0));
-    let per_byte = f64::from(bar_width) / b.page_size.max(1) as f64;
+    let bytes = chart.bytes.map(|w| w.within(b.page_size));
+    let window = bytes.unwrap_or_else(|| ByteWindow::whole(b.page_size));
+    let per_byte = f64::from(bar_width) / window.width() as f64;
+    let (bar, ruler) = row_parts(chart);
+    let row = ARC + bar + ruler + BRACKET + GAP;
     let mut bars = Vec::with_capacity(b.rows.len());
     let mut pieces = Vec::new();
-    for (r, row) in b.rows.iter().enumerate() {
-        let y = top + s.px(ROW * r as f64 + ARC);
+    for (r, page) in b.rows.iter().enumerate() {
+        let y = top + s.px(row * r as f64 + ARC);
         bars.push(y);
-        for (i, p) in row.pieces.iter().enumerate() {
-            let x0 = (p.addr.saturating_sub(row.addr) as f64 * per_byte).round() as i32;
-            let x1 = ((p.addr + p.size).saturating_sub(row.addr) as f64 * per_byte).round() as i32;
+        let (lo, hi) = (page.addr + window.from, page.addr + window.to);
+        for (i, p) in page.pieces.iter().enumerate() {
+            let (a, z) = (p.addr.max(lo), (p.addr + p.size).min(hi));
+            if a >= z {
+                continue;
+            }
+            let x0 = ((a - lo) as f64 * per_byte).round() as i32;
+            let x1 = ((z - lo) as f64 * per_byte).round() as i32;
             pieces.push(PieceBox {
                 row: r,
                 index: i,
                 x: bar_left + x0,
                 y,
                 w: (x1 - x0).max(0),
-                h: s.px(BAR),
+                h: s.px(bar),
             });
         }
     }
-    let key_top = top + s.px(ROW * b.rows.len() as f64) + s.px(4.0);
+    let key_top = top + s.px(row * b.rows.len() as f64) + s.px(4.0);
     let key_h = if chart.key {
         map_key::frame_height("", &block_map_key(b), s)
     } else {
@@ -282,9 +355,13 @@ pub fn block_map_layout(chart: &BlockMapChart, width: u32) -> BlockMapLayout {
         bars,
         bar_left,
         bar_width,
-        bar_height: s.px(BAR),
+        bar_height: s.px(bar),
         pieces,
         key_top,
+        page_size: b.page_size,
+        bytes,
+        row_height: s.px(row),
+        arc: s.px(ARC),
     }
 }
 
@@ -334,37 +411,24 @@ pub fn draw_block_map<DB: DrawingBackend>(
             [(pb.x, pb.y), (right, pb.y + pb.h)],
             c.mix(alpha).filled(),
         ))?;
-        // A block starts at its header where it has one.
-        let starts_block = match &p.kind {
-            PieceKind::Header { .. } => true,
-            PieceKind::Block { id, .. } => !matches!(
-                pb.index.checked_sub(1).map(|i| &row.pieces[i].kind),
-                Some(PieceKind::Header { id: h }) if h == id
-            ),
-            _ => false,
-        };
-        if starts_block && pb.w > 2 {
-            // A white edge where each block starts, so neighbours stay apart.
+        // A white edge where each piece starts, so neighbours stay apart, except inside
+        // one block (its payload after its header, its padding after its payload), and
+        // not where the zoom's window cuts a piece.
+        let starts_here = p.addr >= row.addr + laid.window().from;
+        if starts_here && !continues_block(row, pb.index) && pb.w > 2 {
             root.draw(&Rectangle::new(
                 [(pb.x, pb.y), (pb.x + 1, pb.y + pb.h)],
                 WHITE.filled(),
             ))?;
         }
-        let text = match &p.kind {
-            PieceKind::Block { id, .. } => id.to_string(),
-            PieceKind::Free { structure, .. } => structure.clone(),
-            PieceKind::Header { .. } | PieceKind::Padding { .. } | PieceKind::Overhead => {
-                String::new()
-            }
-        };
-        if !text.is_empty() {
-            let style = s
-                .font(10.0)
-                .color(if matches!(p.kind, PieceKind::Block { .. }) {
-                    &WHITE
-                } else {
-                    &TEXT
-                });
+        let style = s.font(10.0).color(
+            if matches!(p.kind, PieceKind::Block { .. } | PieceKind::Header { .. }) {
+                &WHITE
+            } else {
+                &TEXT
+            },
+        );
+        for text in piece_labels(p, laid.bytes.is_some()) {
             let (tw, _) = root.estimate_text_size(&text, &style)?;
             if (tw as i32) + s.px(6.0) < pb.w {
                 root.draw_text(
@@ -372,6 +436,7 @@ pub fn draw_block_map<DB: DrawingBackend>(
                     &style.pos(Pos::new(HPos::Left, VPos::Center)),
                     (pb.x + s.px(3.0), pb.y + pb.h / 2),
                 )?;
+                break;
             }
         }
         // The head of a list, the piece the policy hands out next, gets a mark.
@@ -400,6 +465,9 @@ pub fn draw_block_map<DB: DrawingBackend>(
             ))?;
         }
     }
+    if laid.bytes.is_some() {
+        draw_rulers(root, chart, &laid, s)?;
+    }
     draw_regions(root, chart, &laid, s)?;
     draw_links(root, chart, &laid, s)?;
     if b.rows.is_empty() {
@@ -416,6 +484,89 @@ pub fn draw_block_map<DB: DrawingBackend>(
     Ok(laid)
 }
 
+/// Whether piece `index` of `row` goes on with the block before it: a block's payload after
+/// its header, or its padding after its payload.
+fn continues_block(row: &BlockRow, index: usize) -> bool {
+    let Some(before) = index.checked_sub(1).map(|i| &row.pieces[i].kind) else {
+        return false;
+    };
+    match (&row.pieces[index].kind, before) {
+        (PieceKind::Block { id, .. }, PieceKind::Header { id: h }) => h == id,
+        (PieceKind::Padding { id }, PieceKind::Block { id: b, .. }) => b == id,
+        _ => false,
+    }
+}
+
+/// What a piece's box may say, the longest first: the first that fits is drawn. Zoomed
+/// into bytes, a piece also says its size, and a header and padding say what they are.
+fn piece_labels(p: &Piece, zoomed: bool) -> Vec<String> {
+    let size = format_bytes(p.size);
+    match (&p.kind, zoomed) {
+        (PieceKind::Block { id, .. }, false) => vec![id.to_string()],
+        (PieceKind::Block { id, .. }, true) => vec![format!("id {id} · {size}"), id.to_string()],
+        (PieceKind::Free { structure, .. }, false) => vec![structure.clone()],
+        (PieceKind::Free { structure, .. }, true) => {
+            vec![format!("{structure} · {size}"), structure.clone()]
+        }
+        (PieceKind::Header { .. }, true) => {
+            vec![format!("header · {size}"), "header".into(), "hdr".into()]
+        }
+        (PieceKind::Padding { .. }, true) => vec![format!("padding · {size}"), "pad".into()],
+        (PieceKind::Overhead, true) => vec![format!("overhead · {size}")],
+        (PieceKind::Header { .. } | PieceKind::Padding { .. } | PieceKind::Overhead, false) => {
+            Vec::new()
+        }
+    }
+}
+
+/// Under each bar zoomed into bytes, a ruler: a tick at each multiple of a step that
+/// leaves room for its label, the offset from the page's start in hexadecimal, and the
+/// page's address in the label column, so offset and address add up to what
+/// `heaplab explain` prints.
+fn draw_rulers<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &BlockMapChart,
+    laid: &BlockMapLayout,
+    s: Scale,
+) -> Result<(), PlotError> {
+    let window = laid.window();
+    let per_byte = f64::from(laid.bar_width) / window.width() as f64;
+    let step = window.tick_step(f64::from(laid.bar_width), f64::from(s.px(TICK_SPACING)));
+    let line = MUTED.stroke_width(1);
+    let font = s.font(9.0).color(&MUTED);
+    let right = laid.bar_left + laid.bar_width;
+    for (r, row) in chart.blocks.rows.iter().enumerate() {
+        let y = laid.bars[r] + laid.bar_height + s.px(1.0);
+        root.draw(&PathElement::new(
+            vec![(laid.bar_left, y), (right, y)],
+            line,
+        ))?;
+        root.draw_text(
+            &format!("{:#x}", row.addr),
+            &font.pos(Pos::new(HPos::Left, VPos::Top)),
+            (s.px(2.0), y + s.px(4.0)),
+        )?;
+        for offset in window.ticks(step) {
+            let x = laid.bar_left + ((offset - window.from) as f64 * per_byte).round() as i32;
+            root.draw(&PathElement::new(vec![(x, y), (x, y + s.px(4.0))], line))?;
+            // The ends' labels stay over the bar rather than past it.
+            let h = if x - laid.bar_left < s.px(20.0) {
+                HPos::Left
+            } else if right - x < s.px(20.0) {
+                HPos::Right
+            } else {
+                HPos::Center
+            };
+            root.draw_text(
+                &tick_label(offset),
+                &font.pos(Pos::new(h, VPos::Top)),
+                (x, y + s.px(5.0)),
+            )?;
+        }
+    }
+    Ok(())
+}
+
 /// A bracket under each row's bar for the part of each region on that row, its label
 /// where the region starts.
 fn draw_regions<DB: DrawingBackend>(
@@ -425,18 +576,21 @@ fn draw_regions<DB: DrawingBackend>(
     s: Scale,
 ) -> Result<(), PlotError> {
     let b = chart.blocks;
-    let per_byte = f64::from(laid.bar_width) / b.page_size.max(1) as f64;
+    let window = laid.window();
+    let per_byte = f64::from(laid.bar_width) / window.width() as f64;
+    let ruler = if laid.bytes.is_some() { s.px(RULER) } else { 0 };
     for (k, region) in b.regions.iter().enumerate() {
         let c = REGIONS[k % REGIONS.len()];
         let end = region.addr + region.size;
         for (r, row) in b.rows.iter().enumerate() {
-            let (lo, hi) = (region.addr.max(row.addr), end.min(row.addr + b.page_size));
+            let start = row.addr + window.from;
+            let (lo, hi) = (region.addr.max(start), end.min(row.addr + window.to));
             if lo >= hi {
                 continue;
             }
-            let x0 = laid.bar_left + ((lo - row.addr) as f64 * per_byte).round() as i32;
-            let x1 = laid.bar_left + ((hi - row.addr) as f64 * per_byte).round() as i32;
-            let y = laid.bars[r] + laid.bar_height + s.px(2.0);
+            let x0 = laid.bar_left + ((lo - start) as f64 * per_byte).round() as i32;
+            let x1 = laid.bar_left + ((hi - start) as f64 * per_byte).round() as i32;
+            let y = laid.bars[r] + laid.bar_height + ruler + s.px(2.0);
             let h = s.px(3.0);
             root.draw(&Rectangle::new(
                 [(x0, y), (x1.max(x0 + 1), y + h)],
@@ -484,13 +638,16 @@ fn draw_links<DB: DrawingBackend>(
                 arrowhead(root, before, tip, s)?;
             }
             (Some((x, y)), None) => {
-                // The next piece is off the map: a stub leaving upwards to the right.
-                let end = (x + s.px(12.0), y - s.px(ARC - 3.0));
+                // The next piece is off the map (on a page or at bytes not shown): a
+                // stub leaving upwards on the side where it lies.
+                let dx = if link.to < link.from { -12.0 } else { 12.0 };
+                let end = (x + s.px(dx), y - s.px(ARC - 3.0));
                 root.draw(&PathElement::new(vec![(x, y), end], style))?;
                 arrowhead(root, (x, y), end, s)?;
             }
             (None, Some((x, y))) => {
-                let start = (x - s.px(12.0), y - s.px(ARC - 3.0));
+                let dx = if link.from > link.to { 12.0 } else { -12.0 };
+                let start = (x + s.px(dx), y - s.px(ARC - 3.0));
                 root.draw(&PathElement::new(vec![start, (x, y)], style))?;
                 arrowhead(root, start, (x, y), s)?;
             }

@@ -18,6 +18,7 @@
 //! is missing; nothing here panics on it.
 
 mod block_map;
+mod byte_window;
 mod font;
 mod heap_map;
 mod map_key;
@@ -40,6 +41,7 @@ pub use block_map::{
     block_map_key, block_map_layout, draw_block_map, piece_text, BlockMapChart, BlockMapLayout,
     PieceBox,
 };
+pub use byte_window::{tick_label, ByteWindow, MIN_WINDOW};
 pub use heap_map::{
     draw_heap_map, heap_map_key, heap_map_layout, Cell, HeapMapChart, HeapMapLayout, MapRow,
 };

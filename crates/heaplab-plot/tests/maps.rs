@@ -10,7 +10,8 @@ use heaplab_app::observe::Teaching;
 use heaplab_core::config::RunConfig;
 use heaplab_core::event::Event;
 use heaplab_plot::{
-    block_map_layout, block_map_svg, heap_map_layout, heap_map_svg, BlockMapChart, HeapMapChart,
+    block_map_layout, block_map_svg, heap_map_layout, heap_map_svg, BlockMapChart, BlockMapLayout,
+    ByteWindow, HeapMapChart,
 };
 
 /// A free-list heap under `fit` after two holes (200 and 80 bytes, kept apart by live
@@ -190,4 +191,106 @@ fn empty_maps_say_so() {
     let blocks = t.block_map(0, 4);
     let svg = block_map_svg(&BlockMapChart::new(&blocks), 300).unwrap();
     assert!(svg.contains("no page is committed here"), "{svg}");
+}
+
+#[test]
+fn zoomed_into_bytes_a_32_byte_chunk_is_wide_and_the_piece_under_a_pixel_is_still_right() {
+    let t = fits("first");
+    let blocks = t.block_map(0, 1);
+    let row = &blocks.rows[0];
+    // Block 2 asked for 16 bytes: its chunk is its header, its payload and its padding.
+    let chunk: Vec<usize> = (0..row.pieces.len())
+        .filter(|&i| {
+            matches!(
+                row.pieces[i].kind,
+                PieceKind::Header { id: 2 }
+                    | PieceKind::Block { id: 2, .. }
+                    | PieceKind::Padding { id: 2 }
+            )
+        })
+        .collect();
+    let start = row.pieces[chunk[0]].addr;
+    let bytes: u64 = chunk.iter().map(|&i| row.pieces[i].size).sum();
+    assert_eq!(bytes, 32, "{:?}", row.pieces);
+    let width_of = |laid: &BlockMapLayout| -> i32 {
+        laid.pieces
+            .iter()
+            .filter(|b| chunk.contains(&b.index))
+            .map(|b| b.w)
+            .sum()
+    };
+    let whole = block_map_layout(&BlockMapChart::new(&blocks), 900);
+    assert!(
+        width_of(&whole) < 10,
+        "unzoomed, {} pixels",
+        width_of(&whole)
+    );
+    // 256 bytes around the chunk, on the same 900 pixels.
+    let from = (start - row.addr).saturating_sub(64) / 8 * 8;
+    let chart = BlockMapChart {
+        bytes: Some(ByteWindow {
+            from,
+            to: from + 256,
+        }),
+        ..BlockMapChart::new(&blocks)
+    };
+    let laid = block_map_layout(&chart, 900);
+    assert!(
+        width_of(&laid) >= 80,
+        "zoomed, the 32-byte chunk is {} pixels wide",
+        width_of(&laid)
+    );
+    // Every box lies on the bar, and the piece under each box's middle is that piece.
+    for b in &laid.pieces {
+        assert!(b.x >= laid.bar_left && b.x + b.w <= laid.bar_left + laid.bar_width + 1);
+        let at = laid.piece_at(f64::from(b.x) + f64::from(b.w) / 2.0, f64::from(b.y + 2));
+        assert_eq!(at, Some((b.row, b.index)), "{b:?}");
+    }
+    let payload = laid
+        .pieces
+        .iter()
+        .find(|b| matches!(row.pieces[b.index].kind, PieceKind::Block { id: 2, .. }))
+        .unwrap();
+    let x = f64::from(payload.x) + f64::from(payload.w) / 2.0;
+    let (_, index) = laid.piece_at(x, f64::from(payload.y + 3)).unwrap();
+    assert!(matches!(
+        row.pieces[index].kind,
+        PieceKind::Block { id: 2, .. }
+    ));
+    // The byte under the pointer is the payload's, and a zoom around it keeps it shown.
+    let at = laid.offset_at(x);
+    let p = &row.pieces[index];
+    assert!((p.addr - row.addr) as f64 <= at && at <= (p.addr + p.size - row.addr) as f64);
+    let closer = laid.zoom_at(x, 0.5);
+    assert_eq!(closer.width(), 128);
+    assert!(
+        closer.from as f64 <= at && at <= closer.to as f64,
+        "{closer:?}"
+    );
+    assert_eq!(laid.row_at(f64::from(payload.y + 3)), Some(0));
+    let svg = block_map_svg(&chart, 900).unwrap();
+    // Text is written a line of its own between its tags.
+    let texts: Vec<&str> = svg.lines().map(str::trim).collect();
+    assert!(
+        texts.contains(&"id 2 · 16 B"),
+        "a block says its id and size"
+    );
+    // An 8-byte header is 28 pixels wide here: room for its short name.
+    assert!(texts.contains(&"hdr"), "a header says so");
+    // The ruler: offsets at even steps across the window.
+    let ticks: Vec<u64> = texts
+        .iter()
+        .filter_map(|t| t.strip_prefix("+0x"))
+        .map(|hex| u64::from_str_radix(hex, 16).unwrap())
+        .collect();
+    assert!(ticks.len() >= 4, "{ticks:?}");
+    assert!(ticks.windows(2).all(|w| w[1] - w[0] == ticks[1] - ticks[0]));
+    assert!(
+        ticks[0] >= from && *ticks.last().unwrap() <= from + 256,
+        "{ticks:?}"
+    );
+    assert!(
+        svg.contains(&format!("{:#x}", row.addr)),
+        "the page's address"
+    );
 }

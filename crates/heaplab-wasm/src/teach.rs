@@ -17,7 +17,7 @@ use heaplab_app::observe::{EventLog, Teaching};
 use heaplab_core::config::RunConfig;
 use heaplab_core::trace::sites::Sites;
 use heaplab_core::trace::ImportOptions;
-use heaplab_plot::{BlockMapChart, BlockMapLayout, HeapMapChart, HeapMapLayout};
+use heaplab_plot::{BlockMapChart, BlockMapLayout, ByteWindow, HeapMapChart, HeapMapLayout};
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
 use serde::Deserialize;
@@ -91,11 +91,13 @@ fn spent() -> JsError {
     JsError::new("teach: this trace has ended; read it again")
 }
 
-/// How the page wants a map drawn: the zoom, the marks and the device pixel ratio.
+/// How the page wants a map drawn: the zoom (pages for the heap map, a page's bytes for
+/// the block map), the marks and the device pixel ratio.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 struct MapOptions {
     zoom: Option<[u64; 2]>,
+    bytes: Option<[u64; 2]>,
     selected: Option<u64>,
     outlined: Vec<u64>,
     dragged: Option<[u64; 2]>,
@@ -271,9 +273,12 @@ impl Teach {
     }
 
     /// Draws the block map of `count` map pages from page `first` on `canvas` (its
-    /// height set to what the rows need): `options` `{selected, scale}`. Answers `{rows,
-    /// links, regions, key}`: how many rows, list links and regions it drew, and its key
-    /// `[{label, fill, edge}]`.
+    /// height set to what the rows need): `options` `{selected, scale, bytes: [from,
+    /// to]}`, `bytes` zooming each page down to those offsets from its start. Answers
+    /// `{rows, links, regions, height, page_size, bytes, bars, bar_left, bar_width,
+    /// key}`: how many rows, list links and regions it drew, the bytes of each page shown
+    /// (`{from, to}`, null for whole pages), where the bars are (each row's bar top, their
+    /// left edge and width, in canvas pixels), and its key `[{label, fill, edge}]`.
     pub fn draw_block_map(
         &mut self,
         canvas: HtmlCanvasElement,
@@ -286,6 +291,7 @@ impl Teach {
         let chart = BlockMapChart {
             selected: o.selected,
             scale: o.scale.unwrap_or(1.0),
+            bytes: o.bytes.map(|[from, to]| ByteWindow { from, to }),
             ..BlockMapChart::new(&blocks)
         };
         let laid = heaplab_plot::block_map_layout(&chart, canvas.width().max(1));
@@ -298,6 +304,11 @@ impl Teach {
             links: usize,
             regions: usize,
             height: u32,
+            page_size: u64,
+            bytes: Option<ByteWindow>,
+            bars: Vec<i32>,
+            bar_left: i32,
+            bar_width: i32,
             key: Vec<heaplab_plot::KeyEntry>,
         }
         let drawn = Drawn {
@@ -305,6 +316,11 @@ impl Teach {
             links: blocks.links.len(),
             regions: blocks.regions.len(),
             height: laid.height,
+            page_size: blocks.page_size,
+            bytes: laid.bytes,
+            bars: laid.bars.clone(),
+            bar_left: laid.bar_left,
+            bar_width: laid.bar_width,
             key: heaplab_plot::block_map_key(&blocks),
         };
         self.blocks = Some((blocks, laid));
@@ -334,6 +350,37 @@ impl Teach {
             text: heaplab_plot::piece_text(piece),
         })
     }
+}
+
+#[wasm_bindgen]
+impl Teach {
+    /// The zoom by `factor` (below 1: in) around canvas pixel `(x, y)` of the block map
+    /// last drawn: `{page, from, to}`, the page of the row under the pointer and the
+    /// offsets the map shows next, the byte under the pointer staying under it; null when
+    /// the pointer is on no row. The zoom buttons pass the middle of the bar.
+    pub fn block_map_zoom(&self, x: f64, y: f64, factor: f64) -> Result<JsValue, JsError> {
+        let Some((blocks, laid)) = &self.blocks else {
+            return Ok(JsValue::NULL);
+        };
+        let Some(row) = laid.row_at(y) else {
+            return Ok(JsValue::NULL);
+        };
+        let window = laid.zoom_at(x, factor);
+        to_js(&heaplab_app::link::TeachBytes {
+            page: blocks.rows[row].page,
+            from: window.from,
+            to: window.to,
+        })
+    }
+}
+
+/// The bytes typed for the block map's zoom, `FROM..TO` (decimal or `0x` hexadecimal
+/// offsets) within a page of `page_size` bytes: `{from, to}`, or an Error naming what was
+/// typed.
+#[wasm_bindgen]
+pub fn block_map_bytes(text: &str, page_size: f64) -> Result<JsValue, JsError> {
+    let window = ByteWindow::parse(text, page_size as u64).map_err(|e| JsError::new(&e))?;
+    to_js(&window)
 }
 
 impl Teach {

@@ -2,7 +2,8 @@
 // through event by event with the core's `Teach` (wasm): play, pause, step, scrub; the
 // event's op and its line (the same text as `heaplab explain`); the heap map, the block
 // map, the selected page and blame at the event. The position (event, configuration,
-// page, the heap map's zoom) goes in the link's `view.teach`, so "look at step 212" is a
+// page, the heap map's zoom, the block map's zoom into a page's bytes, the configuration
+// compared side by side) goes in the link's `view.teach`, so "look at step 212" is a
 // link. Both maps are drawn by the teaching module, which answers what is under the
 // pointer from the layout it drew.
 //
@@ -21,7 +22,8 @@ import { formatBytes, formatCount } from '../format.js';
 import { linkFollowsForm, setViewTeach, viewTeach } from '../state.js';
 import { modulesOf } from '../modules.js';
 import * as trace from '../trace.js';
-import { drawBlockMap, pieceAt } from './blockmap.js';
+import { drawBlockMap, pieceAt, zoomAt, zoomMiddle } from './blockmap.js';
+import { closeCompare, compareInfo, comparedIndex, comparing, fillCompareMenu, openCompare, showCompare, wireCompare } from './compare.js';
 import { renderBlame, renderPage } from './details.js';
 import { renderFamily } from './families.js';
 import { cellOf, drawHeapMap, legendHtml, pageAt } from './heapmap.js';
@@ -57,8 +59,10 @@ async function bindingsFor(config) {
   return mm;
 }
 
-// The block map shows this many committed pages around the selected one.
+// The block map shows this many committed pages around the selected one, and fewer
+// when a second configuration's map lies under it, so both fit on a screen.
 const BLOCK_ROWS = 12;
+const COMPARED_ROWS = 4;
 
 // The events run between two looks at the page while a far event is reached.
 const SLICE = 200_000;
@@ -78,6 +82,10 @@ const s = {
   event: 0,
   page: null,
   zoom: null,
+  // The block map's zoom into one page's bytes, `{ page, from, to }`, or null.
+  bytes: null,
+  // The teaching bindings the run was made with.
+  bindings: null,
   map: null,
   blame: null,
   // What the block map last drew: `{ rows, links, regions }`.
@@ -93,7 +101,7 @@ const s = {
   busy: false,
 };
 
-const BLOCK_NOTE = 'each committed page to scale, left to right; arrows: the free lists in the order the policy hands pieces out; point at a piece to see what it is';
+const BLOCK_NOTE = 'each committed page to scale, left to right; arrows: the free lists in the order the policy hands pieces out; point at a piece to see what it is; the wheel or + zooms into a page';
 
 function setError(message) {
   const box = $('#teach-error');
@@ -114,9 +122,15 @@ function refreshMenu() {
     return;
   }
   const menu = $('#teach-config');
-  menu.replaceChildren(...runLabels(configs).map((label, i) => option(i, label)));
+  const labels = runLabels(configs);
+  menu.replaceChildren(...labels.map((label, i) => option(i, label)));
   s.config = Math.min(s.config, configs.length - 1);
   menu.value = String(s.config);
+  // A configuration removed from the editor, or now the one followed, is compared no more,
+  // so the link never names one that is not there.
+  const compared = comparedIndex();
+  if (compared != null && (compared >= configs.length || compared === s.config)) closeCompare();
+  fillCompareMenu(labels, s.config);
 }
 
 /** The test hook: where the panel stands and what its map counts. */
@@ -142,7 +156,10 @@ function publish(error = null) {
       by_site: s.blame.by_site,
     },
     zoom: s.zoom,
-    blocks: s.blocks && { rows: s.blocks.rows, links: s.blocks.links, regions: s.blocks.regions },
+    bytes: s.bytes,
+    blocks: s.blocks && { rows: s.blocks.rows, links: s.blocks.links, regions: s.blocks.regions, bytes: s.blocks.bytes },
+    // The configuration shown side by side, where it stands and what it shows, or null.
+    compare: compareInfo(),
     traceRead: s.traceRead,
     busy: s.busy,
     error,
@@ -150,6 +167,12 @@ function publish(error = null) {
     // click or drag across it; null when it is not on the map as shown.
     cell(page) {
       return cellOf(s.teach, page);
+    },
+    // The block map's piece at CSS pixel (x, y) of its canvas, `{ page, piece, text }`,
+    // as the pointer finds it; null where there is none.
+    piece(x, y) {
+      const r = window.devicePixelRatio || 1;
+      return s.teach && s.blocks ? s.teach.block_map_piece_at(x * r, y * r) ?? null : null;
     },
   };
 }
@@ -159,6 +182,8 @@ function writeLink() {
   if (s.config > 0) teach.config = s.config;
   if (s.page != null) teach.page = s.page;
   if (s.zoom) teach.zoom = [...s.zoom];
+  if (s.bytes) teach.bytes = { ...s.bytes };
+  if (comparedIndex() != null) teach.compare = comparedIndex();
   setViewTeach(teach);
   linkFollowsForm();
 }
@@ -175,23 +200,28 @@ function drawMap() {
   drawHeapMap(s.teach, $('#teach-heap'), { zoom: s.zoom, selected: s.page, outlined: pinnedPages(), dragged });
 }
 
-/** The committed pages the block map shows: around the selected page, or the zoom's first. */
-function blockRange() {
-  let pages = s.map.pages;
+/**
+ * The committed pages the block map of `map` shows: around the selected page, or the
+ * zoom's first; `[first, count]`, or null when none is committed.
+ */
+function blockRange(map = s.map) {
+  const rows = comparing() ? COMPARED_ROWS : BLOCK_ROWS;
+  let pages = map.pages;
   if (s.zoom) pages = pages.filter((p) => p.page >= s.zoom[0] && p.page <= s.zoom[1]);
   if (!pages.length) return null;
   // Around the selected page; with none selected, from the first resident page, where
   // the live blocks are.
   let at = s.page != null ? pages.findIndex((p) => p.page >= s.page) : pages.findIndex((p) => p.resident);
   if (at < 0) at = s.page != null ? pages.length - 1 : 0;
-  const centre = s.page != null ? Math.floor(BLOCK_ROWS / 2) : 0;
-  const from = Math.max(0, Math.min(at - centre, pages.length - BLOCK_ROWS));
-  const shown = pages.slice(from, from + BLOCK_ROWS);
+  const centre = s.page != null ? Math.floor(rows / 2) : 0;
+  const from = Math.max(0, Math.min(at - centre, pages.length - rows));
+  const shown = pages.slice(from, from + rows);
   return [shown[0].page, shown[shown.length - 1].page - shown[0].page + 1];
 }
 
 function drawBlocks() {
-  const range = blockRange();
+  // Zoomed into a page's bytes, that page alone.
+  const range = s.bytes ? [s.bytes.page, 1] : blockRange();
   const canvas = $('#teach-blocks');
   if (!range) {
     s.blocks = null;
@@ -201,8 +231,116 @@ function drawBlocks() {
     return;
   }
   canvas.hidden = false;
-  s.blocks = drawBlockMap(s.teach, canvas, $('#teach-blocks-legend'), range[0], range[1], s.page);
-  $('#teach-blocks-note').textContent = BLOCK_NOTE;
+  s.blocks = drawBlockMap(s.teach, canvas, $('#teach-blocks-legend'), range[0], range[1], s.page, s.bytes);
+  $('#teach-blocks-note').textContent = blocksNote();
+  $('#teach-bytes-whole').hidden = !s.bytes;
+  if (document.activeElement !== $('#teach-bytes')) {
+    const w = s.blocks.bytes;
+    $('#teach-bytes').value = s.bytes && w ? `0x${w.from.toString(16)}..0x${w.to.toString(16)}` : '';
+  }
+}
+
+/** What the block map's head says when the pointer is on no piece. */
+function blocksNote() {
+  const w = s.blocks?.bytes;
+  if (!s.bytes || !w) return BLOCK_NOTE;
+  if (s.blocks.rows === 0) return `page ${formatCount(s.bytes.page)} is not committed at this event; "Whole pages" shows those that are`;
+  return `page ${formatCount(s.bytes.page)}, bytes +0x${w.from.toString(16)} to +0x${w.to.toString(16)} (${formatBytes(w.to - w.from)} of ${formatBytes(s.blocks.page_size)}) to scale; the ruler gives offsets from the page's start; point at a piece to see what it is`;
+}
+
+/** Zooms the block map into `bytes` (`{ page, from, to }`), or back to whole pages (null). */
+function setBytes(bytes) {
+  s.bytes = bytes;
+  render();
+  publish();
+  writeLink();
+}
+
+/** The + button: into the selected page (or the first shown) whole, then by halves. */
+function bytesIn() {
+  if (!s.teach || !s.map) return;
+  if (s.bytes) {
+    const z = zoomMiddle(s.teach, s.blocks, 0.5);
+    if (z) setBytes(z);
+    return;
+  }
+  const range = blockRange();
+  if (!range) return;
+  const committed = (page) => s.map.pages.some((p) => p.page === page);
+  const page = s.page != null && committed(s.page) ? s.page : range[0];
+  setBytes({ page, from: 0, to: s.map.page_size });
+}
+
+/** The − button: by doubles, and from the whole page back to whole pages. */
+function bytesOut() {
+  if (!s.bytes) return;
+  const w = s.blocks?.bytes;
+  if (!w || (w.from === 0 && w.to >= s.blocks.page_size)) {
+    setBytes(null);
+    return;
+  }
+  const z = zoomMiddle(s.teach, s.blocks, 2);
+  if (z) setBytes(z);
+}
+
+/** The bytes typed, FROM..TO, read by the module; an empty field goes back to whole pages. */
+function bytesTyped() {
+  const text = $('#teach-bytes').value.trim();
+  if (!s.teach || !s.map) return;
+  if (!text) {
+    setBytes(null);
+    return;
+  }
+  let window;
+  try {
+    window = s.bindings.block_map_bytes(text, s.map.page_size);
+  } catch (error) {
+    setError(messageOf(error));
+    return;
+  }
+  setError(null);
+  const range = blockRange();
+  const page = s.bytes?.page ?? (s.page != null && s.map.pages.some((p) => p.page === s.page) ? s.page : range?.[0] ?? 0);
+  $('#teach-bytes').blur();
+  setBytes({ page, from: window.from, to: window.to });
+}
+
+/** The panel's marks, which the configuration compared is drawn with too. */
+function marks() {
+  return { zoom: s.zoom, page: s.page, bytes: s.bytes };
+}
+
+/** The configuration compared, at the panel's event, beside the one followed. */
+function showCompared() {
+  if (!comparing()) return;
+  const followed = { label: runLabelOf(s.config), map: s.map, blame: s.blame };
+  showCompare(s.event, followed, marks(), blockRange, () => publish());
+}
+
+/** A configuration's label, "B: buddy", as the menus say it. */
+function runLabelOf(index) {
+  try {
+    return runLabels(readForm().configs)[index] ?? `configuration ${index + 1}`;
+  } catch {
+    return `configuration ${index + 1}`;
+  }
+}
+
+/**
+ * Compares with configuration `index` (null: nothing), its run made as the panel's is,
+ * and shown at the panel's event.
+ */
+async function setCompare(index) {
+  if (index == null || index === s.config) {
+    closeCompare();
+  } else {
+    await openCompare(index, runLabelOf(index), runKey(index), async (i) => (await openRun(i)).teach);
+    status(s.ready);
+  }
+  if (!s.teach) return;
+  render();
+  publish();
+  writeLink();
 }
 
 function render() {
@@ -223,6 +361,7 @@ function render() {
   drawBlocks();
   renderBlame($('#teach-blame'), s.blame, selectBlock);
   $('#teach-zoom-out').hidden = !s.zoom;
+  showCompared();
 }
 
 /**
@@ -323,6 +462,8 @@ function fillKinds(kinds) {
 
 function selectPage(page) {
   s.page = page;
+  // Zoomed into a page's bytes, the zoom moves to the page chosen, at the same offsets.
+  if (s.bytes && page != null && s.map.pages.some((p) => p.page === page)) s.bytes = { ...s.bytes, page };
   render();
   publish();
   writeLink();
@@ -351,39 +492,48 @@ function play() {
 }
 
 /**
- * Steps through the editor's configuration `s.config` (its workload, or its trace's
- * bytes), standing at `event` with `page` selected. A run the core refuses (too long, a
- * bad trace line) says why in the panel's words and leaves no map.
+ * The run of the editor's configuration `index` (its workload, or its trace's bytes) held
+ * for stepping: `{ teach, bindings, config }`. Throws the core's words for a run it
+ * refuses (too long, a bad trace line).
  */
-async function load({ event = 0, page = null, zoom = null } = {}) {
+async function openRun(index) {
+  const form = readForm();
+  const config = form.configs[index];
+  if (!config) throw new Error(`teach: there is no configuration ${index + 1} in the editor`);
+  const input = config.workload.id === TRACE_ID ? await trace.traceInput(form) : null;
+  const bindings = await bindingsFor(config);
+  const { Teach, TeachTrace } = bindings;
+  if (input) {
+    const read = await readTrace(new TeachTrace(config.workload.path ?? 'trace', form.lenient), input.file);
+    try {
+      return { teach: Teach.from_trace(config, read), bindings, config };
+    } finally {
+      read.free();
+    }
+  }
+  status('Generating the workload…');
+  await breathe();
+  return { teach: new Teach(config, null, form.lenient), bindings, config };
+}
+
+/**
+ * Steps through the editor's configuration `s.config`, standing at `event` with `page`
+ * selected, and beside it configuration `compare` if given. A run the core refuses (too
+ * long, a bad trace line) says why in the panel's words and leaves no map.
+ */
+async function load({ event = 0, page = null, zoom = null, bytes = null, compare = comparedIndex() } = {}) {
   pause();
   setError(null);
   refreshMenu();
-  let form;
   try {
-    form = readForm();
-    const config = form.configs[s.config];
-    const input = config.workload.id === TRACE_ID ? await trace.traceInput(form) : null;
-    const { Teach, TeachTrace, heap_map_key, teach_kinds } = await bindingsFor(config);
-    // The key comes from the module, which holds the colours the map is drawn in.
-    $('#teach-legend').innerHTML = legendHtml({ heap_map_key });
-    fillKinds(teach_kinds());
     s.traceRead = null;
-    let next;
-    if (input) {
-      const read = await readTrace(new TeachTrace(config.workload.path ?? 'trace', form.lenient), input.file);
-      try {
-        next = Teach.from_trace(config, read);
-      } finally {
-        read.free();
-      }
-    } else {
-      status('Generating the workload…');
-      await breathe();
-      next = new Teach(config, null, form.lenient);
-    }
+    const { teach: next, bindings, config } = await openRun(s.config);
+    // The key comes from the module, which holds the colours the map is drawn in.
+    $('#teach-legend').innerHTML = legendHtml(bindings);
+    fillKinds(bindings.teach_kinds());
     s.teach?.free();
     s.teach = next;
+    s.bindings = bindings;
     s.policy = config.policy;
     s.loaded = loadKey();
   } catch (error) {
@@ -391,6 +541,7 @@ async function load({ event = 0, page = null, zoom = null } = {}) {
     s.teach = null;
     s.map = null;
     s.blame = null;
+    closeCompare();
     status('');
     setError(messageOf(error));
     // A workload too long to step through: a short trace typed here is the way in.
@@ -405,6 +556,14 @@ async function load({ event = 0, page = null, zoom = null } = {}) {
   renderFamily($('#teach-family-title'), $('#teach-family-body'), s.policy);
   s.page = page;
   s.zoom = zoom ? [Math.min(zoom[0], zoom[1]), Math.max(zoom[0], zoom[1])] : null;
+  s.bytes = bytes ? { ...bytes } : null;
+  if (compare != null && compare !== s.config) {
+    await openCompare(compare, runLabelOf(compare), runKey(compare), async (i) => (await openRun(i)).teach);
+    status(s.ready);
+  } else {
+    closeCompare();
+  }
+  refreshMenu();
   await go(event, { link: false });
 }
 
@@ -455,15 +614,21 @@ export function openTeach(position = {}) {
   $('#teach-close').hidden = false;
   s.config = position.config ?? s.config;
   // The run held already is the one asked for: only the event changes.
-  if (s.teach && s.loaded === loadKey() && position.page === undefined && position.zoom === undefined) return go(position.event ?? 0);
+  const same = position.page === undefined && position.zoom === undefined && position.bytes === undefined && position.compare === undefined;
+  if (s.teach && s.loaded === loadKey() && same) return go(position.event ?? 0);
   return load(position);
 }
 
 /** What the run held depends on: the configuration followed, as the editor has it. */
 function loadKey() {
+  return runKey(s.config);
+}
+
+/** What configuration `index`'s run depends on, as the editor has it. */
+function runKey(index) {
   try {
     const form = readForm();
-    return JSON.stringify([s.config, form.configs[s.config], form.lenient, trace.traceGeneration()]);
+    return JSON.stringify([index, form.configs[index], form.lenient, trace.traceGeneration()]);
   } catch {
     return null;
   }
@@ -477,6 +642,7 @@ function closeTeach() {
   s.teach?.free();
   s.teach = null;
   s.loaded = null;
+  closeCompare();
   window.heaplabTeach = null;
   setViewTeach(null);
   linkFollowsForm();
@@ -486,7 +652,14 @@ function closeTeach() {
 export function openTeachFromLink() {
   const position = viewTeach();
   if (position) {
-    openTeach({ event: position.event, config: position.config ?? 0, page: position.page ?? null, zoom: position.zoom ?? null });
+    openTeach({
+      event: position.event,
+      config: position.config ?? 0,
+      page: position.page ?? null,
+      zoom: position.zoom ?? null,
+      bytes: position.bytes ?? null,
+      compare: position.compare ?? null,
+    });
   }
 }
 
@@ -543,15 +716,51 @@ function wireHeapMap() {
   });
   $('#teach-blocks').addEventListener('mousemove', (event) => {
     const hit = s.teach && s.blocks ? pieceAt(s.teach, event) : null;
-    $('#teach-blocks-note').textContent = hit ? hit.text : BLOCK_NOTE;
+    $('#teach-blocks-note').textContent = hit ? hit.text : blocksNote();
   });
+  wireByteZoom();
+}
+
+/**
+ * The wheel over a block map (`teach`'s, which drew `drawn`): zooms around the byte under
+ * the pointer, out of a whole page back to whole pages. Unzoomed, only a turn in zooms: a
+ * turn out scrolls the page as it always does.
+ */
+function wheelBytes(event, teach, drawn) {
+  if (!teach || !drawn || event.deltaY === 0) return;
+  if (!s.bytes && event.deltaY > 0) return;
+  const w = drawn.bytes;
+  if (s.bytes && event.deltaY > 0 && w && w.from === 0 && w.to >= drawn.page_size) {
+    event.preventDefault();
+    setBytes(null);
+    return;
+  }
+  const z = zoomAt(teach, event, event.deltaY < 0 ? 0.8 : 1.25);
+  if (!z) return;
+  event.preventDefault();
+  setBytes(z);
+}
+
+/**
+ * The block map's zoom into a page's bytes: the wheel over a page's row zooms around the
+ * byte under the pointer (out of a whole page, back to whole pages), the buttons by
+ * halves and doubles, and a range typed FROM..TO.
+ */
+function wireByteZoom() {
+  $('#teach-blocks').addEventListener('wheel', (event) => wheelBytes(event, s.teach, s.blocks), { passive: false });
+  // The compared run's block map zooms both alike, and says what is under the pointer.
+  wireCompare({ wheel: wheelBytes, note: blocksNote });
+  $('#teach-bytes-in').addEventListener('click', bytesIn);
+  $('#teach-bytes-out').addEventListener('click', bytesOut);
+  $('#teach-bytes-whole').addEventListener('click', () => setBytes(null));
+  $('#teach-bytes').addEventListener('change', bytesTyped);
 }
 
 export function buildTeach() {
   $('#teach-trace').placeholder = `At most ${formatCount(teach_max_events())} events.`;
   $('#teach-open').addEventListener('click', () => openTeach({ event: 0 }));
   $('#teach-close').addEventListener('click', closeTeach);
-  $('#teach-load').addEventListener('click', () => load({ event: s.event, page: s.page, zoom: s.zoom }));
+  $('#teach-load').addEventListener('click', () => load({ event: s.event, page: s.page, zoom: s.zoom, bytes: s.bytes }));
   $('#teach-type').addEventListener('click', () => {
     $('#teach-typed').hidden = !$('#teach-typed').hidden;
   });
@@ -559,7 +768,12 @@ export function buildTeach() {
   $('#teach-config').addEventListener('focus', refreshMenu);
   $('#teach-config').addEventListener('change', () => {
     s.config = Number($('#teach-config').value) || 0;
-    load({ event: s.event });
+    load({ event: s.event, compare: comparedIndex() === s.config ? null : comparedIndex() });
+  });
+  $('#teach-compare').addEventListener('focus', refreshMenu);
+  $('#teach-compare').addEventListener('change', () => {
+    const value = $('#teach-compare').value;
+    setCompare(value === '' ? null : Number(value));
   });
   $('#teach-first').addEventListener('click', () => go(0));
   $('#teach-back').addEventListener('click', () => go(s.event - 1));

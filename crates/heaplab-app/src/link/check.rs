@@ -148,6 +148,22 @@ pub(super) fn check(state: &LinkState) -> Result<(), LinkError> {
                 )));
             }
         }
+        if let Some(bytes) = teach.bytes {
+            check_teach_bytes(bytes)?;
+        }
+        if let Some(other) = teach.compare {
+            if other >= n || other == teach.config {
+                return Err(LinkError::new(format!(
+                    "view.teach.compare: configuration {} {}",
+                    other + 1,
+                    if other >= n {
+                        format!("does not exist; the link has {n}")
+                    } else {
+                        "is the one followed; name another to compare with".to_string()
+                    }
+                )));
+            }
+        }
     }
     if view.baseline >= n {
         return Err(LinkError::new(format!(
@@ -255,4 +271,24 @@ pub(super) fn config_error(index: usize, e: &ParamError) -> LinkError {
         index + 1,
         e.message
     ))
+}
+
+/// The block map's zoom into a page: a page a link may name, and offsets within the
+/// largest page size.
+fn check_teach_bytes(bytes: super::TeachBytes) -> Result<(), LinkError> {
+    let largest = PAGE_SIZES.iter().copied().max().unwrap_or(0);
+    if bytes.from >= bytes.to || bytes.to > largest {
+        return Err(LinkError::new(format!(
+            "view.teach.bytes: the offsets {}..{} are not a range within a page (0..{largest} \
+             at most), the first before the last",
+            bytes.from, bytes.to
+        )));
+    }
+    if bytes.page > MAX_TEACH_PAGE {
+        return Err(LinkError::new(format!(
+            "view.teach.bytes: page {} is past the last a link may name ({MAX_TEACH_PAGE})",
+            bytes.page
+        )));
+    }
+    Ok(())
 }

@@ -236,6 +236,23 @@ pub struct TeachView {
     /// whole map when absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub zoom: Option<[u64; 2]>,
+    /// The block map zoomed into one page down to its bytes, or the pages around the
+    /// selected one when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<TeachBytes>,
+    /// The configuration shown side by side with the one followed, at the same event, by
+    /// index.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compare: Option<usize>,
+}
+
+/// The block map's zoom into a page: offsets `[from, to)` from the start of page `page`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TeachBytes {
+    pub page: u64,
+    pub from: u64,
+    pub to: u64,
 }
 
 /// The forms `view.teach` has had: links written before the panel held only the event,
@@ -255,6 +272,11 @@ enum TeachForm {
         // none of the forms.
         #[serde(default)]
         zoom: Option<serde_json::Value>,
+        // Checked in the conversion, as the zoom is.
+        #[serde(default)]
+        bytes: Option<serde_json::Value>,
+        #[serde(default)]
+        compare: Option<serde_json::Value>,
     },
 }
 
@@ -272,11 +294,15 @@ impl TryFrom<TeachForm> for TeachView {
                 config,
                 page,
                 zoom,
+                bytes,
+                compare,
             } => Ok(TeachView {
                 event,
                 config,
                 page,
                 zoom: zoom.map(teach_zoom).transpose()?,
+                bytes: bytes.map(teach_bytes).transpose()?,
+                compare: compare.map(teach_compare).transpose()?,
             }),
         }
     }
@@ -291,6 +317,27 @@ fn teach_zoom(value: serde_json::Value) -> Result<[u64; 2], String> {
             clip(&value.to_string())
         )),
     }
+}
+
+/// A teaching view's `bytes`: `{page, from, to}`, a page and two offsets into it.
+fn teach_bytes(value: serde_json::Value) -> Result<TeachBytes, String> {
+    serde_json::from_value::<TeachBytes>(value.clone()).map_err(|_| {
+        format!(
+            "view.teach.bytes: {} is not {{\"page\", \"from\", \"to\"}}, a page and two \
+             offsets into it",
+            clip(&value.to_string())
+        )
+    })
+}
+
+/// A teaching view's `compare`: a configuration's index.
+fn teach_compare(value: serde_json::Value) -> Result<usize, String> {
+    serde_json::from_value::<usize>(value.clone()).map_err(|_| {
+        format!(
+            "view.teach.compare: {} is not a configuration's index",
+            clip(&value.to_string())
+        )
+    })
 }
 
 /// One parameter of one configuration run at several values, and the metric plotted.

@@ -290,9 +290,7 @@ fn a_teaching_position_travels_and_old_links_with_an_event_alone_still_open() {
         old.view.teach,
         Some(TeachView {
             event: 212,
-            config: 0,
-            page: None,
-            zoom: None,
+            ..TeachView::default()
         })
     );
     // So do links written before the heap map's zoom travelled.
@@ -305,6 +303,7 @@ fn a_teaching_position_travels_and_old_links_with_an_event_alone_still_open() {
         config: 1,
         page: Some(7),
         zoom: Some([4, 19]),
+        ..TeachView::default()
     });
     let back = decode(&encode(&state)).unwrap();
     assert_eq!(back, state);
@@ -334,4 +333,63 @@ fn a_teaching_position_travels_and_old_links_with_an_event_alone_still_open() {
     );
     let e = refused(&v2_link(r#"{"view":{"teach":{"event":100000000000}}}"#));
     assert!(e.contains("view.teach: event 100000000000 is past"), "{e}");
+}
+
+#[test]
+fn the_block_maps_byte_zoom_and_the_configuration_compared_travel_in_the_teaching_view() {
+    // Links written before either travelled open without them.
+    let before = decode(&v2_link(r#"{"view":{"teach":{"event":5,"zoom":[1,2]}}}"#)).unwrap();
+    let view = before.view.teach.unwrap();
+    assert_eq!((view.bytes, view.compare), (None, None));
+    let mut state = LinkState::default();
+    state.configs.push(state.configs[0].clone());
+    state.view.teach = Some(TeachView {
+        event: 3,
+        config: 1,
+        bytes: Some(TeachBytes {
+            page: 2,
+            from: 64,
+            to: 320,
+        }),
+        compare: Some(0),
+        ..TeachView::default()
+    });
+    let back = decode(&encode(&state)).unwrap();
+    assert_eq!(back, state);
+    let two = r#"[{"family":"bump"},{"family":"buddy"}]"#;
+    for (teach, says) in [
+        (
+            r#"{"event":3,"bytes":"64..320"}"#,
+            "view.teach.bytes: \"64..320\" is not {\"page\", \"from\", \"to\"}",
+        ),
+        (
+            r#"{"event":3,"bytes":{"page":2,"from":320,"to":64}}"#,
+            "view.teach.bytes: the offsets 320..64 are not a range within a page",
+        ),
+        (
+            r#"{"event":3,"bytes":{"page":2,"from":0,"to":100000}}"#,
+            "view.teach.bytes: the offsets 0..100000 are not a range within a page (0..65536",
+        ),
+        (
+            r#"{"event":3,"bytes":{"page":2000000000000,"from":0,"to":64}}"#,
+            "view.teach.bytes: page 2000000000000 is past",
+        ),
+        (
+            r#"{"event":3,"compare":"B"}"#,
+            "view.teach.compare: \"B\" is not a configuration's index",
+        ),
+        (
+            r#"{"event":3,"compare":2}"#,
+            "view.teach.compare: configuration 3 does not exist; the link has 2",
+        ),
+        (
+            r#"{"event":3,"config":1,"compare":1}"#,
+            "view.teach.compare: configuration 2 is the one followed",
+        ),
+    ] {
+        let e = refused(&v2_link(&format!(
+            r#"{{"configs":{two},"view":{{"teach":{teach}}}}}"#
+        )));
+        assert!(e.contains(says), "{teach}: {e}");
+    }
 }

@@ -9,7 +9,8 @@ use super::shared::{LenientArgs, RunInputArgs};
 pub(super) const MAP_EXAMPLES: &str = "Examples:
   heaplab map -w churn --scale 0.0005 -p size-class --at 212 --heap-map heap.svg
   heaplab map -w small.trace -p free-list --set fit=first --at end --block-map first.svg
-  heaplab map -w small.trace -p free-list --at peak --pages 0..3 --heap-map h.svg --block-map b.png";
+  heaplab map -w small.trace -p free-list --at peak --pages 0..3 --heap-map h.svg --block-map b.png
+  heaplab map -w small.trace -p free-list --pages 0..0 --bytes 0xc0..0x1c0 --block-map bytes.svg";
 
 /// `heaplab map`: the teaching panel's two maps of the heap at an event, written as files.
 #[derive(Debug, Args)]
@@ -33,6 +34,11 @@ pub struct MapArgs {
     /// pages from the first resident one).
     #[arg(long, value_name = "FIRST..LAST")]
     pub pages: Option<String>,
+    /// The block map zoomed into the bytes FROM..TO of each page (offsets from its start,
+    /// decimal or 0x hexadecimal), as the panel's zoom into a page: pieces to that scale,
+    /// with a ruler of offsets under each bar.
+    #[arg(long, value_name = "FROM..TO")]
+    pub bytes: Option<String>,
     /// The pictures' width in pixels (their height is what they need).
     #[arg(long, default_value_t = 900)]
     pub width: u32,

@@ -1,8 +1,9 @@
 //! `heaplab map`: teaching mode's heap map and block map of the heap at an event, drawn by
 //! heaplab-plot's `draw_heap_map` and `draw_block_map` (the functions the page draws its
-//! canvases with) and written as SVG or PNG.
+//! canvases with) and written as SVG or PNG; `--bytes` zooms the block map into each
+//! page's bytes as the panel's zoom does.
 
-use heaplab_plot::{BlockMapChart, HeapMapChart};
+use heaplab_plot::{BlockMapChart, ByteWindow, HeapMapChart};
 
 use crate::cli::MapArgs;
 use crate::error::CliError;
@@ -54,10 +55,17 @@ pub fn run(args: MapArgs) -> Result<(), CliError> {
             None => default_rows(&map),
         };
         let blocks = session.block_map(first, count);
+        let bytes = args
+            .bytes
+            .as_deref()
+            .map(|text| ByteWindow::parse(text, map.page_size))
+            .transpose()
+            .map_err(|e| CliError::input(format!("--{e}")))?;
         let title = format!("{policy}: blocks after event {at}");
         let chart = BlockMapChart {
             title: &title,
             key: true,
+            bytes,
             ..BlockMapChart::new(&blocks)
         };
         let height = heaplab_plot::block_map_layout(&chart, args.width).height;
