@@ -334,7 +334,7 @@ async function setCompare(index) {
   if (index == null || index === s.config) {
     closeCompare();
   } else {
-    await openCompare(index, runLabelOf(index), runKey(index), async (i) => (await openRun(i)).teach);
+    await openCompare(index, runLabelOf(index), runKey(index), compareRun);
     status(s.ready);
   }
   if (!s.teach) return;
@@ -517,6 +517,17 @@ async function openRun(index) {
 }
 
 /**
+ * Configuration `index`'s run to show beside the one followed: the same events under its
+ * policy, shared with the followed run rather than read or generated again, when both run
+ * in one module (a long trace is then held once); else a run of its own.
+ */
+async function compareRun(index) {
+  const config = readForm().configs[index];
+  if (s.teach && config && (await bindingsFor(config)) === s.bindings) return s.teach.alongside(config);
+  return (await openRun(index)).teach;
+}
+
+/**
  * Steps through the editor's configuration `s.config`, standing at `event` with `page`
  * selected, and beside it configuration `compare` if given. A run the core refuses (too
  * long, a bad trace line) says why in the panel's words and leaves no map.
@@ -558,7 +569,7 @@ async function load({ event = 0, page = null, zoom = null, bytes = null, compare
   s.zoom = zoom ? [Math.min(zoom[0], zoom[1]), Math.max(zoom[0], zoom[1])] : null;
   s.bytes = bytes ? { ...bytes } : null;
   if (compare != null && compare !== s.config) {
-    await openCompare(compare, runLabelOf(compare), runKey(compare), async (i) => (await openRun(i)).teach);
+    await openCompare(compare, runLabelOf(compare), runKey(compare), compareRun);
     status(s.ready);
   } else {
     closeCompare();
