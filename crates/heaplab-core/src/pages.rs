@@ -465,6 +465,12 @@ impl<P: PageProvider> Pages<P> {
         self.provider.note(decision);
     }
 
+    /// Whether the provider keeps decisions right now (see [`PageProvider::watching`]).
+    #[inline(always)]
+    pub fn watching(&self) -> bool {
+        self.provider.watching()
+    }
+
     /// The reservations held, released ones a provider kept included, as (start, bytes)
     /// in address order: the address space a heap map draws.
     pub fn reservations(&self) -> Vec<(Addr, u64)> {

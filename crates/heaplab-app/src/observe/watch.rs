@@ -57,7 +57,9 @@ impl<P: PageProvider> Watch<P> {
 }
 
 impl<P: PageProvider> PageProvider for Watch<P> {
-    const WATCHES: bool = true;
+    fn watching(&self) -> bool {
+        !self.quiet
+    }
 
     fn caps(&self) -> ProviderCaps {
         self.inner.caps()

@@ -79,12 +79,16 @@ impl std::error::Error for ProviderError {}
 /// length); `commit`, `decommit` and `release` ranges lie inside one earlier reservation.
 /// [`crate::pages::Pages`] checks these before calling, so implementations may assume them.
 pub trait PageProvider {
-    /// Whether this provider keeps what [`PageProvider::note`] is handed: true only for
-    /// teaching mode's watching provider. A policy tests it where even a test of its own
-    /// state would cost the usual path something, to note a decision that path takes
-    /// silently (a buddy block kept committed on free); being a constant, the test and
-    /// everything under it compile away for every other provider.
-    const WATCHES: bool = false;
+    /// Whether this provider keeps what [`PageProvider::note`] is handed right now: true
+    /// only for teaching mode's watching provider while it explains (not while it runs
+    /// fast to a far event). A policy asks it where even working out whether to note a
+    /// decision would cost the usual path something (a buddy block kept committed on
+    /// free); the default answer is a constant, so for every other provider the test and
+    /// everything under it compile away.
+    #[inline(always)]
+    fn watching(&self) -> bool {
+        false
+    }
 
     /// What this provider can do.
     fn caps(&self) -> ProviderCaps;

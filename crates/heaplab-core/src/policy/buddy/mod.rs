@@ -308,7 +308,7 @@ impl Policy for Buddy {
                 let want = self.order_for(need);
                 for k in (want..live.order).rev() {
                     self.starts.set(live.start + (1 << k));
-                    if P::WATCHES {
+                    if mem.watching() {
                         self.note_freed(mem, live.block + self.size_of(k), k);
                     }
                     self.put_free(mem, live.start + (1 << k), live.block + self.size_of(k), k)?;
