@@ -26,13 +26,12 @@
 
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
-import { chromium } from 'playwright-core';
+import { launchBench } from './browser.mjs';
 
 const PAGE_URL = process.env.HEAPLAB_URL;
 const HEAPLAB_BIN = process.env.HEAPLAB_BIN;
@@ -200,13 +199,7 @@ async function timedClick(page, button) {
   return { seconds, longest };
 }
 
-const profile = await mkdtemp(path.join(tmpdir(), 'heaplab-bench-'));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: '/usr/bin/chromium',
-  headless: true,
-  viewport: { width: 1280, height: 800 },
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const { profile, context } = await launchBench('heaplab-bench');
 
 try {
   const compareLink = (

@@ -15,12 +15,11 @@
 // pass. Every time is the median of ROUNDS (default 3).
 
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
-import { chromium } from 'playwright-core';
+import { launchBench } from './browser.mjs';
 
 import { rendererBytes, watchMemory } from '../tests/memory.mjs';
 
@@ -100,13 +99,7 @@ async function rounds(context, profile, preset, expected) {
   return { events, read, reach, back, peak };
 }
 
-const profile = await mkdtemp(path.join(tmpdir(), 'heaplab-teach-bench-'));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: '/usr/bin/chromium',
-  headless: true,
-  viewport: { width: 1280, height: 800 },
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const { profile, context } = await launchBench('heaplab-teach-bench');
 
 try {
   const { size } = await stat(TRACE);

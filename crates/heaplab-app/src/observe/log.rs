@@ -90,11 +90,6 @@ impl LogBuilder {
         self.data.len == 0
     }
 
-    /// How many bytes the events take so far.
-    pub fn bytes(&self) -> usize {
-        self.data.chunks.iter().map(Vec::len).sum()
-    }
-
     /// The chunk being written, which has room for an event.
     fn out(&mut self) -> &mut Vec<u8> {
         self.data
