@@ -5,6 +5,7 @@
 //! of relying on whatever happens to be installed.
 
 mod bench;
+mod fuzz;
 mod gate;
 mod page_bench;
 mod serve;
@@ -23,6 +24,9 @@ commands:
   build-wasm          build heaplab-wasm and run wasm-bindgen into web/pkg
   serve [--port N]    build-wasm, then serve web/ on http://127.0.0.1:N (default 8000)
   test                the whole gate: fmt, clippy, tests, wasm build, browser test
+  fuzz [--secs N] [TARGET...]
+                      run the fuzz targets in fuzz/ with cargo-fuzz on nightly, N
+                      seconds each (60); a crash becomes a file in fuzz/regressions/
   bench [ARGS]        the simulator's criterion bench, then tables of events/s per family
                       and the 1M/10K live-block ratios, from criterion's median and from
                       the fastest sample (ARGS go to criterion; `--table` alone prints the
@@ -66,6 +70,7 @@ fn run(args: Vec<String>) -> Result<()> {
             gate::run(&root)
         }
         "bench" => bench::run(&root, rest),
+        "fuzz" => fuzz::run(&root, rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())

@@ -18,6 +18,7 @@
 //! ```
 
 pub mod catalog;
+pub mod fuzz;
 pub mod link;
 pub mod observe;
 pub mod scenario;

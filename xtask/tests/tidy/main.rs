@@ -88,7 +88,12 @@ fn the_code_map_names_what_exists() {
         .collect();
     let mut missing = Vec::new();
     let mut files = std::collections::BTreeSet::new();
-    let mut stack = vec![root.join("crates"), root.join("web"), root.join("xtask")];
+    let mut stack = vec![
+        root.join("crates"),
+        root.join("web"),
+        root.join("xtask"),
+        root.join("fuzz"),
+    ];
     while let Some(dir) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;

@@ -24,7 +24,13 @@ const BASE64: GeneralPurpose = GeneralPurpose::new(
 pub fn encode(state: &LinkState) -> String {
     // Serialising plain data to JSON cannot fail: every map key is a string.
     let json = serde_json::to_vec(state).unwrap_or_default();
-    format!("{VERSION}.{}", BASE64.encode(deflate(&json)))
+    fragment_of(&json)
+}
+
+/// The fragment whose payload is `json`, whatever those bytes are: what [`encode`]
+/// writes, and how the fuzzer reaches the checks behind the base64 and the deflate.
+pub(crate) fn fragment_of(json: &[u8]) -> String {
+    format!("{VERSION}.{}", BASE64.encode(deflate(json)))
 }
 
 /// The page's address for `state` under `base` (`http://127.0.0.1:8000/`).

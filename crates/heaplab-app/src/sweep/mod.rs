@@ -9,7 +9,7 @@
 //! `window.heaplabSweep`. A sweep comes from flags ([`Sweep::new`]) or from a link's
 //! [`SweepView`] ([`Sweep::from_link`]).
 
-mod values;
+pub(crate) mod values;
 
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};

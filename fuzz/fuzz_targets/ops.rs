@@ -1,0 +1,4 @@
+//! Fuzz target `ops`: see `heaplab_app::fuzz::ops` for what it feeds and checks.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| heaplab_app::fuzz::ops(data));

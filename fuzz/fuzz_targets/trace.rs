@@ -1,0 +1,4 @@
+//! Fuzz target `trace`: see `heaplab_app::fuzz::trace` for what it feeds and checks.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| heaplab_app::fuzz::trace(data));
