@@ -10,7 +10,12 @@ use anyhow::{bail, Context, Result};
 
 use crate::{cargo, run_cmd, serve, target_dir, tools};
 
+/// The variables that make a snapshot test rewrite its expected file and pass: a gate run
+/// with one of them set would check nothing it rewrites.
+const REWRITERS: [&str; 3] = ["UPDATE_GOLDEN", "UPDATE_EXPECT", "UPDATE_DOCS"];
+
 pub fn run(root: &Path) -> Result<()> {
+    refuse_rewriters(|name| std::env::var_os(name).is_some())?;
     step("formatting");
     run_cmd(cargo().args(["fmt", "--all", "--check"]), root)?;
 
@@ -103,6 +108,20 @@ pub fn run(root: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Refuses to gate while any of [`REWRITERS`] is set (`set` says which are), naming them:
+/// snapshots are rewritten on purpose, by a run of their own test, and then read.
+fn refuse_rewriters(set: impl Fn(&str) -> bool) -> Result<()> {
+    let named: Vec<&str> = REWRITERS.into_iter().filter(|n| set(n)).collect();
+    if !named.is_empty() {
+        bail!(
+            "{} set: the snapshot tests would rewrite their expected files and pass. Unset \
+             it, and run the one test that rewrites a snapshot on its own, then read the diff",
+            named.join(" and ")
+        );
+    }
+    Ok(())
+}
+
 /// Every `web/tests/*.test.mjs`, in name order, relative to the root.
 fn browser_tests(root: &Path) -> Result<Vec<String>> {
     let mut tests = Vec::new();
@@ -121,4 +140,18 @@ fn browser_tests(root: &Path) -> Result<Vec<String>> {
 
 fn step(name: &str) {
     println!("\n==> {name}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_gate_refuses_to_run_with_a_snapshot_rewriter_set() {
+        assert!(refuse_rewriters(|_| false).is_ok());
+        let e = refuse_rewriters(|n| n == "UPDATE_GOLDEN" || n == "UPDATE_DOCS")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("UPDATE_GOLDEN and UPDATE_DOCS set:"), "{e}");
+    }
 }

@@ -789,3 +789,41 @@ fn a_closed_pipe_ends_the_output_without_a_panic() {
         );
     }
 }
+
+#[test]
+fn an_empty_trace_runs_and_says_it_holds_no_events() {
+    let dir = std::env::temp_dir().join(format!("heaplab-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, text) in [
+        ("empty.trace", ""),
+        ("comments.trace", "# a header only\n\n"),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        let path = path.to_str().unwrap();
+        for json in [false, true] {
+            let mut args = vec!["run", "-w", path, "-p", "glibc-like"];
+            if json {
+                args.push("--json");
+            }
+            let out = heaplab(&args);
+            assert!(out.status.success(), "{name}: {out:?}");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(
+                stderr.trim(),
+                format!("heaplab: {path} holds no events: every figure is zero"),
+                "{name}"
+            );
+            if json {
+                assert_eq!(json_of(&out)[0]["events"], 0, "{name}");
+            }
+        }
+    }
+    // A trace with events says nothing of the kind.
+    let path = dir.join("one.trace");
+    std::fs::write(&path, "a 1 16\n").unwrap();
+    let out = heaplab(&["run", "-w", path.to_str().unwrap(), "-p", "glibc-like"]);
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

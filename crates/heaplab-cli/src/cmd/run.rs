@@ -58,6 +58,15 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
             None => input::run_one(config, &options)?,
         });
     }
+    // A trace with nothing in it runs, and every figure is zero; say so where a warning
+    // goes, so an empty recording is not read as a program that used no memory.
+    if let Some(first) = outputs.first() {
+        if let (Some(path), Some(_)) = (&first.report.config.workload.path, &first.trace) {
+            if first.report.summary.events() == 0 {
+                eprintln!("heaplab: {path} holds no events: every figure is zero");
+            }
+        }
+    }
     if let Some(path) = &args.series {
         output::write_series(
             path,
