@@ -26,7 +26,10 @@ impl Sample {
 
 /// The downsampled series, column-wise for cheap plotting and compact JSON. Point `i`
 /// covers the events up to `t[i]` since the previous point and holds the maximum of each
-/// gauge over them.
+/// gauge over them; the last point is the state after the run's last event, so a chart
+/// ends where the report's end figures are. When the last bucket's maxima are not that
+/// state, the end is one more point at the same event (a series has at most one point
+/// more than the run's `series_points`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Series {
     pub t: Vec<u64>,
@@ -122,11 +125,17 @@ impl SeriesRecorder {
     }
 
     /// The series so far, including a partly filled last bucket, whose last sample was
-    /// taken after event `last`, when the counters were `stats`; and the page operations
-    /// on the same events.
-    pub fn finish(mut self, last: u64, stats: &PageStats) -> (Series, PageOpsCurve) {
+    /// taken after event `last`, when the counters were `stats` and the gauges `end`; and
+    /// the page operations on the same events. The series ends on `end`.
+    pub fn finish(mut self, last: u64, stats: &PageStats, end: Sample) -> (Series, PageOpsCurve) {
         if self.left < self.width {
             self.points.push((last, self.pending));
+            self.ops.push((stats.commit_ops, stats.decommit_ops));
+        }
+        // A bucket holds maxima, so its last point shows the run's end only when nothing
+        // fell in the bucket after its highest sample; the end state follows it otherwise.
+        if self.points.last().is_none_or(|&(_, s)| s != end) {
+            self.points.push((last, end));
             self.ops.push((stats.commit_ops, stats.decommit_ops));
         }
         let mut out = Series::default();
@@ -165,11 +174,22 @@ mod tests {
             for (i, &v) in values.iter().enumerate() {
                 r.record(i as u64 + 1, Sample { live: v, committed: v / 2, resident: v / 3 }, &counts(i as u64 + 1));
             }
-            let (s, _) = r.finish(values.len() as u64, &counts(values.len() as u64));
-            prop_assert!(s.t.len() <= cap);
+            let n = values.len();
+            let end = Sample { live: values[n - 1], committed: values[n - 1] / 2, resident: values[n - 1] / 3 };
+            let (s, _) = r.finish(n as u64, &counts(n as u64), end);
+            prop_assert!(s.t.len() <= cap + 1);
             prop_assert_eq!(s.live.iter().max(), values.iter().max());
-            prop_assert_eq!(*s.t.last().unwrap(), values.len() as u64);
-            prop_assert!(s.t.windows(2).all(|w| w[0] < w[1]));
+            prop_assert_eq!(*s.t.last().unwrap(), n as u64);
+            // The series ends on the last sample, whatever its bucket's maxima.
+            prop_assert_eq!(
+                (*s.live.last().unwrap(), *s.committed.last().unwrap(), *s.resident.last().unwrap()),
+                (end.live, end.committed, end.resident)
+            );
+            // Events only go forward; only the end state may share its event with the
+            // bucket before it.
+            let k = s.t.len();
+            prop_assert!(s.t[..k - 1].windows(2).all(|w| w[0] < w[1]));
+            prop_assert!(k < 2 || s.t[k - 2] <= s.t[k - 1]);
         }
 
         /// With an even capacity every merge pairs whole buckets, so point `i` is the
@@ -182,7 +202,21 @@ mod tests {
             for (i, &v) in values.iter().enumerate() {
                 r.record(i as u64 + 1, Sample { live: v, committed: v % 7, resident: v % 5 }, &counts(i as u64 + 1));
             }
-            let (s, ops) = r.finish(values.len() as u64, &counts(values.len() as u64));
+            let last = *values.last().unwrap();
+            let end = Sample { live: last, committed: last % 7, resident: last % 5 };
+            let (mut s, mut ops) = r.finish(values.len() as u64, &counts(values.len() as u64), end);
+            // The end state, when it is a point of its own, is the last sample alone, at
+            // the event its bucket's point ends on too.
+            let k = s.t.len();
+            if k >= 2 && s.t[k - 2] == s.t[k - 1] {
+                prop_assert_eq!(s.live.pop(), Some(last));
+                prop_assert_eq!(s.committed.pop(), Some(last % 7));
+                prop_assert_eq!(s.resident.pop(), Some(last % 5));
+                s.t.pop();
+                ops.t.pop();
+                ops.commits.pop();
+                ops.decommits.pop();
+            }
             // The page operations are the counters at each point's last event.
             prop_assert_eq!(&ops.t, &s.t);
             for (i, &t) in ops.t.iter().enumerate() {

@@ -564,7 +564,12 @@ impl<P: PageProvider> Books<P> {
             phases: self.phases,
             counters,
         };
-        let (mut series, page_ops) = self.series.finish(self.events, &st);
+        let end = Sample {
+            live: self.live_bytes.current,
+            committed: st.committed_pages.current,
+            resident: st.resident_pages.current,
+        };
+        let (mut series, page_ops) = self.series.finish(self.events, &st, end);
         for v in series
             .committed
             .iter_mut()

@@ -130,3 +130,51 @@ fn parametric_knobs_change_the_stream() {
         assert_ne!(h.finish(), base, "{k}={v} changed nothing");
     }
 }
+
+/// A chart ends where the report's end figures are: the last point of every run's series
+/// is the state after its last event, even when the last bucket of points held a higher
+/// maximum (the scenario `jit-arenas` once drew a line ending near 8.4 MiB beside an end
+/// of 132 KiB), and no peak is lost for it.
+#[test]
+fn every_series_ends_on_the_run_end_state() {
+    let mut checked = 0;
+    for spec in WORKLOADS {
+        for policy in ["glibc-like", "size-class", "buddy", "bump"] {
+            let mut config = RunConfig::new(spec.id, policy);
+            config.workload.params.insert("scale".into(), 0.002.into());
+            // Few points, so the last bucket spans many events.
+            config.series_points = 16;
+            let Ok(out) = heaplab_core::run::run(&config) else {
+                continue;
+            };
+            let s = &out.report.summary;
+            let page = s.page_size;
+            let last = |v: &Vec<u64>| *v.last().unwrap();
+            let what = format!("{} under {policy}", spec.id);
+            assert_eq!(last(&out.series.t), s.events(), "{what}");
+            assert_eq!(
+                last(&out.series.live),
+                s.program.live_bytes.current,
+                "{what}"
+            );
+            assert_eq!(
+                last(&out.series.resident),
+                s.pages.resident_pages.current * page,
+                "{what}"
+            );
+            assert_eq!(
+                last(&out.series.committed),
+                s.pages.committed_pages.current * page,
+                "{what}"
+            );
+            assert_eq!(
+                out.series.resident.iter().max(),
+                Some(&(s.pages.resident_pages.peak * page)),
+                "{what}: the peak is kept"
+            );
+            assert!(out.series.t.len() <= 17, "{what}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 40, "only {checked} runs checked");
+}
