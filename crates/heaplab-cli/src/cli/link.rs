@@ -7,8 +7,7 @@ use super::shared::RunInputArgs;
 pub(super) const LINK_EXAMPLES: &str = "Examples:
   heaplab link -w churn -p glibc-like -p mimalloc-like --scale 0.1
   heaplab link --sweep -p bump --vary slab_size=4K..1M -w churn
-  heaplab link --scenario jit-arenas
-  HEAPLAB_BASE_URL=https://example.org/tools/heaplab/ heaplab link -w churn -p bump";
+  heaplab link --scenario jit-arenas --base-url https://example.org/tools/heaplab/";
 
 #[derive(Debug, Args)]
 // `heaplab link --scenario ID` needs no workload or policy: the scenario names its own.
