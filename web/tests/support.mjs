@@ -6,6 +6,8 @@
 //   HEAPLAB_URL  the page, e.g. http://127.0.0.1:PORT/
 //   HEAPLAB_BIN  the absolute path of the `heaplab` CLI, whose reports the page's
 //                must equal exactly, since both run the same core on the same config.
+//   HEAPLAB_DIST the static site `cargo xtask dist` writes, which dist.test.mjs serves
+//                under a sub-path.
 
 import { after, before } from 'node:test';
 import { execFile } from 'node:child_process';
@@ -28,7 +30,8 @@ export const RUN_TIMEOUT_MS = 60_000;
 
 export const run = promisify(execFile);
 
-function requiredEnv(name) {
+/** The value of an environment variable `cargo xtask test` sets; a test file without it fails. */
+export function requiredEnv(name) {
   const value = process.env[name];
   if (!value) {
     throw new Error(`${name} is not set; run this test through \`cargo xtask test\``);

@@ -8,7 +8,7 @@ use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 
-use crate::{cargo, run_cmd, serve, target_dir, tools};
+use crate::{cargo, dist, run_cmd, serve, target_dir, tools};
 
 /// The variables that make a snapshot test rewrite its expected file and pass: a gate run
 /// with one of them set would check nothing it rewrites.
@@ -76,6 +76,12 @@ pub fn run(root: &Path) -> Result<()> {
         tools::WASM_BUDGET
     );
 
+    // The dist browser test serves this site under a sub-path, as a shared host would.
+    step("static site");
+    let site = dist::default_out(&target_dir(root));
+    dist::write_site(&root.join("web"), &site)?;
+    println!("==> the static site is in {}", site.display());
+
     // The browser test compares the page's reports against the CLI's, so the CLI
     // binary has to exist at a known path.
     step("heaplab CLI for the browser test");
@@ -99,7 +105,8 @@ pub fn run(root: &Path) -> Result<()> {
             .args(["--test", "--test-reporter=tap", "--test-concurrency=1"])
             .args(&tests)
             .env("HEAPLAB_URL", &url)
-            .env("HEAPLAB_BIN", &heaplab_bin),
+            .env("HEAPLAB_BIN", &heaplab_bin)
+            .env("HEAPLAB_DIST", &site),
         root,
     )
     .context("the browser test failed; screenshots are in web/test-results/")?;

@@ -5,6 +5,7 @@
 //! of relying on whatever happens to be installed.
 
 mod bench;
+mod dist;
 mod fuzz;
 mod gate;
 mod page_bench;
@@ -23,6 +24,8 @@ usage: cargo xtask <command>
 commands:
   build-wasm          build heaplab-wasm and run wasm-bindgen into web/pkg
   serve [--port N]    build-wasm, then serve web/ on http://127.0.0.1:N (default 8000)
+  dist [--out DIR]    build-wasm, then write the page as a static site into DIR (default
+                      target/dist) for any static host, at its root or under a sub-path
   test                the whole gate: fmt, clippy, tests, wasm build, browser test
   fuzz [--secs N] [TARGET...]
                       run the fuzz targets in fuzz/ with cargo-fuzz on nightly, N
@@ -64,6 +67,14 @@ fn run(args: Vec<String>) -> Result<()> {
             let port = parse_port(rest)?;
             tools::build_wasm(&root)?;
             serve::serve_forever(&root.join("web"), port)
+        }
+        "dist" => {
+            let out =
+                dist::parse_out(rest)?.unwrap_or_else(|| dist::default_out(&target_dir(&root)));
+            tools::build_wasm(&root)?;
+            dist::write_site(&root.join("web"), &out)?;
+            println!("==> the static site is in {}", out.display());
+            Ok(())
         }
         "test" => {
             no_more_args(rest)?;

@@ -7,7 +7,7 @@ use super::shared::RunInputArgs;
 pub(super) const LINK_EXAMPLES: &str = "Examples:
   heaplab link -w churn -p glibc-like -p mimalloc-like --scale 0.1
   heaplab link --sweep -p bump --vary slab_size=4K..1M -w churn
-  heaplab link --scenario jit-arenas";
+  heaplab link --scenario jit-arenas --base-url https://example.org/tools/heaplab/";
 
 #[derive(Debug, Args)]
 // `heaplab link --scenario ID` needs no workload or policy: the scenario names its own.
@@ -40,7 +40,11 @@ pub struct LinkArgs {
     /// it. Repeatable; the first is the sweep's own [default: peak_resident_bytes].
     #[arg(long, value_name = "KEY", requires = "sweep")]
     pub metric: Vec<String>,
-    /// The page's address the link starts with.
-    #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8000/")]
-    pub base_url: String,
+    /// The page's address the link starts with, an http:// or https:// URL: where
+    /// `cargo xtask serve` serves it or where a team hosts `cargo xtask dist`'s site.
+    /// heaplab reads no settings file of its own, so the address is set once in the
+    /// environment [default: $HEAPLAB_BASE_URL, or http://127.0.0.1:8000/ when that is
+    /// unset or empty].
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
 }

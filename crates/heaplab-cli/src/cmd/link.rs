@@ -1,6 +1,7 @@
 //! `heaplab link` prints the page's link for a run or a seed scenario, so whoever opens
 //! it sees the same run, and `heaplab run --link` replays it here.
 
+use std::ffi::OsString;
 use std::fs::File;
 use std::io::Read;
 
@@ -33,11 +34,97 @@ pub fn run(args: LinkArgs) -> Result<(), CliError> {
     } else {
         from_runs(&args)?
     };
-    let url = link::url(&args.base_url, &state);
+    let base_url = base_url(args.base_url.as_deref(), std::env::var_os(BASE_URL_ENV))?;
+    let url = link::url(&base_url, &state);
     // The link must open: the same checks the page makes, before anyone is sent it.
     link::decode(&url).map_err(|e| CliError::input(e.message))?;
     println!("{url}");
     Ok(())
+}
+
+/// The environment variable a team sets once to the address it hosts the page at.
+const BASE_URL_ENV: &str = "HEAPLAB_BASE_URL";
+
+/// Where `cargo xtask serve` serves the page, for links made with no address given.
+const DEFAULT_BASE_URL: &str = "http://127.0.0.1:8000/";
+
+/// The page's address: `--base-url`, else `HEAPLAB_BASE_URL` when set and not empty
+/// (an empty one is how a shell unsets it for one command), else the local page. A bad
+/// address is refused naming where it came from, since a link that opens nothing is
+/// only found out by whoever it is sent to.
+fn base_url(flag: Option<&str>, env: Option<OsString>) -> Result<String, CliError> {
+    let (value, source) = match (flag, env) {
+        (Some(flag), _) => (flag.to_string(), "--base-url"),
+        (None, Some(env)) if !env.is_empty() => {
+            let value = env.into_string().map_err(|env| {
+                CliError::input(format!(
+                    "{BASE_URL_ENV}: {} is not valid UTF-8",
+                    env.to_string_lossy()
+                ))
+            })?;
+            (value, BASE_URL_ENV)
+        }
+        _ => return Ok(DEFAULT_BASE_URL.to_string()),
+    };
+    check_base_url(&value).map_err(|why| CliError::input(format!("{source}: {value} {why}")))?;
+    Ok(value)
+}
+
+/// Checks that `url` is an absolute http or https address with a host, and a port if
+/// it names one, with nothing in it a browser would have to guess at. The words after
+/// the address are what is wrong with it.
+fn check_base_url(url: &str) -> Result<(), String> {
+    if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err("has a space or a control character in it".into());
+    }
+    let scheme_ok = url.split_once("://").filter(|(scheme, _)| {
+        scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https")
+    });
+    let Some((_, rest)) = scheme_ok else {
+        return Err("is not an http:// or https:// address".into());
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    // Whatever stands before an `@` is a user name and password, not the host.
+    let host_port = authority.rsplit('@').next().unwrap_or_default();
+    let port = if let Some(bracketed) = host_port.strip_prefix('[') {
+        let (ip, after) = bracketed
+            .split_once(']')
+            .ok_or("has a `[` before its host and no `]` after it")?;
+        if ip.is_empty()
+            || !ip
+                .chars()
+                .all(|c| c.is_ascii_hexdigit() || c == ':' || c == '.')
+        {
+            return Err(format!("has [{ip}] for a host, not an IPv6 address"));
+        }
+        match after {
+            "" => None,
+            _ => Some(
+                after
+                    .strip_prefix(':')
+                    .ok_or("has more than a port after its host")?,
+            ),
+        }
+    } else {
+        let (host, port) = match host_port.rsplit_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (host_port, None),
+        };
+        if host.is_empty() {
+            return Err("names no host".into());
+        }
+        let allowed = |c: char| c.is_alphanumeric() || matches!(c, '-' | '.' | '_');
+        if let Some(bad) = host.chars().find(|&c| !allowed(c)) {
+            return Err(format!("has `{bad}` in its host"));
+        }
+        port
+    };
+    match port {
+        Some(port) if port.parse::<u16>().is_err() => {
+            Err(format!("has `{port}` for a port, not a number up to 65535"))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The state of the runs the flags describe; a trace file is carried in the link when it
