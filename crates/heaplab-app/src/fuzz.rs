@@ -158,6 +158,10 @@ pub fn vary(data: &[u8]) {
     }
 }
 
+/// The most calls one program makes: every invariant is checked after each, which costs
+/// time growing with the heap, so a long program would slow the fuzzer to a crawl.
+const MAX_CALLS: usize = 600;
+
 /// Runs the bytes as a program of allocator calls through the family or preset the first
 /// byte picks, with every invariant checked after each call: three bytes a call, the
 /// first its kind and the others its argument.
@@ -174,11 +178,12 @@ pub fn ops(data: &[u8]) {
     let mut live: Vec<BlockId> = Vec::new();
     let mut next: BlockId = 0;
     let mut events = Vec::new();
-    for call in program.chunks_exact(3).take(MAX_EVENTS) {
+    for call in program.chunks_exact(3).take(MAX_CALLS) {
         let arg = u64::from(u16::from_le_bytes([call[1], call[2]]));
         let event = match call[0] % 6 {
             // Small sizes most of the time, as programs ask.
             0 | 1 => Event::alloc(next, arg % 2048),
+            // Now and then a large one, up to 4 MiB: past mmap thresholds and spans.
             2 => Event::alloc(next, arg << 6),
             3 if !live.is_empty() => Event::free(live.swap_remove(arg as usize % live.len())),
             4 if !live.is_empty() => Event::realloc(live[arg as usize % live.len()], arg % 8192),
