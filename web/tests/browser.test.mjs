@@ -943,6 +943,9 @@ describe('heaplab page', () => {
     await page.selectOption('#baseline', '1');
     assert.match(await page.textContent('#summary thead th:nth-child(3)'), /\(baseline\)/);
     await page.click('#copy-link');
+    // A built-in workload: the link alone is the run.
+    await page.locator('#status', { hasText: /^Link/ }).waitFor();
+    assert.match(await page.textContent('#status'), /whoever opens it sees this run/);
     const link = await page.evaluate(() => window.heaplabLink);
     assert.ok(link.includes('#2.'), `not a link: ${link}`);
     const reopened = await openPage(link);
@@ -1058,6 +1061,9 @@ describe('heaplab page', () => {
     await page.selectOption('#workload', 'tree_churn');
     await page.fill('.workload [data-param="scale"]', '0.01');
     await page.selectOption('.policy select.family', 'bump');
+    // B, a copy of A at 8 KiB: a point opened from the sweep comes after it, as C.
+    await page.click('.policy .duplicate-policy');
+    await page.fill('.policy:nth-of-type(2) [data-param="slab_size"]', '8KiB');
     const swept = await sweepFromForm(page, { param: 'slab_size', values: '4K..64K', metric: 'page_ops' });
     assert.equal(swept, 'done', await errorText(page));
     const sweep = await page.evaluate(() => window.heaplabSweep);
@@ -1071,14 +1077,18 @@ describe('heaplab page', () => {
     assert.equal(await page.locator('#sweep-table tbody tr').count(), 5);
     await page.screenshot({ path: path.join(RESULTS_DIR, 'sweep.png') });
 
-    // A row opens its value beside the swept configuration, and the comparison runs.
+    // A row opens its value as the last configuration, after those there were, and the
+    // comparison runs.
     await page.evaluate(() => {
       document.body.dataset.state = 'before-open';
     });
     await page.click('#sweep-table tbody tr:nth-child(5)');
-    await page.waitForFunction(() => window.heaplabResults?.length === 2 && document.body.dataset.state === 'done', null, { timeout: RUN_TIMEOUT_MS });
+    await page.waitForFunction(() => window.heaplabResults?.length === 3 && document.body.dataset.state === 'done', null, { timeout: RUN_TIMEOUT_MS });
     const { reports } = await results(page);
-    assert.deepEqual(reports.map((report) => report.config.policy.params.slab_size), [4096, 65536]);
+    assert.deepEqual(reports.map((report) => report.config.policy.params.slab_size), [4096, 8192, 65536]);
+    const titles = await page.$$eval('.policy .policy-title', (legends) => legends.map((legend) => legend.textContent));
+    assert.deepEqual(titles, ['Configuration A', 'Configuration B', 'Configuration C']);
+    assert.equal(await page.inputValue('.policy:nth-of-type(3) [data-param="slab_size"]'), '64KiB');
     assert.equal(await page.isVisible('#sweep-results'), false);
     normalRunProblems.push(...problems);
     await page.close();
@@ -1094,6 +1104,44 @@ describe('heaplab page', () => {
     assert.equal(await page.evaluate(() => document.body.dataset.state), 'done', await errorText(page));
     assert.deepStrictEqual(await page.evaluate(() => window.heaplabSweep), cli);
     assert.equal(await page.isVisible('#sweep-chart'), true);
+    normalRunProblems.push(...problems);
+    await page.close();
+  });
+
+  it('opens a sweep link naming a trace file at its sweep, and runs it once the file is chosen, as heaplab sweep does', async () => {
+    const text = ['a 1 4000', 'a 2 70000', 'f 1', 'a 3 100', 'f 2', 'a 4 300', 'r 4 9000', 'f 3', 'f 4', ''].join('\n');
+    const file = path.join(scratch, 'swept.trace.gz');
+    await writeFile(file, gzipSync(Buffer.from(text)));
+    // A parameter other than the first the menu offers, so the form cannot show it by chance.
+    const args = ['-w', 'swept.trace.gz', '-p', 'size-class', '--vary', 'page_size=4K,16K,64K'];
+    const link = (await run(HEAPLAB_BIN, ['link', '--sweep', ...args, '--base-url', PAGE_URL], { cwd: scratch })).stdout.trim();
+    const cli = JSON.parse((await run(HEAPLAB_BIN, ['sweep', ...args, '--json'], { cwd: scratch })).stdout);
+
+    const { page, problems } = await openPage(link);
+    assert.equal(await page.isVisible('#error'), false, await errorText(page));
+    assert.match(await page.textContent('#link-note'), /swept\.trace\.gz.*load it/);
+    // Before the file, the sweep form already shows the link's sweep.
+    assert.equal(await page.inputValue('#sweep-config'), '0');
+    assert.equal(await page.inputValue('#sweep-param'), 'page_size');
+    assert.equal(await page.inputValue('#sweep-values'), '4096,16384,65536');
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'sweep-link-waits-for-trace.png') });
+    // Choosing the file runs the link's sweep, not a comparison.
+    await page.setInputFiles('#trace-file', file);
+    await page.waitForFunction(() => window.heaplabSweep !== undefined || document.body.dataset.state === 'error', null, { timeout: RUN_TIMEOUT_MS });
+    assert.equal(await page.evaluate(() => document.body.dataset.state), 'done', await errorText(page));
+    assert.deepStrictEqual(await page.evaluate(() => window.heaplabSweep), cli);
+    assert.equal(await page.isVisible('#sweep-chart'), true);
+    assert.equal(await page.inputValue('#sweep-param'), 'page_size');
+    // "Run sweep" runs the same sweep again.
+    assert.equal(await sweepFromForm(page, { param: 'page_size', values: await page.inputValue('#sweep-values'), metric: await page.inputValue('#sweep-metric') }), 'done', await errorText(page));
+    assert.deepStrictEqual(await page.evaluate(() => window.heaplabSweep), cli);
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'sweep-link-trace.png') });
+    // Its link names the trace without carrying it, and Copy link says so.
+    await page.click('#copy-link');
+    await page.locator('#status', { hasText: /^Link/ }).waitFor();
+    const status = await page.textContent('#status');
+    assert.match(status, /must choose that file again/);
+    assert.doesNotMatch(status, /sees this run/);
     normalRunProblems.push(...problems);
     await page.close();
   });
