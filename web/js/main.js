@@ -395,6 +395,8 @@ function openAddress({ keep = false } = {}) {
       // results rather than on an empty chart.
       pending = { form: true };
     }
+    // A link that waits for a file has no results yet; those of an earlier link are not its.
+    if (scenario == null && !runnable) forgetResults();
     const waiting = modules.waitingNote();
     if (waiting) setStatus(waiting);
     return null;

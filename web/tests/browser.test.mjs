@@ -1124,6 +1124,8 @@ describe('heaplab page', () => {
     assert.equal(await page.inputValue('#sweep-config'), '0');
     assert.equal(await page.inputValue('#sweep-param'), 'page_size');
     assert.equal(await page.inputValue('#sweep-values'), '4096,16384,65536');
+    // No empty chart or table stands for results the link has not run yet.
+    assert.equal(await page.isVisible('#results'), false);
     await page.screenshot({ path: path.join(RESULTS_DIR, 'sweep-link-waits-for-trace.png') });
     // Choosing the file runs the link's sweep, not a comparison.
     await page.setInputFiles('#trace-file', file);
