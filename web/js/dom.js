@@ -30,8 +30,6 @@ export function isRunning() {
 export function setStatus(text) {
   const status = $('#status');
   status.textContent = text;
-  // The line is cut to one line; the whole of it is on hover.
-  status.title = text;
 }
 
 export function showError(message) {
@@ -153,6 +151,14 @@ export function option(value, text, title = '') {
 /** A configuration's letter: A for the first, which the others are compared with by default. */
 export function configLetter(index) {
   return String.fromCharCode(65 + index);
+}
+
+/**
+ * A configuration as messages name it, by the title its card shows and what it runs
+ * (`Configuration B (llvm-bump)`), so a message points at what the page shows.
+ */
+export function configName(index, policy) {
+  return `Configuration ${configLetter(index)} (${policy})`;
 }
 
 /**

@@ -3,7 +3,7 @@
 // shows run configs (resolved, every value present) in the form; it knows nothing of
 // links, which state.js turns into configs and back.
 
-import { $, configLetter, option } from './dom.js';
+import { $, configLetter, configName, option } from './dom.js';
 import {
   MAX_POLICIES,
   PRESET_PREFIX,
@@ -53,10 +53,11 @@ export function policyCards() {
   return [...document.querySelectorAll('#policies .policy')];
 }
 
+/** The card as messages name it: `Configuration B (llvm-bump)`, its title and its choice. */
 function policyWhere(card) {
   const value = $('select.family', card).value;
   const { module } = selection(value);
-  return `Policy ${policyCards().indexOf(card) + 1} (${module ? moduleName(module) : value.replace(PRESET_PREFIX, '')})`;
+  return configName(policyCards().indexOf(card), module ? moduleName(module) : value.replace(PRESET_PREFIX, ''));
 }
 
 /**

@@ -7,17 +7,17 @@
 // on runner; and all of them on dom, format and catalog, which need only the wasm
 // module (and dom nothing at all).
 
-import init, { chart_svg, series_csv, summary_csv } from '../pkg/heaplab_wasm.js';
+import init, { chart_svg, link_decode, series_csv, summary_csv } from '../pkg/heaplab_wasm.js';
 import { $, beginRun, cancelledRun, clearError, endRun, fail, isRunning, messageOf, onIdle, option, restorePrevious, runsBegun, setProgress, setState, setStatus, showError } from './dom.js';
 import { TRACE_ID, loadLists } from './catalog.js';
-import { chartKind, chartRun, chartZoom, drawChart, runLabels, setChartView, wireCharts } from './charts.js';
+import { chartKind, chartRun, chartZoom, drawChart, forgetChart, runLabels, setChartView, wireCharts } from './charts.js';
 import { buildEditor, readForm, refreshModuleMenus, showModuleCard, showWorkload } from './editor.js';
 import { formatBytes, formatCount } from './format.js';
 import * as modules from './modules.js';
 import { Cancelled, cancelAll, checkModule, runConfigs } from './runner.js';
 import { buildScenarios, forgetScenario, openScenarioInEditor, runScenarioNow, showScenario } from './scenarios.js';
 import { formLinkState, linkFollowsForm, openLink, setViewBaseline, setViewChart, setViewSweep, viewBaseline, viewChart, viewSweep, writeLink } from './state.js';
-import { buildSweep, refreshSweepMenus, runSweep } from './sweep.js';
+import { buildSweep, refreshSweepMenus, runSweep, showSweepControls } from './sweep.js';
 import { renderSummary } from './tables.js';
 import { buildTeach, openTeach, openTeachFromLink } from './teach/panel.js';
 import * as trace from './trace.js';
@@ -44,14 +44,15 @@ function onRun(event) {
   restart();
 }
 
-// The form's run in progress, if any: a new request cancels it and waits for its end, so
-// Run (or an edit under auto-run) always runs the form as it stands now.
+// The form's run (or a sweep a trace file started) in progress, if any: a new request
+// cancels it and waits for its end, so Run (or an edit under auto-run) always runs the
+// form as it stands now.
 let active = null;
 // Set while a run is cancelled to make way for a new one, which the page then shows: the
 // cancelled run neither reports "Cancelled" nor settles the page's state.
 let superseded = false;
 
-async function restart() {
+async function restart(start = () => runForm({ writesLink: true })) {
   clearTimeout(autoTimer);
   if (active) {
     superseded = true;
@@ -60,7 +61,7 @@ async function restart() {
     superseded = false;
   }
   if (isRunning()) return; // A scenario runs: its end starts nothing, Run is pressed again.
-  active = runForm({ writesLink: true });
+  active = start();
   await active;
   active = null;
 }
@@ -79,26 +80,83 @@ function workloadKey(configs) {
   return JSON.stringify(configs[0]?.workload ?? null);
 }
 
-/** After an edit: re-runs soon if auto-run is on and the workload is known to be small. */
-function scheduleAutoRun() {
+// The trace file's own switches: ticking one reads the trace the page holds again, as
+// choosing the file does, so it runs whatever the trace's length.
+const TRACE_SWITCHES = new Set(['lenient', 'strict']);
+
+/**
+ * After an edit of `field`: re-runs soon if auto-run is on and the workload is known to
+ * be small, or the edit is a trace switch of a trace the page holds.
+ */
+function scheduleAutoRun(field = null) {
   clearTimeout(autoTimer);
   if (!$('#auto-run').checked) return;
   let form;
   try {
     form = readForm();
   } catch {
-    return; // A field the run would refuse: Run says what is wrong.
+    return; // A field the run would refuse: the field or Run says what is wrong.
   }
+  const traceSwitch = TRACE_SWITCHES.has(field?.id) && trace.hasTrace();
   const small = lastRun && lastRun.key === workloadKey(form.configs) && lastRun.events <= AUTO_RUN_EVENTS;
-  if (!small) {
-    if (lastRun) setStatus('Changed: press Run (auto-run waits when the workload changes or is large).');
+  if (!small && !traceSwitch) {
+    if (lastRun) setStatus('Changed: press Run (auto-run waits for a new or large workload).');
     return;
   }
   const begun = runsBegun();
   autoTimer = setTimeout(() => {
     // A scenario or a sweep that ran meanwhile has its own results on screen.
-    if (runsBegun() === begun) restart();
+    if (runsBegun() === begun) (traceSwitch ? runShown : restart)();
   }, AUTO_RUN_DELAY_MS);
+}
+
+/**
+ * Runs again what the results column is for: the sweep when the page shows one (or a
+ * link opened one that waits for its trace), else the comparison.
+ */
+function runShown() {
+  return viewSweep() ? restart(() => runSweep()) : restart();
+}
+
+/**
+ * The results of another workload: gone from view (and from the test hooks) once a new
+ * trace is chosen, so that no chart stands under "Trace file…" that is not the trace's.
+ */
+function forgetResults() {
+  shown = null;
+  forgetChart();
+  $('#results').hidden = true;
+  $('#sweep-results').hidden = true;
+  delete window.heaplabResults;
+  delete window.heaplabConfigs;
+  delete window.heaplabSweep;
+}
+
+/**
+ * A trace file chosen in "Trace file…" or dropped on the page: the form's workload from
+ * now on. A file the page refuses (over its limits, unreadable) is named at the file
+ * input and the page keeps what it showed; otherwise the results of the workload before
+ * are cleared, and with auto-run on the trace runs (the sweep, when the page is on one).
+ */
+async function takeTraceFile(file) {
+  clearError();
+  try {
+    await trace.chooseFile(file);
+  } catch (error) {
+    // The page keeps what it showed; the message and the file input say what is wrong.
+    showError(messageOf(error));
+    error.input?.setAttribute('aria-invalid', 'true');
+    return;
+  } finally {
+    linkFollowsForm();
+  }
+  if (!file) return;
+  forgetResults();
+  if ($('#auto-run').checked) {
+    runShown();
+  } else {
+    setStatus(`${file.name} is chosen: press ${viewSweep() ? 'Run sweep' : 'Run'} to run it.`);
+  }
 }
 
 /** Fills the baseline menu with the configurations that ran, keeping the choice. */
@@ -150,7 +208,7 @@ async function runForm({ writesLink }) {
             : `Running ${configs.length} ${configs.length === 1 ? 'configuration' : 'configurations'}: ${Math.floor(share * 100)}%…`,
         );
       },
-      expected,
+      { expectedEvents: expected },
     );
     // A trace hashed by this run (a large file's first) is named by its hash from now on.
     if (writesLink && traceFile?.hash) linkFollowsForm();
@@ -215,15 +273,35 @@ function exportFile(kind) {
   else if (kind === 'chart-png') $('#chart').toBlob((blob) => blob && download(`heaplab-${chartKind()}.png`, blob));
 }
 
+/**
+ * What whoever opens the page's link sees, as a sentence: this run, or, when the link
+ * names files it does not carry (a trace over what a link holds, your allocator's module),
+ * that they must choose those files again. Read from the link itself, by the core's codec.
+ */
+function linkPromise() {
+  let state;
+  try {
+    state = link_decode(window.location.hash);
+  } catch {
+    return 'whoever opens it sees this run';
+  }
+  const named = [];
+  if (state.workload?.trace?.name) named.push(`the trace file ${state.workload.trace.name}`);
+  for (const ref of state.modules ?? []) if (!ref.base64) named.push(`the allocator ${ref.name}`);
+  if (named.length === 0) return 'whoever opens it sees this run';
+  return `it names ${named.join(' and ')} without carrying ${named.length === 1 ? 'it' : 'them'}, so whoever opens it must choose ${named.length === 1 ? 'that file' : 'those files'} again to run it`;
+}
+
 async function copyLink() {
   linkFollowsForm();
   window.heaplabLink = window.location.href;
+  const promise = linkPromise();
   try {
     await navigator.clipboard.writeText(window.location.href);
-    setStatus('Link copied: whoever opens it sees this run.');
+    setStatus(`Link copied: ${promise}.`);
   } catch {
     // Clipboard access needs a secure context and permission; the address bar has it.
-    setStatus(`Link: ${window.location.href}`);
+    setStatus(`Link (${promise}): ${window.location.href}`);
   }
 }
 
@@ -281,13 +359,7 @@ function wireDrop() {
       return;
     }
     showWorkload(TRACE_ID, {});
-    trace.chooseFile(file).then(
-      () => {
-        linkFollowsForm();
-        restart();
-      },
-      (error) => showError(messageOf(error)),
-    );
+    takeTraceFile(file);
   });
 }
 
@@ -313,14 +385,18 @@ function openAddress({ keep = false } = {}) {
       showScenario(scenario);
       openScenarioInEditor(scenario);
       pending = { scenario };
-    } else if (runnable && viewSweep()) {
-      // A sweep's link opens the sweep and runs it.
-      pending = { sweep: viewSweep() };
+    } else if (viewSweep()) {
+      // A sweep's link opens the sweep in its controls and runs it; one that names a
+      // trace file the page does not hold runs it once the file is chosen.
+      showSweepControls(viewSweep());
+      if (runnable) pending = { sweep: viewSweep() };
     } else if (runnable) {
       // A link runs when opened; so does the bare page, which opens on its defaults'
       // results rather than on an empty chart.
       pending = { form: true };
     }
+    // A link that waits for a file has no results yet; those of an earlier link are not its.
+    if (scenario == null && !runnable) forgetResults();
     const waiting = modules.waitingNote();
     if (waiting) setStatus(waiting);
     return null;
@@ -363,9 +439,7 @@ function wire() {
   });
   buildSweep();
   buildScenarios();
-  $('#trace-file').addEventListener('change', () => {
-    trace.chooseFile($('#trace-file').files?.[0] ?? null).then(linkFollowsForm, (error) => showError(messageOf(error)));
-  });
+  $('#trace-file').addEventListener('change', () => takeTraceFile($('#trace-file').files?.[0] ?? null));
   $('#module-file').addEventListener('change', () => {
     const file = $('#module-file').files?.[0];
     // The same file chosen again after a rebuild must fire "change" again.
@@ -374,13 +448,15 @@ function wire() {
   const form = $('#config');
   form.addEventListener('submit', onRun);
   form.addEventListener('input', (event) => {
-    event.target.removeAttribute?.('aria-invalid');
+    // A parameter's field says itself whether its text is refused (params.js); any other
+    // field a run refused is taken to be fixed once edited.
+    if (!event.target.dataset?.param) event.target.removeAttribute?.('aria-invalid');
     linkFollowsForm();
-    scheduleAutoRun();
+    scheduleAutoRun(event.target);
   });
-  form.addEventListener('change', () => {
+  form.addEventListener('change', (event) => {
     linkFollowsForm();
-    scheduleAutoRun();
+    scheduleAutoRun(event.target);
   });
   $('#cancel').addEventListener('click', () => cancelAll());
   $('#baseline').addEventListener('change', () => {

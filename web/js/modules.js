@@ -6,7 +6,7 @@
 // module: the workers do that with the interpreter's own build (runner.checkModule).
 
 import { link_module_bytes, link_module_named, link_module_ref } from '../pkg/heaplab_wasm.js';
-import { FieldError } from './dom.js';
+import { FieldError, configName } from './dom.js';
 import { formatCount } from './format.js';
 
 // sha256 -> { name, size, sha256, bytes, ref }: `bytes` a Uint8Array, or null while a
@@ -70,10 +70,20 @@ export function moduleOf(config) {
 }
 
 /**
- * The modules `configs` run, each once, as the workers take them (`{ name, bytes }`);
- * throws a `FieldError` naming the configuration whose module the page does not have.
+ * The editor's name of config `index`, by its card's title and what it runs (its
+ * module's file name, its preset or its family): `Configuration B (llvm-bump)`.
  */
-export function modulesOf(configs) {
+export function cardName(config, index) {
+  const sha256 = moduleOf(config);
+  return configName(index, sha256 ? moduleName(sha256) : config.policy?.preset ?? config.policy?.family);
+}
+
+/**
+ * The modules `configs` run, each once, as the workers take them (`{ name, bytes }`);
+ * throws a `FieldError` naming the configuration whose module the page does not have,
+ * as `name(index)` calls it (by default the editor's card, `cardName`).
+ */
+export function modulesOf(configs, name = (index) => cardName(configs[index], index)) {
   const needed = new Map();
   configs.forEach((config, index) => {
     const sha256 = moduleOf(config);
@@ -81,7 +91,7 @@ export function modulesOf(configs) {
     const module = known.get(sha256);
     if (!module?.bytes) {
       throw new FieldError(
-        `Policy ${index + 1} (${moduleName(sha256)}): the page does not have this allocator module; load its .wasm file`,
+        `${name(index)}: the page does not have this allocator module; load its .wasm file`,
         document.querySelector('#module-file'),
       );
     }

@@ -44,24 +44,23 @@ function multiplier(param) {
 /**
  * The hint under a numeric field: a size in units while the text is one, what 0 stands
  * for where it is not an amount ("one page", "off"), the value as a multiple ("= 0.05×"),
- * or why the run will refuse the text, so that a misshapen size never reads as a size.
+ * or, as soon as the text is one the run will refuse, the core's reason, whole, on a line
+ * of its own under the field, which is marked invalid until the text is fixed: a
+ * misshapen size never reads as a size, and no bad value waits for Run to be told.
  */
 function hintUpdater(param, input, hint, scope, owner) {
   const note = param.kind === 'bytes' && param.power_of_two ? ' · power of 2' : '';
   const unit = unitWord(param);
   return () => {
     const text = input.value.trim();
+    const { value, problem } = text === '' ? { problem: null } : parse(scope, owner, param, text);
+    hint.classList.toggle('refused', problem != null);
+    if (problem != null) input.setAttribute('aria-invalid', 'true');
+    else input.removeAttribute('aria-invalid');
     if (text === '') {
-      hint.classList.remove('refused');
       hint.textContent = param.kind === 'bytes' ? note.replace(' · ', '') : unit;
-      return;
-    }
-    const { value, problem } = parse(scope, owner, param, text);
-    hint.classList.toggle('refused', problem != null && param.kind === 'bytes');
-    if (problem != null) {
-      // Only sizes get the refusal as they are typed: their hint would otherwise
-      // show a size the run will not take. Other fields say it when Run is pressed.
-      hint.textContent = param.kind === 'bytes' ? `not allowed: ${problem}` : unit;
+    } else if (problem != null) {
+      hint.textContent = `not allowed: ${problem}`;
     } else if (param.zero_means && value === 0) {
       hint.textContent = `= ${param.zero_means}`;
     } else if (param.kind === 'bytes') {
@@ -251,8 +250,8 @@ export function carriedOver(container, params) {
 
 /**
  * Reads every editor through the core's parser and returns the typed values; throws a
- * `FieldError` naming the field (`Policy 1 (bump) › slab_size: 3000 is not a power of
- * two`) at the first the run would refuse.
+ * `FieldError` naming the field (`Configuration A (bump) › slab_size: 3000 is not a
+ * power of two`) at the first the run would refuse.
  */
 export function readParams(container, params, scope, owner, where) {
   const values = {};

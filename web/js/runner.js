@@ -3,7 +3,7 @@
 // request, so the configurations of a comparison (and the values of a sweep) run side by
 // side on as many cores as the browser offers; Cancel ends every worker at once.
 
-import { moduleName, moduleOf, modulesOf } from './modules.js';
+import { cardName, modulesOf } from './modules.js';
 
 const POOL_SIZE = Math.max(1, Math.min(4, navigator.hardwareConcurrency || 2));
 
@@ -52,7 +52,7 @@ function newSlot() {
       // asked so (a streamed trace) is ended, and a fresh one takes the next request.
       if (request.retire) dropSlot(slot, new Error('The simulation worker was retired'));
     } else {
-      request.reject(new Error(`${request.where?.(message.index) ?? ''}${message.message}`));
+      request.reject(new Error(`${request.where?.(message.index, message.message) ?? ''}${message.message}`));
       // A panic inside the module can leave its memory inconsistent, so a failure
       // gets a fresh worker for the next request.
       dropSlot(slot, new Error('The simulation worker was restarted after an error; try again'));
@@ -90,7 +90,7 @@ function pump() {
 
 /**
  * Sends one request and resolves to its answer. `onProgress` hears the worker's progress
- * messages; `where(index)` prefixes a failure's message with what failed; `retire` ends
+ * messages; `where(index, message)` prefixes a failure's message with what failed; `retire` ends
  * the worker once it has answered, so the memory it grew for the request is given back.
  */
 function ask(payload, { onProgress = null, where = null, retire = false } = {}) {
@@ -112,13 +112,9 @@ export function cancelAll() {
   }
 }
 
-/** What failed, for a config's message: its position and policy. */
-function configLabel(config, index) {
-  const failed = config.policy;
-  if (!failed) return '';
-  const sha256 = moduleOf(config);
-  return `Policy ${index + 1} (${sha256 ? moduleName(sha256) : failed.preset ?? failed.family}): `;
-}
+// A trace's problem as the core words it, `file:line: problem`, is the trace's whatever
+// the configuration; one that goes on `event N:` is an event a configuration refused.
+const REFUSED_EVENT = /^.*:\d+: event \d+: /;
 
 /**
  * Runs every config in the pool and resolves to `[{report, series}]` in the configs'
@@ -129,12 +125,15 @@ function configLabel(config, index) {
  * work done, 0 to 1, and the configs finished: for a trace, the share is how far into
  * the file the workers reading it are (on average) out of its size; for a built-in
  * workload, the share of the events when `expectedEvents` (each config's events, known
- * from an earlier run of the same workload) is given, else of the configs.
+ * from an earlier run of the same workload) is given, else of the configs. `name(config,
+ * index)` says which config a failure is of, as the page shows it: by default the
+ * editor's card.
  */
-export async function runConfigs(configs, trace, onProgress, expectedEvents = null) {
+export async function runConfigs(configs, trace, onProgress, { expectedEvents = null, name = cardName } = {}) {
   // A configuration whose module the page lacks fails here, before any worker starts.
-  modulesOf(configs);
-  if (trace) return runTraceConfigs(configs, trace, onProgress);
+  modulesOf(configs, (index) => name(configs[index], index));
+  const label = (index) => `${name(configs[index], index)}: `;
+  if (trace) return runTraceConfigs(configs, trace, onProgress, label);
   const events = configs.map(() => 0);
   const finished = configs.map(() => false);
   const say = () => {
@@ -152,7 +151,7 @@ export async function runConfigs(configs, trace, onProgress, expectedEvents = nu
           events[index] = progress.events;
           say();
         },
-        where: () => configLabel(config, index),
+        where: () => label(index),
       },
     ).then((answer) => {
       finished[index] = true;
@@ -171,7 +170,7 @@ export async function runConfigs(configs, trace, onProgress, expectedEvents = nu
  * queued after the groups: a worker the groups leave free takes it at once, otherwise the
  * first to finish. Worked out inside a group's run, it made that run the last to end.
  */
-async function runTraceConfigs(configs, trace, onProgress) {
+async function runTraceConfigs(configs, trace, onProgress, label) {
   // `onRef` stays here (a function cannot be posted).
   const { onRef, hash, ...posted } = trace;
   const groups = Array.from({ length: Math.min(POOL_SIZE, configs.length) }, () => []);
@@ -191,8 +190,9 @@ async function runTraceConfigs(configs, trace, onProgress) {
           read[group] = bytes;
           say();
         },
-        // A bad line fails every config of the group alike, at its line.
-        where: () => (members.length === 1 ? configLabel(configs[members[0]], members[0]) : ''),
+        // A bad line fails every config alike, and its message names the file and line;
+        // an event refused is one config's, which a group of one can name.
+        where: (_, message) => (members.length === 1 && REFUSED_EVENT.test(message) ? label(members[0]) : ''),
         // A long trace grows the worker's memory by what its run kept of it; the tab
         // gives that back rather than hold it beside teaching mode's copy of the run.
         retire: true,

@@ -10,6 +10,7 @@ import { MAX_POLICIES, TRACE_ID, familyById, lists, selection, workloadById } fr
 import { addPolicyCard, policyCards, readForm } from './editor.js';
 import { NUMERIC, carriedOver } from './params.js';
 import { formatBytes, formatMetric, sizeText } from './format.js';
+import { cardName } from './modules.js';
 import { Cancelled, runConfigs } from './runner.js';
 import { formLinkState, linkFollowsForm, setViewSweep } from './state.js';
 import * as trace from './trace.js';
@@ -123,8 +124,13 @@ function sweepOfControls(form) {
   return { config, param, values, metric, ...(also.length > 0 ? { also } : {}) };
 }
 
-/** Shows a link's sweep in the controls. */
-function showControls(sweep) {
+/**
+ * Shows a sweep (a link's) in the controls, so "Run sweep" runs it: at once when the link
+ * opens, even while it waits for the trace file it names.
+ */
+export function showSweepControls(sweep) {
+  // The menus are filled from the editor first, so the link's choices are there to pick.
+  refreshSweepMenus();
   $('#sweep-config').value = String(sweep.config ?? 0);
   refreshSweepMenus();
   $('#sweep-param').value = sweep.param;
@@ -205,8 +211,9 @@ function renderTable() {
 
 /**
  * Opens a point as a configuration: a policy parameter becomes a copy of the swept card
- * with that value (the what-if against the original), a workload parameter is set in the
- * workload; then the comparison shows again and runs.
+ * with that value, added after the last card so the cards already there keep their
+ * letters (the what-if against the original); a workload parameter is set in the
+ * workload. Then the comparison shows again and runs.
  */
 function openPoint(index) {
   const { report, state } = last;
@@ -220,7 +227,6 @@ function openPoint(index) {
     const values = carriedOver($('.params', card), familyById(selection(select.value).family).params);
     values[axis.param] = text;
     const copy = addPolicyCard(select.value, values);
-    card.after(copy);
     copy.querySelector(`[data-param="${CSS.escape(axis.param)}"]`)?.dispatchEvent(new Event('input', { bubbles: true }));
   } else {
     const scope = axis.target === 'policy' ? card : $('.workload');
@@ -252,7 +258,7 @@ export async function runSweep(sweep = null) {
   delete window.heaplabSweep;
   try {
     const form = readForm();
-    if (sweep) showControls(sweep);
+    if (sweep) showSweepControls(sweep);
     const chosen = sweep ?? sweepOfControls(form);
     const state = formLinkState(form);
     state.view = { ...(state.view ?? {}), chart: 'sweep', sweep: chosen };
@@ -271,6 +277,8 @@ export async function runSweep(sweep = null) {
             : `Ran ${Math.round(share * total)} of ${total} values of ${chosen.param}…`,
         );
       },
+      // A failure names the swept card and the value that failed.
+      { name: (config, index) => `${cardName(config, chosen.config)} at ${chosen.param}=${points[index].values.join(',')}` },
     );
     const report = sweep_report(state, outputs);
     last = { state, outputs, report };

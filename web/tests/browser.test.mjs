@@ -166,7 +166,7 @@ describe('heaplab page', () => {
     assert.match(await hint.textContent(), /^not allowed: "-4096" is not a size in bytes/);
     assert.equal(await clickRun(page), 'error');
     assert.ok(await page.isVisible('#error'), 'the error message is not visible');
-    assert.match(await errorText(page), /^Policy 1 \(size-class\) › page_size: "-4096" is not a size in bytes/);
+    assert.match(await errorText(page), /^Configuration A \(size-class\) › page_size: "-4096" is not a size in bytes/);
     assert.equal(await pageSize.getAttribute('aria-invalid'), 'true');
     assert.equal(await page.evaluate(() => window.heaplabResults), undefined);
     await page.screenshot({ path: path.join(RESULTS_DIR, 'bad-parameter.png'), fullPage: true });
@@ -191,7 +191,7 @@ describe('heaplab page', () => {
     await page.selectOption('#page-size', '65536');
     assert.equal(await clickRun(page), 'error');
     assert.ok(await page.isVisible('#error'), 'the error message is not visible');
-    assert.match(await errorText(page), /Policy 1 \(size-class\).*page_size/);
+    assert.match(await errorText(page), /^Configuration A \(size-class\): .*page_size/);
     assert.equal(await page.evaluate(() => window.heaplabResults), undefined);
 
     await page.selectOption('#page-size', '4096');
@@ -455,6 +455,71 @@ describe('heaplab page', () => {
     assert.deepEqual(reports[0].skipped, cli[0].skipped);
     assert.deepEqual(summaryFields(reports[0]), summaryFields(cli[0]));
     assert.match(await page.textContent('#status'), /Skipped 2: 1 unknown_op, 1 double_free/);
+    await page.close();
+  });
+
+  it('runs a trace file as soon as it is chosen, clearing what is stale, and again when lenient is ticked', async () => {
+    // A newcomer's way through the README: the page opens on its defaults' results, Run
+    // with "Trace file…" and no file yet, then a file chosen, then *lenient* ticked.
+    const file = path.join(scratch, 'chosen.rep');
+    await writeFile(file, '20000\n2\n6\n1\na 0 16\nf 0\nf 0\nq 1\na 1 32\nf 1\n');
+    const { page, problems } = await openPage();
+    await page.setViewportSize({ width: 1280, height: 800 });
+    assert.equal(await ranOnOpen(page), 'done', await errorText(page));
+    assert.ok(await page.isVisible('#chart'), 'the defaults drew no chart');
+    await page.selectOption('#workload', 'trace');
+    assert.equal(await clickRun(page), 'error');
+    assert.match(await errorText(page), /choose a trace file to run/);
+
+    // Choosing the file runs it (auto-run is on): the message about the missing file
+    // goes, and so does the chart of the workload before. A bad line of the trace is
+    // the trace's, named by file and line whichever configuration read it.
+    await page.evaluate(() => {
+      document.body.dataset.state = 'before-choose';
+    });
+    await page.setInputFiles('#trace-file', file);
+    await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, { timeout: RUN_TIMEOUT_MS });
+    assert.equal(await errorText(page), 'chosen.rep:7: double free of id 0 (freed at line 6)');
+    assert.equal(await page.isVisible('#chart'), false, "the workload before's chart still shows under the trace");
+    assert.equal(await page.evaluate(() => window.heaplabResults), undefined);
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'trace-chosen-bad-line.png') });
+
+    // Ticking lenient runs the trace again, skipping the bad lines.
+    await page.evaluate(() => {
+      document.body.dataset.state = 'before-lenient';
+    });
+    await page.check('#lenient');
+    await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, { timeout: RUN_TIMEOUT_MS });
+    assert.equal(await page.evaluate(() => document.body.dataset.state), 'done', await errorText(page));
+    assert.equal(await page.isVisible('#error'), false, 'a stale error is still shown');
+    const { reports, configs } = await results(page);
+    assert.equal(reports.length, 2);
+    // Configuration B as it ran, through the CLI (from the folder of the file it names).
+    await writeFile(path.join(scratch, 'chosen-b.json'), JSON.stringify(configs[1]));
+    const { stdout } = await run(HEAPLAB_BIN, ['run', '--config', 'chosen-b.json', '--lenient', '--json'], { cwd: scratch });
+    const cli = JSON.parse(stdout);
+    assert.deepEqual(reports[1].skipped, cli[0].skipped);
+    assert.deepEqual(summaryFields(reports[1]), summaryFields(cli[0]));
+    // The status line, long now, is read whole: wrapped, not cut.
+    const status = page.locator('#status');
+    assert.match(await status.textContent(), /Skipped 2: 1 unknown_op, 1 double_free\.$/);
+    const cut = await status.evaluate((element) => element.scrollWidth > element.clientWidth || element.scrollHeight > element.clientHeight);
+    assert.equal(cut, false, 'the status line is cut off');
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'trace-chosen-lenient.png') });
+
+    // With auto-run off, another file waits for Run, and the page says so; the chart of
+    // the file before is gone meanwhile.
+    await page.uncheck('#auto-run');
+    const other = path.join(scratch, 'chosen-next.trace');
+    await writeFile(other, 'a 1 100\na 2 5000\nf 1\nf 2\n');
+    await page.setInputFiles('#trace-file', other);
+    await page.locator('#status', { hasText: 'chosen-next.trace is chosen: press Run' }).waitFor();
+    assert.equal(await page.evaluate(() => document.body.dataset.state), 'done');
+    assert.equal(await page.isVisible('#chart'), false);
+    assert.equal(await clickRun(page), 'done', await errorText(page));
+    assert.equal((await results(page)).reports[0].events, 4);
+    assert.ok(await page.isVisible('#chart'), 'the run drew no chart');
+    normalRunProblems.push(...problems);
     await page.close();
   });
 
@@ -730,6 +795,43 @@ describe('heaplab page', () => {
     await page.close();
   });
 
+  /**
+   * Checks that the field `param` in `scope` says `message` under it as typed, whole
+   * (neither cut nor overflowing), and is marked invalid.
+   */
+  async function atField(page, scope, param, message) {
+    const hint = page.locator(`${scope} label:has([data-param="${param}"]) .hint`);
+    assert.equal(await hint.textContent(), message);
+    assert.equal(await hint.isVisible(), true);
+    const cut = await hint.evaluate((element) => element.scrollWidth > element.clientWidth || element.scrollHeight > element.clientHeight);
+    assert.equal(cut, false, `the message under ${param} is cut off`);
+    assert.equal(await page.getAttribute(`${scope} [data-param="${param}"]`, 'aria-invalid'), 'true');
+  }
+
+  it('names a configuration as its card does, in the field\'s message and in a run\'s', async () => {
+    const { page, problems } = await openPage();
+    assert.equal(await ranOnOpen(page), 'done', await errorText(page));
+    const shown = await results(page);
+    const second = '.policy:nth-of-type(2)';
+    assert.equal(await page.textContent(`${second} .policy-title`), 'Configuration B');
+    await page.fill(`${second} [data-param="slab_size"]`, 'abc');
+    await atField(page, second, 'slab_size', 'not allowed: "abc" is not a size in bytes (try 4096, 64KiB or 1MiB)');
+    // Nothing runs on a refused value: the results shown stay.
+    await page.waitForTimeout(600);
+    assert.deepStrictEqual(await results(page), shown);
+    assert.equal(await clickRun(page), 'error');
+    assert.match(await errorText(page), /^Configuration B \(llvm-bump\) › slab_size: "abc" is not a size in bytes/);
+    // An error from the run itself, in a worker, names the card too.
+    await page.fill(`${second} [data-param="slab_size"]`, '64KiB');
+    await page.selectOption(`${second} select.family`, 'size-class');
+    await page.fill(`${second} [data-param="page_size"]`, '4096');
+    await page.selectOption('#page-size', '65536');
+    assert.equal(await clickRun(page), 'error');
+    assert.match(await errorText(page), /^Configuration B \(size-class\): .*page_size/);
+    normalRunProblems.push(...problems);
+    await page.close();
+  });
+
   it('shows the core parser\'s words for a value typed wrong', async () => {
     const { page, problems } = await openPage(ONE_CONFIG);
     await page.fill('.workload [data-param="scale"]', '0.05');
@@ -737,7 +839,7 @@ describe('heaplab page', () => {
     const minBlock = page.locator('.policy [data-param="min_block"]');
     await minBlock.fill('3000');
     assert.equal(await clickRun(page), 'error');
-    assert.equal(await errorText(page), 'Policy 1 (buddy) › min_block: 3000 is not a power of two');
+    assert.equal(await errorText(page), 'Configuration A (buddy) › min_block: 3000 is not a power of two');
     assert.equal(await minBlock.getAttribute('aria-invalid'), 'true');
     assert.equal(await page.evaluate(() => window.heaplabResults), undefined);
 
@@ -745,14 +847,19 @@ describe('heaplab page', () => {
     await page.selectOption('.policy select.family', 'bump');
     const slab = page.locator('.policy [data-param="slab_size"]');
     await slab.fill('100');
+    // Said at the field as soon as it is typed, whole, before any Run.
+    await atField(page, '.policy', 'slab_size', 'not allowed: 100 is outside the allowed range 256 B..=1 GiB');
     assert.equal(await clickRun(page), 'error');
-    assert.match(await errorText(page), /^Policy 1 \(bump\) › slab_size: 100 is outside the allowed range 256 B\.\.=1 GiB$/);
+    assert.match(await errorText(page), /^Configuration A \(bump\) › slab_size: 100 is outside the allowed range 256 B\.\.=1 GiB$/);
     await page.fill('.workload [data-param="scale"]', 'lots');
+    await atField(page, '.workload', 'scale', 'not allowed: "lots" is not a number');
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'refused-at-field.png') });
     assert.equal(await clickRun(page), 'error');
     assert.match(await errorText(page), /^Workload \w+ › scale: "lots" is not a number$/);
 
     // A size as the CLI spells it is a size here too.
     await page.fill('.workload [data-param="scale"]', '0.05');
+    assert.equal(await page.getAttribute('.workload [data-param="scale"]', 'aria-invalid'), null);
     await slab.fill('16KiB');
     assert.match(await page.textContent('.policy label:has([data-param="slab_size"]) .hint'), /^= 16 KiB/);
     assert.equal(await clickRun(page), 'done', await errorText(page));
@@ -836,6 +943,9 @@ describe('heaplab page', () => {
     await page.selectOption('#baseline', '1');
     assert.match(await page.textContent('#summary thead th:nth-child(3)'), /\(baseline\)/);
     await page.click('#copy-link');
+    // A built-in workload: the link alone is the run.
+    await page.locator('#status', { hasText: /^Link/ }).waitFor();
+    assert.match(await page.textContent('#status'), /whoever opens it sees this run/);
     const link = await page.evaluate(() => window.heaplabLink);
     assert.ok(link.includes('#2.'), `not a link: ${link}`);
     const reopened = await openPage(link);
@@ -951,6 +1061,9 @@ describe('heaplab page', () => {
     await page.selectOption('#workload', 'tree_churn');
     await page.fill('.workload [data-param="scale"]', '0.01');
     await page.selectOption('.policy select.family', 'bump');
+    // B, a copy of A at 8 KiB: a point opened from the sweep comes after it, as C.
+    await page.click('.policy .duplicate-policy');
+    await page.fill('.policy:nth-of-type(2) [data-param="slab_size"]', '8KiB');
     const swept = await sweepFromForm(page, { param: 'slab_size', values: '4K..64K', metric: 'page_ops' });
     assert.equal(swept, 'done', await errorText(page));
     const sweep = await page.evaluate(() => window.heaplabSweep);
@@ -964,14 +1077,18 @@ describe('heaplab page', () => {
     assert.equal(await page.locator('#sweep-table tbody tr').count(), 5);
     await page.screenshot({ path: path.join(RESULTS_DIR, 'sweep.png') });
 
-    // A row opens its value beside the swept configuration, and the comparison runs.
+    // A row opens its value as the last configuration, after those there were, and the
+    // comparison runs.
     await page.evaluate(() => {
       document.body.dataset.state = 'before-open';
     });
     await page.click('#sweep-table tbody tr:nth-child(5)');
-    await page.waitForFunction(() => window.heaplabResults?.length === 2 && document.body.dataset.state === 'done', null, { timeout: RUN_TIMEOUT_MS });
+    await page.waitForFunction(() => window.heaplabResults?.length === 3 && document.body.dataset.state === 'done', null, { timeout: RUN_TIMEOUT_MS });
     const { reports } = await results(page);
-    assert.deepEqual(reports.map((report) => report.config.policy.params.slab_size), [4096, 65536]);
+    assert.deepEqual(reports.map((report) => report.config.policy.params.slab_size), [4096, 8192, 65536]);
+    const titles = await page.$$eval('.policy .policy-title', (legends) => legends.map((legend) => legend.textContent));
+    assert.deepEqual(titles, ['Configuration A', 'Configuration B', 'Configuration C']);
+    assert.equal(await page.inputValue('.policy:nth-of-type(3) [data-param="slab_size"]'), '64KiB');
     assert.equal(await page.isVisible('#sweep-results'), false);
     normalRunProblems.push(...problems);
     await page.close();
@@ -987,6 +1104,46 @@ describe('heaplab page', () => {
     assert.equal(await page.evaluate(() => document.body.dataset.state), 'done', await errorText(page));
     assert.deepStrictEqual(await page.evaluate(() => window.heaplabSweep), cli);
     assert.equal(await page.isVisible('#sweep-chart'), true);
+    normalRunProblems.push(...problems);
+    await page.close();
+  });
+
+  it('opens a sweep link naming a trace file at its sweep, and runs it once the file is chosen, as heaplab sweep does', async () => {
+    const text = ['a 1 4000', 'a 2 70000', 'f 1', 'a 3 100', 'f 2', 'a 4 300', 'r 4 9000', 'f 3', 'f 4', ''].join('\n');
+    const file = path.join(scratch, 'swept.trace.gz');
+    await writeFile(file, gzipSync(Buffer.from(text)));
+    // A parameter other than the first the menu offers, so the form cannot show it by chance.
+    const args = ['-w', 'swept.trace.gz', '-p', 'size-class', '--vary', 'page_size=4K,16K,64K'];
+    const link = (await run(HEAPLAB_BIN, ['link', '--sweep', ...args, '--base-url', PAGE_URL], { cwd: scratch })).stdout.trim();
+    const cli = JSON.parse((await run(HEAPLAB_BIN, ['sweep', ...args, '--json'], { cwd: scratch })).stdout);
+
+    const { page, problems } = await openPage(link);
+    assert.equal(await page.isVisible('#error'), false, await errorText(page));
+    assert.match(await page.textContent('#link-note'), /swept\.trace\.gz.*load it/);
+    // Before the file, the sweep form already shows the link's sweep.
+    assert.equal(await page.inputValue('#sweep-config'), '0');
+    assert.equal(await page.inputValue('#sweep-param'), 'page_size');
+    assert.equal(await page.inputValue('#sweep-values'), '4096,16384,65536');
+    // No empty chart or table stands for results the link has not run yet.
+    assert.equal(await page.isVisible('#results'), false);
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'sweep-link-waits-for-trace.png') });
+    // Choosing the file runs the link's sweep, not a comparison.
+    await page.setInputFiles('#trace-file', file);
+    await page.waitForFunction(() => window.heaplabSweep !== undefined || document.body.dataset.state === 'error', null, { timeout: RUN_TIMEOUT_MS });
+    assert.equal(await page.evaluate(() => document.body.dataset.state), 'done', await errorText(page));
+    assert.deepStrictEqual(await page.evaluate(() => window.heaplabSweep), cli);
+    assert.equal(await page.isVisible('#sweep-chart'), true);
+    assert.equal(await page.inputValue('#sweep-param'), 'page_size');
+    // "Run sweep" runs the same sweep again.
+    assert.equal(await sweepFromForm(page, { param: 'page_size', values: await page.inputValue('#sweep-values'), metric: await page.inputValue('#sweep-metric') }), 'done', await errorText(page));
+    assert.deepStrictEqual(await page.evaluate(() => window.heaplabSweep), cli);
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'sweep-link-trace.png') });
+    // Its link names the trace without carrying it, and Copy link says so.
+    await page.click('#copy-link');
+    await page.locator('#status', { hasText: /^Link/ }).waitFor();
+    const status = await page.textContent('#status');
+    assert.match(status, /must choose that file again/);
+    assert.doesNotMatch(status, /sees this run/);
     normalRunProblems.push(...problems);
     await page.close();
   });

@@ -169,7 +169,7 @@ describe('your own allocator in the page', () => {
     assert.equal(await ranOnOpen(page), 'done');
     const table = await page.textContent('#summary');
     assert.equal(await loaded(page, file), 'error');
-    assert.match(await errorText(page), /^Policy 2 \(outside\.wasm\): .*event 2: mm_malloc\(\d+\) returned \[0x[0-9a-f]+, 0x[0-9a-f]+\), which is not inside the heap/);
+    assert.match(await errorText(page), /^Configuration B \(outside\.wasm\): .*event 2: mm_malloc\(\d+\) returned \[0x[0-9a-f]+, 0x[0-9a-f]+\), which is not inside the heap/);
     // The results of the run before stay on screen.
     assert.equal(await page.textContent('#summary'), table);
     // The worker that failed is replaced: without the module, the page runs again.

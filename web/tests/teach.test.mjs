@@ -492,6 +492,11 @@ describe('teaching mode', () => {
     assert.match(t.op, /^p /, `${t.op}: not a phase mark`);
     await page.click('#teach-type');
     assert.equal(await page.isVisible('#teach-trace'), true);
+    // The button opens the box to type in, however often it is pressed (teaching a
+    // workload too long to step through opens it by itself first); it never hides it.
+    await page.click('#teach-type');
+    assert.equal(await page.isVisible('#teach-trace'), true, '"Type a trace…" hid the box');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'teach-trace');
     await page.fill('#teach-trace', 'a 1 48\na 2 100\nf 1\nf 9');
     await page.click('#teach-use-trace');
     // A bad line of the typed trace is named by its line.

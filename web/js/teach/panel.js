@@ -20,7 +20,7 @@ import { $, messageOf, option } from '../dom.js';
 import { readForm, showWorkload } from '../editor.js';
 import { formatBytes, formatCount } from '../format.js';
 import { linkFollowsForm, setViewTeach, viewTeach } from '../state.js';
-import { modulesOf } from '../modules.js';
+import { cardName, modulesOf } from '../modules.js';
 import * as trace from '../trace.js';
 import { drawBlockMap, pieceAt, zoomAt, zoomMiddle } from './blockmap.js';
 import { closeCompare, compareInfo, comparedIndex, comparing, fillCompareMenu, openCompare, showCompare, wireCompare } from './compare.js';
@@ -48,11 +48,11 @@ function loadBindings(which) {
 }
 
 /**
- * The bindings that step through `config`: heaplab_teach's, or heaplab_mm's with the
- * module the config runs registered there.
+ * The bindings that step through `config`, the editor's configuration `index`:
+ * heaplab_teach's, or heaplab_mm's with the module the config runs registered there.
  */
-async function bindingsFor(config) {
-  const modules = modulesOf([config]);
+async function bindingsFor(config, index) {
+  const modules = modulesOf([config], () => cardName(config, index));
   if (modules.length === 0) return loadBindings('teach');
   const mm = await loadBindings('mm');
   for (const { name, bytes } of modules) mm.module_load(name, bytes);
@@ -501,7 +501,7 @@ async function openRun(index) {
   const config = form.configs[index];
   if (!config) throw new Error(`teach: there is no configuration ${index + 1} in the editor`);
   const input = config.workload.id === TRACE_ID ? await trace.traceInput(form) : null;
-  const bindings = await bindingsFor(config);
+  const bindings = await bindingsFor(config, index);
   const { Teach, TeachTrace } = bindings;
   if (input) {
     const read = await readTrace(new TeachTrace(config.workload.path ?? 'trace', form.lenient), input.file);
@@ -523,7 +523,7 @@ async function openRun(index) {
  */
 async function compareRun(index) {
   const config = readForm().configs[index];
-  if (s.teach && config && (await bindingsFor(config)) === s.bindings) return s.teach.alongside(config);
+  if (s.teach && config && (await bindingsFor(config, index)) === s.bindings) return s.teach.alongside(config);
   return (await openRun(index)).teach;
 }
 
@@ -772,8 +772,12 @@ export function buildTeach() {
   $('#teach-open').addEventListener('click', () => openTeach({ event: 0 }));
   $('#teach-close').addEventListener('click', closeTeach);
   $('#teach-load').addEventListener('click', () => load({ event: s.event, page: s.page, zoom: s.zoom, bytes: s.bytes }));
+  // The button opens the box and puts the cursor in it, whether or not the box is shown
+  // already (a workload too long to step through shows it by itself): it never hides
+  // what it offers.
   $('#teach-type').addEventListener('click', () => {
-    $('#teach-typed').hidden = !$('#teach-typed').hidden;
+    $('#teach-typed').hidden = false;
+    $('#teach-trace').focus();
   });
   $('#teach-use-trace').addEventListener('click', useTypedTrace);
   $('#teach-config').addEventListener('focus', refreshMenu);
