@@ -320,7 +320,7 @@ fn fidelity_reports_other_presets_without_a_target() {
     fails_with(
         &["fidelity", "-w", "churn", "--scale", "0"],
         2,
-        "--scale scale: 0 is outside the allowed range 0.0001..=10",
+        "--scale: 0 is outside the allowed range 0.0001..=10",
     );
     // A scale with only traces to replay would have nothing to scale.
     let trace = concat!(

@@ -15,7 +15,7 @@ use heaplab_native::RealAllocator;
 use crate::child::{self, run_child};
 use crate::cli::FidelityArgs;
 use crate::error::CliError;
-use crate::input::{builtin_workload, is_trace_arg, run_one};
+use crate::input::{builtin_workload, is_trace_arg, run_one, WorkloadSets};
 use crate::output::{self, fidelity::Row};
 
 /// The presets that model a real allocator, and the allocator each models.
@@ -167,8 +167,12 @@ impl std::fmt::Display for Skipped {
 /// of `--traces` (or of the checkout's folder, naming those of [`RECORDED`] not found).
 fn workloads(args: &FidelityArgs) -> Result<Workloads, CliError> {
     // The scale goes through the workload's own range check, as `--scale` to `run` does.
-    let scale = [format!("scale={}", args.scale.unwrap_or(DEFAULT_SCALE))];
-    let builtin = |id: &str| builtin_workload(id, &scale, "--scale");
+    let scale = WorkloadSets::new(
+        &[],
+        &None,
+        &Some(args.scale.unwrap_or(DEFAULT_SCALE).to_string()),
+    );
+    let builtin = |id: &str| builtin_workload(id, &scale);
     if !args.workload.is_empty() {
         if args.traces.is_some() {
             return Err(CliError::input(
