@@ -430,7 +430,13 @@ fn fidelity_refuses_a_traces_folder_it_cannot_use() {
     );
     // With named workloads the folder would be left unread.
     fails_with(
-        &["fidelity", "-w", "churn", "--traces", empty.to_str().unwrap()],
+        &[
+            "fidelity",
+            "-w",
+            "churn",
+            "--traces",
+            empty.to_str().unwrap(),
+        ],
         2,
         "--traces adds a folder's traces to the default workloads",
     );

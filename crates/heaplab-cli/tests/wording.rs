@@ -47,7 +47,14 @@ fn a_count_of_one_takes_the_singular() {
     );
     let trace = scratch("one-bad.trace");
     std::fs::write(&trace, "a 1 16\nq 7\nf 1\n").unwrap();
-    let out = heaplab(&["run", "-w", trace.to_str().unwrap(), "-p", "bump", "--lenient"]);
+    let out = heaplab(&[
+        "run",
+        "-w",
+        trace.to_str().unwrap(),
+        "-p",
+        "bump",
+        "--lenient",
+    ]);
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         "lenient: skipped 1 bad line or event: 1 unknown_op\n"
@@ -148,11 +155,17 @@ fn a_misspelt_name_gets_the_closest_suggested() {
     assert!(refused(&["run", "-w", "chrun", "-p", "bump"]).starts_with(
         "error: --workload: unknown workload \"chrun\" (did you mean \"churn\"?); built-in ones"
     ));
-    assert!(refused(&["compare", "bump", "buddy", "--workloads", "tree_chrun"])
-        .starts_with("error: --workloads: unknown workload \"tree_chrun\" (did you mean \"tree_churn\"?)"));
+    assert!(
+        refused(&["compare", "bump", "buddy", "--workloads", "tree_chrun"]).starts_with(
+            "error: --workloads: unknown workload \"tree_chrun\" (did you mean \"tree_churn\"?)"
+        )
+    );
     // Nothing is suggested for a name that is close to none.
     let err = refused(&["run", "-w", "churn", "-p", "tcmalloc"]);
-    assert!(err.starts_with("error: unknown policy \"tcmalloc\"; valid"), "{err}");
+    assert!(
+        err.starts_with("error: unknown policy \"tcmalloc\"; valid"),
+        "{err}"
+    );
     // A preset named in a config file is suggested too.
     let dir = scratch("");
     let file = scratch("preset.json");

@@ -130,7 +130,10 @@ mod tests {
         assert_eq!(format_counted(1, "workload", "workloads"), "1 workload");
         assert_eq!(format_counted(0, "workload", "workloads"), "0 workloads");
         assert_eq!(format_counted(2, "process", "processes"), "2 processes");
-        assert_eq!(format_counted(1_400_002, "event", "events"), "1,400,002 events");
+        assert_eq!(
+            format_counted(1_400_002, "event", "events"),
+            "1,400,002 events"
+        );
     }
 
     #[test]

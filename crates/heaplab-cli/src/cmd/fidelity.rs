@@ -65,7 +65,10 @@ pub fn run(args: FidelityArgs) -> Result<(), CliError> {
             .filter(|(_, a)| wanted.contains(a))
             .collect()
     };
-    let Workloads { list: workloads, skipped } = workloads(&args)?;
+    let Workloads {
+        list: workloads,
+        skipped,
+    } = workloads(&args)?;
     if let Some(skipped) = &skipped {
         eprintln!("heaplab fidelity: {skipped}");
     }
@@ -156,7 +159,11 @@ impl std::fmt::Display for Skipped {
         write!(
             f,
             "skipped the recorded {} {}: {}; run in the heaplab checkout, or give --traces DIR",
-            if self.traces.len() == 1 { "trace" } else { "traces" },
+            if self.traces.len() == 1 {
+                "trace"
+            } else {
+                "traces"
+            },
             self.traces.join(", "),
             self.why
         )

@@ -155,13 +155,15 @@ fn configs_from_flags(args: &RunInputArgs) -> Result<Vec<RunConfig>, CliError> {
         if let Some(points) = args.points {
             config.series_points = points;
         }
-        config.resolve().map_err(|e| match (file, flag_of(&e.field, args)) {
-            (Some(file), _) if e.field.starts_with("policy") => {
-                CliError::input(format!("{file}: {e}"))
-            }
-            (_, Some(flag)) => CliError::input(format!("{flag}: {}", e.message)),
-            _ => CliError::input(e.to_string()),
-        })?;
+        config
+            .resolve()
+            .map_err(|e| match (file, flag_of(&e.field, args)) {
+                (Some(file), _) if e.field.starts_with("policy") => {
+                    CliError::input(format!("{file}: {e}"))
+                }
+                (_, Some(flag)) => CliError::input(format!("{flag}: {}", e.message)),
+                _ => CliError::input(e.to_string()),
+            })?;
         configs.push(config);
     }
     Ok(configs)

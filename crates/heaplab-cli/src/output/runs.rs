@@ -86,7 +86,11 @@ pub fn print_skipped(skipped: &Skipped) {
         .collect();
     eprintln!(
         "lenient: skipped {}: {}",
-        format_counted(i128::from(total), "bad line or event", "bad lines or events"),
+        format_counted(
+            i128::from(total),
+            "bad line or event",
+            "bad lines or events"
+        ),
         kinds.join(", ")
     );
 }
