@@ -111,6 +111,19 @@ fn errors_name_the_flag_that_was_typed() {
         refused(&with(&["--points", "1"])),
         "error: --points: 1 is outside the allowed range 2..=100000\n"
     );
+    // A setting checked against another of the policy's, after each was read.
+    assert_eq!(
+        refused(&[
+            "run",
+            "-w",
+            "churn",
+            "-p",
+            "size-class",
+            "--set",
+            "large_threshold=8M"
+        ]),
+        "error: --set large_threshold: 8388608 is more than half of segment_size 4194304\n"
+    );
     assert!(refused(&["run", "-w", "nope", "-p", "bump"])
         .starts_with("error: --workload: unknown workload \"nope\"; built-in ones are: churn, "));
     assert_eq!(
