@@ -100,7 +100,7 @@ fn bad_names_and_values_exit_2_and_list_what_is_valid() {
         ),
         (
             &["run", "-w", "churn", "-p", "bump", "--page-size", "5000"],
-            "provider.page_size",
+            "--page-size: 5000 is not a supported page size",
         ),
         (
             &["run", "-w", "churn", "-p", "bump", "--scale", "-1"],

@@ -320,7 +320,7 @@ fn fidelity_reports_other_presets_without_a_target() {
     fails_with(
         &["fidelity", "-w", "churn", "--scale", "0"],
         2,
-        "--scale scale: 0 is outside the allowed range 0.0001..=10",
+        "--scale: 0 is outside the allowed range 0.0001..=10",
     );
     // A scale with only traces to replay would have nothing to scale.
     let trace = concat!(
@@ -406,4 +406,90 @@ fn lenient_real_runs_skip_bad_events_as_simulated_runs_do() {
     let first = first.lines().next().unwrap_or_default();
     assert!(first.contains("(heaplab .trace, 6 lines)"), "{first}");
     let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn fidelity_refuses_a_traces_folder_it_cannot_use() {
+    let out = heaplab(&["fidelity", "--traces", "/nonexistent/traces"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: --traces /nonexistent/traces: No such file or directory (os error 2)\n"
+    );
+    let empty = std::env::temp_dir().join(format!("heaplab-no-traces-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = heaplab(&["fidelity", "--traces", empty.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: --traces {}: the folder holds no trace files (.trace, .rep, .mtrace, \
+             gzip'd or not)\n",
+            empty.display()
+        )
+    );
+    // With named workloads the folder would be left unread.
+    fails_with(
+        &[
+            "fidelity",
+            "-w",
+            "churn",
+            "--traces",
+            empty.to_str().unwrap(),
+        ],
+        2,
+        "--traces adds a folder's traces to the default workloads",
+    );
+    let _ = std::fs::remove_dir(&empty);
+}
+
+/// Outside the checkout the recorded traces are not there: fidelity says which it skipped
+/// and why, and counts them under the table.
+#[test]
+fn fidelity_names_the_recorded_traces_it_did_not_find() {
+    let dir = std::env::temp_dir().join(format!("heaplab-elsewhere-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = common::heaplab_in(&dir, &["fidelity", "-a", "system"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(
+        stderr,
+        "heaplab fidelity: skipped the recorded traces python-json.trace.gz, cc1.trace.gz, \
+         perl-words.trace.gz: there is no folder workloads/traces here; run in the heaplab \
+         checkout, or give --traces DIR\n"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let summary = stdout
+        .lines()
+        .find(|l| l.starts_with("glibc-like within"))
+        .unwrap_or_else(|| panic!("no summary line: {stdout}"));
+    assert!(
+        summary.starts_with("glibc-like within ±15% of glibc's peak and ±25% of its end on ")
+            && summary.ends_with(" of 8 workloads; 3 recorded traces skipped, not found"),
+        "{summary}"
+    );
+    // A comparison without a target still counts what it skipped.
+    let out = common::heaplab_in(&dir, &["fidelity", "-a", "jemalloc", "--scale", "0.01"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l == "3 recorded traces skipped, not found"),
+        "{stdout}"
+    );
+    let _ = std::fs::remove_dir(&dir);
+}
+
+#[test]
+fn fidelity_counts_one_workload_in_the_singular() {
+    let out = heaplab(&["fidelity", "-a", "system", "-w", "tree_churn"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let summary = stdout
+        .lines()
+        .find(|l| l.starts_with("glibc-like within"))
+        .unwrap_or_else(|| panic!("no summary line: {stdout}"));
+    assert_eq!(
+        summary,
+        "glibc-like within ±15% of glibc's peak and ±25% of its end on 1 of 1 workload"
+    );
 }

@@ -154,7 +154,11 @@ impl PolicyConfig {
             let ids: Vec<&str> = presets::PRESETS.iter().map(|p| p.id).collect();
             ParamError {
                 field: "policy.preset".into(),
-                message: format!("unknown preset {id:?}; valid ones are: {}", ids.join(", ")),
+                message: format!(
+                    "unknown preset {id:?}{}; valid ones are: {}",
+                    crate::names::did_you_mean(id, &ids),
+                    ids.join(", ")
+                ),
             }
         })?;
         if !self.family.is_empty() && self.family != preset.family.id() {

@@ -57,6 +57,13 @@ pub fn format_count(n: i128) -> String {
     out
 }
 
+/// A count with the noun it counts, in the singular for exactly one ("1 workload",
+/// "1,400 workloads"): every message that counts things says it this way, so none says
+/// "1 workloads". The plural is given, not made, since English makes some with "es".
+pub fn format_counted(n: i128, one: &str, many: &str) -> String {
+    format!("{} {}", format_count(n), if n == 1 { one } else { many })
+}
+
 /// A CSV field: quoted when it holds a comma, a quote or a line break (RFC 4180). The
 /// page's downloads and `heaplab compare --csv` both write fields with it.
 pub fn csv_field(text: &str) -> String {
@@ -117,6 +124,17 @@ pub fn format_delta(base: f64, value: f64, direction: Direction) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_count_of_one_takes_the_singular() {
+        assert_eq!(format_counted(1, "workload", "workloads"), "1 workload");
+        assert_eq!(format_counted(0, "workload", "workloads"), "0 workloads");
+        assert_eq!(format_counted(2, "process", "processes"), "2 processes");
+        assert_eq!(
+            format_counted(1_400_002, "event", "events"),
+            "1,400,002 events"
+        );
+    }
 
     #[test]
     fn deltas_read_as_mallocbench_prints_them() {

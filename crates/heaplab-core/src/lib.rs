@@ -26,6 +26,7 @@ pub mod format;
 mod id_window;
 mod live;
 pub mod metrics;
+pub mod names;
 mod page_dir;
 pub mod pages;
 pub mod params;

@@ -480,7 +480,6 @@ pub fn draw_block_map<DB: DrawingBackend>(
     if chart.key {
         map_key::draw_key(root, &block_map_key(b), laid.key_top, s)?;
     }
-    root.present()?;
     Ok(laid)
 }
 

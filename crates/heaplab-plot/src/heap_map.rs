@@ -348,6 +348,5 @@ pub fn draw_heap_map<DB: DrawingBackend>(
     if chart.key {
         map_key::draw_key(root, &heap_map_key(), laid.key_top, s)?;
     }
-    root.present()?;
     Ok(laid)
 }

@@ -60,8 +60,13 @@ pub const MAX_SIDE: u32 = 8192;
 
 /// A chart that can be drawn on any backend: what the file writers take, so one call
 /// writes any of the charts in either format.
+///
+/// Neither a chart nor a drawing function presents its area: SVG's `present` closes the
+/// document, so a chart drawn as one panel of several would leave the next panel's
+/// elements after `</svg>`. Whoever owns the backend presents it once, after every panel
+/// ([`render_svg`], [`render_png`]; a canvas draws as it goes and needs nothing).
 pub trait Chart {
-    /// Draws the chart over the whole of `root`.
+    /// Draws the chart over the whole of `root`, without presenting it.
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError>;
 }
 
@@ -116,6 +121,7 @@ pub fn render_svg<C: Chart + ?Sized>(chart: &C, size: (u32, u32)) -> Result<Stri
     {
         let root = plotters_svg::SVGBackend::with_string(&mut out, size).into_drawing_area();
         chart.draw(&root)?;
+        root.present()?;
     }
     Ok(out)
 }

@@ -41,6 +41,7 @@ pub fn render_png<C: Chart + ?Sized>(chart: &C, size: (u32, u32)) -> Result<Vec<
     {
         let root = BitMapBackend::with_buffer(&mut pixels, size).into_drawing_area();
         chart.draw(&root)?;
+        root.present()?;
     }
     let mut out = Vec::new();
     let mut encoder = png::Encoder::new(&mut out, w, h);

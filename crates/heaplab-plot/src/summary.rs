@@ -118,7 +118,6 @@ pub fn draw_summary_bars<DB: DrawingBackend>(
     let area = style::frame(root, chart.title, &[])?;
     if chart.rows.is_empty() {
         style::no_data(&area, "no runs to compare")?;
-        root.present()?;
         return Ok(());
     }
     let (w, h) = area.dim_in_pixel();
@@ -235,6 +234,5 @@ pub fn draw_summary_bars<DB: DrawingBackend>(
             }
         }
     }
-    root.present()?;
     Ok(())
 }

@@ -183,7 +183,6 @@ pub fn draw_sweep<DB: DrawingBackend>(
             body.draw(c, &|v: &f64| units::count(*v))?
         }
     };
-    root.present()?;
     Ok(marks)
 }
 

@@ -331,7 +331,6 @@ pub fn draw_track<DB: DrawingBackend>(
         style::no_data(&plot, "no samples in this range")?;
     }
     let (xs, ys) = chart.plotting_area().get_pixel_range();
-    root.present()?;
     Ok(PlotFrame {
         left: xs.start,
         right: xs.end,

@@ -2,6 +2,9 @@
 //! the drawing shows up as a diff (`UPDATE_EXPECT=1 cargo test -p heaplab-plot` rewrites
 //! the snapshots when a change is meant), plus the file writers and bad input.
 
+#[path = "support/svg.rs"]
+mod svg_check;
+
 use expect_test::expect_file;
 use heaplab_core::simulate::PhaseMark;
 use heaplab_plot::{
@@ -86,8 +89,11 @@ fn memory_runs(f: &Fixture) -> [Track<'_>; 2] {
     ]
 }
 
+/// The chart as SVG, which must parse as one XML document.
 fn svg(chart: &impl Chart) -> String {
-    render_svg(chart, SIZE).expect("the chart draws")
+    let out = render_svg(chart, SIZE).expect("the chart draws");
+    svg_check::parse("the chart", &out);
+    out
 }
 
 /// Every text element of an SVG, in order.
@@ -545,4 +551,111 @@ fn tiny_charts_do_not_panic() {
         let _ = render_png(&summary, size);
         let _ = render_png(&sweep, size);
     }
+}
+
+/// Three charts drawn as panels of one picture, as the CLI stacks a panel per workload.
+struct Panels<'a> {
+    memory: TrackChart<'a>,
+    summary: SummaryChart<'a>,
+    sweep: SweepChart<'a>,
+}
+
+impl Chart for Panels<'_> {
+    fn draw<DB: plotters::prelude::DrawingBackend>(
+        &self,
+        root: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+    ) -> Result<(), PlotError> {
+        let areas = root.split_evenly((3, 1));
+        self.memory.draw(&areas[0])?;
+        self.summary.draw(&areas[1])?;
+        self.sweep.draw(&areas[2])
+    }
+}
+
+#[test]
+fn panels_make_one_document_with_every_run_drawn() {
+    let f = fixture();
+    let runs = memory_runs(&f);
+    let rows = rows();
+    let points = [
+        (1.0, 3.0),
+        (2.0, 5.0),
+        (3.0, 4.0),
+        (4.0, 6.0),
+        (5.0, 2.0),
+        (6.0, 3.0),
+    ];
+    let lines = [SweepLine {
+        label: "one line",
+        points: &points,
+    }];
+    let out = render_svg(
+        &Panels {
+            memory: TrackChart::memory(&runs),
+            summary: SummaryChart {
+                title: "Summary",
+                rows: &rows,
+            },
+            sweep: SweepChart {
+                lines: &lines,
+                ..SweepChart::default()
+            },
+        },
+        (800, 1200),
+    )
+    .unwrap();
+    let doc = svg_check::parse("three panels", &out);
+    // Each run's resident curve, a point a sample, in the first panel.
+    for i in 0..2 {
+        assert_eq!(svg_check::lines(&doc, i, f.t.len()), 1, "run {i}");
+    }
+    // Each configuration's legend box and five bars in the second (four for the third,
+    // whose utilization is unknown), and the first two runs' legend boxes in the first.
+    for (i, want) in [(0, 7), (1, 7), (2, 5)] {
+        assert_eq!(svg_check::boxes(&doc, i), want, "configuration {i}");
+    }
+    // The sweep's line through its six points in the third: with the first run's curve,
+    // the only lines that long in the first colour (a dash of a dashed curve has two or
+    // three points).
+    assert_eq!(svg_check::lines(&doc, 0, points.len()), 2);
+}
+
+#[test]
+fn a_sweep_plot_of_two_metrics_is_one_document() {
+    use heaplab_app::sweep::Sweep;
+    use serde_json::{json, Value};
+    let base = heaplab_core::config::RunConfig::new("churn", "buddy");
+    let values = vec![json!(16), json!(64), json!(256)];
+    let sweep = Sweep::new(
+        &base,
+        &[("min_block".into(), values)],
+        "peak_resident_bytes",
+    )
+    .and_then(|s| s.plotting(&["page_ops".into()]))
+    .unwrap();
+    // Fixed figures for each point: every metric the report reads, rising with the value.
+    let reports: Vec<Value> = (1..=3u64)
+        .map(|n| {
+            let figures: serde_json::Map<String, Value> = heaplab_core::metrics::keys()
+                .iter()
+                .map(|k| (k.to_string(), json!(n * 4096)))
+                .collect();
+            Value::Object(figures)
+        })
+        .collect();
+    let report = sweep.report(&reports).unwrap();
+    let metrics: Vec<_> = sweep
+        .metrics()
+        .iter()
+        .map(|k| heaplab_core::metrics::find(k).unwrap())
+        .collect();
+    assert_eq!(metrics.len(), 2);
+    let plot = heaplab_plot::SweepPlot {
+        report: &report,
+        metrics: &metrics,
+    };
+    let out = render_svg(&plot, heaplab_plot::sweep_plot_size(metrics.len())).unwrap();
+    let doc = svg_check::parse("a sweep of two metrics", &out);
+    // A line through the three points in each metric's chart.
+    assert_eq!(svg_check::lines(&doc, 0, 3), 2);
 }

@@ -4,6 +4,9 @@
 //! there, a zoom shows only its pages, and first fit and best fit leave different holes
 //! with the free list's links drawn between them.
 
+#[path = "support/svg.rs"]
+mod svg_check;
+
 use expect_test::expect_file;
 use heaplab_app::observe::block_map::PieceKind;
 use heaplab_app::observe::Teaching;
@@ -13,6 +16,20 @@ use heaplab_plot::{
     block_map_layout, block_map_svg, heap_map_layout, heap_map_svg, BlockMapChart, BlockMapLayout,
     ByteWindow, HeapMapChart,
 };
+
+/// The heap map as SVG, which must parse as one XML document.
+fn heap_svg(chart: &HeapMapChart, width: u32) -> Result<String, heaplab_plot::PlotError> {
+    let svg = heap_map_svg(chart, width)?;
+    svg_check::parse("the heap map", &svg);
+    Ok(svg)
+}
+
+/// The block map as SVG, which must parse as one XML document.
+fn block_svg(chart: &BlockMapChart, width: u32) -> Result<String, heaplab_plot::PlotError> {
+    let svg = block_map_svg(chart, width)?;
+    svg_check::parse("the block map", &svg);
+    Ok(svg)
+}
 
 /// A free-list heap under `fit` after two holes (200 and 80 bytes, kept apart by live
 /// blocks) were made and 64 bytes asked for, then one more 48-byte hole made.
@@ -63,7 +80,7 @@ fn the_heap_map_snapshot() {
         selected: map.pages.first().map(|p| p.page),
         ..HeapMapChart::new(&map)
     };
-    let svg = heap_map_svg(&chart, 640).unwrap();
+    let svg = heap_svg(&chart, 640).unwrap();
     expect_file!["snapshots/heap-map.svg"].assert_eq(&svg);
     assert!(svg.contains("only reserved"), "a long reserved run folds");
     assert!(
@@ -137,7 +154,7 @@ fn first_fit_and_best_fit_draw_different_holes_and_the_lists_links() {
         key: true,
         ..BlockMapChart::new(&blocks)
     };
-    let svg = block_map_svg(&chart, 720).unwrap();
+    let svg = block_svg(&chart, 720).unwrap();
     expect_file!["snapshots/block-map-first-fit.svg"].assert_eq(&svg);
     assert!(svg.contains("free list"));
     assert!(svg.contains("arrow: a list"), "the key names the links");
@@ -150,7 +167,7 @@ fn first_fit_and_best_fit_draw_different_holes_and_the_lists_links() {
     // Two arrowheads and the head's mark, in the links' colour.
     assert_eq!(svg.matches("fill=\"#7A1F5C\"").count(), 3, "{svg}");
     let best_blocks = best.block_map(0, 1);
-    let best_svg = block_map_svg(&BlockMapChart::new(&best_blocks), 720).unwrap();
+    let best_svg = block_svg(&BlockMapChart::new(&best_blocks), 720).unwrap();
     assert_ne!(svg, best_svg);
 }
 
@@ -177,7 +194,7 @@ fn the_piece_under_a_pixel_is_the_piece_drawn_there() {
     );
     // The size-class spans are bracketed and their free slots linked.
     assert!(!blocks.regions.is_empty());
-    let svg = block_map_svg(&chart, 900).unwrap();
+    let svg = block_svg(&chart, 900).unwrap();
     assert!(svg.contains("span "), "a span's label is drawn");
 }
 
@@ -186,10 +203,10 @@ fn empty_maps_say_so() {
     let config = RunConfig::new("churn", "free-list");
     let t = Teaching::new(&config, vec![Event::alloc(1, 8)]).unwrap();
     let map = t.heap_map();
-    let svg = heap_map_svg(&HeapMapChart::new(&map), 300).unwrap();
+    let svg = heap_svg(&HeapMapChart::new(&map), 300).unwrap();
     assert!(svg.contains("no page is reserved yet"), "{svg}");
     let blocks = t.block_map(0, 4);
-    let svg = block_map_svg(&BlockMapChart::new(&blocks), 300).unwrap();
+    let svg = block_svg(&BlockMapChart::new(&blocks), 300).unwrap();
     assert!(svg.contains("no page is committed here"), "{svg}");
 }
 
@@ -268,7 +285,7 @@ fn zoomed_into_bytes_a_32_byte_chunk_is_wide_and_the_piece_under_a_pixel_is_stil
         "{closer:?}"
     );
     assert_eq!(laid.row_at(f64::from(payload.y + 3)), Some(0));
-    let svg = block_map_svg(&chart, 900).unwrap();
+    let svg = block_svg(&chart, 900).unwrap();
     // Text is written a line of its own between its tags.
     let texts: Vec<&str> = svg.lines().map(str::trim).collect();
     assert!(

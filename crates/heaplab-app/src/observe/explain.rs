@@ -3,7 +3,7 @@
 
 use heaplab_core::decision::Decision;
 use heaplab_core::event::Event;
-use heaplab_core::format::format_count;
+use heaplab_core::format::{format_count, format_counted};
 use heaplab_core::policy::Block;
 
 use super::heap_map::Pinner;
@@ -190,10 +190,9 @@ fn halvings(addr: u64, size: u64, taken: u64, id: Option<u64>) -> String {
     };
     let to = id.map(|i| format!(" to id {i}")).unwrap_or_default();
     format!(
-        "halve the {} block at {addr:#x} {} {}: {} → {}; {}{to}, the upper half of each halving stays free",
+        "halve the {} block at {addr:#x} {}: {} → {}; {}{to}, the upper half of each halving stays free",
         bytes(size),
-        format_count(steps.len() as i128),
-        if steps.len() == 1 { "time" } else { "times" },
+        format_counted(steps.len() as i128, "time", "times"),
         format_count(i128::from(size)),
         shown.join(" → "),
         bytes(taken),

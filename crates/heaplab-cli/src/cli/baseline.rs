@@ -59,9 +59,10 @@ pub struct FidelityArgs {
     #[arg(long)]
     pub scale: Option<f64>,
     /// A folder of recorded traces (.trace, .rep, .mtrace, gzip'd or not) to add to the
-    /// default workloads.
-    #[arg(long, default_value = "workloads/traces")]
-    pub traces: PathBuf,
+    /// default workloads [default: workloads/traces, the recorded programs of the heaplab
+    /// checkout, each one not found there named as skipped].
+    #[arg(long, value_name = "DIR")]
+    pub traces: Option<PathBuf>,
     /// Print one JSON array with a row per workload and preset instead of a table.
     #[arg(long)]
     pub json: bool,

@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::child::{self, run_child};
 use crate::cli::{BaselineArgs, ChildArgs};
 use crate::error::CliError;
-use crate::input::{builtin_workload, is_trace_arg, workload_sets};
+use crate::input::{builtin_workload, is_trace_arg, WorkloadSets};
 use crate::output;
 
 /// `heaplab baseline`: each allocator in a child process of its own.
@@ -57,8 +57,8 @@ fn baseline_workload(args: &BaselineArgs) -> Result<WorkloadConfig, CliError> {
         }
         return Ok(WorkloadConfig::trace(name.clone()));
     }
-    let wset = workload_sets(&params.wset, &params.seed, &params.scale);
-    builtin_workload(name, &wset, "--wset")
+    let sets = WorkloadSets::new(&params.wset, &params.seed, &params.scale);
+    builtin_workload(name, &sets)
 }
 
 /// The hidden `baseline-child`: decode, then replay through one allocator, and send the

@@ -77,7 +77,13 @@ pub fn run(args: CompareArgs) -> Result<(), CliError> {
                 ..c.clone()
             };
             let config = config.resolve().map_err(|e| {
-                CliError::input(format!("{} on {}: {e}", output::label(c), w.label))
+                // A page size typed as --page-size is every configuration's, and is named
+                // as it was typed.
+                if e.field == "provider.page_size" && args.page_size.is_some() {
+                    CliError::input(format!("--page-size: {}", e.message))
+                } else {
+                    CliError::input(format!("{} on {}: {e}", output::label(c), w.label))
+                }
             })?;
             if args.real {
                 heaplab_native::replay::check_config(&config)?;

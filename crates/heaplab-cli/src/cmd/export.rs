@@ -4,18 +4,16 @@ use std::collections::BTreeMap;
 use std::io::{self, BufWriter, Write};
 
 use heaplab_core::trace;
-use heaplab_core::workload;
 
 use crate::cli::ExportArgs;
 use crate::error::CliError;
-use crate::input::{apply_sets, workload_sets};
+use crate::input::{find_workload, WorkloadSets};
 use crate::output;
 
 pub fn run(args: ExportArgs) -> Result<(), CliError> {
-    let spec = workload::find(&args.workload).map_err(|e| CliError::input(e.to_string()))?;
-    let wset = workload_sets(&args.wset, &args.seed, &args.scale);
+    let spec = find_workload(&args.workload, "--workload")?;
     let mut given = BTreeMap::new();
-    apply_sets(&mut given, &wset, spec.params, "--wset")?;
+    WorkloadSets::new(&args.wset, &args.seed, &args.scale).apply(&mut given, spec.params)?;
     let params = heaplab_core::params::Params::resolve(spec.params, &given, "workload.params")
         .map_err(|e| CliError::input(e.to_string()))?;
     let mut w = BufWriter::new(output::file_or_stdout(&args.output)?);

@@ -15,7 +15,7 @@ use heaplab_native::RealAllocator;
 use crate::child::{self, run_child};
 use crate::cli::FidelityArgs;
 use crate::error::CliError;
-use crate::input::{builtin_workload, is_trace_arg, run_one};
+use crate::input::{builtin_workload, is_trace_arg, run_one, WorkloadSets};
 use crate::output::{self, fidelity::Row};
 
 /// The presets that model a real allocator, and the allocator each models.
@@ -29,6 +29,17 @@ const PAIRS: [(&str, RealAllocator); 3] = [
 /// their threads while a baseline replays on one, and `churn`, whose heap holds two
 /// blocks at most, so there is no heap to compare.
 const LEFT_OUT: [&str; 3] = ["churn", "message_one", "message_many"];
+
+/// The folder of the checkout that holds the recorded traces of real programs, and the
+/// traces kept there, which fidelity replays unless `--traces` names another folder.
+/// Named here so that a trace not found (outside the checkout, the folder is not there)
+/// is reported as skipped, never left out without a word.
+const TRACES: &str = "workloads/traces";
+const RECORDED: [&str; 3] = [
+    "python-json.trace.gz",
+    "cc1.trace.gz",
+    "perl-words.trace.gz",
+];
 
 /// The scale of the built-in workloads unless `--scale` is given: small enough that every
 /// allocator runs each in a few seconds.
@@ -54,7 +65,13 @@ pub fn run(args: FidelityArgs) -> Result<(), CliError> {
             .filter(|(_, a)| wanted.contains(a))
             .collect()
     };
-    let workloads = workloads(&args)?;
+    let Workloads {
+        list: workloads,
+        skipped,
+    } = workloads(&args)?;
+    if let Some(skipped) = &skipped {
+        eprintln!("heaplab fidelity: {skipped}");
+    }
     let exe = child::heaplab_exe()?;
     let mut rows = Vec::new();
     for w in &workloads {
@@ -72,7 +89,8 @@ pub fn run(args: FidelityArgs) -> Result<(), CliError> {
         let rows: Vec<_> = rows.iter().map(versioned).collect();
         output::print_json(&rows)?;
     } else {
-        output::fidelity::print_rows(&rows, [GLIBC_PEAK_TARGET, GLIBC_END_TARGET]);
+        let skipped = skipped.map_or(0, |s| s.traces.len());
+        output::fidelity::print_rows(&rows, [GLIBC_PEAK_TARGET, GLIBC_END_TARGET], skipped);
     }
     Ok(())
 }
@@ -124,12 +142,51 @@ fn workload_name(w: &WorkloadConfig) -> String {
     }
 }
 
-/// The workloads to compare, resolved: named ones, or the default list plus every trace.
-fn workloads(args: &FidelityArgs) -> Result<Vec<WorkloadConfig>, CliError> {
+/// The workloads to compare, and the recorded traces of the default list not found.
+struct Workloads {
+    list: Vec<WorkloadConfig>,
+    skipped: Option<Skipped>,
+}
+
+/// Default traces that were not found, and why.
+struct Skipped {
+    traces: Vec<&'static str>,
+    why: String,
+}
+
+impl std::fmt::Display for Skipped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "skipped the recorded {} {}: {}; run in the heaplab checkout, or give --traces DIR",
+            if self.traces.len() == 1 {
+                "trace"
+            } else {
+                "traces"
+            },
+            self.traces.join(", "),
+            self.why
+        )
+    }
+}
+
+/// The workloads to compare, resolved: named ones, or the default list plus every trace
+/// of `--traces` (or of the checkout's folder, naming those of [`RECORDED`] not found).
+fn workloads(args: &FidelityArgs) -> Result<Workloads, CliError> {
     // The scale goes through the workload's own range check, as `--scale` to `run` does.
-    let scale = [format!("scale={}", args.scale.unwrap_or(DEFAULT_SCALE))];
-    let builtin = |id: &str| builtin_workload(id, &scale, "--scale");
+    let scale = WorkloadSets::new(
+        &[],
+        &None,
+        &Some(args.scale.unwrap_or(DEFAULT_SCALE).to_string()),
+    );
+    let builtin = |id: &str| builtin_workload(id, &scale);
     if !args.workload.is_empty() {
+        if args.traces.is_some() {
+            return Err(CliError::input(
+                "--traces adds a folder's traces to the default workloads, and --workload \
+                 names the workloads instead; give each trace with -w",
+            ));
+        }
         // Traces are replayed as recorded, so a scale given with nothing else to scale
         // would be dropped without a word.
         if args.scale.is_some() && args.workload.iter().all(|w| is_trace_arg(w)) {
@@ -139,7 +196,7 @@ fn workloads(args: &FidelityArgs) -> Result<Vec<WorkloadConfig>, CliError> {
                     .to_string(),
             ));
         }
-        return args
+        let list = args
             .workload
             .iter()
             .map(|w| {
@@ -149,25 +206,80 @@ fn workloads(args: &FidelityArgs) -> Result<Vec<WorkloadConfig>, CliError> {
                     builtin(w)
                 }
             })
-            .collect();
+            .collect::<Result<_, _>>()?;
+        return Ok(Workloads {
+            list,
+            skipped: None,
+        });
     }
-    let mut out = crate::input::suite::MALLOCBENCH
+    let mut list = crate::input::suite::MALLOCBENCH
         .iter()
         .filter(|id| !LEFT_OUT.contains(id))
         .map(|id| builtin(id))
         .collect::<Result<Vec<_>, _>>()?;
-    // A missing traces folder is not an error: the CLI may run outside the repository.
-    if let Ok(dir) = std::fs::read_dir(&args.traces) {
-        let mut files: Vec<PathBuf> = dir
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| heaplab_core::trace::has_trace_extension(&p.to_string_lossy()))
-            .collect();
-        files.sort();
-        out.extend(
-            files
-                .into_iter()
-                .map(|p| WorkloadConfig::trace(p.to_string_lossy().into_owned())),
-        );
+    let skipped = match &args.traces {
+        // A folder the user named must be there and hold traces.
+        Some(dir) => {
+            let files = trace_files(dir)
+                .map_err(|e| CliError::input(format!("--traces {}: {e}", dir.display())))?;
+            if files.is_empty() {
+                return Err(CliError::input(format!(
+                    "--traces {}: the folder holds no trace files (.trace, .rep, .mtrace, \
+                     gzip'd or not)",
+                    dir.display()
+                )));
+            }
+            list.extend(files.iter().map(|p| trace_workload(p)));
+            None
+        }
+        None => match trace_files(Path::new(TRACES)) {
+            Err(e) => Some(Skipped {
+                traces: RECORDED.to_vec(),
+                why: if e.kind() == std::io::ErrorKind::NotFound {
+                    format!("there is no folder {TRACES} here")
+                } else {
+                    format!("{TRACES} cannot be read: {e}")
+                },
+            }),
+            Ok(files) => {
+                list.extend(files.iter().map(|p| trace_workload(p)));
+                let missing: Vec<&str> = RECORDED
+                    .into_iter()
+                    .filter(|name| !files.iter().any(|p| p.file_name() == Some(name.as_ref())))
+                    .collect();
+                (!missing.is_empty()).then(|| Skipped {
+                    traces: missing,
+                    why: format!("{TRACES} does not hold them"),
+                })
+            }
+        },
+    };
+    Ok(Workloads { list, skipped })
+}
+
+/// The trace files of a folder, by name.
+fn trace_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| heaplab_core::trace::has_trace_extension(&p.to_string_lossy()))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+fn trace_workload(path: &Path) -> WorkloadConfig {
+    WorkloadConfig::trace(path.to_string_lossy().into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    /// The recorded traces fidelity names are the ones the checkout keeps.
+    #[test]
+    fn the_recorded_traces_are_in_the_checkout() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        for name in super::RECORDED {
+            let path = dir.join(super::TRACES).join(name);
+            assert!(path.is_file(), "{} is missing", path.display());
+        }
     }
-    Ok(out)
 }

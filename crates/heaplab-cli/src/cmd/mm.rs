@@ -3,6 +3,7 @@
 use std::time::Instant;
 
 use heaplab_core::config::WorkloadConfig;
+use heaplab_core::format::format_counted;
 use heaplab_mm::compile::{build, BuildRequest, EXAMPLES};
 use heaplab_mm::score::{score, CheckOptions, Input, DEFAULT_WORKLOADS};
 
@@ -39,10 +40,11 @@ fn run_build(a: MmBuildArgs) -> Result<(), CliError> {
     // A module that builds but breaks the interface is refused now rather than at its
     // first run.
     let module = load_module(&a.output)?;
+    let bytes = std::fs::metadata(&a.output).map_or(0, |m| m.len());
     eprintln!(
-        "wrote {} ({} bytes, SHA-256 {})",
+        "wrote {} ({}, SHA-256 {})",
         a.output.display(),
-        std::fs::metadata(&a.output).map_or(0, |m| m.len()),
+        format_counted(i128::from(bytes), "byte", "bytes"),
         module.sha256()
     );
     Ok(())
@@ -104,11 +106,7 @@ fn run_check(a: MmCheckArgs) -> Result<(), CliError> {
     if score.valid_traces < score.traces.len() {
         return Err(CliError {
             code: 1,
-            message: format!(
-                "{} of {} traces are not valid",
-                score.traces.len() - score.valid_traces,
-                score.traces.len()
-            ),
+            message: output::mm::invalid_traces(&score),
         });
     }
     Ok(())

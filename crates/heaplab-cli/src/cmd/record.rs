@@ -16,6 +16,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
 
+use heaplab_core::format::{format_count, format_counted, format_exact_bytes};
 use heaplab_record::Counts;
 
 use crate::cli::RecordArgs;
@@ -96,11 +97,11 @@ pub fn run(args: RecordArgs) -> Result<(), CliError> {
         if let Some(i) = largest {
             let allocs = counts[i].as_ref().map_or(0, |c| c.allocs);
             eprintln!(
-                "heaplab record: {} processes wrote traces{unfinished}; the largest, {} ({} allocs), \
+                "heaplab record: {} wrote traces{unfinished}; the largest, {} ({}), \
                  is most likely the program; --verbose lists each",
-                written.len(),
+                format_counted(written.len() as i128, "process", "processes"),
                 written[i].display(),
-                heaplab_core::format::format_count(i128::from(allocs)),
+                format_counted(i128::from(allocs), "alloc", "allocs"),
             );
         }
     }
@@ -113,20 +114,21 @@ pub fn run(args: RecordArgs) -> Result<(), CliError> {
     {
         let sites = match symbolised {
             Some(s) => format!(
-                ", {} call sites ({} named by function)",
-                s.sites, s.functions
+                ", {} ({} named by function)",
+                format_counted(s.sites as i128, "call site", "call sites"),
+                format_count(s.functions as i128)
             ),
             None => String::new(),
         };
         match counts {
             Some(c) => eprintln!(
-                "heaplab record: {}: {} allocs, {} frees, {} reallocs, peak live {} B, {} threads{sites}{}",
+                "heaplab record: {}: {}, {}, {}, peak live {}, {}{sites}{}",
                 path.display(),
-                c.allocs,
-                c.frees,
-                c.reallocs,
-                c.peak_live_bytes,
-                c.threads,
+                format_counted(i128::from(c.allocs), "alloc", "allocs"),
+                format_counted(i128::from(c.frees), "free", "frees"),
+                format_counted(i128::from(c.reallocs), "realloc", "reallocs"),
+                format_exact_bytes(c.peak_live_bytes),
+                format_counted(i128::from(c.threads), "thread", "threads"),
                 left_out(c)
             ),
             None => eprintln!(
@@ -163,17 +165,23 @@ fn left_out(c: &Counts) -> String {
     let parts: Vec<String> = [
         (
             c.skipped_frees,
+            "free of a block from before recording skipped",
             "frees of blocks from before recording skipped",
         ),
         (
             c.unknown_reallocs,
+            "realloc of such a block recorded as an allocation",
             "reallocs of such blocks recorded as allocations",
         ),
-        (c.missed_frees, "unseen frees filled in"),
+        (
+            c.missed_frees,
+            "unseen free filled in",
+            "unseen frees filled in",
+        ),
     ]
     .iter()
-    .filter(|(n, _)| *n > 0)
-    .map(|(n, what)| format!("{n} {what}"))
+    .filter(|(n, _, _)| *n > 0)
+    .map(|&(n, one, many)| format_counted(i128::from(n), one, many))
     .collect();
     if parts.is_empty() {
         String::new()

@@ -8,13 +8,12 @@ use std::path::Path;
 
 use heaplab_core::config::{ProviderKind, RunConfig, TouchMode, WorkloadConfig};
 use heaplab_core::policy;
-use heaplab_core::workload;
 use serde_json::Value;
 
 use super::file_format::is_toml;
 use super::policy::{is_policy_file, policy_arg, policy_unknown};
-use super::sets::{apply_sets, workload_sets};
-use super::workload::is_trace_arg;
+use super::sets::{apply_sets, WorkloadSets};
+use super::workload::{find_workload, is_trace_arg};
 use crate::cli::RunInputArgs;
 use crate::error::CliError;
 
@@ -106,10 +105,10 @@ fn configs_from_flags(args: &RunInputArgs) -> Result<Vec<RunConfig>, CliError> {
     let workload = if is_trace_arg(&name) {
         WorkloadConfig::trace(name)
     } else {
-        let spec = workload::find(&name).map_err(|e| CliError::input(e.to_string()))?;
+        let spec = find_workload(&name, "--workload")?;
         let mut params = BTreeMap::new();
-        let wset = workload_sets(&wparams.wset, &wparams.seed, &wparams.scale);
-        apply_sets(&mut params, &wset, spec.params, "--wset")?;
+        WorkloadSets::new(&wparams.wset, &wparams.seed, &wparams.scale)
+            .apply(&mut params, spec.params)?;
         WorkloadConfig {
             id: name,
             params,
@@ -156,13 +155,35 @@ fn configs_from_flags(args: &RunInputArgs) -> Result<Vec<RunConfig>, CliError> {
         if let Some(points) = args.points {
             config.series_points = points;
         }
-        config.resolve().map_err(|e| match file {
-            Some(file) if e.field.starts_with("policy") => CliError::input(format!("{file}: {e}")),
-            _ => CliError::input(e.to_string()),
-        })?;
+        config
+            .resolve()
+            .map_err(|e| match (file, flag_of(&e.field, args)) {
+                (Some(file), _) if e.field.starts_with("policy") => {
+                    CliError::input(format!("{file}: {e}"))
+                }
+                (_, Some(flag)) => CliError::input(format!("{flag}: {}", e.message)),
+                _ => CliError::input(e.to_string()),
+            })?;
         configs.push(config);
     }
     Ok(configs)
+}
+
+/// The flag that gave a config field its value, if one did: an error in it is named as
+/// the user typed it (`--page-size`, `--set slab_size`) rather than by its field path,
+/// which a config file or a link keeps.
+fn flag_of(field: &str, args: &RunInputArgs) -> Option<String> {
+    match field {
+        "provider.page_size" => args.page_size.map(|_| "--page-size".to_string()),
+        "series_points" => args.points.map(|_| "--points".to_string()),
+        _ => {
+            let key = field.strip_prefix("policy.params.")?;
+            args.set
+                .iter()
+                .any(|s| s.split_once('=').is_some_and(|(k, _)| k == key))
+                .then(|| format!("--set {key}"))
+        }
+    }
 }
 
 /// `--provider`'s value.

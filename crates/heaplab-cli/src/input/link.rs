@@ -4,7 +4,7 @@ use std::fs::File;
 
 use heaplab_app::link::{self, LinkState, LinkWorkload};
 use heaplab_core::config::RunConfig;
-use heaplab_core::format::format_count;
+use heaplab_core::format::format_counted;
 
 use crate::error::CliError;
 
@@ -51,12 +51,12 @@ pub fn linked(url: &str, points: Option<usize>) -> Result<Linked, CliError> {
             let (bytes, sha) = (found.bytes.unwrap_or(0), found.sha256.unwrap_or_default());
             if !t.matches(bytes, &sha) {
                 return Err(CliError::input(format!(
-                    "link: {} here has {} bytes (sha256 {}…), not the file the link was made from{}",
+                    "link: {} here has {} (sha256 {}…), not the file the link was made from{}",
                     t.name,
-                    format_count(i128::from(bytes)),
+                    format_counted(i128::from(bytes), "byte", "bytes"),
                     &sha[..12.min(sha.len())],
                     t.bytes
-                        .map(|b| format!(" ({} bytes)", format_count(i128::from(b))))
+                        .map(|b| format!(" ({})", format_counted(i128::from(b), "byte", "bytes")))
                         .unwrap_or_default()
                 )));
             }

@@ -32,5 +32,5 @@ pub use config::{configs, configs_from_toml, configurations};
 pub use events::{one_config_events, session_at};
 pub use policy::load_module;
 pub use run::{run_bytes, run_one};
-pub use sets::{apply_sets, workload_sets};
-pub use workload::{builtin_workload, is_trace_arg};
+pub use sets::WorkloadSets;
+pub use workload::{builtin_workload, find_workload, is_trace_arg};

@@ -25,8 +25,10 @@ pub(super) fn policy_unknown(id: &str) -> String {
         .iter()
         .map(|p| p.id)
         .collect();
+    let names: Vec<&str> = ids.iter().chain(&presets).copied().collect();
     format!(
-        "unknown policy {id:?}; valid families are: {}; presets: {} (or give a .json policy file)",
+        "unknown policy {id:?}{}; valid families are: {}; presets: {} (or give a .json policy file)",
+        heaplab_core::names::did_you_mean(id, &names),
         ids.join(", "),
         presets.join(", ")
     )

@@ -9,7 +9,8 @@ use crate::error::CliError;
 
 /// Applies `key=value` settings, parsing each value by its parameter's spec so that
 /// `--set slab_size=1MiB` and `--set fit=first` both work. `flag` names where the settings
-/// came from in errors (`--set`, `--wset`, `--policy glibc-like:`).
+/// came from in errors (`--set`, `--wset`, `--policy glibc-like:`), with the key unless the
+/// flag is the parameter's own (`--scale`, not `--scale scale`).
 pub fn apply_sets(
     params: &mut BTreeMap<String, Value>,
     sets: &[String],
@@ -20,16 +21,21 @@ pub fn apply_sets(
         let (key, value) = s
             .split_once('=')
             .ok_or_else(|| CliError::input(format!("{flag} {s:?}: expected KEY=VALUE")))?;
+        let place = if flag == format!("--{key}") {
+            flag.to_string()
+        } else {
+            format!("{flag} {key}")
+        };
         let spec = specs.iter().find(|p| p.name == key).ok_or_else(|| {
             let names: Vec<&str> = specs.iter().map(|p| p.name).collect();
             CliError::input(format!(
-                "{flag} {key}: unknown parameter; valid ones are: {}",
+                "{place}: unknown parameter; valid ones are: {}",
                 names.join(", ")
             ))
         })?;
         let v = spec
             .parse_text(value)
-            .map_err(|e| CliError::input(format!("{flag} {key}: {e}")))?;
+            .map_err(|e| CliError::input(format!("{place}: {e}")))?;
         params.insert(
             key.to_string(),
             serde_json::to_value(v).unwrap_or(Value::Null),
@@ -38,14 +44,29 @@ pub fn apply_sets(
     Ok(())
 }
 
-/// `--wset` settings with `--seed` and `--scale` folded in, as `key=value` text.
-pub fn workload_sets(
-    wset: &[String],
-    seed: &Option<String>,
-    scale: &Option<String>,
-) -> Vec<String> {
-    let mut sets = wset.to_vec();
-    sets.extend(seed.iter().map(|s| format!("seed={s}")));
-    sets.extend(scale.iter().map(|s| format!("scale={s}")));
-    sets
+/// A workload's settings as `key=value` text, each with the flag it was typed with, so
+/// that an error names `--scale` for `--scale 0` and `--wset scale` for `--wset scale=0`.
+pub struct WorkloadSets(Vec<(&'static str, String)>);
+
+impl WorkloadSets {
+    /// `--wset` settings with `--seed` and `--scale` beside them.
+    pub fn new(wset: &[String], seed: &Option<String>, scale: &Option<String>) -> WorkloadSets {
+        let mut sets: Vec<(&'static str, String)> =
+            wset.iter().map(|s| ("--wset", s.clone())).collect();
+        sets.extend(seed.iter().map(|s| ("--seed", format!("seed={s}"))));
+        sets.extend(scale.iter().map(|s| ("--scale", format!("scale={s}"))));
+        WorkloadSets(sets)
+    }
+
+    /// Applies every setting by the workload's parameter `specs`.
+    pub fn apply(
+        &self,
+        params: &mut BTreeMap<String, Value>,
+        specs: &[ParamSpec],
+    ) -> Result<(), CliError> {
+        for (flag, set) in &self.0 {
+            apply_sets(params, std::slice::from_ref(set), specs, flag)?;
+        }
+        Ok(())
+    }
 }

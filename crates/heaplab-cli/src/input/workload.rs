@@ -4,9 +4,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use heaplab_core::config::WorkloadConfig;
-use heaplab_core::workload;
+use heaplab_core::workload::{self, WorkloadSpec};
 
-use super::sets::apply_sets;
+use super::sets::WorkloadSets;
 use crate::error::CliError;
 
 /// Whether a `--workload`/`-w` argument names a trace file rather than a built-in
@@ -22,16 +22,18 @@ fn looks_like_trace(name: &str) -> bool {
     name.ends_with(".gz") || heaplab_core::trace::has_trace_extension(name)
 }
 
-/// The built-in workload `name` with `KEY=VALUE` settings (`flag` names where they came
-/// from in errors), resolved and checked as `heaplab run` checks it.
-pub fn builtin_workload(
-    name: &str,
-    sets: &[String],
-    flag: &str,
-) -> Result<WorkloadConfig, CliError> {
-    let spec = workload::find(name).map_err(|e| CliError::input(e.to_string()))?;
+/// The built-in workload `name`, which the user gave with `flag`: an unknown one is named
+/// with the flag, and the closest built-in name suggested.
+pub fn find_workload(name: &str, flag: &str) -> Result<&'static WorkloadSpec, CliError> {
+    workload::find(name).map_err(|e| CliError::input(format!("{flag}: {}", e.message)))
+}
+
+/// The built-in workload `name` (given with `--workload`) with its settings, resolved and
+/// checked as `heaplab run` checks it.
+pub fn builtin_workload(name: &str, sets: &WorkloadSets) -> Result<WorkloadConfig, CliError> {
+    let spec = find_workload(name, "--workload")?;
     let mut given = BTreeMap::new();
-    apply_sets(&mut given, sets, spec.params, flag)?;
+    sets.apply(&mut given, spec.params)?;
     resolve_workload(name, &given)
 }
 

@@ -1,7 +1,7 @@
 //! `baseline`'s report is printed here as text, a column per real allocator.
 
 use heaplab_core::config::WorkloadConfig;
-use heaplab_core::format::format_bytes;
+use heaplab_core::format::{format_bytes, format_count};
 use heaplab_native::BaselineReport;
 
 use super::table::grid;
@@ -14,7 +14,7 @@ pub fn print_baselines(workload: &WorkloadConfig, reports: &[BaselineReport]) {
     header.extend(reports.iter().map(|r| r.allocator.to_string()));
     let col = |f: &dyn Fn(&BaselineReport) -> String| reports.iter().map(f).collect::<Vec<_>>();
     let rows = vec![
-        ("events", col(&|r| r.events.to_string())),
+        ("events", col(&|r| format_count(i128::from(r.events)))),
         (
             "ns per event (median)",
             col(&|r| format!("{:.1}", r.ns_per_event)),

@@ -18,7 +18,7 @@
 use std::collections::BTreeMap;
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Attribute, Cell, CellAlignment, Table};
-use heaplab_core::format::{csv_field, format_count, format_delta, Direction};
+use heaplab_core::format::{csv_field, format_count, format_counted, format_delta, Direction};
 use heaplab_core::metrics::{self, Unit, METRICS};
 use serde::Serialize;
 use serde_json::Value;
@@ -287,9 +287,9 @@ pub fn print(cmp: &Comparison, scale: Option<&str>) {
 fn heading(cmp: &Comparison, scale: Option<&str>) -> String {
     let labels: Vec<&str> = cmp.columns.iter().map(|c| c.label.as_str()).collect();
     format!(
-        "{} compared on {} workloads ({}); Δ: each column against {}",
+        "{} compared on {} ({}); Δ: each column against {}",
         labels.join(", "),
-        cmp.rows.len(),
+        format_counted(cmp.rows.len() as i128, "workload", "workloads"),
         match scale {
             Some(s) => format!("scale {s}"),
             None => "their own scale".to_string(),

@@ -1,7 +1,7 @@
 //! `fidelity`'s report is defined here: a row per workload and preset, as a table or JSON.
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
-use heaplab_core::format::format_bytes;
+use heaplab_core::format::{format_bytes, format_count, format_counted};
 use heaplab_native::RealAllocator;
 use serde::Serialize;
 
@@ -26,8 +26,9 @@ pub struct Row {
 }
 
 /// The table of rows, then how many of the judged rows are within `glibc_target` (the
-/// largest relative error allowed on the peak and the end).
-pub fn print_rows(rows: &[Row], glibc_target: [f64; 2]) {
+/// largest relative error allowed on the peak and the end) and how many of the default
+/// recorded traces were `skipped`, not found.
+pub fn print_rows(rows: &[Row], glibc_target: [f64; 2], skipped: usize) {
     let mut table = Table::new();
     table.load_preset(UTF8_FULL_CONDENSED).set_header(vec![
         "workload",
@@ -67,6 +68,12 @@ pub fn print_rows(rows: &[Row], glibc_target: [f64; 2]) {
     }
     println!("{table}");
     let judged: Vec<&Row> = rows.iter().filter(|r| r.within_target.is_some()).collect();
+    let skipped = (skipped > 0).then(|| {
+        format!(
+            "{} skipped, not found",
+            format_counted(skipped as i128, "recorded trace", "recorded traces")
+        )
+    });
     if !judged.is_empty() {
         let ok = judged
             .iter()
@@ -74,11 +81,15 @@ pub fn print_rows(rows: &[Row], glibc_target: [f64; 2]) {
             .count();
         let [peak, end] = glibc_target;
         println!(
-            "glibc-like within ±{:.0}% of glibc's peak and ±{:.0}% of its end on {ok} of {} workloads",
+            "glibc-like within ±{:.0}% of glibc's peak and ±{:.0}% of its end on {} of {}{}",
             peak * 100.0,
             end * 100.0,
-            judged.len()
+            format_count(ok as i128),
+            format_counted(judged.len() as i128, "workload", "workloads"),
+            skipped.map(|s| format!("; {s}")).unwrap_or_default()
         );
+    } else if let Some(skipped) = skipped {
+        println!("{skipped}");
     }
     println!(
         "real = heap RSS: the child's anonymous RSS minus that before the first event; end = after the \

@@ -1,7 +1,7 @@
 //! `mm check`'s report: mdriver's table, then heaplab's figures for the same traces.
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
-use heaplab_core::format::format_bytes;
+use heaplab_core::format::{format_bytes, format_count, format_counted};
 use heaplab_mm::score::Score;
 
 fn right(text: String) -> Cell {
@@ -42,11 +42,7 @@ pub fn print_score(score: &Score) {
             "Perf index = {:.0} (util) + {:.0} (thru) = {:.0}/100",
             p.util_points, p.throughput_points, p.total
         ),
-        None => println!(
-            "No perf index: {} of {} traces are not valid.",
-            score.traces.len() - score.valid_traces,
-            score.traces.len()
-        ),
+        None => println!("No perf index: {}.", invalid_traces(score)),
     }
     println!(
         "  util counts {:.0}%: the mean of peak live payload / mem_heapsize() at the end; \
@@ -78,4 +74,15 @@ pub fn print_score(score: &Score) {
         ]);
     }
     println!("{t}");
+}
+
+/// How many of the score's traces are not valid: "1 of 11 traces is not valid".
+pub fn invalid_traces(score: &Score) -> String {
+    let bad = score.traces.len() - score.valid_traces;
+    format!(
+        "{} of {} {} not valid",
+        format_count(bad as i128),
+        format_counted(score.traces.len() as i128, "trace", "traces"),
+        if bad == 1 { "is" } else { "are" }
+    )
 }

@@ -1,7 +1,7 @@
 //! `run`'s report is printed here as text, with `run --real`'s figures and lenient skips.
 
 use comfy_table::{Cell, CellAlignment};
-use heaplab_core::format::{format_bytes, format_count};
+use heaplab_core::format::{format_bytes, format_count, format_counted};
 use heaplab_core::run::RunOutput;
 use heaplab_core::simulate::Summary;
 use heaplab_core::trace::Skipped;
@@ -85,7 +85,12 @@ pub fn print_skipped(skipped: &Skipped) {
         .map(|(kind, n)| format!("{n} {}", kind.name()))
         .collect();
     eprintln!(
-        "lenient: skipped {total} bad lines or events: {}",
+        "lenient: skipped {}: {}",
+        format_counted(
+            i128::from(total),
+            "bad line or event",
+            "bad lines or events"
+        ),
         kinds.join(", ")
     );
 }
@@ -141,13 +146,13 @@ pub fn print_real(reports: &[RealReport]) {
     for r in reports {
         if let Some(m) = &r.real.first_residency_mismatch {
             println!(
-                "{}: first residency mismatch after event {}: page {:#x} is {} in the model, {} per mincore ({} pages disagree)",
+                "{}: first residency mismatch after event {}: page {:#x} is {} in the model, {} per mincore ({})",
                 label(&r.report.config),
-                m.event,
+                format_count(i128::from(m.event)),
                 m.addr,
                 if m.model_resident { "resident" } else { "not resident" },
                 if m.model_resident { "not resident" } else { "resident" },
-                m.pages
+                format_counted(i128::from(m.pages), "page disagrees", "pages disagree")
             );
         }
     }

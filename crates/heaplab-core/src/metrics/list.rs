@@ -106,6 +106,6 @@ figures! {
         "Pages committed", PageCalls, Count, Smaller,
         "Pages committed over the run, counted at each commit.";
     decommitted_pages_total: u64 = |s| s.pages.decommitted_pages_total,
-        "Pages decommitted", PageCalls, Count, Neither,
+        "Pages decommitted", PageCalls, Count, Smaller,
         "Pages decommitted over the run, counted at each decommit.";
 }

@@ -465,7 +465,8 @@ pub(crate) fn unknown_family(id: &str) -> ParamError {
     ParamError {
         field: "policy.family".into(),
         message: format!(
-            "unknown policy family {id:?}; valid ones are: {}",
+            "unknown policy family {id:?}{}; valid ones are: {}",
+            crate::names::did_you_mean(id, &ids),
             ids.join(", ")
         ),
     }

@@ -29,6 +29,7 @@ use std::io::Read;
 use serde::Serialize;
 
 use crate::event::Event;
+use crate::format::{format_count, format_counted};
 use crate::workload::Sink;
 
 pub use check::{Problem, ProblemKind};
@@ -117,14 +118,19 @@ impl fmt::Display for Imported {
         if self.gzip {
             f.write_str(", gzip")?;
         }
-        write!(f, ", {} lines", self.lines)?;
+        write!(
+            f,
+            ", {}",
+            format_counted(i128::from(self.lines), "line", "lines")
+        )?;
         // Said only when the trace had some: most traces have none, and a table's first
         // line is read by people.
         if self.null_frees > 0 || self.null_reallocs > 0 {
             write!(
                 f,
                 ", {} free(NULL) as nothing, {} realloc(NULL, n) as malloc",
-                self.null_frees, self.null_reallocs
+                format_count(i128::from(self.null_frees)),
+                format_count(i128::from(self.null_reallocs))
             )?;
         }
         Ok(())

@@ -347,7 +347,8 @@ pub fn find(id: &str) -> Result<&'static WorkloadSpec, ParamError> {
         ParamError {
             field: "workload.id".into(),
             message: format!(
-                "unknown workload {id:?}; built-in ones are: {} (or give a .trace file)",
+                "unknown workload {id:?}{}; built-in ones are: {} (or give a .trace file)",
+                crate::names::did_you_mean(id, &ids),
                 ids.join(", ")
             ),
         }
