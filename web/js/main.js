@@ -31,6 +31,8 @@ function traceNote(report) {
   if (found.rep_header) note += `, ${found.rep_header} header`;
   if (found.gzip) note += ', gzip';
   note += `, ${formatCount(found.lines)} lines.`;
+  // As `heaplab run` warns: an empty recording is not a program that used no memory.
+  if (report.events === 0) note += ` ${report.config.workload.path} holds no events: every figure is zero.`;
   if (report.skipped) {
     const kinds = Object.entries(report.skipped);
     const total = kinds.reduce((sum, [, n]) => sum + n, 0);

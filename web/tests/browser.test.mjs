@@ -519,6 +519,18 @@ describe('heaplab page', () => {
     assert.equal(await clickRun(page), 'done', await errorText(page));
     assert.equal((await results(page)).reports[0].events, 4);
     assert.ok(await page.isVisible('#chart'), 'the run drew no chart');
+    assert.doesNotMatch(await page.locator('#status').textContent(), /no events/);
+
+    // An empty trace runs, and the page says it holds no events, as `heaplab run` does.
+    const empty = path.join(scratch, 'empty.trace');
+    await writeFile(empty, '# a header and nothing else\n');
+    await page.setInputFiles('#trace-file', empty);
+    await page.locator('#status', { hasText: 'empty.trace is chosen: press Run' }).waitFor();
+    assert.equal(await clickRun(page), 'done', await errorText(page));
+    assert.equal((await results(page)).reports[0].events, 0);
+    assert.match(await page.locator('#status').textContent(), /empty\.trace holds no events: every figure is zero\./);
+    const cliEmpty = await run(HEAPLAB_BIN, ['run', '-w', empty, '-p', 'glibc-like']);
+    assert.match(cliEmpty.stderr, /holds no events: every figure is zero/);
     normalRunProblems.push(...problems);
     await page.close();
   });

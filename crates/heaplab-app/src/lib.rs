@@ -18,6 +18,7 @@
 //! ```
 
 pub mod catalog;
+#[cfg(feature = "fuzz")]
 pub mod fuzz;
 pub mod link;
 pub mod observe;

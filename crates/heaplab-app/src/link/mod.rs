@@ -24,6 +24,7 @@ pub use check::{
     embeddable, MAX_CONFIGS, MAX_EMBEDDED_BYTES, MAX_EMBEDDED_TEXT_BYTES, MAX_EVENTS,
     MAX_SWEEP_VALUES,
 };
+#[cfg(feature = "fuzz")]
 pub(crate) use codec::fragment_of;
 pub use codec::{decode, encode, trace_ref, trace_ref_of, url, TraceHasher};
 pub use deflate::MAX_PAYLOAD_BYTES;
