@@ -177,6 +177,15 @@ fn before_exit(r: &Report) -> u64 {
     }
 }
 
+/// The claim that fails when a run lacks a phase the finding reads.
+fn missing_phase(who: &str, label: &str) -> Check {
+    check(
+        format!("{who}'s run has no phase {label:?}, which this finding reads"),
+        0.0,
+        false,
+    )
+}
+
 fn phase_resident(r: &Report, label: &str) -> Option<u64> {
     r.summary
         .phases
@@ -291,10 +300,18 @@ pub fn evaluate(id: &str, runs: &[ScenarioRun]) -> Vec<Check> {
                 [(0, "glibc-like", true), (1, "the returning policy", false)]
             {
                 let rep = r(i);
-                let huge =
-                    phase_resident(rep, "huge page").unwrap_or(rep.summary.peak_resident_bytes());
+                // A phase the workload no longer marks is a claim that fails, naming the
+                // phase: reading it as no memory at all would pass "keeps at most 30%".
+                let Some(huge) = phase_resident(rep, "huge page") else {
+                    checks.push(missing_phase(who, "huge page"));
+                    continue;
+                };
                 for back in 1..=3 {
-                    let after = phase_resident(rep, &format!("back {back}")).unwrap_or(0);
+                    let label = format!("back {back}");
+                    let Some(after) = phase_resident(rep, &label) else {
+                        checks.push(missing_phase(who, &label));
+                        continue;
+                    };
                     let kept = ratio(after, huge);
                     checks.push(if keeps_most {
                         check(
@@ -430,5 +447,28 @@ mod tests {
             }
         }
         assert!(find("nope").unwrap_err().contains("jit-arenas"));
+    }
+
+    /// A phase the finding reads that a run no longer has fails the finding; it is not
+    /// read as no memory, which would pass "keeps at most 30%".
+    #[test]
+    fn a_phase_the_finding_reads_and_the_run_lacks_fails_it() {
+        let spec = find("browser-back-forward").unwrap();
+        let mut out = run_scenario(&spec).unwrap();
+        assert!(out.finding.holds, "{:#?}", out.finding.checks);
+        let returning = &mut out.runs[1].report.summary.phases;
+        let before = returning.len();
+        returning.retain(|p| p.label != "back 2");
+        assert_eq!(returning.len(), before - 1, "the run marks \"back 2\" once");
+        let checks = evaluate(&spec.id, &out.runs);
+        let failed: Vec<&str> = checks
+            .iter()
+            .filter(|c| !c.holds)
+            .map(|c| c.claim.as_str())
+            .collect();
+        assert_eq!(
+            failed,
+            ["the returning policy's run has no phase \"back 2\", which this finding reads"]
+        );
     }
 }
