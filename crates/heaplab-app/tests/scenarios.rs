@@ -61,7 +61,12 @@ fn gap(a: u64, b: u64) -> f64 {
 
 /// The code's own checks say what this file worked out: as many claims, each holding.
 fn agrees(out: &ScenarioOutput, claims: usize) {
-    assert_eq!(out.finding.checks.len(), claims, "{:#?}", out.finding.checks);
+    assert_eq!(
+        out.finding.checks.len(),
+        claims,
+        "{:#?}",
+        out.finding.checks
+    );
     assert!(out.finding.holds, "{:#?}", out.finding.checks);
 }
 
@@ -75,7 +80,10 @@ fn s1_jit_arenas() {
     };
     // After the last compilation and its run, before the process exits.
     let end = ratio(phase(heap, "run 5"), phase(pages, "run 5"));
-    assert!(end >= 3.0, "memory after the compilations: {end:.1}x smaller");
+    assert!(
+        end >= 3.0,
+        "memory after the compilations: {end:.1}x smaller"
+    );
     let peak = gap(
         field(heap, "peak_resident_bytes"),
         field(pages, "peak_resident_bytes"),
@@ -154,7 +162,11 @@ fn s4_browser_back_forward() {
     let more = ratio(reallocs(plus_one), reallocs(double));
     assert!(more >= 10.0, "+1 needs {more:.0}x the reallocations");
     let kept = (peak(double) - peak(custom)) / (peak(double) - peak(plus_one));
-    assert!(kept > 0.5, "custom keeps {:.0}% of the saving", kept * 100.0);
+    assert!(
+        kept > 0.5,
+        "custom keeps {:.0}% of the saving",
+        kept * 100.0
+    );
     let custom_reallocs = ratio(reallocs(custom), reallocs(double));
     assert!(custom_reallocs <= 2.0, "custom: {custom_reallocs:.2}x");
     agrees(&out, 10);

@@ -11,6 +11,7 @@
 //! rewrites, and commit it with the change.
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::PathBuf;
 
 use heaplab_core::config::{PolicyConfig, ProviderKind, RunConfig};
@@ -160,14 +161,17 @@ fn first_difference(was: &Value, now: &Value, at: &str) -> String {
 /// The simulator's memory grows with live blocks and touched pages, never with events:
 /// four rounds of `parametric` (about 10.6 million events, 1 GiB live at the top of each,
 /// 1.1 GiB of simulated heap touched) streamed into one simulation keep this process under
-/// 200 MB. `examples/memory.rs` is the same run with figures printed.
+/// 200 MB, in every run: a simulator that kept the events would pass that several times
+/// over. `examples/memory.rs` is the same run with figures printed.
 #[test]
 fn a_ten_million_event_gibibyte_run_stays_under_200_mb() {
-    if std::env::var_os("CI").is_none() {
-        return;
-    }
     let Some(before) = peak_rss_kb() else {
-        // Only Linux reports the peak; elsewhere there is nothing to measure.
+        // Only Linux reports the peak; elsewhere there is nothing to measure. Written
+        // past the test harness's capture, so the skip shows in every run's output.
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED a_ten_million_event_gibibyte_run_stays_under_200_mb: no /proc/self/status here"
+        );
         return;
     };
     let c = RunConfig::new("parametric", "size-class")
