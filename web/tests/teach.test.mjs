@@ -203,10 +203,14 @@ describe('teaching mode', () => {
     await page.selectOption('#teach-speed', '100');
     await page.click('#teach-play');
     await page.waitForFunction(() => window.heaplabTeach?.event >= 3010, null, { timeout: TIMEOUT_MS });
+    assert.equal((await teach(page)).playing, true);
     await page.click('#teach-play');
-    const stopped = (await teach(page)).event;
-    await page.waitForTimeout(300);
-    assert.equal((await teach(page)).event, stopped);
+    // Paused, the player holds no timer; a step from there moves exactly one event.
+    const stopped = await teach(page);
+    assert.equal(stopped.playing, false);
+    await page.click('#teach-forward');
+    await page.waitForFunction((at) => window.heaplabTeach?.event === at + 1, stopped.event, { timeout: TIMEOUT_MS });
+    assert.equal((await teach(page)).playing, false);
     assert.deepEqual(problems, []);
     await page.close();
   });

@@ -162,6 +162,8 @@ function publish(error = null) {
     compare: compareInfo(),
     traceRead: s.traceRead,
     busy: s.busy,
+    // Whether Play is stepping on by itself: its timer is set.
+    playing: Boolean(s.timer),
     error,
     // Where page `page` is drawn on the heap map's canvas, in CSS pixels, for a test to
     // click or drag across it; null when it is not on the map as shown.
@@ -478,6 +480,7 @@ function pause() {
   clearInterval(s.timer);
   s.timer = 0;
   $('#teach-play').textContent = '▶ Play';
+  publish();
 }
 
 function play() {
@@ -489,6 +492,7 @@ function play() {
     if (!s.teach || s.event >= s.teach.events()) return pause();
     go(s.event + 1);
   }, 1000 / Number($('#teach-speed').value));
+  publish();
 }
 
 /**
