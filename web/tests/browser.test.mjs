@@ -14,7 +14,10 @@ import {
   PAGE_URL,
   RESULTS_DIR,
   RUN_TIMEOUT_MS,
-  chartColourCount,
+  colourPixels,
+  curveReach,
+  pngReach,
+  svgLines,
   clickRun,
   errorText,
   heaplabJson,
@@ -147,8 +150,11 @@ describe('heaplab page', () => {
     }
     assert.equal(await page.locator('#summary thead th').count(), 3);
 
-    const colours = await chartColourCount(page);
-    assert.ok(colours > 1, `the chart canvas is blank (${colours} colour)`);
+    // Each run's curve is drawn across the plot, not only its legend swatch.
+    for (const index of [0, 1]) {
+      const reach = await curveReach(page, index);
+      assert.ok(reach > 0.5, `run ${index}'s curve spans ${(100 * reach).toFixed(0)}% of the chart's width`);
+    }
     await page.screenshot({ path: path.join(RESULTS_DIR, 'tree_churn-two-policies.png'), fullPage: true });
     normalRunProblems.push(...problems);
     await page.close();
@@ -1067,14 +1073,22 @@ describe('heaplab page', () => {
     const seriesRows = series.bytes.toString().trim().split('\n');
     assert.equal(seriesRows[0], 'configuration,event,live_bytes,committed_bytes,resident_bytes');
     assert.ok(seriesRows.length > 10, 'the series CSV is nearly empty');
+    // Each run's curve is in the exported SVG and PNG, not only the axes and legend.
     const svg = await save('chart-svg');
     assert.match(svg.bytes.toString(), /^<svg[\s\S]*<\/svg>\s*$/);
     const png = await save('chart-png');
     assert.deepEqual([...png.bytes.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+    for (const index of reports.keys()) {
+      assert.ok((await svgLines(page, svg.bytes.toString(), index, 10)) >= 1, `run ${index}'s curve in the SVG`);
+      assert.ok((await pngReach(page, index, png.bytes)) > 0.5, `run ${index}'s curve in the PNG`);
+    }
     // The summary bars, from the same reports, in the page and exported.
     await page.click('.tab[data-chart="bars"]');
     assert.match(await page.textContent('#chart-caption'), /Peak and end resident/);
-    assert.ok((await chartColourCount(page)) > 1, 'the bars chart is blank');
+    // Each configuration's bars, far more of its colour than a legend's box.
+    for (const index of reports.keys()) {
+      assert.ok((await colourPixels(page, index)) > 2000, `configuration ${index}'s bars`);
+    }
     const bars = await save('chart-svg');
     assert.equal(bars.name, 'heaplab-bars.svg');
     assert.match(bars.bytes.toString(), /^<svg[\s\S]*peak resident[\s\S]*<\/svg>\s*$/);

@@ -222,14 +222,84 @@ export async function sweepFromForm(page, { param, values, metric }) {
   return page.evaluate(() => document.body.dataset.state);
 }
 
-/** Reads every RGBA colour on the chart canvas and returns how many distinct ones there are. */
-export async function chartColourCount(page) {
-  return page.evaluate(() => {
+/**
+ * The first colours of the charts' palette (heaplab-plot's `PALETTE`, written out here so
+ * that a change to it is a change a test sees): run `i` is drawn in `PALETTE[i]`.
+ */
+export const PALETTE = [[0, 114, 178], [213, 94, 0], [0, 158, 115], [204, 121, 167]];
+
+/**
+ * How far across the chart canvas run `index`'s colour reaches: the share of the canvas's
+ * pixel columns holding a pixel of that colour. A curve drawn over the run spans most of
+ * the plot; a legend's swatch, a few columns, so an empty chart with its legend scores
+ * near zero.
+ */
+export async function curveReach(page, index) {
+  return reachOn(page, index, null);
+}
+
+/**
+ * [`curveReach`] on an exported PNG (its bytes): the picture is drawn on a canvas of the
+ * page and read the same way.
+ */
+export async function pngReach(page, index, bytes) {
+  return reachOn(page, index, `data:image/png;base64,${Buffer.from(bytes).toString('base64')}`);
+}
+
+/** How many pixels of run `index`'s colour the chart canvas holds: its bars, say. */
+export async function colourPixels(page, index) {
+  return page.evaluate((rgb) => {
     const canvas = document.getElementById('chart');
     const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
-    const colours = new Set();
-    const view = new Uint32Array(pixels.buffer);
-    for (const pixel of view) colours.add(pixel);
-    return colours.size;
-  });
+    let count = 0;
+    for (let at = 0; at < pixels.length; at += 4) {
+      if (Math.abs(pixels[at] - rgb[0]) <= 12 && Math.abs(pixels[at + 1] - rgb[1]) <= 12 && Math.abs(pixels[at + 2] - rgb[2]) <= 12) count += 1;
+    }
+    return count;
+  }, PALETTE[index]);
+}
+
+/**
+ * The polylines an exported SVG draws in run `index`'s colour with at least `minPoints`
+ * points: its curves, not a legend's two-point swatch. The page's own XML parser reads
+ * the file, so a document that is not XML fails here too.
+ */
+export async function svgLines(page, svg, index, minPoints) {
+  const [r, g, b] = PALETTE[index];
+  const colour = `#${[r, g, b].map((c) => c.toString(16).padStart(2, '0')).join('')}`.toUpperCase();
+  return page.evaluate(({ svg, colour, minPoints }) => {
+    const doc = new DOMParser().parseFromString(svg, 'image/svg+xml');
+    if (doc.querySelector('parsererror')) throw new Error(`not an XML document: ${doc.querySelector('parsererror').textContent}`);
+    return [...doc.querySelectorAll('polyline')]
+      .filter((line) => line.getAttribute('stroke')?.toUpperCase() === colour)
+      .filter((line) => (line.getAttribute('points') ?? '').trim().split(/\s+/).length >= minPoints).length;
+  }, { svg, colour, minPoints });
+}
+
+async function reachOn(page, index, pngUrl) {
+  return page.evaluate(async ({ rgb, pngUrl }) => {
+    let canvas = document.getElementById('chart');
+    if (pngUrl) {
+      const image = new Image();
+      image.src = pngUrl;
+      await image.decode();
+      canvas = document.createElement('canvas');
+      canvas.width = image.naturalWidth;
+      canvas.height = image.naturalHeight;
+      canvas.getContext('2d').drawImage(image, 0, 0);
+    }
+    const { width, height } = canvas;
+    const pixels = canvas.getContext('2d').getImageData(0, 0, width, height).data;
+    const near = (at) => Math.abs(pixels[at] - rgb[0]) <= 12 && Math.abs(pixels[at + 1] - rgb[1]) <= 12 && Math.abs(pixels[at + 2] - rgb[2]) <= 12;
+    let columns = 0;
+    for (let x = 0; x < width; x += 1) {
+      for (let y = 0; y < height; y += 1) {
+        if (near(4 * (y * width + x))) {
+          columns += 1;
+          break;
+        }
+      }
+    }
+    return columns / width;
+  }, { rgb: PALETTE[index], pngUrl });
 }
