@@ -7,8 +7,6 @@ mod common;
 use std::process::Command;
 
 use common::{heaplab, json_of};
-use heaplab_app::sweep::Sweep;
-use serde_json::Value;
 
 const SWEEP: &[&str] = &[
     "sweep",
@@ -71,22 +69,24 @@ fn each_point_is_the_run_at_its_values() {
     }
 }
 
-/// What the page does with a link, here natively: `Sweep::from_link` gives the points, each
-/// runs, and the report built from their results equals `heaplab sweep --link --json`.
+/// A sweep link runs the sweep it was made from: `heaplab sweep --link` equals the same
+/// sweep asked for with flags, and each point's figures equal a `heaplab run` of that
+/// point, so the expected figures come from runs the link never touched.
 #[test]
-fn a_link_sweeps_as_the_page_builds_it() {
-    let out = heaplab(&[
-        "link",
-        "--sweep",
+fn a_link_sweeps_as_the_sweep_it_was_made_from() {
+    let flags = [
         "-p",
         "size-class",
         "--vary",
         "page_size=4K,16K,64K",
         "-w",
-        "churn",
+        "tree_churn",
         "--scale",
-        "0.002",
-    ]);
+        "0.005",
+    ];
+    let mut link = vec!["link", "--sweep"];
+    link.extend(flags);
+    let out = heaplab(&link);
     assert!(
         out.status.success(),
         "{}",
@@ -94,19 +94,33 @@ fn a_link_sweeps_as_the_page_builds_it() {
     );
     let url = String::from_utf8(out.stdout).unwrap().trim().to_string();
     let printed = json_of(&heaplab(&["sweep", "--link", &url, "--json"]));
-    let state = heaplab_app::link::decode(&url).unwrap();
-    let sweep = Sweep::from_link(&state).unwrap();
-    let reports: Vec<Value> = sweep
-        .points
-        .iter()
-        .map(|p| {
-            let out = heaplab_core::run::run(&p.config).unwrap();
-            serde_json::json!({"report": out.json()})
-        })
-        .collect();
-    let built = serde_json::to_value(sweep.report(&reports).unwrap()).unwrap();
-    assert_eq!(printed, built);
-    assert_eq!(printed["points"].as_array().unwrap().len(), 3);
+    let mut sweep = vec!["sweep"];
+    sweep.extend(flags);
+    sweep.push("--json");
+    assert_eq!(printed, json_of(&heaplab(&sweep)));
+    let points = printed["points"].as_array().unwrap();
+    assert_eq!(points.len(), 3);
+    for (point, size) in points.iter().zip([4096, 16384, 65536]) {
+        assert_eq!(point["values"], serde_json::json!([size]));
+        let set = format!("page_size={size}");
+        let run = json_of(&heaplab(&[
+            "run",
+            "-p",
+            "size-class",
+            "--set",
+            &set,
+            "-w",
+            "tree_churn",
+            "--scale",
+            "0.005",
+            "--json",
+        ]));
+        for key in ["peak_resident_bytes", "end_resident_bytes", "page_ops"] {
+            let want = &run[0][key];
+            assert!(want.as_u64().is_some_and(|v| v > 0), "{set}: {key}");
+            assert_eq!(&point["metrics"][key], want, "{set}: {key}");
+        }
+    }
 }
 
 #[test]
