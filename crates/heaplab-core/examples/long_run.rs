@@ -1,0 +1,131 @@
+//! A long native run, watched as it goes: `tree_churn` at `scale` (3 by default, about
+//! 100 million events) streamed into one simulation of `policy`, timed and weighed in
+//! tenths. For each tenth it prints the time per event (the thread's CPU time, from
+//! Linux's `/proc/thread-self/stat`, so that other work on a shared machine does not count
+//! as the simulator's; the wall clock where that is missing) and this process's resident
+//! memory (`VmRSS`) at its end, then the two verdicts the simulator owes a long run:
+//!
+//! - its time per event is steady: the first and last tenths within 20% of each other;
+//! - its memory is flat, bounded by live blocks and touched pages rather than by events:
+//!   the last tenth ends within 10% (or 4 MB) of where the first ended.
+//!
+//! `cargo run --release -p heaplab-core --example long_run -- size-class 3`
+//!
+//! It exits with status 1 when either verdict fails, so `cargo xtask bench` can hold it.
+
+use std::time::Instant;
+
+use heaplab_core::config::{PolicyConfig, RunConfig};
+use heaplab_core::simulate::{sim_provider, Simulation};
+use heaplab_core::workload;
+use serde_json::Value;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let policy = args.first().map_or("size-class", String::as_str);
+    let scale: f64 = args.get(1).map_or(Ok(3.0), |s| s.parse())?;
+
+    let mut config = RunConfig::new("tree_churn", "bump");
+    config.policy = PolicyConfig::named(policy);
+    config
+        .workload
+        .params
+        .insert("scale".into(), Value::from(scale));
+    let config = config.resolve()?;
+    let spec = workload::find("tree_churn")?;
+    let params = config.workload_params()?;
+
+    // A first pass counts the events, so the second can cut them into tenths; generating
+    // them is cheap beside simulating them.
+    let mut total = 0u64;
+    spec.generate(&params, &mut |_| {
+        total += 1;
+        Ok::<(), ()>(())
+    })
+    .map_err(|()| "counting the events failed")?;
+    let tenth = total.div_ceil(10);
+
+    let mut sim = Simulation::new(&config, sim_provider(&config))?;
+    let mut marks: Vec<(f64, u64)> = Vec::new();
+    let mut n = 0u64;
+    let mut started = Clock::now();
+    spec.generate(&params, &mut |e| {
+        sim.apply(e).map_err(|e| e.to_string())?;
+        n += 1;
+        if n % tenth == 0 || n == total {
+            let events = if n % tenth == 0 { tenth } else { n % tenth };
+            let now = Clock::now();
+            let ns = now.since(&started) / events as f64;
+            marks.push((ns, rss_kb().unwrap_or(0)));
+            started = now;
+        }
+        Ok::<(), String>(())
+    })?;
+    let (summary, _) = sim.finish();
+
+    println!("{policy} on tree_churn at scale {scale}: {total} events, peak live {:.1} MB, touched {:.1} MB",
+        summary.peak_live_bytes() as f64 / 1e6,
+        summary.touched_bytes() as f64 / 1e6,
+    );
+    println!("| tenth | ns/event | RSS at its end (MB) |");
+    println!("|---|---|---|");
+    for (i, (ns, kb)) in marks.iter().enumerate() {
+        println!("| {} | {ns:.1} | {:.1} |", i + 1, *kb as f64 / 1000.0);
+    }
+    let (first, last) = (marks[0], marks[marks.len() - 1]);
+    let time_ratio = last.0 / first.0;
+    let steady = (0.8..=1.2).contains(&time_ratio);
+    let grown = last.1.saturating_sub(first.1);
+    let flat = grown <= (first.1 / 10).max(4000);
+    println!(
+        "time per event, last tenth / first: {time_ratio:.2} ({}); memory grew {:.1} MB after the first tenth ({})",
+        if steady { "steady, within 20%" } else { "NOT steady" },
+        grown as f64 / 1000.0,
+        if flat { "flat" } else { "NOT flat" },
+    );
+    if !(steady && flat) {
+        std::process::exit(1);
+    }
+    Ok(())
+}
+
+/// A moment by this thread's CPU time where Linux gives it, by the wall clock otherwise.
+enum Clock {
+    Cpu(u64),
+    Wall(Instant),
+}
+
+impl Clock {
+    fn now() -> Clock {
+        cpu_ticks().map_or_else(|| Clock::Wall(Instant::now()), Clock::Cpu)
+    }
+
+    /// Nanoseconds from `earlier` to this moment.
+    fn since(&self, earlier: &Clock) -> f64 {
+        match (self, earlier) {
+            // Linux counts CPU time in ticks of 10 ms (USER_HZ is 100 on every platform
+            // it supports); a tenth of the run lasts seconds, so the tick is fine enough.
+            (Clock::Cpu(now), Clock::Cpu(then)) => (now - then) as f64 * 1e7,
+            (Clock::Wall(now), Clock::Wall(then)) => (*now - *then).as_nanos() as f64,
+            _ => f64::NAN,
+        }
+    }
+}
+
+/// This thread's user and system time, in clock ticks, from `/proc/thread-self/stat`.
+fn cpu_ticks() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    // The fields after the command's closing parenthesis: the 14th and 15th of the line
+    // are the 12th and 13th here.
+    let mut after = stat.rsplit_once(')')?.1.split_whitespace();
+    let user: u64 = after.nth(11)?.parse().ok()?;
+    let system: u64 = after.next()?.parse().ok()?;
+    Some(user + system)
+}
+
+/// This process's resident memory now, in kB, from Linux's `/proc/self/status`.
+fn rss_kb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
