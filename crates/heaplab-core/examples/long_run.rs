@@ -52,8 +52,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     spec.generate(&params, &mut |e| {
         sim.apply(e).map_err(|e| e.to_string())?;
         n += 1;
-        if n % tenth == 0 || n == total {
-            let events = if n % tenth == 0 { tenth } else { n % tenth };
+        if n.is_multiple_of(tenth) || n == total {
+            let events = if n.is_multiple_of(tenth) { tenth } else { n % tenth };
             let now = Clock::now();
             let ns = now.since(&started) / events as f64;
             marks.push((ns, rss_kb().unwrap_or(0)));
