@@ -53,7 +53,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         sim.apply(e).map_err(|e| e.to_string())?;
         n += 1;
         if n.is_multiple_of(tenth) || n == total {
-            let events = if n.is_multiple_of(tenth) { tenth } else { n % tenth };
+            let events = if n.is_multiple_of(tenth) {
+                tenth
+            } else {
+                n % tenth
+            };
             let now = Clock::now();
             let ns = now.since(&started) / events as f64;
             marks.push((ns, rss_kb().unwrap_or(0)));

@@ -349,10 +349,11 @@ fn bad_input_still_draws() {
         dashed: &none,
     }];
     let phases = [phase("late", 50), phase("early", 10)];
-    svg(&TrackChart {
+    let out = svg(&TrackChart {
         phases: &phases,
         ..TrackChart::memory(&hollow)
     });
+    assert!(texts(&out).iter().any(|s| s == "no samples in this range"));
 
     let one = [Track {
         label: "one point",
@@ -365,16 +366,20 @@ fn bad_input_still_draws() {
 
     let f = fixture();
     let runs = memory_runs(&f);
+    // Zooms that are empty, backwards or past the end: an axis and a word, never a curve
+    // drawn outside its range.
     for zoom in [
         (300_000, 300_000),
         (900_000, 100_000),
         (5_000_000, 6_000_000),
     ] {
-        svg(&TrackChart {
+        let out = svg(&TrackChart {
             phases: &f.phases,
             zoom: Some(zoom),
             ..TrackChart::memory(&runs)
         });
+        let t = texts(&out);
+        assert!(t.iter().any(|s| s.starts_with("events")), "{zoom:?}: {t:?}");
     }
     let mismatched = [Track {
         label: "short",
@@ -382,7 +387,11 @@ fn bad_input_still_draws() {
         solid: &f.commits[0][..3],
         dashed: &[],
     }];
-    svg(&TrackChart::page_ops(&mismatched));
+    let out = svg(&TrackChart::page_ops(&mismatched));
+    assert!(
+        texts(&out).iter().any(|s| s == "short"),
+        "the run keeps its legend"
+    );
 
     let summary = svg(&SummaryChart::default());
     assert!(texts(&summary).iter().any(|s| s == "no runs to compare"));
@@ -394,10 +403,11 @@ fn bad_input_still_draws() {
         touched_bytes: 0,
         utilization: f64::INFINITY,
     }];
-    svg(&SummaryChart {
+    let out = svg(&SummaryChart {
         title: "",
         rows: &zeros,
     });
+    assert!(texts(&out).iter().any(|s| s == "idle"), "{:?}", texts(&out));
 
     for points in [
         vec![],
@@ -411,7 +421,7 @@ fn bad_input_still_draws() {
                 label: "odd",
                 points: &points,
             }];
-            svg(&SweepChart {
+            let out = svg(&SweepChart {
                 title: "odd sweep",
                 parameter: "x",
                 scale,
@@ -419,6 +429,8 @@ fn bad_input_still_draws() {
                 value: SweepValue::Ratio,
                 lines: &lines,
             });
+            let t = texts(&out);
+            assert!(t.iter().any(|s| s == "odd sweep"), "{points:?}: {t:?}");
         }
     }
     let out = svg(&SweepChart::default());
@@ -543,14 +555,48 @@ fn tiny_charts_do_not_panic() {
         lines: &lines,
         ..SweepChart::default()
     };
+    // Each size gives a picture of that size, or an error that says it is too small:
+    // never a panic, and never a picture of some other size.
+    let mut drawn = 0;
     for size in [(1, 1), (2, 300), (300, 2), (30, 20), (120, 60)] {
-        let _ = render_svg(&memory, size);
-        let _ = render_svg(&summary, size);
-        let _ = render_svg(&sweep, size);
-        let _ = render_png(&memory, size);
-        let _ = render_png(&summary, size);
-        let _ = render_png(&sweep, size);
+        for (what, svg, png) in [
+            (
+                "memory",
+                render_svg(&memory, size),
+                render_png(&memory, size),
+            ),
+            (
+                "summary",
+                render_svg(&summary, size),
+                render_png(&summary, size),
+            ),
+            ("sweep", render_svg(&sweep, size), render_png(&sweep, size)),
+        ] {
+            match (svg, png) {
+                (Ok(svg), Ok(png)) => {
+                    let doc = svg_check::parse(what, &svg);
+                    let root = doc.root_element();
+                    let asked = (size.0.to_string(), size.1.to_string());
+                    assert_eq!(
+                        (root.attribute("width"), root.attribute("height")),
+                        (Some(asked.0.as_str()), Some(asked.1.as_str())),
+                        "{what} at {size:?}"
+                    );
+                    let (w, h, _) = decode(&png);
+                    assert_eq!((w, h), size, "{what} at {size:?}");
+                    drawn += 1;
+                }
+                (Err(e), Err(_)) => assert!(e.to_string().contains("pixels"), "{what}: {e}"),
+                (svg, png) => panic!(
+                    "{what} at {size:?}: SVG {:?}, PNG {:?}",
+                    svg.map(|_| "drawn"),
+                    png.map(|_| "drawn")
+                ),
+            }
+        }
     }
+    // The larger sizes draw all three charts.
+    assert!(drawn >= 6, "only {drawn} tiny charts drawn");
 }
 
 /// Three charts drawn as panels of one picture, as the CLI stacks a panel per workload.
