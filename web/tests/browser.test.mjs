@@ -823,6 +823,7 @@ describe('heaplab page', () => {
     assert.equal(await hint.textContent(), '');
     // No hint anywhere is a lone letter.
     const hints = await page.$$eval('.hint', (elements) => elements.map((element) => element.textContent));
+    assert.ok(hints.length >= 10, `only ${hints.length} hints on the page`);
     assert.ok(hints.every((text) => !/^\p{L}$/u.test(text.trim())), hints.join(' | '));
     await page.close();
   });
