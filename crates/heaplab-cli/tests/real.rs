@@ -504,3 +504,42 @@ fn fidelity_counts_one_workload_in_the_singular() {
         "glibc-like within ±15% of glibc's peak and ±25% of its end on 1 of 1 workload"
     );
 }
+
+/// A real peak below the trace's peak live is printed with its reason: here the blocks are
+/// never written, so their pages never become resident.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_real_peak_below_peak_live_says_why() {
+    let path = std::env::temp_dir().join(format!("heaplab-untouched-{}.trace", std::process::id()));
+    std::fs::write(&path, "a 1 100000\na 2 100000\nf 1\nf 2\n").unwrap();
+    let file = path.to_str().unwrap();
+    let args = [
+        "run",
+        "--real",
+        "-w",
+        file,
+        "-p",
+        "mimalloc-like",
+        "--repeat",
+        "1",
+    ];
+    let mut untouched = args.to_vec();
+    untouched.extend(["--touch", "none"]);
+    let out = heaplab(&untouched);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("mimalloc-like: the real peak resident, 8 KiB, is below the peak live, 195 KiB: blocks are never written (--touch none)"),
+        "{text}"
+    );
+    // Every byte written: the real peak is at least the peak live, and nothing is said.
+    let out = heaplab(&args);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(!text.contains("is below the peak live"), "{text}");
+    std::fs::remove_file(&path).unwrap();
+}

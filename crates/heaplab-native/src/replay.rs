@@ -1,10 +1,13 @@
 //! `heaplab run --real`: the same policy code over real memory, timed, with the model's
 //! residency checked against the operating system's.
 //!
-//! Events are decoded before anything is timed. One run samples, about every 1% of the
-//! events and at the end, the resident pages of the provider's mappings (`mincore`) and the
-//! process's resident set, and compares page by page what the page map says is resident
-//! with what the kernel says; then `repeat` runs, each a fresh `Simulation` over a fresh
+//! Events are decoded before anything is timed. A simulation of them finds the event at
+//! which the model's resident memory first peaks; then one run samples, about every 1% of
+//! the events, at that peak and at the end, the resident pages of the provider's mappings
+//! (`mincore`) and the process's resident set, and compares page by page what the page
+//! map says is resident with what the kernel says. The peak is sampled where it happens:
+//! a peak between two 1% samples would otherwise be missed, and the real peak reported
+//! below the trace's peak live. Then `repeat` runs, each a fresh `Simulation` over a fresh
 //! `MmapProvider`, time the events alone, and the median is reported.
 
 use std::convert::Infallible;
@@ -209,7 +212,19 @@ pub fn replay(
 ) -> Result<RealReport, ReplayError> {
     let config = config.resolve()?;
     check_config(&config)?;
-    let sampled = sampled_run(&config, events, opts.samples)?;
+    // The model's own run first: it gives the event to sample the peak at, and the
+    // summary the real run must equal.
+    let mut sim = Simulation::new(&config, sim_provider(&config))?;
+    let mut peak = (0u64, 0u64);
+    for (i, e) in events.iter().enumerate() {
+        sim.apply(e.clone())?;
+        let resident = sim.pages().stats().resident_pages.current;
+        if resident > peak.0 {
+            peak = (resident, i as u64 + 1);
+        }
+    }
+    let simulated = sim.finish().0;
+    let sampled = sampled_run(&config, events, opts.samples, peak.1)?;
     let mut runs = Vec::with_capacity(opts.repeat.max(1));
     for _ in 0..opts.repeat.max(1) {
         let (ns, summary) = timed_run(&config, events)?;
@@ -222,11 +237,7 @@ pub fn replay(
         }
         runs.push(ns);
     }
-    let mut sim = Simulation::new(&config, sim_provider(&config))?;
-    for e in events {
-        sim.apply(e.clone())?;
-    }
-    let matches_simulation = sim.finish().0 == sampled.summary;
+    let matches_simulation = simulated == sampled.summary;
     let page = config.provider.page_size;
     let Sampled {
         summary,
@@ -289,7 +300,14 @@ struct Samples {
     unplanned: u64,
 }
 
-fn sampled_run(config: &RunConfig, events: &[Event], samples: u64) -> Result<Sampled, ReplayError> {
+/// The sampled run: residency compared about every `events / samples` events, at event
+/// `peak_at` (the model's resident peak, 0 for none) and after the last.
+fn sampled_run(
+    config: &RunConfig,
+    events: &[Event],
+    samples: u64,
+    peak_at: u64,
+) -> Result<Sampled, ReplayError> {
     let mut sim = Simulation::new(config, MmapProvider::new()?)?;
     let every = (events.len() as u64 / samples.max(1)).max(1);
     let rss_before = os::rss_bytes();
@@ -302,7 +320,7 @@ fn sampled_run(config: &RunConfig, events: &[Event], samples: u64) -> Result<Sam
     for (i, e) in events.iter().enumerate() {
         sim.apply(e.clone())?;
         let n = i as u64 + 1;
-        if n.is_multiple_of(every) || n == events.len() as u64 {
+        if n.is_multiple_of(every) || n == events.len() as u64 || n == peak_at {
             sample(&sim, n, &mut buf, &mut out)?;
         }
     }

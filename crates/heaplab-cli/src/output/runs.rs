@@ -1,6 +1,7 @@
 //! `run`'s report is printed here as text, with `run --real`'s figures and lenient skips.
 
 use comfy_table::{Cell, CellAlignment};
+use heaplab_core::config::TouchMode;
 use heaplab_core::format::{format_bytes, format_count, format_counted};
 use heaplab_core::run::RunOutput;
 use heaplab_core::simulate::Summary;
@@ -95,6 +96,29 @@ pub fn print_skipped(skipped: &Skipped) {
     );
 }
 
+/// Why a run's real peak is below the trace's peak live, when it is: a figure that looks
+/// impossible is never printed without its reason.
+fn below_peak_live(r: &RealReport) -> Option<String> {
+    let (real, live) = (
+        r.real.real_peak_resident_bytes,
+        r.report.summary.peak_live_bytes(),
+    );
+    if real >= live {
+        return None;
+    }
+    let why = match r.report.config.touch {
+        TouchMode::First => "blocks are written at their first byte only (--touch first), so pages a block spans but never writes are not resident",
+        TouchMode::None => "blocks are never written (--touch none), so only the allocator's own writes make pages resident",
+        TouchMode::All if r.real.max_residency_mismatch_pages > 0 => "the page map and mincore disagreed (see the mismatch above)",
+        TouchMode::All => "every byte was written, so this should not happen: please report it with the trace",
+    };
+    Some(format!(
+        "the real peak resident, {}, is below the peak live, {}: {why}",
+        format_bytes(real),
+        format_bytes(live)
+    ))
+}
+
 fn opt_bytes(b: Option<u64>) -> String {
     b.map_or_else(|| "n/a".into(), format_bytes)
 }
@@ -154,6 +178,9 @@ pub fn print_real(reports: &[RealReport]) {
                 if m.model_resident { "not resident" } else { "resident" },
                 format_counted(i128::from(m.pages), "page disagrees", "pages disagree")
             );
+        }
+        if let Some(why) = below_peak_live(r) {
+            println!("{}: {why}", label(&r.report.config));
         }
     }
     println!(
