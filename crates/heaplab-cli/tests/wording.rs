@@ -210,3 +210,67 @@ fn every_page_call_row_has_a_delta() {
         assert_eq!(delta, "^ 4.00x smaller", "{label}");
     }
 }
+
+/// Every file a `--help` example reads exists in the repository (the examples are run from
+/// its root, as the README says), unless an earlier example of the same help writes it: a
+/// newcomer who copies an example gets a run, not "no such file".
+#[test]
+fn every_file_a_help_example_reads_is_there() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let top = String::from_utf8(heaplab(&["--help"]).stdout).unwrap();
+    let commands: Vec<&str> = top
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(commands.len() >= 15, "{commands:?}");
+    let mut read = 0;
+    for command in commands {
+        let help = String::from_utf8(heaplab(&[command, "--help"]).stdout).unwrap();
+        let examples: Vec<&str> = help
+            .lines()
+            .skip_while(|l| !l.starts_with("Examples:"))
+            .skip(1)
+            .collect();
+        assert!(
+            !examples.is_empty(),
+            "heaplab {command} --help has no examples"
+        );
+        let mut written: Vec<&str> = Vec::new();
+        for example in examples {
+            let words: Vec<&str> = example.split_whitespace().collect();
+            for (i, word) in words.iter().enumerate() {
+                let after = i.checked_sub(1).map(|j| words[j]);
+                if matches!(after, Some("-o" | "--output" | ">")) {
+                    written.push(word);
+                    continue;
+                }
+                let input = word.contains('/')
+                    || [
+                        ".trace", ".rep", ".mtrace", ".gz", ".c", ".wasm", ".toml", ".json",
+                    ]
+                    .iter()
+                    .any(|ext| word.ends_with(ext));
+                let flag_value = matches!(
+                    after,
+                    Some("--plot" | "--heap-map" | "--block-map" | "--base-url")
+                );
+                if !input || flag_value || word.starts_with("http") || word.starts_with('-') {
+                    continue;
+                }
+                if written.contains(word) {
+                    continue;
+                }
+                assert!(
+                    std::path::Path::new(root).join(word).exists(),
+                    "heaplab {command} --help: {example:?} reads {word}, which is not in the repository"
+                );
+                read += 1;
+            }
+        }
+    }
+    assert!(read >= 4, "only {read} example files checked");
+}

@@ -8,9 +8,9 @@ use super::shared::{LenientArgs, RunInputArgs};
 
 pub(super) const MAP_EXAMPLES: &str = "Examples:
   heaplab map -w churn --scale 0.0005 -p size-class --at 212 --heap-map heap.svg
-  heaplab map -w small.trace -p free-list --set fit=first --at end --block-map first.svg
-  heaplab map -w small.trace -p free-list --at peak --pages 0..3 --heap-map h.svg --block-map b.png
-  heaplab map -w small.trace -p free-list --pages 0..0 --bytes 0xc0..0x1c0 --block-map bytes.svg";
+  heaplab map -w workloads/examples/jit-arenas.trace -p free-list --set fit=first --at end --block-map first.svg
+  heaplab map -w workloads/examples/jit-arenas.trace -p free-list --at peak --pages 0..3 --heap-map h.svg --block-map b.png
+  heaplab map -w workloads/examples/jit-arenas.trace -p free-list --pages 0..0 --bytes 0xc0..0x1c0 --block-map bytes.svg";
 
 /// `heaplab map`: the teaching panel's two maps of the heap at an event, written as files.
 #[derive(Debug, Args)]

@@ -8,7 +8,7 @@ pub const MM_EXAMPLES: &str = "Examples:
   heaplab mm example implicit -o mm.c
   heaplab mm build mm.c -o mm.wasm
   heaplab mm check mm.wasm
-  heaplab mm check mm.wasm -w traces/binary-bal.rep -w traces/realloc-bal.rep
+  heaplab mm check mm.wasm -w workloads/examples/tiny-binary.rep
   heaplab run -p mm.wasm -p glibc-like -w random";
 
 #[derive(Debug, Args)]
