@@ -66,6 +66,31 @@ fn a_small_comparison_prints_as_before() {
     expect_test::expect_file!["snapshots/compare-table.txt"].assert_eq(&table);
 }
 
+/// A Δ stands beside two figures that print differently: where a column prints what the
+/// first column prints (a harmonic mean of 12 KiB against 12 KiB), its Δ is blank, since
+/// a "1.01x bigger" there would claim what no digit shows.
+#[test]
+fn no_delta_stands_between_figures_that_print_alike() {
+    let table = stdout_of(SMALL);
+    let mut checked = 0;
+    for line in table.lines().filter(|l| l.starts_with('│')) {
+        let cells: Vec<&str> = line.trim_matches('│').split('┆').map(str::trim).collect();
+        // The row's name, the first column, then each other column and its Δ.
+        for pair in cells[2..].chunks(2) {
+            if let [figure, delta] = pair {
+                if *figure == cells[1] {
+                    assert_eq!(*delta, "", "{line}");
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        checked > 0,
+        "no row printed a figure equal to the first column's:\n{table}"
+    );
+}
+
 #[test]
 fn the_csv_has_mimalloc_benchs_columns_then_heaplabs() {
     let mut args = SMALL.to_vec();

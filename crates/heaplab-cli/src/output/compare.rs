@@ -18,7 +18,9 @@
 use std::collections::BTreeMap;
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Attribute, Cell, CellAlignment, Table};
-use heaplab_core::format::{csv_field, format_count, format_counted, format_delta, Direction};
+use heaplab_core::format::{
+    csv_field, format_count, format_counted, format_shown_delta, Direction,
+};
 use heaplab_core::metrics::{self, Unit, METRICS};
 use serde::Serialize;
 use serde_json::Value;
@@ -103,11 +105,13 @@ impl Figure {
         }
     }
 
-    /// `value` against the first column's, by the core's one delta formatter.
+    /// `value` against the first column's, by the core's one delta formatter, as this
+    /// table prints the two: no delta between figures that print alike.
     fn delta(&self, base: f64, value: f64) -> String {
+        let shown = |v: f64| self.format(Some(v));
         match self.metric {
-            Some(m) => m.delta(base, value),
-            None => format_delta(base, value, Direction::Faster),
+            Some(m) => m.delta_as_shown(base, value, shown),
+            None => format_shown_delta(base, value, Direction::Faster, shown),
         }
     }
 

@@ -136,15 +136,22 @@ impl Metric {
         format_value(self.unit, value)
     }
 
-    /// `value` against a baseline's, MallocBench-style ("^ 1.12x smaller"); blank for a
-    /// property of the workload, which no policy changes.
+    /// `value` against a baseline's, MallocBench-style ("^ 1.12x smaller"), as a table
+    /// that prints both with [`Metric::format`] shows it: blank when the two print alike,
+    /// and for a property of the workload, which no policy changes.
     pub fn delta(&self, base: f64, value: f64) -> String {
+        self.delta_as_shown(base, value, |v| self.format(v))
+    }
+
+    /// [`Metric::delta`] for a table that prints the figures with `shown` (the CLI's
+    /// comparison prints memory in whole KiB): blank when the two print alike.
+    pub fn delta_as_shown(&self, base: f64, value: f64, shown: impl Fn(f64) -> String) -> String {
         let direction = match self.better {
             Better::Smaller => crate::format::Direction::Smaller,
             Better::Larger => crate::format::Direction::Larger,
             Better::Neither => return String::new(),
         };
-        crate::format::format_delta(base, value, direction)
+        crate::format::format_shown_delta(base, value, direction, shown)
     }
 }
 
