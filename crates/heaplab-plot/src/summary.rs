@@ -76,8 +76,10 @@ const METRICS: [Metric; 5] = [
         kind: Kind::Bytes,
         value: |r| r.end_resident_bytes as f64,
     },
+    // The core's label of `page_ops`: every call of the four kinds, not only the commits
+    // and decommits a timeline of page calls draws.
     Metric {
-        name: "page operations",
+        name: "all page calls",
         kind: Kind::Count,
         value: |r| r.page_ops as f64,
     },
@@ -105,7 +107,7 @@ fn written(kind: Kind, v: f64) -> String {
     }
 }
 
-/// Draws the summary as five panels (peak resident, end resident, page operations,
+/// Draws the summary as five panels (peak resident, end resident, all page calls,
 /// touched, utilization), one bar per configuration in each, in the configuration's
 /// colour, with its value written at the bar's end.
 ///
@@ -235,4 +237,32 @@ pub fn draw_summary_bars<DB: DrawingBackend>(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two counts never share a name: the bars' panel of `page_ops` (all four kinds of
+    /// call) reads as the core's label of that figure, and differs from the axis of the
+    /// timeline that draws commits and decommits alone.
+    #[test]
+    fn the_page_call_panel_is_named_as_the_core_names_page_ops() {
+        let label = heaplab_core::metrics::find("page_ops").unwrap().label;
+        let panel = METRICS.iter().find(|m| (m.value)(&ROW) == 7.0).unwrap();
+        assert_eq!(panel.name, label.to_lowercase());
+        let crate::ValueAxis::Count(axis) = crate::TrackKind::PAGE_OPS.axis else {
+            panic!("the page-call timeline counts");
+        };
+        assert!(!axis.contains(panel.name) && !panel.name.contains("operations"));
+    }
+
+    const ROW: SummaryRow = SummaryRow {
+        label: "A",
+        peak_resident_bytes: 1,
+        end_resident_bytes: 2,
+        page_ops: 7,
+        touched_bytes: 3,
+        utilization: 0.5,
+    };
 }

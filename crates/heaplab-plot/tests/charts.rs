@@ -175,13 +175,18 @@ fn page_ops_chart_snapshot() {
         },
     ];
     let out = svg(&TrackChart {
-        title: "Page operations",
+        title: "Commit and decommit calls",
         phases: &f.phases,
         zoom: None,
         ..TrackChart::page_ops(&runs)
     });
     let t = texts(&out);
-    for want in ["commits", "decommits", "page operations so far", "4k"] {
+    for want in [
+        "commits",
+        "decommits",
+        "commit and decommit calls so far",
+        "4k",
+    ] {
         assert!(t.iter().any(|s| s == want), "{want:?} missing from {t:?}");
     }
     expect_file!["snapshots/page-ops.svg"].assert_eq(&out);
@@ -227,7 +232,7 @@ fn summary_bars_snapshot() {
     for want in [
         "peak resident",
         "end resident",
-        "page operations",
+        "all page calls",
         "touched",
         "utilization",
         "glibc-like",
