@@ -11,6 +11,7 @@ import { addPolicyCard, policyCards, readForm } from './editor.js';
 import { NUMERIC, carriedOver } from './params.js';
 import { formatBytes, formatMetric, sizeText } from './format.js';
 import { cardName } from './modules.js';
+import { runLabels } from './charts.js';
 import { Cancelled, runConfigs } from './runner.js';
 import { formLinkState, linkFollowsForm, setViewSweep } from './state.js';
 import * as trace from './trace.js';
@@ -24,8 +25,20 @@ const ALSO_CHOICES = ['peak_resident_bytes', 'end_resident_bytes', 'page_ops', '
 // The height of each metric's chart, in CSS pixels.
 const CHART_HEIGHT = 300;
 
-// The last sweep shown: `{ state, outputs, report }`, redrawn when the window resizes.
+// The last sweep shown: `{ state, outputs, report, label }`, redrawn when the window
+// resizes and exported as it stands.
 let last = null;
+
+/**
+ * The sweep on screen for the export, or null: the swept configuration's label as the
+ * table names it, the points' outputs and the report, the swept parameter and how many
+ * charts its figure stacks.
+ */
+export function sweepShown() {
+  if (!last) return null;
+  const { metric, also = [], param } = last.state.view.sweep;
+  return { label: last.label, outputs: last.outputs, report: last.report, param, metrics: new Set([metric, ...also]).size };
+}
 
 /**
  * The numeric parameters of a card's policy, then of the workload (a name both have is
@@ -281,7 +294,7 @@ export async function runSweep(sweep = null) {
       { name: (config, index) => `${cardName(config, chosen.config)} at ${chosen.param}=${points[index].values.join(',')}` },
     );
     const report = sweep_report(state, outputs);
-    last = { state, outputs, report };
+    last = { state, outputs, report, label: runLabels(form.configs)[chosen.config] ?? cardName(config, chosen.config) };
     $('#results').hidden = true;
     $('#sweep-results').hidden = false;
     drawSweep();

@@ -1,10 +1,10 @@
 // End-to-end tests of the heaplab page in headless Chromium: the playground's runs, links,
-// traces, scenarios, editor, exports and sweeps against the CLI. `support.mjs` has the
+// traces, scenarios, editor and sweeps against the CLI (the exports are export.test.mjs's). `support.mjs` has the
 // browser and the helpers; `cargo xtask test` runs every `*.test.mjs` here.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 
@@ -1018,54 +1018,6 @@ describe('heaplab page', () => {
     const cli = await heaplabJson(['run', '-w', file, '-p', policy.preset ?? policy.family, '--json']);
     assert.deepStrictEqual(summaryFields(reports[0]), summaryFields(cli[0]));
     assert.equal(await page.isVisible('#drop-zone'), false);
-    normalRunProblems.push(...problems);
-    await page.close();
-  });
-
-  it('exports the summary, the series and the chart, each a file that parses', async () => {
-    const { page, problems } = await openPage();
-    assert.equal(await ranOnOpen(page), 'done', await errorText(page));
-    await page.click('#add-policy');
-    assert.equal(await clickRun(page), 'done', await errorText(page));
-    const { reports } = await results(page);
-    const save = async (kind) => {
-      await page.click('#export summary');
-      const [download] = await Promise.all([page.waitForEvent('download'), page.click(`[data-export="${kind}"]`)]);
-      const where = path.join(scratch, `export-${kind}`);
-      await download.saveAs(where);
-      return { name: download.suggestedFilename(), bytes: await readFile(where) };
-    };
-    const csv = await save('summary-csv');
-    assert.equal(csv.name, 'heaplab-summary.csv');
-    const [header, ...rows] = csv.bytes.toString().trim().split('\n');
-    const columns = header.split(',');
-    assert.equal(columns[0], 'configuration');
-    assert.equal(rows.length, reports.length);
-    for (const [index, row] of rows.entries()) {
-      const cells = row.split(',');
-      for (const key of ['events', 'peak_resident_bytes', 'page_ops']) {
-        assert.equal(Number(cells[columns.indexOf(key)]), reports[index][key], `${key} of row ${index}`);
-      }
-    }
-    const json = await save('summary-json');
-    assert.deepStrictEqual(JSON.parse(json.bytes.toString()), reports);
-    const series = await save('series-csv');
-    const seriesRows = series.bytes.toString().trim().split('\n');
-    assert.equal(seriesRows[0], 'configuration,event,live_bytes,committed_bytes,resident_bytes');
-    assert.ok(seriesRows.length > 10, 'the series CSV is nearly empty');
-    const svg = await save('chart-svg');
-    assert.match(svg.bytes.toString(), /^<svg[\s\S]*<\/svg>\s*$/);
-    const png = await save('chart-png');
-    assert.deepEqual([...png.bytes.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
-    // The summary bars, from the same reports, in the page and exported.
-    await page.click('.tab[data-chart="bars"]');
-    assert.match(await page.textContent('#chart-caption'), /Peak and end resident/);
-    assert.ok((await chartColourCount(page)) > 1, 'the bars chart is blank');
-    const bars = await save('chart-svg');
-    assert.equal(bars.name, 'heaplab-bars.svg');
-    assert.match(bars.bytes.toString(), /^<svg[\s\S]*peak resident[\s\S]*<\/svg>\s*$/);
-    await page.setViewportSize({ width: 1280, height: 800 });
-    await page.screenshot({ path: path.join(RESULTS_DIR, 'summary-bars.png') });
     normalRunProblems.push(...problems);
     await page.close();
   });

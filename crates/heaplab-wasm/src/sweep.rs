@@ -32,7 +32,15 @@ fn report_of(
     reports: &JsValue,
 ) -> Result<(SweepReport, Vec<&'static Metric>), JsError> {
     let state: LinkState = from_js(state, "link")?;
-    let sweep = Sweep::from_link(&state).map_err(|e| JsError::new(&e.message))?;
+    report_of_state(&state, reports)
+}
+
+/// [`report_of`] for a link state already read (the export's, from the page's link).
+pub(crate) fn report_of_state(
+    state: &LinkState,
+    reports: &JsValue,
+) -> Result<(SweepReport, Vec<&'static Metric>), JsError> {
+    let sweep = Sweep::from_link(state).map_err(|e| JsError::new(&e.message))?;
     // Only the reports' figures are read; the series' typed arrays are left in the page.
     let reports: Vec<Value> = js_sys::Array::from(reports)
         .iter()
@@ -95,23 +103,6 @@ pub fn draw_sweep_chart(
         .draw_marked(&root)
         .map_err(|e| JsError::new(&format!("chart: {e}")))?;
     to_js(&marks)
-}
-
-/// The same chart as SVG text of `width` by `height` pixels, for the page's export.
-#[wasm_bindgen]
-pub fn sweep_svg(
-    state: JsValue,
-    reports: JsValue,
-    width: u32,
-    height: u32,
-) -> Result<String, JsError> {
-    let (report, metrics) = report_of(state, &reports)?;
-    let plot = SweepPlot {
-        report: &report,
-        metrics: &metrics,
-    };
-    heaplab_plot::render_svg(&plot, (width.clamp(200, 4000), height.clamp(150, 4000)))
-        .map_err(|e| JsError::new(&format!("chart: {e}")))
 }
 
 /// The values of `param` (a numeric parameter of `config`'s policy or workload) that
