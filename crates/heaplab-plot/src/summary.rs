@@ -22,9 +22,11 @@ pub struct SummaryRow<'a> {
     pub label: &'a str,
     pub peak_resident_bytes: u64,
     pub end_resident_bytes: u64,
-    /// All provider calls: reserve, release, commit and decommit.
-    pub page_ops: u64,
-    pub touched_bytes: u64,
+    /// All provider calls: reserve, release, commit and decommit. None where nothing
+    /// counted them (a real allocator, measured by its RSS alone), drawn as `n/a`.
+    pub page_ops: Option<u64>,
+    /// Distinct memory ever written; None, drawn as `n/a`, where nothing counted it.
+    pub touched_bytes: Option<u64>,
     /// Peak live bytes over peak resident bytes; NaN is drawn as `n/a`.
     pub utilization: f64,
 }
@@ -36,8 +38,8 @@ impl<'a> SummaryRow<'a> {
             label,
             peak_resident_bytes: s.peak_resident_bytes(),
             end_resident_bytes: s.end_resident_bytes(),
-            page_ops: s.page_ops(),
-            touched_bytes: s.touched_bytes(),
+            page_ops: Some(s.page_ops()),
+            touched_bytes: Some(s.touched_bytes()),
             utilization: s.utilization(),
         }
     }
@@ -81,12 +83,12 @@ const METRICS: [Metric; 5] = [
     Metric {
         name: "all page calls",
         kind: Kind::Count,
-        value: |r| r.page_ops as f64,
+        value: |r| r.page_ops.map_or(f64::NAN, |v| v as f64),
     },
     Metric {
         name: "touched",
         kind: Kind::Bytes,
-        value: |r| r.touched_bytes as f64,
+        value: |r| r.touched_bytes.map_or(f64::NAN, |v| v as f64),
     },
     Metric {
         name: "utilization",
@@ -261,8 +263,8 @@ mod tests {
         label: "A",
         peak_resident_bytes: 1,
         end_resident_bytes: 2,
-        page_ops: 7,
-        touched_bytes: 3,
+        page_ops: Some(7),
+        touched_bytes: Some(3),
         utilization: 0.5,
     };
 }

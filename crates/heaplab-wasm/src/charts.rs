@@ -217,8 +217,8 @@ impl PageChart<'_> {
                             label: &r.label,
                             peak_resident_bytes: f.peak_resident_bytes,
                             end_resident_bytes: f.end_resident_bytes,
-                            page_ops: f.page_ops,
-                            touched_bytes: f.touched_bytes,
+                            page_ops: Some(f.page_ops),
+                            touched_bytes: Some(f.touched_bytes),
                             utilization: f.utilization,
                         })
                     })
