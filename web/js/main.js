@@ -18,7 +18,7 @@ import * as modules from './modules.js';
 import { Cancelled, cancelAll, checkModule, runConfigs } from './runner.js';
 import { buildScenarios, forgetScenario, openScenarioInEditor, runScenarioNow, showScenario } from './scenarios.js';
 import { formLinkState, linkFollowsForm, openLink, setViewBaseline, setViewChart, setViewSweep, viewBaseline, viewChart, viewSweep, writeLink } from './state.js';
-import { buildSweep, refreshSweepMenus, runSweep, showSweepControls } from './sweep.js';
+import { buildSweep, offerPhaseMetrics, refreshSweepMenus, runSweep, showSweepControls } from './sweep.js';
 import { renderSummary } from './tables.js';
 import { buildTeach, openTeach, openTeachFromLink } from './teach/panel.js';
 import * as trace from './trace.js';
@@ -232,6 +232,7 @@ async function runForm({ writesLink }) {
     lastRun = { key: workloadKey(configs), events: reports[0]?.events ?? Infinity };
     drawChart(outputs.map((output, index) => chartRun(labels[index], output.series, output.report)));
     showBaselineMenu(labels, viewBaseline());
+    offerPhaseMetrics((reports[0]?.phases ?? []).map((phase) => phase.label));
     renderShown();
     window.heaplabConfigs = configs;
     window.heaplabResults = reports;

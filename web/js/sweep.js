@@ -4,7 +4,7 @@
 // The values text is read by the core as `--vary` reads it, so the page and the CLI take
 // the same lists.
 
-import { draw_sweep_chart, sweep_points, sweep_report, sweep_values } from '../pkg/heaplab_wasm.js';
+import { draw_sweep_chart, measure_label, sweep_points, sweep_report, sweep_values } from '../pkg/heaplab_wasm.js';
 import { $, beginRun, cancelledRun, configLetter, endRun, fail, fitCanvas, isRunning, option, setProgress, setState, setStatus } from './dom.js';
 import { MAX_POLICIES, TRACE_ID, familyById, lists, selection, workloadById } from './catalog.js';
 import { addPolicyCard, policyCards, readForm } from './editor.js';
@@ -92,6 +92,34 @@ export function refreshSweepMenus() {
   }
 }
 
+/**
+ * Offers resident bytes at the end of each of `phases` (the last run's phase labels) as
+ * metrics to sweep, `resident_bytes@<phase>`, after the summary's, keeping the one chosen.
+ */
+export function offerPhaseMetrics(phases) {
+  const menu = $('#sweep-metric');
+  const chosen = menu.value;
+  menu.querySelector('optgroup.phases')?.remove();
+  if (phases.length > 0) {
+    const group = document.createElement('optgroup');
+    group.className = 'phases';
+    group.label = 'At the end of a phase';
+    for (const phase of phases) {
+      const key = `resident_bytes@${phase}`;
+      group.append(option(key, measure_label(key) ?? key));
+    }
+    menu.append(group);
+  }
+  menu.value = [...menu.options].some((o) => o.value === chosen) ? chosen : DEFAULT_METRIC;
+}
+
+/** Makes sure the metric menu offers `key` (a link's phase figure), so it can be shown. */
+function offerMetric(key) {
+  const menu = $('#sweep-metric');
+  if ([...menu.options].some((o) => o.value === key)) return;
+  menu.append(option(key, measure_label(key) ?? key));
+}
+
 /** The "also plot" boxes, one per choice, those in `checked` ticked. */
 function buildAlso(checked) {
   const group = $('#sweep-also');
@@ -148,6 +176,7 @@ export function showSweepControls(sweep) {
   refreshSweepMenus();
   $('#sweep-param').value = sweep.param;
   $('#sweep-values').value = sweep.values.map((v) => String(v)).join(',');
+  offerMetric(sweep.metric ?? DEFAULT_METRIC);
   $('#sweep-metric').value = sweep.metric ?? DEFAULT_METRIC;
   buildAlso(sweep.also ?? []);
 }

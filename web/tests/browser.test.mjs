@@ -1061,6 +1061,31 @@ describe('heaplab page', () => {
     await page.close();
   });
 
+  it('sweeps resident bytes at the end of a phase, as heaplab sweep does', async () => {
+    // The page opens on the JIT workload; its phases are offered once it has run.
+    const { page, problems } = await openPage();
+    assert.equal(await ranOnOpen(page), 'done', await errorText(page));
+    const key = 'resident_bytes@compile 3';
+    assert.equal(await page.textContent(`#sweep-metric option[value="${key}"]`), 'Resident at end of compile 3');
+    const swept = await sweepFromForm(page, { param: 'slab_size', values: '4K,64K', metric: key });
+    assert.equal(swept, 'done', await errorText(page));
+    const sweep = await page.evaluate(() => window.heaplabSweep);
+    assert.equal(sweep.metric, key);
+    const { reports } = await results(page);
+    for (const [index, point] of sweep.points.entries()) {
+      const phase = reports[index].phases.find((p) => p.label === 'compile 3');
+      assert.equal(point.metrics[key], phase.resident_bytes);
+    }
+    // The link holds the sweep of that figure, and the CLI runs it to the same object.
+    const link = await page.evaluate(() => window.heaplabLink);
+    assert.deepStrictEqual(await heaplabJson(['sweep', '--link', link, '--json']), sweep);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.locator('#sweep-results').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'sweep-phase-metric.png') });
+    normalRunProblems.push(...problems);
+    await page.close();
+  });
+
   it('opens a sweep link the CLI made and gives heaplab sweep\'s object', async () => {
     const link = (
       await heaplabText(['link', '--sweep', '-p', 'size-class', '--vary', 'page_size=4K,16K,64K', '-w', 'churn', '--scale', '0.01', '--base-url', PAGE_URL])

@@ -652,7 +652,7 @@ fn a_sweep_plot_of_two_metrics_is_one_document() {
     let metrics: Vec<_> = sweep
         .metrics()
         .iter()
-        .map(|k| heaplab_core::metrics::find(k).unwrap())
+        .map(|k| heaplab_core::metrics::Measure::parse(k).unwrap())
         .collect();
     assert_eq!(metrics.len(), 2);
     let plot = heaplab_plot::SweepPlot {

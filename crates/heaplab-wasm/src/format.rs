@@ -28,6 +28,13 @@ pub fn format_metric(key: &str, value: f64) -> String {
     }
 }
 
+/// What a chart calls the metric or phase figure `key` ("Resident at end of exit"), or
+/// null for a key that names neither.
+#[wasm_bindgen]
+pub fn measure_label(key: &str) -> Option<String> {
+    metrics::Measure::parse(key).map(|m| m.label())
+}
+
 /// A metric's value against the baseline's, as the comparison table prints it ("^ 1.12x
 /// smaller", "! 1.02x bigger", blank when equal or for a key that is no metric).
 #[wasm_bindgen]

@@ -113,8 +113,14 @@ impl SeriesColumns {
 }
 
 /// A sweep as the page shows it: a row per value, `configuration` (the swept
-/// configuration's label), each swept parameter, then every metric key.
+/// configuration's label), each swept parameter, every metric key, then each phase
+/// figure (`resident_bytes@exit`).
 pub fn sweep_csv(provenance: &Provenance, label: &str, report: &SweepReport) -> String {
+    let phases: Vec<&str> = report
+        .points
+        .first()
+        .map(|p| p.metrics.1.iter().map(|(k, _)| k.as_str()).collect())
+        .unwrap_or_default();
     let mut out = provenance.csv_comments();
     out.push_str("configuration");
     for axis in &report.params {
@@ -125,12 +131,22 @@ pub fn sweep_csv(provenance: &Provenance, label: &str, report: &SweepReport) -> 
         out.push(',');
         out.push_str(m.key);
     }
+    for key in &phases {
+        out.push(',');
+        out.push_str(&field(key));
+    }
     out.push('\n');
     for point in &report.points {
         out.push_str(&field(label));
         for value in point.values.iter().chain(&point.metrics.0) {
             out.push(',');
             out.push_str(&number(value));
+        }
+        for key in &phases {
+            out.push(',');
+            if let Some(v) = point.metrics.get(key) {
+                out.push_str(&number(&v.into()));
+            }
         }
         out.push('\n');
     }

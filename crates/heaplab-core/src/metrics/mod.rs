@@ -7,17 +7,21 @@
 //! unit, which way is better and how it is worked out from those books. From that one
 //! declaration come `Summary`'s methods of the same names, [`METRICS`] (which the CLI's
 //! tables, the page's table, CSV headers and comparison reports read) and the field names
-//! of the `--json` object, so a new figure is one entry in one file.
+//! of the `--json` object, so a new figure is one entry in one file. Beside them, the
+//! figures each phase ends with (`phase.rs`), which [`Measure`] reads as `<figure>@<phase>`
+//! wherever a metric may be named (a sweep's).
 
 use serde::Serialize;
 
 use crate::format::{format_bytes, format_count};
 
 mod list;
+mod phase;
 mod schema;
 mod summary;
 
 pub use list::METRICS;
+pub use phase::{phase_figures, valid_text, Measure, PhaseFigure, PHASE_FIGURES};
 pub use schema::{versioned, Schema, Versioned, SCHEMA};
 pub use summary::{PhaseMark, ProgramCounts, Summary};
 
