@@ -4,21 +4,18 @@
 // zooms to the events it spans, the wheel zooms around the pointer, and a double click or
 // "Reset zoom" shows the whole run again.
 
-import { chart_event_at, chart_hover, draw_chart } from '../pkg/heaplab_wasm.js';
+import { chart_event_at, chart_hover, draw_chart, run_labels } from '../pkg/heaplab_wasm.js';
 import { $, configLetter, fitCanvas, messageOf, showError } from './dom.js';
 import { formatBytes, formatCount } from './format.js';
-import { moduleName, moduleOf } from './modules.js';
 
 /**
- * Chart and table labels: each configuration's letter, as the editor names it, and its
- * preset or family ("A: glibc-like", "B: glibc-like"), so two runs of one preset differ;
+ * Chart, table and export labels, made by the core from the configurations: each one's
+ * letter, as the editor names it, its preset or family and the parameters it changes
+ * ("A: llvm-bump", "B: llvm-bump (slab_size=64 KiB)"), so two runs of one preset differ;
  * your own allocator by its module's file ("C: mm.wasm"), as the CLI's tables name it.
  */
 export function runLabels(configs) {
-  return configs.map((config, index) => {
-    const sha256 = moduleOf(config);
-    return `${configLetter(index)}: ${sha256 ? moduleName(sha256) : config.policy.preset ?? config.policy.family}`;
-  });
+  return run_labels(configs);
 }
 
 /** One run for the chart: its label, its series, the phases and figures its report names. */
@@ -46,8 +43,8 @@ let onPick = () => {};
 
 const CAPTIONS = {
   memory: "Solid lines: resident bytes; dashed lines: live bytes; both over the workload's events. Drag to zoom, double-click to reset, click to step through from that event.",
-  page_ops: 'Solid lines: commit calls to the OS so far; dashed lines: decommit calls so far. Drag to zoom, double-click to reset, click to step through from that event.',
-  bars: 'Peak and end resident bytes, page operations, touched bytes and utilization, one bar per configuration.',
+  page_ops: 'Solid lines: commit calls to the OS so far; dashed lines: decommit calls so far (the other page calls, reserve and release, are in the table). Drag to zoom, double-click to reset, click to step through from that event.',
+  bars: 'Peak and end resident bytes, all page calls (reserve, commit, decommit and release), touched bytes and utilization, one bar per configuration.',
 };
 const TIMELINES = new Set(['memory', 'page_ops']);
 

@@ -7,7 +7,8 @@
 // on runner; and all of them on dom, format and catalog, which need only the wasm
 // module (and dom nothing at all).
 
-import init, { chart_svg, link_decode, series_csv, summary_csv } from '../pkg/heaplab_wasm.js';
+import init, { link_decode } from '../pkg/heaplab_wasm.js';
+import { exportShown } from './export.js';
 import { $, beginRun, cancelledRun, clearError, endRun, fail, isRunning, messageOf, onIdle, option, restorePrevious, runsBegun, setProgress, setState, setStatus, showError } from './dom.js';
 import { TRACE_ID, loadLists } from './catalog.js';
 import { chartKind, chartRun, chartZoom, drawChart, forgetChart, runLabels, setChartView, wireCharts } from './charts.js';
@@ -17,7 +18,7 @@ import * as modules from './modules.js';
 import { Cancelled, cancelAll, checkModule, runConfigs } from './runner.js';
 import { buildScenarios, forgetScenario, openScenarioInEditor, runScenarioNow, showScenario } from './scenarios.js';
 import { formLinkState, linkFollowsForm, openLink, setViewBaseline, setViewChart, setViewSweep, viewBaseline, viewChart, viewSweep, writeLink } from './state.js';
-import { buildSweep, refreshSweepMenus, runSweep, showSweepControls } from './sweep.js';
+import { buildSweep, offerPhaseMetrics, refreshSweepMenus, runSweep, showSweepControls } from './sweep.js';
 import { renderSummary } from './tables.js';
 import { buildTeach, openTeach, openTeachFromLink } from './teach/panel.js';
 import * as trace from './trace.js';
@@ -231,6 +232,7 @@ async function runForm({ writesLink }) {
     lastRun = { key: workloadKey(configs), events: reports[0]?.events ?? Infinity };
     drawChart(outputs.map((output, index) => chartRun(labels[index], output.series, output.report)));
     showBaselineMenu(labels, viewBaseline());
+    offerPhaseMetrics((reports[0]?.phases ?? []).map((phase) => phase.label));
     renderShown();
     window.heaplabConfigs = configs;
     window.heaplabResults = reports;
@@ -246,33 +248,9 @@ async function runForm({ writesLink }) {
   }
 }
 
-/** Saves `text` (or a Blob) as a download named `name`. */
-function download(name, content, type) {
-  const blob = content instanceof Blob ? content : new Blob([content], { type });
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
-
-/** The export menu's downloads, each made by the core's writers through wasm. */
-function exportFile(kind) {
-  if (!shown) {
-    showError('Nothing to export yet: run the configurations first.');
-    return;
-  }
-  const { labels, outputs } = shown;
-  const reports = outputs.map((output) => output.report);
-  const runs = outputs.map((output, index) => chartRun(labels[index], output.series, output.report));
-  if (kind === 'summary-csv') download('heaplab-summary.csv', summary_csv(labels, reports), 'text/csv');
-  else if (kind === 'summary-json') download('heaplab-summary.json', `${JSON.stringify(reports, null, 2)}\n`, 'application/json');
-  else if (kind === 'series-csv') download('heaplab-series.csv', series_csv(labels, outputs.map((output) => output.series)), 'text/csv');
-  else if (kind === 'chart-svg') download(`heaplab-${chartKind()}.svg`, chart_svg(runs, 1200, 600, chartKind(), chartZoom()), 'image/svg+xml');
-  else if (kind === 'chart-png') $('#chart').toBlob((blob) => blob && download(`heaplab-${chartKind()}.png`, blob));
+/** The export menu's downloads, of what the results column shows (see export.js). */
+async function exportFile(kind) {
+  if (!(await exportShown(kind, shown))) showError('Nothing to export yet: run the configurations first.');
 }
 
 /**
@@ -470,11 +448,7 @@ function wire() {
   for (const button of document.querySelectorAll('[data-export]')) {
     button.addEventListener('click', () => {
       $('#export').open = false;
-      try {
-        exportFile(button.dataset.export);
-      } catch (error) {
-        showError(`Could not export: ${messageOf(error)}`);
-      }
+      exportFile(button.dataset.export).catch((error) => showError(`Could not export: ${messageOf(error)}`));
     });
   }
   wireDrop();

@@ -4,13 +4,14 @@
 // The values text is read by the core as `--vary` reads it, so the page and the CLI take
 // the same lists.
 
-import { draw_sweep_chart, sweep_points, sweep_report, sweep_values } from '../pkg/heaplab_wasm.js';
+import { draw_sweep_chart, measure_label, sweep_points, sweep_report, sweep_values } from '../pkg/heaplab_wasm.js';
 import { $, beginRun, cancelledRun, configLetter, endRun, fail, fitCanvas, isRunning, option, setProgress, setState, setStatus } from './dom.js';
 import { MAX_POLICIES, TRACE_ID, familyById, lists, selection, workloadById } from './catalog.js';
 import { addPolicyCard, policyCards, readForm } from './editor.js';
 import { NUMERIC, carriedOver } from './params.js';
 import { formatBytes, formatMetric, sizeText } from './format.js';
 import { cardName } from './modules.js';
+import { runLabels } from './charts.js';
 import { Cancelled, runConfigs } from './runner.js';
 import { formLinkState, linkFollowsForm, setViewSweep } from './state.js';
 import * as trace from './trace.js';
@@ -24,8 +25,20 @@ const ALSO_CHOICES = ['peak_resident_bytes', 'end_resident_bytes', 'page_ops', '
 // The height of each metric's chart, in CSS pixels.
 const CHART_HEIGHT = 300;
 
-// The last sweep shown: `{ state, outputs, report }`, redrawn when the window resizes.
+// The last sweep shown: `{ state, outputs, report, label }`, redrawn when the window
+// resizes and exported as it stands.
 let last = null;
+
+/**
+ * The sweep on screen for the export, or null: the swept configuration's label as the
+ * table names it, the points' outputs and the report, the swept parameter and how many
+ * charts its figure stacks.
+ */
+export function sweepShown() {
+  if (!last) return null;
+  const { metric, also = [], param } = last.state.view.sweep;
+  return { label: last.label, outputs: last.outputs, report: last.report, param, metrics: new Set([metric, ...also]).size };
+}
 
 /**
  * The numeric parameters of a card's policy, then of the workload (a name both have is
@@ -77,6 +90,34 @@ export function refreshSweepMenus() {
     metricMenu.value = DEFAULT_METRIC;
     buildAlso(DEFAULT_ALSO);
   }
+}
+
+/**
+ * Offers resident bytes at the end of each of `phases` (the last run's phase labels) as
+ * metrics to sweep, `resident_bytes@<phase>`, after the summary's, keeping the one chosen.
+ */
+export function offerPhaseMetrics(phases) {
+  const menu = $('#sweep-metric');
+  const chosen = menu.value;
+  menu.querySelector('optgroup.phases')?.remove();
+  if (phases.length > 0) {
+    const group = document.createElement('optgroup');
+    group.className = 'phases';
+    group.label = 'At the end of a phase';
+    for (const phase of phases) {
+      const key = `resident_bytes@${phase}`;
+      group.append(option(key, measure_label(key) ?? key));
+    }
+    menu.append(group);
+  }
+  menu.value = [...menu.options].some((o) => o.value === chosen) ? chosen : DEFAULT_METRIC;
+}
+
+/** Makes sure the metric menu offers `key` (a link's phase figure), so it can be shown. */
+function offerMetric(key) {
+  const menu = $('#sweep-metric');
+  if ([...menu.options].some((o) => o.value === key)) return;
+  menu.append(option(key, measure_label(key) ?? key));
 }
 
 /** The "also plot" boxes, one per choice, those in `checked` ticked. */
@@ -135,6 +176,7 @@ export function showSweepControls(sweep) {
   refreshSweepMenus();
   $('#sweep-param').value = sweep.param;
   $('#sweep-values').value = sweep.values.map((v) => String(v)).join(',');
+  offerMetric(sweep.metric ?? DEFAULT_METRIC);
   $('#sweep-metric').value = sweep.metric ?? DEFAULT_METRIC;
   buildAlso(sweep.also ?? []);
 }
@@ -281,7 +323,7 @@ export async function runSweep(sweep = null) {
       { name: (config, index) => `${cardName(config, chosen.config)} at ${chosen.param}=${points[index].values.join(',')}` },
     );
     const report = sweep_report(state, outputs);
-    last = { state, outputs, report };
+    last = { state, outputs, report, label: runLabels(form.configs)[chosen.config] ?? cardName(config, chosen.config) };
     $('#results').hidden = true;
     $('#sweep-results').hidden = false;
     drawSweep();

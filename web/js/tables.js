@@ -4,9 +4,8 @@
 // figure added to the core shows up without a page change.
 
 import { $ } from './dom.js';
-import { familyById, lists, presetById } from './catalog.js';
+import { lists } from './catalog.js';
 import { formatBytes, formatCount, formatDelta, formatMetric } from './format.js';
-import { MODULE_FAMILY } from './modules.js';
 
 const GROUP_TITLES = { workload: 'Workload', memory: 'Memory', page_calls: 'Page provider calls' };
 
@@ -64,27 +63,6 @@ function summaryRows(reports) {
 }
 
 /**
- * The params of a policy that differ from the family's defaults, as one short line for
- * the table header: what tells two columns of the same family apart.
- */
-function paramSummary(policy) {
-  const specs = familyById(policy.family)?.params ?? [];
-  const preset = policy.preset ? presetById(policy.preset) : null;
-  const baseline = (name) =>
-    preset && name in preset.params ? preset.params[name] : specs.find((param) => param.name === name)?.default;
-  // A module's configuration is named by its file in the label, not by its hash here.
-  const named = (name) => !(policy.family === MODULE_FAMILY && name === 'sha256');
-  const changed = Object.entries(policy.params).filter(([name, value]) => named(name) && baseline(name) !== value);
-  if (changed.length === 0) return preset ? 'preset values' : 'defaults';
-  return changed
-    .map(([name, value]) => {
-      const spec = specs.find((param) => param.name === name);
-      return `${name}=${spec?.kind === 'bytes' ? formatBytes(value) : value}`;
-    })
-    .join(', ');
-}
-
-/**
  * Fills #summary: `labels` head the columns, `configs[i].policy` is run i's policy, and
  * every metric of a run other than `baseline` (an index) reads against the baseline's as
  * MallocBench prints it ("^ 1.12x smaller", "! 1.02x bigger", blank when equal).
@@ -101,12 +79,18 @@ export function renderSummary(labels, configs, reports, baseline = 0) {
   labels.forEach((label, index) => {
     const th = document.createElement('th');
     th.scope = 'col';
-    th.textContent = index === baseline && reports.length > 1 ? `${label} (baseline)` : label;
-    const detail = document.createElement('span');
-    detail.className = 'policy-params';
-    detail.textContent = paramSummary(configs[index].policy);
+    // The core's label, the name every chart and export gives the column, with the
+    // parameters the configuration changes on a line of their own under its name.
+    const cut = label.indexOf(' (');
+    const name = cut < 0 ? label : label.slice(0, cut);
+    th.textContent = index === baseline && reports.length > 1 ? `${name} (baseline)` : name;
+    if (cut >= 0) {
+      const detail = document.createElement('span');
+      detail.className = 'policy-params';
+      detail.textContent = label.slice(cut);
+      th.append(detail);
+    }
     th.title = JSON.stringify(configs[index].policy.params);
-    th.append(detail);
     head.append(th);
   });
 

@@ -1,10 +1,10 @@
 // End-to-end tests of the heaplab page in headless Chromium: the playground's runs, links,
-// traces, scenarios, editor, exports and sweeps against the CLI. `support.mjs` has the
+// traces, scenarios, editor and sweeps against the CLI (the exports are export.test.mjs's). `support.mjs` has the
 // browser and the helpers; `cargo xtask test` runs every `*.test.mjs` here.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 
@@ -14,10 +14,7 @@ import {
   PAGE_URL,
   RESULTS_DIR,
   RUN_TIMEOUT_MS,
-  colourPixels,
   curveReach,
-  pngReach,
-  svgLines,
   clickRun,
   errorText,
   heaplabJson,
@@ -1043,62 +1040,6 @@ describe('heaplab page', () => {
     await page.close();
   });
 
-  it('exports the summary, the series and the chart, each a file that parses', async () => {
-    const { page, problems } = await openPage();
-    assert.equal(await ranOnOpen(page), 'done', await errorText(page));
-    await page.click('#add-policy');
-    assert.equal(await clickRun(page), 'done', await errorText(page));
-    const { reports } = await results(page);
-    const save = async (kind) => {
-      await page.click('#export summary');
-      const [download] = await Promise.all([page.waitForEvent('download'), page.click(`[data-export="${kind}"]`)]);
-      const where = path.join(scratch, `export-${kind}`);
-      await download.saveAs(where);
-      return { name: download.suggestedFilename(), bytes: await readFile(where) };
-    };
-    const csv = await save('summary-csv');
-    assert.equal(csv.name, 'heaplab-summary.csv');
-    const [header, ...rows] = csv.bytes.toString().trim().split('\n');
-    const columns = header.split(',');
-    assert.equal(columns[0], 'configuration');
-    assert.equal(rows.length, reports.length);
-    for (const [index, row] of rows.entries()) {
-      const cells = row.split(',');
-      for (const key of ['events', 'peak_resident_bytes', 'page_ops']) {
-        assert.equal(Number(cells[columns.indexOf(key)]), reports[index][key], `${key} of row ${index}`);
-      }
-    }
-    const json = await save('summary-json');
-    assert.deepStrictEqual(JSON.parse(json.bytes.toString()), reports);
-    const series = await save('series-csv');
-    const seriesRows = series.bytes.toString().trim().split('\n');
-    assert.equal(seriesRows[0], 'configuration,event,live_bytes,committed_bytes,resident_bytes');
-    assert.ok(seriesRows.length > 10, 'the series CSV is nearly empty');
-    // Each run's curve is in the exported SVG and PNG, not only the axes and legend.
-    const svg = await save('chart-svg');
-    assert.match(svg.bytes.toString(), /^<svg[\s\S]*<\/svg>\s*$/);
-    const png = await save('chart-png');
-    assert.deepEqual([...png.bytes.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
-    for (const index of reports.keys()) {
-      assert.ok((await svgLines(page, svg.bytes.toString(), index, 10)) >= 1, `run ${index}'s curve in the SVG`);
-      assert.ok((await pngReach(page, index, png.bytes)) > 0.5, `run ${index}'s curve in the PNG`);
-    }
-    // The summary bars, from the same reports, in the page and exported.
-    await page.click('.tab[data-chart="bars"]');
-    assert.match(await page.textContent('#chart-caption'), /Peak and end resident/);
-    // Each configuration's bars, far more of its colour than a legend's box.
-    for (const index of reports.keys()) {
-      assert.ok((await colourPixels(page, index)) > 2000, `configuration ${index}'s bars`);
-    }
-    const bars = await save('chart-svg');
-    assert.equal(bars.name, 'heaplab-bars.svg');
-    assert.match(bars.bytes.toString(), /^<svg[\s\S]*peak resident[\s\S]*<\/svg>\s*$/);
-    await page.setViewportSize({ width: 1280, height: 800 });
-    await page.screenshot({ path: path.join(RESULTS_DIR, 'summary-bars.png') });
-    normalRunProblems.push(...problems);
-    await page.close();
-  });
-
   it('sweeps a parameter as heaplab sweep does, and opens a point as a configuration', async () => {
     const { page, problems } = await openPage(ONE_CONFIG);
     assert.equal(await ranOnOpen(page), 'done', await errorText(page));
@@ -1134,6 +1075,31 @@ describe('heaplab page', () => {
     assert.deepEqual(titles, ['Configuration A', 'Configuration B', 'Configuration C']);
     assert.equal(await page.inputValue('.policy:nth-of-type(3) [data-param="slab_size"]'), '64KiB');
     assert.equal(await page.isVisible('#sweep-results'), false);
+    normalRunProblems.push(...problems);
+    await page.close();
+  });
+
+  it('sweeps resident bytes at the end of a phase, as heaplab sweep does', async () => {
+    // The page opens on the JIT workload; its phases are offered once it has run.
+    const { page, problems } = await openPage();
+    assert.equal(await ranOnOpen(page), 'done', await errorText(page));
+    const key = 'resident_bytes@compile 3';
+    assert.equal(await page.textContent(`#sweep-metric option[value="${key}"]`), 'Resident at end of compile 3');
+    const swept = await sweepFromForm(page, { param: 'slab_size', values: '4K,64K', metric: key });
+    assert.equal(swept, 'done', await errorText(page));
+    const sweep = await page.evaluate(() => window.heaplabSweep);
+    assert.equal(sweep.metric, key);
+    const { reports } = await results(page);
+    for (const [index, point] of sweep.points.entries()) {
+      const phase = reports[index].phases.find((p) => p.label === 'compile 3');
+      assert.equal(point.metrics[key], phase.resident_bytes);
+    }
+    // The link holds the sweep of that figure, and the CLI runs it to the same object.
+    const link = await page.evaluate(() => window.heaplabLink);
+    assert.deepStrictEqual(await heaplabJson(['sweep', '--link', link, '--json']), sweep);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.locator('#sweep-results').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'sweep-phase-metric.png') });
     normalRunProblems.push(...problems);
     await page.close();
   });

@@ -16,15 +16,15 @@ pub const CHROMIUM: &str = "/usr/bin/chromium";
 
 /// Builds heaplab-wasm for the browser three times and generates the JavaScript bindings
 /// of each into the git-ignored `web/pkg`: `heaplab_wasm`, which the page and its workers
-/// import; `heaplab_teach` (the `teach` feature), which teaching mode loads when it
-/// opens; and `heaplab_mm` (`teach` and `mm`: the interpreter for allocator modules),
+/// import; `heaplab_teach` (the `teach` and `export` features), which teaching mode loads
+/// when it opens and the Export menu when it is first used; and `heaplab_mm` (`teach` and `mm`: the interpreter for allocator modules),
 /// which the workers and teaching mode load only when a configuration runs a module.
 pub fn build_wasm(root: &Path) -> Result<()> {
     ensure_wasm_target(root)?;
     let wasm_bindgen_version = ensure_wasm_bindgen(root)?;
     for (name, features) in [
         ("heaplab_wasm", None),
-        ("heaplab_teach", Some("teach")),
+        ("heaplab_teach", Some("teach,export")),
         ("heaplab_mm", Some("teach,mm")),
     ] {
         println!("==> building {name} for {WASM_TARGET}");

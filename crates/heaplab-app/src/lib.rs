@@ -3,7 +3,7 @@
 //! The engine turns one configuration and one stream of events into one report. This crate
 //! holds what the CLI and the page both offer on top of that: permalinks ([`link`]),
 //! sweeps of a parameter ([`sweep`]), the seed scenarios and their findings
-//! ([`scenario`]), the registries as one JSON value for menus ([`catalog`]), and teaching
+//! ([`scenario`]), the registries as one JSON value for menus ([`catalog`]), what the page's exported files say ([`export`]), and teaching
 //! mode, a run stepped event by event with its heap map, block map and blame
 //! ([`observe`]). It depends on the engine; the engine knows nothing of it.
 //!
@@ -18,6 +18,7 @@
 //! ```
 
 pub mod catalog;
+pub mod export;
 #[cfg(feature = "fuzz")]
 pub mod fuzz;
 pub mod link;

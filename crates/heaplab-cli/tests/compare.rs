@@ -66,6 +66,31 @@ fn a_small_comparison_prints_as_before() {
     expect_test::expect_file!["snapshots/compare-table.txt"].assert_eq(&table);
 }
 
+/// A Δ stands beside two figures that print differently: where a column prints what the
+/// first column prints (a harmonic mean of 12 KiB against 12 KiB), its Δ is blank, since
+/// a "1.01x bigger" there would claim what no digit shows.
+#[test]
+fn no_delta_stands_between_figures_that_print_alike() {
+    let table = stdout_of(SMALL);
+    let mut checked = 0;
+    for line in table.lines().filter(|l| l.starts_with('│')) {
+        let cells: Vec<&str> = line.trim_matches('│').split('┆').map(str::trim).collect();
+        // The row's name, the first column, then each other column and its Δ.
+        for pair in cells[2..].chunks(2) {
+            if let [figure, delta] = pair {
+                if *figure == cells[1] {
+                    assert_eq!(*delta, "", "{line}");
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        checked > 0,
+        "no row printed a figure equal to the first column's:\n{table}"
+    );
+}
+
 #[test]
 fn the_csv_has_mimalloc_benchs_columns_then_heaplabs() {
     let mut args = SMALL.to_vec();
@@ -300,6 +325,61 @@ fn progress_never_shows_when_stderr_is_not_a_terminal() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+}
+
+/// A real allocator is a column of every report: its CSV row has its peak and end RSS as
+/// resident bytes (the table's Peak Memory and Memory at End), and `--plot` draws its
+/// bars beside the configurations', with `n/a` for what nothing counted of it.
+#[test]
+fn real_allocators_are_in_the_csv_and_the_plot() {
+    let dir = scratch("real");
+    let plot = dir.join("summary.svg");
+    let csv = stdout_of(&[
+        "compare",
+        "glibc-like",
+        "--allocators",
+        "system",
+        // churn at a small scale stays within the heap the process starts with, an RSS of
+        // zero; tree_churn grows it.
+        "--workloads",
+        "tree_churn",
+        "--scale",
+        "0.05",
+        "--repeat",
+        "1",
+        "--csv",
+        "--plot",
+        plot.to_str().unwrap(),
+    ]);
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let system: Vec<&str> = lines
+        .map(|l| l.split(',').collect::<Vec<&str>>())
+        .find(|row| row[1] == "system")
+        .expect("no row for the real allocator");
+    let cell = |key: &str| system[header.iter().position(|h| *h == key).unwrap()];
+    let peak: f64 = cell("peak_resident_bytes").parse().expect("no peak RSS");
+    let end: f64 = cell("end_resident_bytes").parse().expect("no end RSS");
+    assert!(
+        peak > 0.0 && end > 0.0 && end <= peak,
+        "peak {peak}, end {end}"
+    );
+    assert_eq!(cell("rss"), format!("{}", (peak / 1024.0).round()));
+    // Nothing counted its page calls: left empty, not zero.
+    assert_eq!(cell("page_ops"), "");
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    let texts: Vec<&str> = svg
+        .split("<text")
+        .skip(1)
+        .filter_map(|t| t.split('>').nth(1)?.split('<').next())
+        .map(str::trim)
+        .collect();
+    assert!(
+        texts.contains(&"system"),
+        "no bars for the allocator: {texts:?}"
+    );
+    assert!(texts.contains(&"n/a"), "{texts:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Ctrl-C on a long comparison with real allocators and a plot: exit code 130, no plot

@@ -255,3 +255,64 @@ fn a_link_carries_the_metrics_its_chart_plots() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--metric peak"));
 }
+
+/// `--metric` takes a figure at the end of a phase: resident bytes when the JIT's third
+/// compile ended, each point's the phase figure of `run --json` at that value, drawn
+/// under its own title; a phase the workload lacks is named with those it has.
+#[test]
+fn a_phase_figure_is_swept_and_plotted() {
+    let dir = std::env::temp_dir().join(format!("heaplab-sweep-phase-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let plot = dir.join("phase.svg");
+    let args = [
+        "sweep",
+        "-p",
+        "llvm-bump",
+        "--vary",
+        "slab_size=4K,64K",
+        "-w",
+        "jit",
+        "--scale",
+        "0.02",
+        "--metric",
+        "resident_bytes@compile 3",
+    ];
+    let mut with_plot = args.to_vec();
+    with_plot.extend(["--json", "--plot", plot.to_str().unwrap()]);
+    let sweep = json_of(&heaplab(&with_plot));
+    let run = json_of(&heaplab(&[
+        "run",
+        "-p",
+        "llvm-bump",
+        "--set",
+        "slab_size=64KiB",
+        "-w",
+        "jit",
+        "--scale",
+        "0.02",
+        "--json",
+    ]));
+    let phase = run[0]["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["label"] == "compile 3")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        sweep["points"][1]["metrics"]["resident_bytes@compile 3"],
+        phase["resident_bytes"]
+    );
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(svg.contains("Resident at end of compile 3"));
+    let mut missing = args.to_vec();
+    *missing.last_mut().unwrap() = "resident_bytes@nope";
+    let out = heaplab(&missing);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no phase \"nope\"") && err.contains("compile 3"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

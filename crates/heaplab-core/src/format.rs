@@ -121,6 +121,22 @@ pub fn format_delta(base: f64, value: f64, direction: Direction) -> String {
     format!("{} {ratio:.2}x {word}", if better { '^' } else { '!' })
 }
 
+/// `value` against `base` as [`format_delta`] words it, for a table that prints the two
+/// figures with `shown`: blank when they print alike. A delta is a claim about the
+/// figures beside it, and "8 KiB" against "8 KiB" with "! 1.01x bigger" claims a
+/// difference that no digit on the screen shows, so the delta goes with the digits.
+pub fn format_shown_delta(
+    base: f64,
+    value: f64,
+    direction: Direction,
+    shown: impl Fn(f64) -> String,
+) -> String {
+    if shown(base) == shown(value) {
+        return String::new();
+    }
+    format_delta(base, value, direction)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,5 +206,23 @@ mod tests {
         assert_eq!(format_count(1000), "1,000");
         assert_eq!(format_count(1_237_652), "1,237,652");
         assert_eq!(format_count(-45_000), "-45,000");
+    }
+
+    #[test]
+    fn a_delta_needs_digits_that_differ() {
+        let kib = |v: f64| format!("{} KiB", (v / 1024.0).round());
+        // 8,192 and 8,274 bytes are 1.01x apart, but both print as 8 KiB.
+        assert_eq!(
+            format_delta(8192.0, 8274.0, Direction::Smaller),
+            "! 1.01x bigger"
+        );
+        assert_eq!(
+            format_shown_delta(8192.0, 8274.0, Direction::Smaller, kib),
+            ""
+        );
+        assert_eq!(
+            format_shown_delta(8192.0, 9216.0, Direction::Smaller, kib),
+            "! 1.12x bigger"
+        );
     }
 }

@@ -10,6 +10,9 @@
 //!   event, which answer their layout so a pointer is mapped to the page or the piece
 //!   under it in what was drawn.
 //!
+//! [`Captioned`] puts a title over any of them and notes under it, for a picture that
+//! leaves the page.
+//!
 //! Each takes a plain input struct of slices and labels ([`TrackChart`], ...), with
 //! constructors from the core's types where the core has the data, so a caller can chart
 //! anything it has the numbers for. Every chart also implements [`Chart`], which
@@ -19,6 +22,7 @@
 
 mod block_map;
 mod byte_window;
+mod caption;
 mod font;
 mod heap_map;
 mod map_key;
@@ -42,6 +46,7 @@ pub use block_map::{
     PieceBox,
 };
 pub use byte_window::{tick_label, ByteWindow, MIN_WINDOW};
+pub use caption::Captioned;
 pub use heap_map::{
     draw_heap_map, heap_map_key, heap_map_layout, Cell, HeapMapChart, HeapMapLayout, MapRow,
 };

@@ -22,9 +22,11 @@ pub struct SummaryRow<'a> {
     pub label: &'a str,
     pub peak_resident_bytes: u64,
     pub end_resident_bytes: u64,
-    /// All provider calls: reserve, release, commit and decommit.
-    pub page_ops: u64,
-    pub touched_bytes: u64,
+    /// All provider calls: reserve, release, commit and decommit. None where nothing
+    /// counted them (a real allocator, measured by its RSS alone), drawn as `n/a`.
+    pub page_ops: Option<u64>,
+    /// Distinct memory ever written; None, drawn as `n/a`, where nothing counted it.
+    pub touched_bytes: Option<u64>,
     /// Peak live bytes over peak resident bytes; NaN is drawn as `n/a`.
     pub utilization: f64,
 }
@@ -36,8 +38,8 @@ impl<'a> SummaryRow<'a> {
             label,
             peak_resident_bytes: s.peak_resident_bytes(),
             end_resident_bytes: s.end_resident_bytes(),
-            page_ops: s.page_ops(),
-            touched_bytes: s.touched_bytes(),
+            page_ops: Some(s.page_ops()),
+            touched_bytes: Some(s.touched_bytes()),
             utilization: s.utilization(),
         }
     }
@@ -76,15 +78,17 @@ const METRICS: [Metric; 5] = [
         kind: Kind::Bytes,
         value: |r| r.end_resident_bytes as f64,
     },
+    // The core's label of `page_ops`: every call of the four kinds, not only the commits
+    // and decommits a timeline of page calls draws.
     Metric {
-        name: "page operations",
+        name: "all page calls",
         kind: Kind::Count,
-        value: |r| r.page_ops as f64,
+        value: |r| r.page_ops.map_or(f64::NAN, |v| v as f64),
     },
     Metric {
         name: "touched",
         kind: Kind::Bytes,
-        value: |r| r.touched_bytes as f64,
+        value: |r| r.touched_bytes.map_or(f64::NAN, |v| v as f64),
     },
     Metric {
         name: "utilization",
@@ -105,7 +109,7 @@ fn written(kind: Kind, v: f64) -> String {
     }
 }
 
-/// Draws the summary as five panels (peak resident, end resident, page operations,
+/// Draws the summary as five panels (peak resident, end resident, all page calls,
 /// touched, utilization), one bar per configuration in each, in the configuration's
 /// colour, with its value written at the bar's end.
 ///
@@ -235,4 +239,32 @@ pub fn draw_summary_bars<DB: DrawingBackend>(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two counts never share a name: the bars' panel of `page_ops` (all four kinds of
+    /// call) reads as the core's label of that figure, and differs from the axis of the
+    /// timeline that draws commits and decommits alone.
+    #[test]
+    fn the_page_call_panel_is_named_as_the_core_names_page_ops() {
+        let label = heaplab_core::metrics::find("page_ops").unwrap().label;
+        let panel = METRICS.iter().find(|m| (m.value)(&ROW) == 7.0).unwrap();
+        assert_eq!(panel.name, label.to_lowercase());
+        let crate::ValueAxis::Count(axis) = crate::TrackKind::PAGE_OPS.axis else {
+            panic!("the page-call timeline counts");
+        };
+        assert!(!axis.contains(panel.name) && !panel.name.contains("operations"));
+    }
+
+    const ROW: SummaryRow = SummaryRow {
+        label: "A",
+        peak_resident_bytes: 1,
+        end_resident_bytes: 2,
+        page_ops: Some(7),
+        touched_bytes: Some(3),
+        utilization: 0.5,
+    };
 }

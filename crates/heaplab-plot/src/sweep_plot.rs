@@ -3,7 +3,7 @@
 //! `sweep --plot` and the page's sweep view draw it with this one function.
 
 use heaplab_app::sweep::SweepReport;
-use heaplab_core::metrics::{Metric, Unit};
+use heaplab_core::metrics::{Measure, Unit};
 use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, DrawingBackend};
 use serde_json::Value;
@@ -24,13 +24,14 @@ struct Line {
 
 /// The lines of one metric's chart: one for a single parameter, one per value of the
 /// second parameter for a grid, each over the first parameter's values.
-fn lines(report: &SweepReport, metric: &Metric) -> Vec<Line> {
+fn lines(report: &SweepReport, metric: &Measure) -> Vec<Line> {
+    let key = metric.key();
     if report.params.is_empty() {
         return Vec::new();
     }
     let point = |p: &heaplab_app::sweep::PointReport| {
         let x = p.values.first().and_then(Value::as_f64).unwrap_or(f64::NAN);
-        (x, p.metrics.get(metric.key).unwrap_or(f64::NAN))
+        (x, p.metrics.get(&key).unwrap_or(f64::NAN))
     };
     let line = |label: String, keep: &dyn Fn(&heaplab_app::sweep::PointReport) -> bool| {
         let mut chosen: Vec<(usize, (f64, f64))> = report
@@ -74,7 +75,8 @@ pub struct PointMark {
 #[derive(Debug)]
 pub struct SweepPlot<'a> {
     pub report: &'a SweepReport,
-    pub metrics: &'a [&'static Metric],
+    /// Each chart's figure: a metric of the core's list, or a phase figure.
+    pub metrics: &'a [Measure],
 }
 
 impl SweepPlot<'_> {
@@ -96,9 +98,10 @@ impl SweepPlot<'_> {
                     points: &l.points,
                 })
                 .collect();
+            let label = metric.label();
             let title = format!(
-                "{} on {}: {}",
-                self.report.label, self.report.config.workload.id, metric.label
+                "{} on {}: {label}",
+                self.report.label, self.report.config.workload.id
             );
             let chart = SweepChart {
                 title: &title,
@@ -108,8 +111,8 @@ impl SweepPlot<'_> {
                 } else {
                     SweepScale::Linear
                 },
-                metric: metric.label,
-                value: match metric.unit {
+                metric: &label,
+                value: match metric.unit() {
                     Unit::Bytes => SweepValue::Bytes,
                     Unit::Count => SweepValue::Count,
                     Unit::Fraction => SweepValue::Ratio,

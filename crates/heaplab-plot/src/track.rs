@@ -39,11 +39,13 @@ impl TrackKind {
         axis: ValueAxis::Bytes("memory"),
     };
 
-    /// Page operations over time: commits (solid) and decommits (dashed) so far.
+    /// Commit and decommit calls over time: commits (solid) and decommits (dashed) so
+    /// far. Not "page operations", which the summary's `page_ops` counts over all four
+    /// kinds of call.
     pub const PAGE_OPS: TrackKind = TrackKind {
         solid: "commits",
         dashed: "decommits",
-        axis: ValueAxis::Count("page operations so far"),
+        axis: ValueAxis::Count("commit and decommit calls so far"),
     };
 }
 

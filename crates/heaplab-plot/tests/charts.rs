@@ -175,13 +175,18 @@ fn page_ops_chart_snapshot() {
         },
     ];
     let out = svg(&TrackChart {
-        title: "Page operations",
+        title: "Commit and decommit calls",
         phases: &f.phases,
         zoom: None,
         ..TrackChart::page_ops(&runs)
     });
     let t = texts(&out);
-    for want in ["commits", "decommits", "page operations so far", "4k"] {
+    for want in [
+        "commits",
+        "decommits",
+        "commit and decommit calls so far",
+        "4k",
+    ] {
         assert!(t.iter().any(|s| s == want), "{want:?} missing from {t:?}");
     }
     expect_file!["snapshots/page-ops.svg"].assert_eq(&out);
@@ -193,24 +198,24 @@ fn rows() -> [SummaryRow<'static>; 3] {
             label: "glibc-like",
             peak_resident_bytes: 13 << 20,
             end_resident_bytes: 13 << 20,
-            page_ops: 52,
-            touched_bytes: 14 << 20,
+            page_ops: Some(52),
+            touched_bytes: Some(14 << 20),
             utilization: 0.923,
         },
         SummaryRow {
             label: "mimalloc-like with a name too long for its column",
             peak_resident_bytes: 14 << 20,
             end_resident_bytes: 2 << 20,
-            page_ops: 4_210,
-            touched_bytes: 15 << 20,
+            page_ops: Some(4_210),
+            touched_bytes: Some(15 << 20),
             utilization: 0.857,
         },
         SummaryRow {
             label: "buddy",
             peak_resident_bytes: 16 << 20,
             end_resident_bytes: 6 << 20,
-            page_ops: 1_200_000,
-            touched_bytes: 16 << 20,
+            page_ops: Some(1_200_000),
+            touched_bytes: Some(16 << 20),
             utilization: f64::NAN,
         },
     ]
@@ -227,7 +232,7 @@ fn summary_bars_snapshot() {
     for want in [
         "peak resident",
         "end resident",
-        "page operations",
+        "all page calls",
         "touched",
         "utilization",
         "glibc-like",
@@ -399,8 +404,8 @@ fn bad_input_still_draws() {
         label: "idle",
         peak_resident_bytes: 0,
         end_resident_bytes: 0,
-        page_ops: 0,
-        touched_bytes: 0,
+        page_ops: Some(0),
+        touched_bytes: Some(0),
         utilization: f64::INFINITY,
     }];
     let out = svg(&SummaryChart {
@@ -693,7 +698,7 @@ fn a_sweep_plot_of_two_metrics_is_one_document() {
     let metrics: Vec<_> = sweep
         .metrics()
         .iter()
-        .map(|k| heaplab_core::metrics::find(k).unwrap())
+        .map(|k| heaplab_core::metrics::Measure::parse(k).unwrap())
         .collect();
     assert_eq!(metrics.len(), 2);
     let plot = heaplab_plot::SweepPlot {

@@ -1,6 +1,6 @@
-//! The page's charts, drawn by heaplab-plot's functions on a canvas and, for the export,
-//! as SVG: memory over time, page operations over time and the summary bars, from the
-//! runs the page holds.
+//! The page's charts, drawn by heaplab-plot's functions on a canvas (and, by the same
+//! functions, as SVG for the export, in `export`): memory over time, commit and decommit
+//! calls over time and the summary bars, from the runs the page holds.
 
 use heaplab_core::series::Series;
 use heaplab_core::simulate::PhaseMark;
@@ -15,7 +15,7 @@ use crate::convert::{from_js, to_js};
 use serde::Serialize;
 
 /// One configuration's run as the page holds it for a chart.
-struct ChartRun {
+pub(crate) struct ChartRun {
     label: String,
     series: Series,
     /// Page operations so far on the series' events, when the run recorded them (a
@@ -129,7 +129,7 @@ fn chart_run(value: &JsValue, index: u32) -> Result<ChartRun, JsError> {
 }
 
 /// Reads the page's runs `[{label, series, phases}]` for a chart.
-fn chart_runs(runs: &JsValue) -> Result<Vec<ChartRun>, JsError> {
+pub(crate) fn chart_runs(runs: &JsValue) -> Result<Vec<ChartRun>, JsError> {
     js_sys::Array::from(runs)
         .iter()
         .enumerate()
@@ -139,14 +139,14 @@ fn chart_runs(runs: &JsValue) -> Result<Vec<ChartRun>, JsError> {
 
 /// Which chart the page shows, by the names of the link's `view.chart`.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
     Memory,
     PageOps,
     Bars,
 }
 
 impl Kind {
-    fn parse(kind: Option<String>) -> Result<Kind, JsError> {
+    pub(crate) fn parse(kind: Option<String>) -> Result<Kind, JsError> {
         match kind.as_deref() {
             None | Some("memory") => Ok(Kind::Memory),
             Some("page_ops") => Ok(Kind::PageOps),
@@ -159,7 +159,7 @@ impl Kind {
 }
 
 /// Reads a zoom window `[first, last]` of events, or none for the whole run.
-fn zoom_window(zoom: Option<Vec<f64>>) -> Result<Option<(u64, u64)>, JsError> {
+pub(crate) fn zoom_window(zoom: Option<Vec<f64>>) -> Result<Option<(u64, u64)>, JsError> {
     let Some(zoom) = zoom else {
         return Ok(None);
     };
@@ -174,10 +174,10 @@ fn zoom_window(zoom: Option<Vec<f64>>) -> Result<Option<(u64, u64)>, JsError> {
 }
 
 /// The chart of `runs` the page asked for, drawn the same on a canvas and in SVG.
-struct PageChart<'a> {
-    runs: &'a [ChartRun],
-    kind: Kind,
-    zoom: Option<(u64, u64)>,
+pub(crate) struct PageChart<'a> {
+    pub runs: &'a [ChartRun],
+    pub kind: Kind,
+    pub zoom: Option<(u64, u64)>,
 }
 
 impl PageChart<'_> {
@@ -217,8 +217,8 @@ impl PageChart<'_> {
                             label: &r.label,
                             peak_resident_bytes: f.peak_resident_bytes,
                             end_resident_bytes: f.end_resident_bytes,
-                            page_ops: f.page_ops,
-                            touched_bytes: f.touched_bytes,
+                            page_ops: Some(f.page_ops),
+                            touched_bytes: Some(f.touched_bytes),
                             utilization: f.utilization,
                         })
                     })
@@ -319,26 +319,4 @@ pub fn draw_chart(
         Some(frame) => to_js(&frame),
         None => Ok(JsValue::NULL),
     }
-}
-
-/// The same chart as [`draw_chart`] as SVG text of `width` by `height` pixels, for the
-/// page's export: what `heaplab run --plot out.svg` writes for the same runs.
-#[wasm_bindgen]
-pub fn chart_svg(
-    runs: JsValue,
-    width: u32,
-    height: u32,
-    kind: Option<String>,
-    zoom: Option<Vec<f64>>,
-) -> Result<String, JsError> {
-    let runs = chart_runs(&runs)?;
-    heaplab_plot::render_svg(
-        &PageChart {
-            runs: &runs,
-            kind: Kind::parse(kind)?,
-            zoom: zoom_window(zoom)?,
-        },
-        (width.clamp(200, 4000), height.clamp(150, 4000)),
-    )
-    .map_err(|e| JsError::new(&format!("chart: {e}")))
 }

@@ -1,97 +1,144 @@
-//! The page's downloads as text: the summary as CSV (a row per configuration, a column per
-//! metric of the core's list) and memory over time as CSV (a row per series point and
-//! configuration). Written here, beside the metrics list, so the columns are the ones the
-//! CLI's JSON names.
+//! The page's Export menu: every file written by heaplab-app's writers and heaplab-plot's
+//! drawing functions, each under the labels the page's table uses and the provenance of
+//! what ran (`heaplab_app::export`), read from the page's link. The comparison exports its
+//! summary, its memory over time and the chart shown; a sweep exports its own table and
+//! chart. Built only with the `export` feature, into the module the page loads when
+//! Export is first used, so the module every visitor downloads carries no SVG writer.
 
-use std::fmt::Write;
-
-use heaplab_core::format::csv_field as field;
-use heaplab_core::metrics::METRICS;
-use js_sys::{Array, Reflect};
+use heaplab_app::export::{self, Provenance, SeriesColumns};
+use heaplab_plot::{Captioned, SweepPlot};
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-fn get(object: &JsValue, key: &str) -> JsValue {
-    Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+use crate::charts::{chart_runs, zoom_window, Kind, PageChart};
+use crate::convert::from_js;
+
+/// The provenance of what `link` (the page's address) shows, or the core's `link:`
+/// message.
+fn provenance(link: &str) -> Result<Provenance, JsError> {
+    Provenance::of_link_text(link).map_err(|e| JsError::new(&e.message))
 }
 
-/// A number as CSV holds it: integers without a fraction, others as JavaScript prints them.
-fn number(value: f64) -> String {
-    if value.fract() == 0.0 && value.abs() < 9.0e15 {
-        format!("{}", value as i64)
-    } else {
-        format!("{value}")
-    }
+/// A chart's size as asked, within what a download should be.
+fn size(width: u32, height: u32) -> (u32, u32) {
+    (width.clamp(200, 4000), height.clamp(150, 4000))
 }
 
-/// The summary of `reports` (as `run` returned them) under `labels`: `configuration` then
-/// every metric key; a metric a report lacks is left empty.
+/// The summary of `reports` (as `run` returned them) under `labels`: the provenance as
+/// `#` lines, then `configuration`, every metric key and each phase's figures.
 #[wasm_bindgen]
-pub fn summary_csv(labels: Vec<String>, reports: JsValue) -> String {
-    let mut out = String::from("configuration");
-    for m in METRICS {
-        out.push(',');
-        out.push_str(m.key);
-    }
-    out.push('\n');
-    for (i, report) in Array::from(&reports).iter().enumerate() {
-        out.push_str(&field(labels.get(i).map_or("", String::as_str)));
-        for m in METRICS {
-            out.push(',');
-            if let Some(v) = get(&report, m.key).as_f64() {
-                out.push_str(&number(v));
-            }
-        }
-        out.push('\n');
-    }
-    out
+pub fn summary_csv(link: &str, labels: Vec<String>, reports: JsValue) -> Result<String, JsError> {
+    let reports: Vec<Value> = from_js(reports, "reports")?;
+    Ok(export::summary_csv(&provenance(link)?, &labels, &reports))
 }
 
 /// Memory over time of `series` (each `{t, live, committed, resident}` as `run` returned
-/// it) under `labels`: `configuration,event,live_bytes,committed_bytes,resident_bytes`.
+/// it) under `labels`, after the provenance.
 #[wasm_bindgen]
-pub fn series_csv(labels: Vec<String>, series: JsValue) -> String {
-    let mut out = String::from("configuration,event,live_bytes,committed_bytes,resident_bytes\n");
-    for (i, s) in Array::from(&series).iter().enumerate() {
-        let label = field(labels.get(i).map_or("", String::as_str));
-        let column = |key: &str| -> Vec<f64> {
-            let v = get(&s, key);
-            if v.is_undefined() || v.is_null() {
-                Vec::new()
-            } else {
-                js_sys::Float64Array::new(&v).to_vec()
-            }
-        };
-        let (t, live, committed, resident) = (
-            column("t"),
-            column("live"),
-            column("committed"),
-            column("resident"),
-        );
-        for (k, event) in t.iter().enumerate() {
-            let at = |c: &[f64]| c.get(k).map_or(String::new(), |v| number(*v));
-            let _ = writeln!(
-                out,
-                "{label},{},{},{},{}",
-                number(*event),
-                at(&live),
-                at(&committed),
-                at(&resident)
-            );
+pub fn series_csv(link: &str, labels: Vec<String>, series: JsValue) -> Result<String, JsError> {
+    let column = |s: &JsValue, key: &str| -> Vec<f64> {
+        let v = js_sys::Reflect::get(s, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED);
+        if v.is_undefined() || v.is_null() {
+            Vec::new()
+        } else {
+            js_sys::Float64Array::new(&v).to_vec()
         }
-    }
-    out
+    };
+    let series: Vec<SeriesColumns> = js_sys::Array::from(&series)
+        .iter()
+        .map(|s| SeriesColumns {
+            t: column(&s, "t"),
+            live: column(&s, "live"),
+            committed: column(&s, "committed"),
+            resident: column(&s, "resident"),
+        })
+        .collect();
+    Ok(SeriesColumns::csv(&provenance(link)?, &labels, &series))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// The chart the page shows (`kind` "memory", "page_ops" or "bars", zoomed to `zoom`) as
+/// SVG text of `width` by `height` pixels, drawn by the function that draws it on the
+/// canvas, with a title naming the chart and the workload over it and the provenance
+/// under it.
+#[wasm_bindgen]
+pub fn chart_svg(
+    link: &str,
+    runs: JsValue,
+    width: u32,
+    height: u32,
+    kind: Option<String>,
+    zoom: Option<Vec<f64>>,
+) -> Result<String, JsError> {
+    let provenance = provenance(link)?;
+    let runs = chart_runs(&runs)?;
+    let kind = Kind::parse(kind)?;
+    let what = match kind {
+        Kind::Memory => "Memory over time",
+        Kind::PageOps => "Commit and decommit calls over time",
+        Kind::Bars => "Summary",
+    };
+    let title = format!("{what}: {}", provenance.workload());
+    let chart = PageChart {
+        runs: &runs,
+        kind,
+        zoom: zoom_window(zoom)?,
+    };
+    captioned_svg(&title, &provenance, &chart, size(width, height))
+}
 
-    #[test]
-    fn fields_and_numbers_read_back_as_written() {
-        assert_eq!(field("glibc-like"), "glibc-like");
-        assert_eq!(field("a, b"), "\"a, b\"");
-        assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");
-        assert_eq!(number(1536000.0), "1536000");
-        assert_eq!(number(0.25), "0.25");
-    }
+/// The sweep the page shows, as the page draws it, as SVG text of `width` by `height`
+/// pixels under a title naming the configuration, the parameter and the workload.
+/// `label` is the swept configuration's label in the page.
+#[wasm_bindgen]
+pub fn sweep_svg(
+    link: &str,
+    label: &str,
+    reports: JsValue,
+    width: u32,
+    height: u32,
+) -> Result<String, JsError> {
+    let provenance = provenance(link)?;
+    let (report, metrics) = crate::sweep::report_of_state(&link_state(link)?, &reports)?;
+    let params: Vec<&str> = report.params.iter().map(|a| a.param.as_str()).collect();
+    let title = format!(
+        "{label}, varying {}: {}",
+        params.join(" and "),
+        provenance.workload()
+    );
+    let plot = SweepPlot {
+        report: &report,
+        metrics: &metrics,
+    };
+    captioned_svg(&title, &provenance, &plot, size(width, height))
+}
+
+/// The sweep's table as CSV: a row per value, after the provenance.
+#[wasm_bindgen]
+pub fn sweep_csv(link: &str, label: &str, reports: JsValue) -> Result<String, JsError> {
+    let provenance = provenance(link)?;
+    let (report, _) = crate::sweep::report_of_state(&link_state(link)?, &reports)?;
+    Ok(export::sweep_csv(&provenance, label, &report))
+}
+
+/// The link's state, for the sweep it shows.
+fn link_state(link: &str) -> Result<heaplab_app::link::LinkState, JsError> {
+    heaplab_app::link::decode(link).map_err(|e| JsError::new(&e.message))
+}
+
+fn captioned_svg<C: heaplab_plot::Chart>(
+    title: &str,
+    provenance: &Provenance,
+    chart: &C,
+    size: (u32, u32),
+) -> Result<String, JsError> {
+    let notes = provenance.text_lines();
+    heaplab_plot::render_svg(
+        &Captioned {
+            title,
+            notes: &notes,
+            chart,
+        },
+        size,
+    )
+    .map_err(|e| JsError::new(&format!("chart: {e}")))
 }

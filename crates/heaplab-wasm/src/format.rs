@@ -5,7 +5,7 @@ use heaplab_core::metrics;
 use heaplab_core::params::ParamSpec;
 use wasm_bindgen::prelude::*;
 
-use crate::convert::to_js;
+use crate::convert::{from_js, to_js};
 
 /// Every summary metric: `{key, label, group, unit, better, doc}`, in reading order.
 #[wasm_bindgen]
@@ -28,11 +28,28 @@ pub fn format_metric(key: &str, value: f64) -> String {
     }
 }
 
+/// What a chart calls the metric or phase figure `key` ("Resident at end of exit"), or
+/// null for a key that names neither.
+#[wasm_bindgen]
+pub fn measure_label(key: &str) -> Option<String> {
+    metrics::Measure::parse(key).map(|m| m.label())
+}
+
 /// A metric's value against the baseline's, as the comparison table prints it ("^ 1.12x
 /// smaller", "! 1.02x bigger", blank when equal or for a key that is no metric).
 #[wasm_bindgen]
 pub fn format_delta(key: &str, base: f64, value: f64) -> String {
     metrics::find(key).map_or_else(String::new, |m| m.delta(base, value))
+}
+
+/// Each configuration's label in the table, the charts and the exports, from the run
+/// configs (or link configurations) in order: `B: llvm-bump (slab_size=64 KiB)`, its
+/// letter, preset or family and the parameters it changes.
+#[wasm_bindgen]
+pub fn run_labels(configs: JsValue) -> Result<Vec<String>, JsError> {
+    let configs: Vec<heaplab_core::config::RunConfig> = from_js(configs, "configs")?;
+    let policies: Vec<_> = configs.into_iter().map(|c| c.policy).collect();
+    Ok(heaplab_app::export::labels(&policies))
 }
 
 /// The parameter `name` of a policy family (`scope` "policy") or a built-in workload

@@ -14,10 +14,14 @@
 //! Your own allocator (`module`, heaplab-mm's interpreter and checks) is built only with
 //! the `mm` feature, into a third module that the page loads when a configuration runs
 //! one.
+//! The Export menu's files (`export`: CSV and SVG under the provenance of what ran) are
+//! built only with the `export` feature, into the teaching module, which the page loads
+//! when Export is first used.
 //! A trace file is pushed here chunk by chunk as the worker streams it ([`stream`]).
 
 mod charts;
 mod convert;
+#[cfg(feature = "export")]
 mod export;
 mod format;
 mod links;

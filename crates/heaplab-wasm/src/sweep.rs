@@ -4,7 +4,7 @@
 
 use heaplab_app::link::LinkState;
 use heaplab_app::sweep::{Sweep, SweepReport};
-use heaplab_core::metrics::{self, Metric};
+use heaplab_core::metrics::{self, Measure};
 use heaplab_plot::SweepPlot;
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
@@ -27,12 +27,17 @@ pub fn sweep_points(state: JsValue) -> Result<JsValue, JsError> {
 /// The sweep's report from each point's result in `sweep_points`' order (the `{report,
 /// series}` objects `run` returned, or the reports alone), as the core assembles it, and
 /// the metrics its chart plots.
-fn report_of(
-    state: JsValue,
-    reports: &JsValue,
-) -> Result<(SweepReport, Vec<&'static Metric>), JsError> {
+fn report_of(state: JsValue, reports: &JsValue) -> Result<(SweepReport, Vec<Measure>), JsError> {
     let state: LinkState = from_js(state, "link")?;
-    let sweep = Sweep::from_link(&state).map_err(|e| JsError::new(&e.message))?;
+    report_of_state(&state, reports)
+}
+
+/// [`report_of`] for a link state already read (the export's, from the page's link).
+pub(crate) fn report_of_state(
+    state: &LinkState,
+    reports: &JsValue,
+) -> Result<(SweepReport, Vec<Measure>), JsError> {
+    let sweep = Sweep::from_link(state).map_err(|e| JsError::new(&e.message))?;
     // Only the reports' figures are read; the series' typed arrays are left in the page.
     let reports: Vec<Value> = js_sys::Array::from(reports)
         .iter()
@@ -62,13 +67,12 @@ pub fn sweep_report(state: JsValue, reports: JsValue) -> Result<JsValue, JsError
     to_js(&report_of(state, &reports)?.0)
 }
 
-/// The metric `key` of the core's list, or an Error naming the valid ones.
-fn metric(key: &str) -> Result<&'static Metric, JsError> {
-    metrics::find(key).ok_or_else(|| {
-        let keys: Vec<&str> = metrics::METRICS.iter().map(|m| m.key).collect();
+/// The metric or phase figure `key`, or an Error naming the valid ones.
+fn metric(key: &str) -> Result<Measure, JsError> {
+    Measure::parse(key).ok_or_else(|| {
         JsError::new(&format!(
             "sweep: no metric {key:?}; valid ones are: {}",
-            keys.join(", ")
+            metrics::valid_text()
         ))
     })
 }
@@ -95,23 +99,6 @@ pub fn draw_sweep_chart(
         .draw_marked(&root)
         .map_err(|e| JsError::new(&format!("chart: {e}")))?;
     to_js(&marks)
-}
-
-/// The same chart as SVG text of `width` by `height` pixels, for the page's export.
-#[wasm_bindgen]
-pub fn sweep_svg(
-    state: JsValue,
-    reports: JsValue,
-    width: u32,
-    height: u32,
-) -> Result<String, JsError> {
-    let (report, metrics) = report_of(state, &reports)?;
-    let plot = SweepPlot {
-        report: &report,
-        metrics: &metrics,
-    };
-    heaplab_plot::render_svg(&plot, (width.clamp(200, 4000), height.clamp(150, 4000)))
-        .map_err(|e| JsError::new(&format!("chart: {e}")))
 }
 
 /// The values of `param` (a numeric parameter of `config`'s policy or workload) that

@@ -199,10 +199,10 @@ fn check_sweep(state: &LinkState, sweep: &super::SweepView) -> Result<(), LinkEr
             .map(|(k, m)| (format!("view.sweep.also[{k}]"), m)),
     );
     for (field, metric) in named {
-        if heaplab_core::metrics::find(metric).is_none() {
+        if heaplab_core::metrics::Measure::parse(metric).is_none() {
             return Err(LinkError::new(format!(
                 "{field}: there is no metric {metric:?}; valid ones are: {}",
-                heaplab_core::metrics::keys().join(", ")
+                heaplab_core::metrics::valid_text()
             )));
         }
     }

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::link::{LinkError, LinkState, SweepAxis, SweepView};
 use heaplab_core::config::RunConfig;
-use heaplab_core::metrics::{Schema, METRICS};
+use heaplab_core::metrics::{phase_figures, Measure, Schema, METRICS};
 use heaplab_core::params::{ParamKind, ParamSpec};
 
 pub use values::{is_numeric, parse_values, range_text, MAX_VALUES};
@@ -136,10 +136,10 @@ impl Sweep {
                 axes.len()
             ));
         }
-        if heaplab_core::metrics::find(metric).is_none() {
+        if Measure::parse(metric).is_none() {
             return Err(format!(
                 "there is no metric {metric:?}; valid ones are: {}",
-                heaplab_core::metrics::keys().join(", ")
+                heaplab_core::metrics::valid_text()
             ));
         }
         let mut out = Vec::new();
@@ -205,10 +205,10 @@ impl Sweep {
     /// metric is refused by name.
     pub fn plotting(mut self, also: &[String]) -> Result<Sweep, String> {
         for key in also {
-            if heaplab_core::metrics::find(key).is_none() {
+            if Measure::parse(key).is_none() {
                 return Err(format!(
                     "there is no metric {key:?}; valid ones are: {}",
-                    heaplab_core::metrics::keys().join(", ")
+                    heaplab_core::metrics::valid_text()
                 ));
             }
         }
@@ -297,10 +297,31 @@ impl Sweep {
                     .collect::<Result<Vec<Value>, String>>()?;
                 Ok(PointReport {
                     values: point.values.clone(),
-                    metrics: MetricValues(metrics),
+                    metrics: MetricValues(metrics, phase_figures(report)),
                 })
             })
             .collect::<Result<Vec<_>, String>>()?;
+        // A phase figure plotted must be one every point's workload ends a phase with.
+        for key in self.metrics() {
+            if let Some(Measure::Phase { phase, .. }) = Measure::parse(key) {
+                if let Some(p) = points.iter().find(|p| p.metrics.get(key).is_none()) {
+                    let phases: Vec<&str> = p
+                        .metrics
+                        .1
+                        .iter()
+                        .filter_map(|(k, _)| k.strip_prefix("resident_bytes@"))
+                        .collect();
+                    return Err(format!(
+                        "{key}: the workload has no phase {phase:?}; its phases are: {}",
+                        if phases.is_empty() {
+                            "none".to_string()
+                        } else {
+                            phases.join(", ")
+                        }
+                    ));
+                }
+            }
+        }
         Ok(SweepReport {
             schema: Schema,
             label: self.base.policy.label(),
@@ -362,23 +383,34 @@ pub struct PointReport {
     pub metrics: MetricValues,
 }
 
-/// A value per metric of [`METRICS`], in its order; serialized as an object by key.
+/// A value per metric of [`METRICS`], in its order, then each phase figure of the
+/// point's report (`resident_bytes@exit`, the core's `phase_figures`); serialized as one
+/// object by key.
 #[derive(Clone, Debug, PartialEq)]
-pub struct MetricValues(pub Vec<Value>);
+pub struct MetricValues(pub Vec<Value>, pub Vec<(String, Value)>);
 
 impl MetricValues {
-    /// The value of the metric `key`, as a number.
+    /// The value of the metric or phase figure `key`, as a number.
     pub fn get(&self, key: &str) -> Option<f64> {
-        let i = METRICS.iter().position(|m| m.key == key)?;
-        self.0.get(i).and_then(Value::as_f64)
+        match METRICS.iter().position(|m| m.key == key) {
+            Some(i) => self.0.get(i).and_then(Value::as_f64),
+            None => self
+                .1
+                .iter()
+                .find(|(k, _)| k == key)
+                .and_then(|(_, v)| v.as_f64()),
+        }
     }
 }
 
 impl Serialize for MetricValues {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(self.0.len()))?;
+        let mut m = s.serialize_map(Some(self.0.len() + self.1.len()))?;
         for (metric, value) in METRICS.iter().zip(&self.0) {
             m.serialize_entry(metric.key, value)?;
+        }
+        for (key, value) in &self.1 {
+            m.serialize_entry(key, value)?;
         }
         m.end()
     }

@@ -38,7 +38,9 @@ fn a_policy_parameter_sweeps_through_its_values() {
         .unwrap()
         .keys()
         .collect();
-    assert_eq!(keys.len(), METRICS.len());
+    // Every metric of the core's list, then each phase's figures.
+    let phases = run_all(&sweep)[0]["phases"].as_array().unwrap().len();
+    assert_eq!(keys.len(), METRICS.len() + 3 * phases);
     // Each point's figures are the run's own.
     let direct = heaplab_core::run::run(&sweep.points[1].config).unwrap();
     assert_eq!(
@@ -126,4 +128,43 @@ fn a_sweep_opens_from_its_link() {
     assert!(e.message.contains("view.sweep.also[1]"), "{e}");
     let e = Sweep::from_link(&LinkState::default()).unwrap_err();
     assert!(e.message.contains("view.sweep"), "{e}");
+}
+
+/// A phase figure is a metric a sweep plots: resident at the end of a JIT's third compile
+/// against the slab size, as each point's own run ends that phase; a phase the workload
+/// does not have is named with the phases it has.
+#[test]
+fn a_phase_figure_is_a_sweepable_metric() {
+    let mut base = RunConfig::new("jit", "llvm-bump");
+    base.workload.params.insert("scale".into(), 0.02.into());
+    let values = vec![json!(4096), json!(65536)];
+    let key = "resident_bytes@compile 3";
+    let sweep = Sweep::new(&base, &[("slab_size".into(), values.clone())], key).unwrap();
+    let reports = run_all(&sweep);
+    let report = sweep.report(&reports).unwrap();
+    for (point, run) in report.points.iter().zip(&reports) {
+        let phase = run["phases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["label"] == "compile 3")
+            .unwrap();
+        assert_eq!(point.metrics.get(key), phase["resident_bytes"].as_f64());
+    }
+    let json = serde_json::to_value(&report).unwrap();
+    assert!(json["points"][0]["metrics"][key].is_number());
+
+    let missing = Sweep::new(
+        &base,
+        &[("slab_size".into(), values)],
+        "resident_bytes@nope",
+    )
+    .unwrap()
+    .report(&reports)
+    .unwrap_err();
+    assert!(
+        missing.contains("no phase \"nope\"") && missing.contains("compile 3"),
+        "{missing}"
+    );
+    assert!(Sweep::new(&base, &[("slab_size".into(), vec![json!(4096)])], "bytes@x").is_err());
 }

@@ -22,8 +22,9 @@ pub struct SweepArgs {
     /// Give it twice for a grid.
     #[arg(long, value_name = "KEY=VALUES")]
     pub vary: Vec<String>,
-    /// A metric to plot (a `--json` field, e.g. page_ops). Repeatable; the first is the
-    /// sweep's own [default: peak_resident_bytes].
+    /// A metric to plot (a `--json` field, e.g. page_ops, or a figure at the end of a
+    /// phase, e.g. "resident_bytes@compile 3"). Repeatable; the first is the sweep's own
+    /// [default: peak_resident_bytes].
     #[arg(long, value_name = "KEY")]
     pub metric: Vec<String>,
     /// Print the sweep as JSON: the object the page's sweep mode keeps in

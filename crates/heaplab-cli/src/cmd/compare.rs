@@ -207,7 +207,7 @@ pub fn run(args: CompareArgs) -> Result<(), CliError> {
     };
     let config_labels: Vec<&str> = labels[..configs.len()].iter().map(String::as_str).collect();
     if let Some(path) = &args.plot {
-        output::plot::write_summaries(path, &cmp.rows, &outputs, &config_labels)?;
+        output::plot::write_summaries(path, &cmp)?;
     }
     if let Some(dir) = &args.plot_dir {
         write_plot_dir(dir, &cmp.rows, &outputs, &config_labels)?;

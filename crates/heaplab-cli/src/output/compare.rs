@@ -18,7 +18,9 @@
 use std::collections::BTreeMap;
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Attribute, Cell, CellAlignment, Table};
-use heaplab_core::format::{csv_field, format_count, format_counted, format_delta, Direction};
+use heaplab_core::format::{
+    csv_field, format_count, format_counted, format_shown_delta, Direction,
+};
 use heaplab_core::metrics::{self, Unit, METRICS};
 use serde::Serialize;
 use serde_json::Value;
@@ -103,11 +105,13 @@ impl Figure {
         }
     }
 
-    /// `value` against the first column's, by the core's one delta formatter.
+    /// `value` against the first column's, by the core's one delta formatter, as this
+    /// table prints the two: no delta between figures that print alike.
     fn delta(&self, base: f64, value: f64) -> String {
+        let shown = |v: f64| self.format(Some(v));
         match self.metric {
-            Some(m) => m.delta(base, value),
-            None => format_delta(base, value, Direction::Faster),
+            Some(m) => m.delta_as_shown(base, value, shown),
+            None => format_shown_delta(base, value, Direction::Faster, shown),
         }
     }
 
@@ -383,7 +387,9 @@ fn deltas(figure: &Figure, values: &[Option<f64>]) -> Vec<String> {
 /// first where heaplab has the field — `benchmark`, `allocator`, `elapsed` (seconds: the
 /// time per event times the events, with `--real` or for a real allocator) and `rss`
 /// (peak memory in KiB, as its `rss` is the peak resident set in KB) — then every metric
-/// of `run --json` and `ns_per_event`, empty where the column has no such figure.
+/// of `run --json` and `ns_per_event`, empty where the column has no such figure. A real
+/// allocator's row has its events and, as peak and end resident bytes, the RSS that
+/// `heaplab baseline` measures, as the table shows them.
 pub fn csv(cmp: &Comparison) -> String {
     let mut out = String::from("benchmark,allocator,elapsed,rss");
     for m in METRICS {
@@ -415,18 +421,10 @@ pub fn csv(cmp: &Comparison) -> String {
             number(elapsed),
             number(rss),
         ];
-        let allocator = cmp
-            .columns
-            .iter()
-            .any(|c| c.label == run.column && c.kind == "allocator");
+        // A run's figures hold what was measured of it: a real allocator's are its
+        // events and its peak and end RSS, as resident bytes; the rest stay empty.
         for m in METRICS {
-            // A real allocator's memory is RSS, in `rss`; the model's figures it has not.
-            let v = if allocator && m.key != "events" {
-                None
-            } else {
-                f(m.key)
-            };
-            fields.push(number(v));
+            fields.push(number(f(m.key)));
         }
         fields.push(number(f(TIME)));
         out.push_str(&fields.join(","));

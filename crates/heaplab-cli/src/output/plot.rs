@@ -102,29 +102,39 @@ impl Chart for Summaries<'_> {
     }
 }
 
-/// `compare --plot FILE`: for each workload (`rows`, with each configuration's output in
-/// `outputs`), the summary's bars, one per configuration under `labels`.
-pub fn write_summaries(
-    path: &Path,
-    rows: &[super::compare::Row],
-    outputs: &[Vec<RunOutput>],
-    labels: &[&str],
-) -> Result<(), CliError> {
-    let panels: Vec<(String, Vec<SummaryRow>)> = rows
+/// `compare --plot FILE`: for each workload, the summary's bars, one per column of the
+/// comparison, real allocators included: their peak and end resident are the RSS that
+/// `heaplab baseline` measures, and the figures nothing counted for them (page calls,
+/// touched bytes, utilization) read `n/a`.
+pub fn write_summaries(path: &Path, cmp: &super::compare::Comparison) -> Result<(), CliError> {
+    let columns = cmp.columns.len();
+    let panels: Vec<(String, Vec<SummaryRow>)> = cmp
+        .rows
         .iter()
-        .zip(outputs)
-        .filter(|(_, outs)| !outs.is_empty())
-        .map(|(row, outs)| {
-            let bars = labels
+        .enumerate()
+        .map(|(w, row)| {
+            let bars = cmp
+                .columns
                 .iter()
-                .zip(outs)
-                .map(|(label, o)| SummaryRow::from_summary(label, &o.report.summary))
+                .zip(&cmp.runs[w * columns..(w + 1) * columns])
+                .map(|(column, run)| {
+                    let f = |key: &str| run.figures.get(key).copied();
+                    let whole = |key: &str| f(key).map(|v| v.max(0.0) as u64);
+                    SummaryRow {
+                        label: &column.label,
+                        peak_resident_bytes: whole("peak_resident_bytes").unwrap_or(0),
+                        end_resident_bytes: whole("end_resident_bytes").unwrap_or(0),
+                        page_ops: whole("page_ops"),
+                        touched_bytes: whole("touched_bytes"),
+                        utilization: f("utilization").unwrap_or(f64::NAN),
+                    }
+                })
                 .collect();
             (format!("{}: summary", row.label), bars)
         })
         .collect();
-    // A title row, and a bar's row for each configuration, per workload.
-    let per_panel = 76 + 34 * labels.len().max(1) as u32;
+    // A title row, and a bar's row for each column, per workload.
+    let per_panel = 76 + 34 * columns.max(1) as u32;
     let height = (per_panel * panels.len().max(1) as u32).min(heaplab_plot::MAX_SIDE);
     write_chart(path, (WIDTH, height), &Summaries(panels))
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Attribute, Cell, CellAlignment, Table};
 use heaplab_app::sweep::SweepReport;
-use heaplab_core::metrics::{Group, Metric, METRICS};
+use heaplab_core::metrics::{Group, Measure, METRICS};
 use heaplab_plot::SweepPlot;
 use serde_json::Value;
 
@@ -67,9 +67,10 @@ pub fn table(report: &SweepReport) -> Table {
     table
 }
 
-/// The metrics `--metric` names (by key), or the sweep's own when none is given; an
-/// unknown key is an input error listing the valid ones.
-pub fn metrics(keys: &[String], default: &str) -> Result<Vec<&'static Metric>, CliError> {
+/// The metrics `--metric` names (by key, a phase figure as `resident_bytes@exit`), or the
+/// sweep's own when none is given; an unknown key is an input error listing the valid
+/// ones.
+pub fn metrics(keys: &[String], default: &str) -> Result<Vec<Measure>, CliError> {
     let keys: Vec<&str> = if keys.is_empty() {
         vec![default]
     } else {
@@ -77,10 +78,10 @@ pub fn metrics(keys: &[String], default: &str) -> Result<Vec<&'static Metric>, C
     };
     keys.iter()
         .map(|k| {
-            heaplab_core::metrics::find(k).ok_or_else(|| {
+            Measure::parse(k).ok_or_else(|| {
                 CliError::input(format!(
                     "--metric {k}: there is no such metric; valid ones are: {}",
-                    heaplab_core::metrics::keys().join(", ")
+                    heaplab_core::metrics::valid_text()
                 ))
             })
         })
@@ -88,11 +89,7 @@ pub fn metrics(keys: &[String], default: &str) -> Result<Vec<&'static Metric>, C
 }
 
 /// Writes `--plot FILE`.
-pub fn write_plot(
-    path: &Path,
-    report: &SweepReport,
-    metrics: &[&'static Metric],
-) -> Result<(), CliError> {
+pub fn write_plot(path: &Path, report: &SweepReport, metrics: &[Measure]) -> Result<(), CliError> {
     let plot = SweepPlot { report, metrics };
     super::plot::write_chart(path, heaplab_plot::sweep_plot_size(metrics.len()), &plot)
 }

@@ -7,17 +7,21 @@
 //! unit, which way is better and how it is worked out from those books. From that one
 //! declaration come `Summary`'s methods of the same names, [`METRICS`] (which the CLI's
 //! tables, the page's table, CSV headers and comparison reports read) and the field names
-//! of the `--json` object, so a new figure is one entry in one file.
+//! of the `--json` object, so a new figure is one entry in one file. Beside them, the
+//! figures each phase ends with (`phase.rs`), which [`Measure`] reads as `<figure>@<phase>`
+//! wherever a metric may be named (a sweep's).
 
 use serde::Serialize;
 
 use crate::format::{format_bytes, format_count};
 
 mod list;
+mod phase;
 mod schema;
 mod summary;
 
 pub use list::METRICS;
+pub use phase::{phase_figures, valid_text, Measure, PhaseFigure, PHASE_FIGURES};
 pub use schema::{versioned, Schema, Versioned, SCHEMA};
 pub use summary::{PhaseMark, ProgramCounts, Summary};
 
@@ -136,15 +140,22 @@ impl Metric {
         format_value(self.unit, value)
     }
 
-    /// `value` against a baseline's, MallocBench-style ("^ 1.12x smaller"); blank for a
-    /// property of the workload, which no policy changes.
+    /// `value` against a baseline's, MallocBench-style ("^ 1.12x smaller"), as a table
+    /// that prints both with [`Metric::format`] shows it: blank when the two print alike,
+    /// and for a property of the workload, which no policy changes.
     pub fn delta(&self, base: f64, value: f64) -> String {
+        self.delta_as_shown(base, value, |v| self.format(v))
+    }
+
+    /// [`Metric::delta`] for a table that prints the figures with `shown` (the CLI's
+    /// comparison prints memory in whole KiB): blank when the two print alike.
+    pub fn delta_as_shown(&self, base: f64, value: f64, shown: impl Fn(f64) -> String) -> String {
         let direction = match self.better {
             Better::Smaller => crate::format::Direction::Smaller,
             Better::Larger => crate::format::Direction::Larger,
             Better::Neither => return String::new(),
         };
-        crate::format::format_delta(base, value, direction)
+        crate::format::format_shown_delta(base, value, direction, shown)
     }
 }
 
