@@ -25,6 +25,63 @@ pub struct PresetSpec {
     pub sources: &'static str,
     /// What the real allocator does that the model does not.
     pub leaves_out: &'static str,
+    /// Whether its figures have been checked against the allocator it models.
+    pub calibration: Calibration,
+}
+
+/// What a preset's figures have been checked against. A model of a real allocator whose
+/// memory at end has not been checked against that allocator, run on the same events and
+/// the same clock, says so wherever its figures are shown: a delta against it is the
+/// model's, not the allocator's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Calibration {
+    /// Checked against the real allocator on the same events: which, where and how close.
+    Checked(&'static str),
+    /// Models this real allocator, but its figures have not been checked against it.
+    Unchecked(&'static str),
+    /// A textbook policy: no real allocator to check it against.
+    Textbook,
+}
+
+/// The one line a table of runs prints when any of `ids` (preset ids, in column order;
+/// other names are passed over) is an unchecked model of a real allocator, naming them.
+pub fn uncalibrated_note<'a>(ids: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let mut presets: Vec<(&str, &str)> = Vec::new();
+    for id in ids {
+        if let Some(Calibration::Unchecked(real)) = preset(id).map(|p| p.calibration) {
+            if !presets.iter().any(|(p, _)| *p == id) {
+                presets.push((preset(id).map_or(id, |p| p.id), real));
+            }
+        }
+    }
+    if presets.is_empty() {
+        return None;
+    }
+    let names: Vec<&str> = presets.iter().map(|(p, _)| *p).collect();
+    let reals: Vec<&str> = presets.iter().map(|(_, r)| *r).collect();
+    let (them, model) = if names.len() == 1 {
+        ("it", "models")
+    } else {
+        ("them", "model")
+    };
+    Some(format!(
+        "Uncalibrated: {} {model} {}, but {} memory at end has not been checked against {them} \
+         on the same events and clock (`heaplab fidelity` compares them); read a delta as \
+         the model's, not the allocator's.",
+        and_list(&names),
+        and_list(&reals),
+        if names.len() == 1 { "its" } else { "their" },
+    ))
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
 }
 
 fn pairs_as_map<S: serde::Serializer>(
@@ -72,6 +129,7 @@ pub const PRESETS: &[PresetSpec] = &[
         leaves_out: "the unsorted bin's recency order and a large bin's habit of handing out \
                      the second of equal chunks; per-thread arenas and their heaps; \
                      malloc_trim's release of pages inside free chunks.",
+        calibration: Calibration::Checked("glibc 2.36's malloc, by `heaplab fidelity` on the single-threaded MallocBench ports and the recorded traces: within 15% on peak and 25% at end"),
     },
     PresetSpec {
         id: "dlmalloc-like",
@@ -94,6 +152,7 @@ pub const PRESETS: &[PresetSpec] = &[
                   DEFAULT_GRANULARITY 64 KB.",
         leaves_out: "the designated victim (dv) chunk that serves runs of small requests; \
                      segment granularity of 64 KiB for system allocation.",
+        calibration: Calibration::Unchecked("dlmalloc"),
     },
     PresetSpec {
         id: "first-fit",
@@ -105,6 +164,7 @@ pub const PRESETS: &[PresetSpec] = &[
         params: &[("fit", "first"), ("mmap_threshold", "0")],
         sources: "Johnstone & Wilson, The Memory Fragmentation Problem: Solved? (ISMM 1998).",
         leaves_out: "nothing the textbook policy has; the list walk is modelled, not its cost.",
+        calibration: Calibration::Textbook,
     },
     PresetSpec {
         id: "best-fit",
@@ -115,6 +175,7 @@ pub const PRESETS: &[PresetSpec] = &[
         params: &[("fit", "best"), ("mmap_threshold", "0")],
         sources: "Knuth, TAOCP vol. 1, 2.5; Shore 1975 on first fit versus best fit.",
         leaves_out: "nothing the textbook policy has.",
+        calibration: Calibration::Textbook,
     },
     PresetSpec {
         id: "next-fit",
@@ -125,6 +186,7 @@ pub const PRESETS: &[PresetSpec] = &[
         params: &[("fit", "next"), ("mmap_threshold", "0")],
         sources: "Knuth, TAOCP vol. 1, 2.5, exercise 6; Johnstone & Wilson 1998.",
         leaves_out: "nothing the textbook policy has.",
+        calibration: Calibration::Textbook,
     },
     PresetSpec {
         id: "llvm-bump",
@@ -142,6 +204,7 @@ pub const PRESETS: &[PresetSpec] = &[
         sources: "llvm/Support/Allocator.h: SlabSize 4096, SizeThreshold = SlabSize, \
                   GrowthDelay 128, computeSlabSize.",
         leaves_out: "red zones and the allocator's own small-vector growth.",
+        calibration: Calibration::Unchecked("LLVM's BumpPtrAllocator"),
     },
     PresetSpec {
         id: "segregated-storage",
@@ -159,6 +222,7 @@ pub const PRESETS: &[PresetSpec] = &[
         sources: "Wilson, Johnstone, Neely & Boles, Dynamic Storage Allocation: A Survey and \
                   Critical Review (1995), section 3.6.",
         leaves_out: "nothing the textbook policy has.",
+        calibration: Calibration::Textbook,
     },
     PresetSpec {
         id: "mimalloc-like",
@@ -195,6 +259,7 @@ pub const PRESETS: &[PresetSpec] = &[
                      short replay it gives pages back far sooner than real mimalloc, which \
                      `heaplab fidelity` shows: 0.2-0.9x of mimalloc's peak heap RSS on the \
                      MallocBench ports, and much less at the end.",
+        calibration: Calibration::Unchecked("mimalloc"),
     },
     PresetSpec {
         id: "rpmalloc-like",
@@ -223,6 +288,7 @@ pub const PRESETS: &[PresetSpec] = &[
                   batches, thread span caches; LLVM review D71786 for the measured ordering.",
         leaves_out: "the global span cache shared between threads, medium size classes of 512 \
                      bytes granularity, and large spans of several 64 KiB pages as one class.",
+        calibration: Calibration::Unchecked("rpmalloc"),
     },
     PresetSpec {
         id: "snmalloc-like",
@@ -256,6 +322,7 @@ pub const PRESETS: &[PresetSpec] = &[
                   4 MiB reproduces its ordering.",
         leaves_out: "its buddy-allocated backend ranges, slabs of varied sizes per class, and \
                      the remote-free batching.",
+        calibration: Calibration::Unchecked("snmalloc"),
     },
     PresetSpec {
         id: "bmalloc-like",
@@ -286,6 +353,7 @@ pub const PRESETS: &[PresetSpec] = &[
                      returns. MallocBench waits for resident memory to settle; waiting here \
                      would let the scavenger return the separate pools too, so scenario S2's \
                      finding rests on reading memory before the scavenger's delay is up.",
+        calibration: Calibration::Unchecked("bmalloc"),
     },
     PresetSpec {
         id: "jemalloc-like",
@@ -313,6 +381,7 @@ pub const PRESETS: &[PresetSpec] = &[
                      events, not seconds: `heaplab fidelity` puts its peak within about 10% of \
                      jemalloc's on most MallocBench ports, but its memory at end far below, \
                      since real jemalloc's 10 s decay never runs out during a replay.",
+        calibration: Calibration::Unchecked("jemalloc"),
     },
     PresetSpec {
         id: "buddy",
@@ -329,6 +398,7 @@ pub const PRESETS: &[PresetSpec] = &[
         ],
         sources: "Knowlton 1965; Knuth, TAOCP vol. 1, 2.5; Johnstone & Wilson 1998.",
         leaves_out: "the per-block tag bits a real buddy system keeps in a header or bitmap.",
+        calibration: Calibration::Textbook,
     },
     PresetSpec {
         id: "pike-block",
@@ -347,6 +417,7 @@ pub const PRESETS: &[PresetSpec] = &[
                   a 32-byte header plus up to 31 characters and the terminator fills 64 bytes.",
         leaves_out: "Pike's separate header and content allocations for long strings, and \
                      strings kept in the data section.",
+        calibration: Calibration::Textbook,
     },
 ];
 
@@ -359,6 +430,22 @@ pub fn preset(id: &str) -> Option<&'static PresetSpec> {
 mod tests {
     use super::*;
     use crate::config::RunConfig;
+
+    #[test]
+    fn an_unchecked_model_is_named_once_and_a_checked_one_not_at_all() {
+        assert_eq!(uncalibrated_note(["glibc-like", "best-fit", "buddy"]), None);
+        assert_eq!(
+            uncalibrated_note(["glibc-like", "mimalloc-like", "size-class"]).unwrap(),
+            "Uncalibrated: mimalloc-like models mimalloc, but its memory at end has not been \
+             checked against it on the same events and clock (`heaplab fidelity` compares \
+             them); read a delta as the model's, not the allocator's."
+        );
+        let both = uncalibrated_note(["mimalloc-like", "jemalloc-like", "mimalloc-like"]);
+        assert!(both.unwrap().starts_with(
+            "Uncalibrated: mimalloc-like and jemalloc-like model mimalloc and jemalloc, \
+                 but their memory at end has not been checked against them"
+        ));
+    }
 
     #[test]
     fn every_preset_resolves_with_its_own_values() {

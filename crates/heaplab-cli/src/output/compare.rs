@@ -315,6 +315,11 @@ fn notes(cmp: &Comparison) -> Vec<String> {
                 .to_string(),
         );
     }
+    let presets = cmp
+        .columns
+        .iter()
+        .filter_map(|c| c.config.as_ref()?.get("policy")?.get("preset")?.as_str());
+    out.extend(heaplab_core::presets::uncalibrated_note(presets));
     if cmp.real {
         out.push(
             "Execution Time: median ns per event over the timed runs, each configuration over \

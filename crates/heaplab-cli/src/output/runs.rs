@@ -57,6 +57,12 @@ pub fn print_runs(outputs: &[RunOutput]) {
         table.add_row(row);
     }
     println!("{table}");
+    let presets = outputs
+        .iter()
+        .filter_map(|o| o.report.config.policy.preset.as_deref());
+    if let Some(note) = heaplab_core::presets::uncalibrated_note(presets) {
+        println!("{note}");
+    }
     for o in outputs {
         let s = &o.report.summary;
         if !s.phases.is_empty() {
