@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::format::format_bytes;
 use crate::params::{ParamError, Params};
-use crate::policy::{self, Family};
+use crate::policy::{self, Family, Policy};
 use crate::presets;
 use crate::workload;
 
@@ -351,7 +352,20 @@ impl RunConfig {
         // only when a run starts: a config or a link may name a module before it is
         // loaded.
         if !family.is_brought() {
-            policy::AnyPolicy::new(family, &params, self.provider.page_size)?;
+            let built = policy::AnyPolicy::new(family, &params, self.provider.page_size)?;
+            let space = crate::simulate::sim_mode(self.provider.kind).address_space();
+            if let Some((knob, bytes)) = built.reserves_at_once().filter(|&(_, b)| b > space) {
+                return Err(ParamError {
+                    field: format!("policy.params.{knob}"),
+                    message: format!(
+                        "{} reserved at once is more than the {} of address space the {} \
+                         provider has",
+                        format_bytes(bytes),
+                        format_bytes(space),
+                        self.provider.kind.id()
+                    ),
+                });
+            }
         }
         Ok(out)
     }

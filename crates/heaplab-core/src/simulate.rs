@@ -111,11 +111,15 @@ fn drop_dead_ids(ids: &mut Vec<BlockId>, live: &LiveTable, a: ArenaId) {
 
 /// The simulated provider a resolved config asks for.
 pub fn sim_provider(config: &RunConfig) -> SimProvider {
-    let mode = match config.provider.kind {
+    SimProvider::new(sim_mode(config.provider.kind), config.provider.page_size)
+}
+
+/// What the simulated provider imitates for a config's provider.
+pub fn sim_mode(kind: ProviderKind) -> SimMode {
+    match kind {
         ProviderKind::Sim => SimMode::Os,
         ProviderKind::WasmLinear => SimMode::WasmLinear,
-    };
-    SimProvider::new(mode, config.provider.page_size)
+    }
 }
 
 impl<P: PageProvider + Clone> Simulation<P> {

@@ -18,7 +18,7 @@
 //! counted, unless the import is strict.
 
 use super::check::{Checker, Naming, Problem, ProblemKind};
-use super::{EventSink, Feed, TraceError};
+use super::{quote, EventSink, Feed, TraceError};
 use crate::event::{BlockId, Event};
 
 /// The first words of this format's lines (after the optional `@ caller`).
@@ -183,7 +183,7 @@ fn parse(text: &str) -> Result<Line, Problem> {
         let w = words.next().ok_or_else(|| {
             Problem::new(
                 ProblemKind::BadLine,
-                format!("`{sign}` line without its {what}: {:?}", text.trim()),
+                format!("`{sign}` line without its {what}: {:?}", quote(text.trim())),
             )
         })?;
         hex(w, what)
@@ -214,7 +214,10 @@ fn parse(text: &str) -> Result<Line, Problem> {
         other => {
             return Err(Problem::new(
                 ProblemKind::UnknownOp,
-                format!("unknown mtrace line `{other}` (expected +, -, <, >, !, = or @)"),
+                format!(
+                    "unknown mtrace line `{}` (expected +, -, <, >, !, = or @)",
+                    quote(other)
+                ),
             ))
         }
     };
@@ -234,7 +237,10 @@ fn hex(word: &str, what: &str) -> Result<u64, Problem> {
     u64::from_str_radix(digits, 16).map_err(|_| {
         Problem::new(
             ProblemKind::BadNumber,
-            format!("bad {what} {word:?}: expected a hex number like 0x1f"),
+            format!(
+                "bad {what} {:?}: expected a hex number like 0x1f",
+                quote(word)
+            ),
         )
     })
 }

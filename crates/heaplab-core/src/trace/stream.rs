@@ -73,6 +73,9 @@ impl Splitter {
             let Some(end) = memchr::memchr(b'\n', data) else {
                 return self.keep(data);
             };
+            if self.carry.len() + end > MAX_LINE_BYTES {
+                return Err(Stop::TooLong(self.number + 1));
+            }
             self.carry.extend_from_slice(&data[..end]);
             data = &data[end + 1..];
             self.number += 1;
@@ -128,14 +131,7 @@ fn stopped<S: EventSink>(feed: &Feed<S>, result: Result<(), Stop>) -> Result<(),
     match result {
         Ok(()) => Ok(()),
         Err(Stop::Failed(e)) => Err(e),
-        Err(Stop::TooLong(line)) => Err(feed.fail(
-            line,
-            format!(
-                "the line is longer than {} MiB: this is not a trace (a binary or compressed \
-                 file other than gzip?)",
-                MAX_LINE_BYTES >> 20
-            ),
-        )),
+        Err(Stop::TooLong(line)) => Err(feed.fail(line, lines::too_long())),
     }
 }
 
