@@ -17,7 +17,7 @@
 //! pair from address 0 (`< (nil)`, `> 0x... 0x...`) is read as that malloc too, and
 //! counted, unless the import is strict.
 
-use super::check::{Checker, Naming, Problem, ProblemKind};
+use super::check::{request, Checker, Naming, Problem, ProblemKind};
 use super::{quote, EventSink, Feed, TraceError};
 use crate::event::{BlockId, Event};
 
@@ -192,7 +192,7 @@ fn parse(text: &str) -> Result<Line, Problem> {
         "=" | "!" => Line::Nothing,
         "+" => {
             let addr = field("address")?;
-            let size = field("size")?;
+            let size = request(field("size")?)?;
             // A malloc that returned NULL allocated nothing.
             if addr == 0 {
                 Line::Nothing
@@ -209,7 +209,7 @@ fn parse(text: &str) -> Result<Line, Problem> {
         },
         ">" => Line::ReallocTo {
             addr: field("address")?,
-            size: field("size")?,
+            size: request(field("size")?)?,
         },
         other => {
             return Err(Problem::new(
