@@ -11,6 +11,7 @@ use crate::format::format_bytes;
 use crate::params::{ParamError, Params};
 use crate::policy::{self, Family, Policy};
 use crate::presets;
+use crate::provider::SimMode;
 use crate::workload;
 
 /// The page sizes the simulated provider offers.
@@ -238,6 +239,14 @@ impl ProviderKind {
     pub fn from_id(id: &str) -> Option<ProviderKind> {
         ProviderKind::ALL.iter().copied().find(|p| p.id() == id)
     }
+
+    /// What the simulated provider imitates for this provider.
+    pub fn sim_mode(self) -> SimMode {
+        match self {
+            ProviderKind::Sim => SimMode::Os,
+            ProviderKind::WasmLinear => SimMode::WasmLinear,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -353,7 +362,7 @@ impl RunConfig {
         // loaded.
         if !family.is_brought() {
             let built = policy::AnyPolicy::new(family, &params, self.provider.page_size)?;
-            let space = crate::simulate::sim_mode(self.provider.kind).address_space();
+            let space = self.provider.kind.sim_mode().address_space();
             if let Some((knob, bytes)) = built.reserves_at_once().filter(|&(_, b)| b > space) {
                 return Err(ParamError {
                     field: format!("policy.params.{knob}"),

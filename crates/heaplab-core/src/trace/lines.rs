@@ -10,7 +10,10 @@ use std::io::{ErrorKind, Read};
 
 use flate2::read::MultiGzDecoder;
 
-use super::stream::MAX_LINE_BYTES;
+/// The longest line taken, by the whole-file reader here and by the page's pushed
+/// reader ([`super::stream`]) alike: a "trace" with no line end in a megabyte is some
+/// other file, and holding it whole is what streaming is for not doing.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// The two bytes every gzip member starts with (RFC 1952).
 pub const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];

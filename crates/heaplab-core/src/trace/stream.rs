@@ -14,9 +14,7 @@ use flate2::write::MultiGzDecoder;
 use super::lines::{self, trim_cr};
 use super::{EventSink, Feed, ImportOptions, Imported, Parser, TraceError};
 
-/// The longest line taken: a "trace" with no line end in a megabyte is some other file,
-/// and holding it whole is what streaming is for not doing.
-pub const MAX_LINE_BYTES: usize = 1 << 20;
+pub use super::lines::MAX_LINE_BYTES;
 
 /// Compressed bytes inflated at a time: deflate expands at most about a thousandfold, so
 /// one piece's text stays in the tens of megabytes even for a crafted file.
