@@ -112,9 +112,9 @@ fn several_configs_in_toml_and_bad_ones_named() {
     let cases = [
         (
             "[workload]\nid = \"churn\"\nbogus = 1\n[policy]\nfamily = \"bump\"\n",
-            "line 3",
+            "bad.toml:3:1: unknown field `bogus`",
         ),
-        ("[workload]\nid = \"churn\n", "line 2"),
+        ("[workload]\nid = \"churn\n", "bad.toml:2:"),
         (
             "[workload]\nid = \"churn\"\n[policy]\nfamily = \"bump\"\nparams = { slab_size = 3 }\n",
             "slab_size",

@@ -68,7 +68,7 @@ fn a_bad_field_in_a_saved_file_names_its_own_line() {
     let message = String::from_utf8_lossy(&out.stderr);
     assert!(message.contains("unknown field `bogus`"), "{message}");
     assert!(
-        message.contains(&format!("at line {}", line + 1)),
+        message.contains(&format!("broken.json:{}:", line + 1)),
         "{message}"
     );
 }

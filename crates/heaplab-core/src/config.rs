@@ -7,9 +7,11 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::format::format_bytes;
 use crate::params::{ParamError, Params};
-use crate::policy::{self, Family};
+use crate::policy::{self, Family, Policy};
 use crate::presets;
+use crate::provider::SimMode;
 use crate::workload;
 
 /// The page sizes the simulated provider offers.
@@ -237,6 +239,14 @@ impl ProviderKind {
     pub fn from_id(id: &str) -> Option<ProviderKind> {
         ProviderKind::ALL.iter().copied().find(|p| p.id() == id)
     }
+
+    /// What the simulated provider imitates for this provider.
+    pub fn sim_mode(self) -> SimMode {
+        match self {
+            ProviderKind::Sim => SimMode::Os,
+            ProviderKind::WasmLinear => SimMode::WasmLinear,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -351,7 +361,20 @@ impl RunConfig {
         // only when a run starts: a config or a link may name a module before it is
         // loaded.
         if !family.is_brought() {
-            policy::AnyPolicy::new(family, &params, self.provider.page_size)?;
+            let built = policy::AnyPolicy::new(family, &params, self.provider.page_size)?;
+            let space = self.provider.kind.sim_mode().address_space();
+            if let Some((knob, bytes)) = built.reserves_at_once().filter(|&(_, b)| b > space) {
+                return Err(ParamError {
+                    field: format!("policy.params.{knob}"),
+                    message: format!(
+                        "{} reserved at once is more than the {} of address space the {} \
+                         provider has",
+                        format_bytes(bytes),
+                        format_bytes(space),
+                        self.provider.kind.id()
+                    ),
+                });
+            }
         }
         Ok(out)
     }

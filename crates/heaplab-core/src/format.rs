@@ -3,6 +3,17 @@
 //! the wasm crate), the parameter messages and the charts, so a figure reads the same
 //! everywhere.
 
+/// `text` cut to its first `max` characters and an ellipsis when it is longer: what a
+/// message quotes of the input it refuses. A quote should show where the input went
+/// wrong, and a trace line or a link of a million characters quoted whole would bury the
+/// message under it.
+pub fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_string(),
+    }
+}
+
 /// A byte size in binary units with about three significant digits ("1.46 MiB",
 /// "12.3 KiB", "640 B"): enough to compare policies, short enough for a table cell.
 /// Exact sizes print without decimals ("64 KiB"). The CLI and the page both use this one

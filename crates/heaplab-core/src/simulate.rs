@@ -6,7 +6,7 @@ use std::fmt;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
-use crate::config::{ProviderKind, RunConfig, TouchMode};
+use crate::config::{RunConfig, TouchMode};
 use crate::event::{ArenaId, BlockId, Event, DEFAULT_ALIGN};
 use crate::live::LiveTable;
 use crate::metrics::versioned;
@@ -14,7 +14,7 @@ pub use crate::metrics::{PhaseMark, ProgramCounts, Summary, SCHEMA};
 use crate::pages::Pages;
 use crate::params::ParamError;
 use crate::policy::{dispatch, AllocError, AnyPolicy, Block, Policy};
-use crate::provider::{PageProvider, ProviderError, SimMode, SimProvider};
+use crate::provider::{PageProvider, ProviderError, SimProvider};
 use crate::series::{PageOpsCurve, Sample, SeriesRecorder};
 use crate::stats::Gauge;
 
@@ -111,11 +111,7 @@ fn drop_dead_ids(ids: &mut Vec<BlockId>, live: &LiveTable, a: ArenaId) {
 
 /// The simulated provider a resolved config asks for.
 pub fn sim_provider(config: &RunConfig) -> SimProvider {
-    let mode = match config.provider.kind {
-        ProviderKind::Sim => SimMode::Os,
-        ProviderKind::WasmLinear => SimMode::WasmLinear,
-    };
-    SimProvider::new(mode, config.provider.page_size)
+    SimProvider::new(config.provider.kind.sim_mode(), config.provider.page_size)
 }
 
 impl<P: PageProvider + Clone> Simulation<P> {

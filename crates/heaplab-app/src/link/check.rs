@@ -41,6 +41,11 @@ pub fn embeddable(bytes: &[u8]) -> Option<&str> {
 /// The most values a sweep runs.
 pub const MAX_SWEEP_VALUES: usize = 64;
 
+/// The most runs a sweep makes, a grid of two parameters included: 256 runs of a small
+/// workload take the page's workers about as long as anyone waits for a chart, and a
+/// grid of two full axes (4,096 runs) would keep a tab busy for many minutes.
+pub const MAX_SWEEP_POINTS: usize = 256;
+
 /// Checks `state`: sizes and counts first, then every configuration as a run would
 /// resolve it.
 pub(super) fn check(state: &LinkState) -> Result<(), LinkError> {
@@ -239,6 +244,13 @@ fn check_sweep(state: &LinkState, sweep: &super::SweepView) -> Result<(), LinkEr
             then: None,
             ..sweep.clone()
         };
+        let runs = sweep.values.len() * then.values.len();
+        if runs > MAX_SWEEP_POINTS {
+            return Err(LinkError::new(format!(
+                "view.sweep.then.values: the grid has {runs} points; a sweep runs at most \
+                 {MAX_SWEEP_POINTS}"
+            )));
+        }
         for (k, value) in then.values.iter().enumerate() {
             state
                 .with_sweep_value(&axis, value)

@@ -22,7 +22,7 @@ use heaplab_core::config::{PolicyConfig, ProviderConfig, RunConfig, TouchMode, W
 
 pub use check::{
     embeddable, MAX_CONFIGS, MAX_EMBEDDED_BYTES, MAX_EMBEDDED_TEXT_BYTES, MAX_EVENTS,
-    MAX_SWEEP_VALUES,
+    MAX_SWEEP_POINTS, MAX_SWEEP_VALUES,
 };
 #[cfg(feature = "fuzz")]
 pub(crate) use codec::fragment_of;
@@ -472,13 +472,11 @@ impl LinkState {
     }
 }
 
-/// The first characters of a long string, for a message.
+/// The first 40 characters of a long string, for a message: a link's field is quoted
+/// shorter than a trace's line, since a message about a link is read in the page's
+/// narrow error box.
 fn clip(text: &str) -> String {
-    const MAX: usize = 40;
-    match text.char_indices().nth(MAX) {
-        Some((i, _)) => format!("{}…", &text[..i]),
-        None => text.to_string(),
-    }
+    heaplab_core::format::clip(text, 40)
 }
 
 /// A path's last component, which is all of it a link keeps.

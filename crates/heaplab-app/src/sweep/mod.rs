@@ -22,8 +22,9 @@ use heaplab_core::params::{ParamKind, ParamSpec};
 
 pub use values::{is_numeric, parse_values, range_text, MAX_VALUES};
 
-/// The most points a sweep runs, a grid of two parameters included.
-pub const MAX_POINTS: usize = 256;
+/// The most points a sweep runs, a grid of two parameters included: the bound a link's
+/// sweep is checked against, so a sweep from flags and one from a link stop alike.
+pub const MAX_POINTS: usize = crate::link::MAX_SWEEP_POINTS;
 
 /// The series resolution each point runs at: the page's, so the configs the page runs
 /// and those the CLI runs are the same objects.

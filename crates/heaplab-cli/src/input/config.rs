@@ -10,7 +10,7 @@ use heaplab_core::config::{ProviderKind, RunConfig, TouchMode, WorkloadConfig};
 use heaplab_core::policy;
 use serde_json::Value;
 
-use super::file_format::is_toml;
+use super::file_format::{is_toml, json_error, toml_error};
 use super::policy::{is_policy_file, policy_arg, policy_unknown};
 use super::sets::{apply_sets, WorkloadSets};
 use super::workload::{find_workload, is_trace_arg};
@@ -59,8 +59,7 @@ pub fn configs_from_toml(text: &str, origin: &str) -> Result<Vec<RunConfig>, Cli
     struct Many {
         configs: Vec<RunConfig>,
     }
-    let located =
-        |e: toml::de::Error| CliError::input(format!("{origin}: {}", e.to_string().trim_end()));
+    let located = |e: toml::de::Error| toml_error(origin, text, &e);
     let table: toml::Table = toml::from_str(text).map_err(located)?;
     if table.contains_key("configs") {
         Ok(toml::from_str::<Many>(text).map_err(located)?.configs)
@@ -79,7 +78,7 @@ pub fn configs_from_json(text: &str, origin: &str) -> Result<Vec<RunConfig>, Cli
     struct Printed {
         config: RunConfig,
     }
-    let located = |e: serde_json::Error| CliError::input(format!("{origin}: {e}"));
+    let located = |e: serde_json::Error| json_error(origin, &e);
     // The shape decides how to read the text; the text itself is then read by serde from
     // the start, so that positions in messages are the file's own.
     let shape: Value = serde_json::from_str(text).map_err(located)?;
@@ -246,13 +245,11 @@ fn holds_run_configs(path: &Path) -> Result<bool, CliError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| CliError::input(format!("{}: {e}", path.display())))?;
     let value: Value = if is_toml(path) {
-        let table: toml::Table = toml::from_str(&text).map_err(|e| {
-            CliError::input(format!("{}: {}", path.display(), e.to_string().trim_end()))
-        })?;
+        let table: toml::Table = toml::from_str(&text)
+            .map_err(|e| toml_error(&path.display().to_string(), &text, &e))?;
         return Ok(table.contains_key("policy") || table.contains_key("configs"));
     } else {
-        serde_json::from_str(&text)
-            .map_err(|e| CliError::input(format!("{}: {e}", path.display())))?
+        serde_json::from_str(&text).map_err(|e| json_error(&path.display().to_string(), &e))?
     };
     Ok(value.is_array() || value.get("policy").is_some() || value.get("config").is_some())
 }

@@ -3,7 +3,8 @@
 //! - `config`: `configs`, the `RunConfig`s of a `RunInputArgs` (its flags, or its
 //!   `--config` file, JSON or TOML); `configs_from_json` and `configs_from_toml` read
 //!   config text from anywhere; `configurations`, what one argument of `compare` names.
-//! - `file_format`: whether a config or policy file is TOML or JSON.
+//! - `file_format`: whether a config or policy file is TOML or JSON, and its syntax and
+//!   field errors named as `file:line:column`.
 //! - `policy`: a `--policy` argument (an id, `id:key=value,...`, a JSON file, or an
 //!   allocator module, `mm.wasm`), and `load_module`.
 //! - `workload`: whether a `--workload` argument is a trace file, and built-in workloads

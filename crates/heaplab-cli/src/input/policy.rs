@@ -9,7 +9,7 @@ use heaplab_core::policy;
 use heaplab_core::policy::hosted;
 use heaplab_mm::AllocatorModule;
 
-use super::file_format::is_toml;
+use super::file_format::{is_toml, json_error, toml_error};
 use super::sets::apply_sets;
 use crate::error::CliError;
 
@@ -59,10 +59,9 @@ pub fn policy_arg(arg: &str) -> Result<PolicyConfig, CliError> {
     }
     let text = std::fs::read_to_string(arg).map_err(|e| CliError::input(format!("{arg}: {e}")))?;
     let mut policy: PolicyConfig = if is_toml(Path::new(arg)) {
-        toml::from_str(&text)
-            .map_err(|e| CliError::input(format!("{arg}: {}", e.to_string().trim_end())))?
+        toml::from_str(&text).map_err(|e| toml_error(arg, &text, &e))?
     } else {
-        serde_json::from_str(&text).map_err(|e| CliError::input(format!("{arg}: {e}")))?
+        serde_json::from_str(&text).map_err(|e| json_error(arg, &e))?
     };
     if policy.family.is_empty() {
         if let Some(preset) = policy

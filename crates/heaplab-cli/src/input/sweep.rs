@@ -41,5 +41,10 @@ pub fn from_flags(
         axes.push((key.to_string(), values));
     }
     let metric = metric.map_or("peak_resident_bytes", String::as_str);
-    Sweep::new(base, &axes, metric).map_err(|e| CliError::input(format!("--vary {e}")))
+    Sweep::new(base, &axes, metric).map_err(|e| {
+        // A message about one parameter starts with its name (`--vary slab_size: …`); one
+        // about the grid of both is the flag's as a whole.
+        let sep = if e.starts_with("the grid") { ": " } else { " " };
+        CliError::input(format!("--vary{sep}{e}"))
+    })
 }

@@ -250,6 +250,14 @@ pub trait Policy {
     /// Bytes of bookkeeping the modelled allocator would keep (headers, descriptors).
     fn metadata_bytes(&self) -> u64;
 
+    /// The knob that sets the address space the policy reserves in one piece (a heap's
+    /// segment, a buddy arena), and those bytes, for a policy whose knobs can ask for
+    /// more than a provider has: a config is refused before it runs rather than at its
+    /// first event.
+    fn reserves_at_once(&self) -> Option<(&'static str, u64)> {
+        None
+    }
+
     /// Counters of the modelled allocator in the style of Pike's `Debug.memory_usage`
     /// (`num_malloc`, `malloc_bytes`, `free_block_bytes`, ...), current values. Policies
     /// that keep no such counters leave this empty, and reports show none for them.
@@ -548,6 +556,10 @@ impl Policy for AnyPolicy {
 
     fn metadata_bytes(&self) -> u64 {
         dispatch!(self, p => p.metadata_bytes())
+    }
+
+    fn reserves_at_once(&self) -> Option<(&'static str, u64)> {
+        dispatch!(self, p => p.reserves_at_once())
     }
 
     fn free_pieces(&self, out: &mut Vec<FreePiece>) -> bool {

@@ -15,6 +15,24 @@ pub enum SimMode {
     WasmLinear,
 }
 
+/// The address space the simulated operating system hands out: 64 TiB, within the 47
+/// bits of user space of x86-64 and AArch64 processes, and more than any simulation
+/// needs. A configuration that reserves more at once is refused before it runs.
+pub const OS_ADDRESS_SPACE: u64 = 1 << 46;
+
+/// The address space of WebAssembly linear memory: wasm32 addresses stop at 4 GiB.
+pub const WASM_ADDRESS_SPACE: u64 = 1 << 32;
+
+impl SimMode {
+    /// The bytes of address space a provider in this mode has, in all.
+    pub const fn address_space(self) -> u64 {
+        match self {
+            SimMode::Os => OS_ADDRESS_SPACE,
+            SimMode::WasmLinear => WASM_ADDRESS_SPACE,
+        }
+    }
+}
+
 /// Address space starts here so that address zero is never handed out.
 const SIM_BASE: Addr = 1 << 32;
 
@@ -36,12 +54,7 @@ impl SimProvider {
     /// A provider with the given page size (a power of two) in the given mode.
     pub fn new(mode: SimMode, page_size: u64) -> SimProvider {
         debug_assert!(page_size.is_power_of_two());
-        // A 64-bit process has far more address space than any simulation needs; wasm32
-        // linear memory stops at 4 GiB.
-        let span = match mode {
-            SimMode::Os => 1 << 46,
-            SimMode::WasmLinear => 1 << 32,
-        };
+        let span = mode.address_space();
         SimProvider {
             mode,
             page_size,

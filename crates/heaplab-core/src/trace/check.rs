@@ -656,6 +656,31 @@ impl Checker {
     }
 }
 
+/// A request's size as a trace gives it, refused when it is larger than any address
+/// space heaplab models (the bound every policy holds requests to): the trace asks the
+/// impossible at that line, whichever policy reads it.
+#[inline]
+pub fn request(size: u64) -> Result<u64, Problem> {
+    if size <= crate::policy::MAX_REQUEST {
+        return Ok(size);
+    }
+    Err(impossible(size))
+}
+
+/// The refusal of a size [`request`] finds too large, out of line: its callers are on
+/// every line's path, and the message is built only for a trace that asks the impossible.
+#[cold]
+#[inline(never)]
+fn impossible(size: u64) -> Problem {
+    Problem::new(
+        ProblemKind::BadNumber,
+        format!(
+            "size {size} is larger than any address space heaplab models ({})",
+            crate::format::format_bytes(crate::policy::MAX_REQUEST)
+        ),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -157,6 +157,11 @@ impl<S: EventSink> Feed<S> {
     /// bad one skipped.
     #[inline]
     fn check(&mut self, line: u64, event: &mut Event) -> Result<bool, TraceError> {
+        if let Event::Alloc { size, .. } | Event::Realloc { size, .. } = *event {
+            if let Err(problem) = super::check::request(size) {
+                return self.problem(line, problem).map(|()| false);
+            }
+        }
         if let Event::Realloc { id, size, thread } = *event {
             if !self.strict {
                 return match self.checker.realloc_or_alloc(id) {

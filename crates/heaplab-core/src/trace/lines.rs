@@ -10,6 +10,11 @@ use std::io::{ErrorKind, Read};
 
 use flate2::read::MultiGzDecoder;
 
+/// The longest line taken, by the whole-file reader here and by the page's pushed
+/// reader ([`super::stream`]) alike: a "trace" with no line end in a megabyte is some
+/// other file, and holding it whole is what streaming is for not doing.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
 /// The two bytes every gzip member starts with (RFC 1952).
 pub const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
@@ -78,9 +83,17 @@ impl<R: Read> Lines<R> {
             loop {
                 let unread = &self.buf[self.start..self.end];
                 if let Some(i) = memchr::memchr(b'\n', unread) {
+                    if i > MAX_LINE_BYTES {
+                        return Err((self.number + 1, too_long()));
+                    }
                     self.line = (self.start, self.start + i);
                     self.start += i + 1;
                     break;
+                }
+                // A line longer than the page's reader takes is refused here too, with
+                // its message, so the CLI and the page refuse the same files alike.
+                if unread.len() > MAX_LINE_BYTES {
+                    return Err((self.number + 1, too_long()));
                 }
                 if self.eof {
                     if self.start == self.end {
@@ -171,6 +184,15 @@ pub fn trim_cr(mut bytes: &[u8]) -> &[u8] {
         bytes = rest;
     }
     bytes
+}
+
+/// The message for a line longer than [`MAX_LINE_BYTES`].
+pub fn too_long() -> String {
+    format!(
+        "the line is longer than {} MiB: this is not a trace (a binary or compressed file \
+         other than gzip?)",
+        MAX_LINE_BYTES >> 20
+    )
 }
 
 /// The message for a line that is not text.

@@ -41,6 +41,15 @@ use feed::Feed;
 use lines::Lines;
 use parse::Parser;
 
+/// The most characters of a trace's line that a message quotes: a line is seldom longer
+/// than this, and a longer one is shown by its start.
+const QUOTE_CHARS: usize = 80;
+
+/// Text from a trace line, clipped to [`QUOTE_CHARS`], for a message that quotes it.
+fn quote(text: &str) -> String {
+    crate::format::clip(text, QUOTE_CHARS)
+}
+
 /// A problem in a trace, or in carrying out one of its events, at `name:line`.
 #[derive(Debug)]
 pub struct TraceError {

@@ -17,8 +17,8 @@
 //! pair from address 0 (`< (nil)`, `> 0x... 0x...`) is read as that malloc too, and
 //! counted, unless the import is strict.
 
-use super::check::{Checker, Naming, Problem, ProblemKind};
-use super::{EventSink, Feed, TraceError};
+use super::check::{request, Checker, Naming, Problem, ProblemKind};
+use super::{quote, EventSink, Feed, TraceError};
 use crate::event::{BlockId, Event};
 
 /// The first words of this format's lines (after the optional `@ caller`).
@@ -183,7 +183,7 @@ fn parse(text: &str) -> Result<Line, Problem> {
         let w = words.next().ok_or_else(|| {
             Problem::new(
                 ProblemKind::BadLine,
-                format!("`{sign}` line without its {what}: {:?}", text.trim()),
+                format!("`{sign}` line without its {what}: {:?}", quote(text.trim())),
             )
         })?;
         hex(w, what)
@@ -192,7 +192,7 @@ fn parse(text: &str) -> Result<Line, Problem> {
         "=" | "!" => Line::Nothing,
         "+" => {
             let addr = field("address")?;
-            let size = field("size")?;
+            let size = request(field("size")?)?;
             // A malloc that returned NULL allocated nothing.
             if addr == 0 {
                 Line::Nothing
@@ -209,12 +209,15 @@ fn parse(text: &str) -> Result<Line, Problem> {
         },
         ">" => Line::ReallocTo {
             addr: field("address")?,
-            size: field("size")?,
+            size: request(field("size")?)?,
         },
         other => {
             return Err(Problem::new(
                 ProblemKind::UnknownOp,
-                format!("unknown mtrace line `{other}` (expected +, -, <, >, !, = or @)"),
+                format!(
+                    "unknown mtrace line `{}` (expected +, -, <, >, !, = or @)",
+                    quote(other)
+                ),
             ))
         }
     };
@@ -234,7 +237,10 @@ fn hex(word: &str, what: &str) -> Result<u64, Problem> {
     u64::from_str_radix(digits, 16).map_err(|_| {
         Problem::new(
             ProblemKind::BadNumber,
-            format!("bad {what} {word:?}: expected a hex number like 0x1f"),
+            format!(
+                "bad {what} {:?}: expected a hex number like 0x1f",
+                quote(word)
+            ),
         )
     })
 }

@@ -26,7 +26,7 @@ use std::io::{self, Write};
 use super::check::{Problem, ProblemKind};
 use super::fast;
 use super::sites::{hex, parse_addr};
-use super::{EventSink, Feed, TraceError};
+use super::{quote, EventSink, Feed, TraceError};
 use crate::event::{Event, DEFAULT_ALIGN};
 
 /// The first words of this format's lines, for telling it from the others.
@@ -108,7 +108,10 @@ pub fn parse_line(line: &str) -> Result<Option<Line>, Problem> {
             Some((k, _)) => {
                 return Err(Problem::new(
                     ProblemKind::BadLine,
-                    format!("unknown option `{k}=` (expected arena=, thread= or site=)"),
+                    format!(
+                        "unknown option `{}=` (expected arena=, thread= or site=)",
+                        quote(k)
+                    ),
                 ))
             }
             None => {
@@ -124,7 +127,7 @@ pub fn parse_line(line: &str) -> Result<Option<Line>, Problem> {
         if count < min || count > max {
             Err(Problem::new(
                 ProblemKind::BadLine,
-                format!("expected `{usage}`, found {line:?}"),
+                format!("expected `{usage}`, found {:?}", quote(line)),
             ))
         } else {
             Ok(())
@@ -184,7 +187,10 @@ pub fn parse_line(line: &str) -> Result<Option<Line>, Problem> {
         other => {
             return Err(Problem::new(
                 ProblemKind::UnknownOp,
-                format!("unknown op `{other}` (expected a, f, r, p, arena, reset, drop or site)"),
+                format!(
+                    "unknown op `{}` (expected a, f, r, p, arena, reset, drop or site)",
+                    quote(other)
+                ),
             ))
         }
     };
@@ -195,7 +201,10 @@ pub fn parse_line(line: &str) -> Result<Option<Line>, Problem> {
         }
         (Some(_), _) => Err(Problem::new(
             ProblemKind::BadLine,
-            format!("`site=` belongs on `a` and `r` lines, found {line:?}"),
+            format!(
+                "`site=` belongs on `a` and `r` lines, found {:?}",
+                quote(line)
+            ),
         )),
     }
 }
@@ -208,7 +217,7 @@ fn site_name(line: &str) -> Result<Option<Line>, Problem> {
     if addr.is_empty() || name.is_empty() {
         return Err(Problem::new(
             ProblemKind::BadLine,
-            format!("expected `site 0x<hex> <name>`, found {line:?}"),
+            format!("expected `site 0x<hex> <name>`, found {:?}", quote(line)),
         ));
     }
     Ok(Some(Line::SiteName(parse_addr(addr)?, name.to_string())))
@@ -219,7 +228,10 @@ pub(super) fn number<T: std::str::FromStr>(text: &str, what: &str) -> Result<T, 
     text.parse().map_err(|_| {
         Problem::new(
             ProblemKind::BadNumber,
-            format!("bad {what} {text:?}: expected a non-negative whole number"),
+            format!(
+                "bad {what} {:?}: expected a non-negative whole number",
+                quote(text)
+            ),
         )
     })
 }

@@ -24,7 +24,7 @@ use serde::Serialize;
 use super::check::{Problem, ProblemKind};
 use super::fast;
 use super::native::{null_free_refused, number, Line};
-use super::{EventSink, Feed, TraceError};
+use super::{quote, EventSink, Feed, TraceError};
 use crate::event::Event;
 
 /// Which malloc-lab header a `.rep` had.
@@ -225,7 +225,10 @@ fn parse_op(text: &str) -> Result<Line, Problem> {
         other => {
             return Err(Problem::new(
                 ProblemKind::UnknownOp,
-                format!("unknown op `{other}` (a malloc-lab trace has a, r and f)"),
+                format!(
+                    "unknown op `{}` (a malloc-lab trace has a, r and f)",
+                    quote(other)
+                ),
             ))
         }
     };
@@ -233,7 +236,7 @@ fn parse_op(text: &str) -> Result<Line, Problem> {
     if n != want {
         return Err(Problem::new(
             ProblemKind::BadLine,
-            format!("expected `{usage}`, found {:?}", text.trim()),
+            format!("expected `{usage}`, found {:?}", quote(text.trim())),
         ));
     }
     if op == "f" && fields[0] == "-1" {

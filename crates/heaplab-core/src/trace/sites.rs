@@ -90,7 +90,10 @@ pub fn parse_addr(text: &str) -> Result<u64, Problem> {
         Some(Ok(addr)) => Ok(addr),
         _ => Err(Problem::new(
             ProblemKind::BadNumber,
-            format!("bad site {text:?}: expected an address in hex, as 0x55d0c0a1b2c3"),
+            format!(
+                "bad site {:?}: expected an address in hex, as 0x55d0c0a1b2c3",
+                super::quote(text)
+            ),
         )),
     }
 }

@@ -14,9 +14,7 @@ use flate2::write::MultiGzDecoder;
 use super::lines::{self, trim_cr};
 use super::{EventSink, Feed, ImportOptions, Imported, Parser, TraceError};
 
-/// The longest line taken: a "trace" with no line end in a megabyte is some other file,
-/// and holding it whole is what streaming is for not doing.
-pub const MAX_LINE_BYTES: usize = 1 << 20;
+pub use super::lines::MAX_LINE_BYTES;
 
 /// Compressed bytes inflated at a time: deflate expands at most about a thousandfold, so
 /// one piece's text stays in the tens of megabytes even for a crafted file.
@@ -73,6 +71,9 @@ impl Splitter {
             let Some(end) = memchr::memchr(b'\n', data) else {
                 return self.keep(data);
             };
+            if self.carry.len() + end > MAX_LINE_BYTES {
+                return Err(Stop::TooLong(self.number + 1));
+            }
             self.carry.extend_from_slice(&data[..end]);
             data = &data[end + 1..];
             self.number += 1;
@@ -128,14 +129,7 @@ fn stopped<S: EventSink>(feed: &Feed<S>, result: Result<(), Stop>) -> Result<(),
     match result {
         Ok(()) => Ok(()),
         Err(Stop::Failed(e)) => Err(e),
-        Err(Stop::TooLong(line)) => Err(feed.fail(
-            line,
-            format!(
-                "the line is longer than {} MiB: this is not a trace (a binary or compressed \
-                 file other than gzip?)",
-                MAX_LINE_BYTES >> 20
-            ),
-        )),
+        Err(Stop::TooLong(line)) => Err(feed.fail(line, lines::too_long())),
     }
 }
 

@@ -347,6 +347,10 @@ impl Policy for Buddy {
         true
     }
 
+    fn reserves_at_once(&self) -> Option<(&'static str, u64)> {
+        Some((Knobs::NAMES.max_order, self.arena_size))
+    }
+
     fn metadata_bytes(&self) -> u64 {
         // The order of every live block (its header, or a byte in a side table), a record
         // per mapping, and the free-list heads, one per order.

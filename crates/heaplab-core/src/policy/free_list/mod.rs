@@ -435,6 +435,10 @@ impl Policy for FreeList {
         true
     }
 
+    fn reserves_at_once(&self) -> Option<(&'static str, u64)> {
+        Some((Knobs::NAMES.segment_size, self.segment_size))
+    }
+
     fn metadata_bytes(&self) -> u64 {
         // In-band headers of every chunk, plus the segment records dlmalloc keeps.
         self.header * (self.chunks.len() + self.mapped.len()) as u64
