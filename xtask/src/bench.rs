@@ -91,37 +91,44 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
         return Ok(());
     }
     let start = Instant::now();
+    // The date the run began, and the commit it ran.
+    let machine = Machine::here(root);
     let quick = opts.quick;
     let traces = target_dir(root).join("tmp/tracebench");
     let trace = traces.join(format!("{}.trace", import_stem(quick)));
     let mut rows = Vec::new();
+    let bin = target_dir(root).join("release/heaplab");
     match opts.only {
-        Some("page") => rows.extend(crate::page_bench::run(root, quick, &trace)?),
-        Some(_) => rows.extend(crate::teach_bench::run(root, quick)?),
+        Some("page") => {
+            prepare_browser(root)?;
+            rows.extend(crate::page_bench::run(root, &bin, quick, &trace)?);
+        }
+        Some(_) => {
+            prepare_browser(root)?;
+            rows.extend(crate::teach_bench::run(root, &bin, quick)?);
+        }
         None => {
-            run_bench(root, "simulate", &opts.criterion, quick)?;
+            run_bench(root, "heaplab-core", "simulate", &opts.criterion, quick)?;
             let dir = criterion_dir(root, quick);
             print_fastest(&dir);
             rows.extend(simulator_rows(&dir));
             // A filter given is meant for the simulator's bench: the other areas run
             // only without one.
             if opts.criterion.is_empty() {
-                run_bench(root, "import", &[], quick)?;
+                run_bench(root, "heaplab-core", "import", &[], quick)?;
                 rows.extend(import_rows(&dir.join("trace-import"), &traces, quick));
-                run_cmd(
-                    cargo().args(["build", "--release", "-p", "heaplab-cli"]),
-                    root,
-                )?;
-                let bin = target_dir(root).join("release/heaplab");
+                run_bench(root, "heaplab-mm", "module", &[], quick)?;
+                rows.extend(module_rows(&dir.join("module")));
+                prepare_browser(root)?;
                 rows.extend(crate::real_bench::run(&bin, quick)?);
-                rows.extend(crate::teach_bench::run(root, quick)?);
-                rows.extend(crate::page_bench::run(root, quick, &trace)?);
+                rows.extend(crate::teach_bench::run(root, &bin, quick)?);
+                rows.extend(crate::page_bench::run(root, &bin, quick, &trace)?);
             }
         }
     }
     let report = Report {
         rows,
-        machine: Machine::here(root),
+        machine,
         quick,
         seconds: start.elapsed().as_secs_f64(),
     }
@@ -131,6 +138,19 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
         std::fs::create_dir_all(dir)?;
     }
     std::fs::write(&saved, &report).with_context(|| format!("writing {}", saved.display()))
+}
+
+/// What the areas after criterion's share: the release CLI, the page's three wasm
+/// modules, Chromium and the npm packages that drive it. Built once a run, so the time
+/// the report gives counts each build once.
+fn prepare_browser(root: &Path) -> Result<()> {
+    run_cmd(
+        cargo().args(["build", "--release", "-p", "heaplab-cli"]),
+        root,
+    )?;
+    crate::tools::build_wasm(root)?;
+    crate::tools::ensure_chromium(root)?;
+    crate::tools::ensure_playwright(root)
 }
 
 /// Where criterion keeps the estimates of this run's sizes: quick runs apart, so neither
@@ -197,6 +217,32 @@ fn import_rows(dir: &Path, traces: &Path, quick: bool) -> Vec<Row> {
     rows
 }
 
+/// Your own allocator: the `implicit` example through heaplab, its every payload checked,
+/// against the same module replaying the events alone (`benches/module.rs` of
+/// heaplab-mm). BENCHMARKS.md holds heaplab's share to at most 2x the module's own time.
+fn module_rows(dir: &Path) -> Vec<Row> {
+    let alone = dir.join("implicit-alone");
+    let checked = dir.join("implicit-heaplab-checked");
+    let (Some(own), Some(through), Some(events)) = (rate(&alone), rate(&checked), elements(&alone))
+    else {
+        return Vec::new();
+    };
+    let share = own / through;
+    vec![Row::new(
+        "allocator modules",
+        format!(
+            "`implicit` through heaplab, checked / alone, in wasmi, time, `churn` ({})",
+            count(events)
+        ),
+        format!(
+            "{share:.2}x ({} / {})",
+            per_second(through),
+            per_second(own)
+        ),
+    )
+    .target("at most 2x", share <= 2.0)]
+}
+
 /// glibc's malloc told to keep what the bench frees: the heap's top is never trimmed and
 /// large blocks come from the heap rather than mappings of their own (1 GiB thresholds).
 ///
@@ -210,11 +256,13 @@ fn import_rows(dir: &Path, traces: &Path, quick: bool) -> Vec<Row> {
 const KEEP_FREED_MEMORY: &str =
     "glibc.malloc.trim_threshold=1073741824:glibc.malloc.mmap_threshold=1073741824";
 
-fn run_bench(root: &Path, name: &str, extra: &[String], quick: bool) -> Result<()> {
+/// `cargo bench -p PACKAGE --bench NAME -- --noplot EXTRA`, its estimates kept where
+/// `criterion_dir` says.
+fn run_bench(root: &Path, package: &str, name: &str, extra: &[String], quick: bool) -> Result<()> {
     let mut bench = Command::new(env!("CARGO"));
     bench
         .current_dir(root)
-        .args(["bench", "-p", "heaplab-core", "--bench", name, "--"])
+        .args(["bench", "-p", package, "--bench", name, "--"])
         .arg("--noplot")
         .args(extra)
         .env("CRITERION_HOME", criterion_dir(root, quick));
@@ -323,7 +371,7 @@ fn simulator_rows(dir: &Path) -> Vec<Row> {
 
 /// The fewest and the most live blocks `live-blocks/FAMILY/N` was run with, and their
 /// folders.
-fn live_dirs(dir: &Path, family: &str) -> (Option<(u64, PathBuf)>, Option<(u64, PathBuf)>) {
+fn live_dirs(dir: &Path, family: &str) -> (Option<Numbered>, Option<Numbered>) {
     let mut sizes = numbered_dirs(&dir.join(format!("live-blocks/{family}")), "");
     let many = sizes.pop();
     let few = if sizes.is_empty() {
@@ -334,13 +382,16 @@ fn live_dirs(dir: &Path, family: &str) -> (Option<(u64, PathBuf)>, Option<(u64, 
     (few, many)
 }
 
+/// A benchmark's folder and the number it is named by (its live blocks).
+type Numbered = (u64, PathBuf);
+
 /// The subfolders of `dir` named by a number then `suffix`, by that number, smallest
 /// first. Criterion names a benchmark's folder after its parameter.
-fn numbered_dirs(dir: &Path, suffix: &str) -> Vec<(u64, PathBuf)> {
+fn numbered_dirs(dir: &Path, suffix: &str) -> Vec<Numbered> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
-    let mut found: Vec<(u64, PathBuf)> = entries
+    let mut found: Vec<Numbered> = entries
         .filter_map(|e| {
             let e = e.ok()?;
             let n = e.file_name().to_str()?.strip_suffix(suffix)?.parse().ok()?;

@@ -1,6 +1,6 @@
-//! The page's part of `cargo xtask bench`: builds the wasm and the release CLI, reports
-//! the size of each WebAssembly module the page downloads (the page's own against its
-//! budget), serves `web/`, and runs `web/bench/page.mjs` in headless Chromium, which
+//! The page's part of `cargo xtask bench`, once `bench.rs` has built the wasm and the
+//! release CLI: reports the size of each WebAssembly module the page downloads (the
+//! page's own against its budget), serves `web/`, and runs `web/bench/page.mjs` in headless Chromium, which
 //! reports the page against `heaplab run` (events/s and their ratio), first load, a
 //! three-configuration comparison and a five-value sweep, each beside its target, and the
 //! import bench's trace streamed through the page against `heaplab run`.
@@ -11,26 +11,19 @@ use std::process::Command;
 use anyhow::Result;
 
 use crate::report::{node_rows, thousands, Row};
-use crate::{cargo, run_cmd, serve, target_dir, tools};
+use crate::{serve, tools};
 
 /// The page's bench; `trace` is the import bench's trace of this run's sizes, which the
 /// page streams against `heaplab run` when it exists (a `--page` run before any import
 /// bench has none, and says so).
-pub fn run(root: &Path, quick: bool, trace: &Path) -> Result<Vec<Row>> {
-    tools::build_wasm(root)?;
-    run_cmd(
-        cargo().args(["build", "--release", "-p", "heaplab-cli"]),
-        root,
-    )?;
-    tools::ensure_chromium(root)?;
-    tools::ensure_playwright(root)?;
+pub fn run(root: &Path, bin: &Path, quick: bool, trace: &Path) -> Result<Vec<Row>> {
     let mut rows = wasm_sizes(root)?;
     let addr = serve::spawn_on_free_port(&root.join("web"))?;
     let mut bench = Command::new("node");
     bench
         .arg("web/bench/page.mjs")
         .env("HEAPLAB_URL", format!("http://{addr}/"))
-        .env("HEAPLAB_BIN", target_dir(root).join("release/heaplab"));
+        .env("HEAPLAB_BIN", bin);
     if trace.exists() {
         bench.env("HEAPLAB_BENCH_TRACE", trace);
     }

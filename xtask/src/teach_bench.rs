@@ -20,7 +20,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 
 use crate::report::{count, node_rows, Row};
-use crate::{cargo, run_cmd, serve, target_dir, tools};
+use crate::{run_cmd, serve, target_dir};
 
 /// The presets timed: the free list, the size classes and the buddy system.
 const PRESETS: &[&str] = &["glibc-like", "mimalloc-like", "buddy"];
@@ -34,19 +34,16 @@ fn repeats(quick: bool) -> usize {
     }
 }
 
-pub fn run(root: &Path, quick: bool) -> Result<Vec<Row>> {
-    run_cmd(
-        cargo().args(["build", "--release", "-p", "heaplab-cli"]),
-        root,
-    )?;
-    let bin = target_dir(root).join("release/heaplab");
+/// The teaching moments, by the release CLI `bin` and in the page, whose wasm `bench.rs`
+/// has built.
+pub fn run(root: &Path, bin: &Path, quick: bool) -> Result<Vec<Row>> {
     let dir = target_dir(root).join("tmp/teachbench");
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     // The browser workload at half scale: a little over a million events, with phases.
     let scale = if quick { "0.025" } else { "0.5" };
     let trace = dir.join(format!("browser-{scale}.trace"));
     run_cmd(
-        Command::new(&bin)
+        Command::new(bin)
             .args(["export", "-w", "browser", "--scale", scale, "-o"])
             .arg(&trace),
         root,
@@ -75,7 +72,7 @@ pub fn run(root: &Path, quick: bool) -> Result<Vec<Row>> {
                 .chain(&extra[1..])
                 .copied()
                 .collect();
-            median_secs(&bin, &args, repeats)
+            median_secs(bin, &args, repeats)
         };
         let run = time(&["run"])?;
         let blame = time(&["blame", "--at", "end"])?;
@@ -117,7 +114,7 @@ pub fn run(root: &Path, quick: bool) -> Result<Vec<Row>> {
             ),
         );
     }
-    rows.extend(page(root, &bin, &dir, quick)?);
+    rows.extend(page(root, bin, &dir, quick)?);
     Ok(rows)
 }
 
@@ -134,9 +131,6 @@ fn page_scale(quick: bool) -> &'static str {
 /// Teaching mode in the page at event 5,000,000 of a 10-million-event trace (500,000 of
 /// a million at the quick sizes).
 fn page(root: &Path, bin: &Path, dir: &Path, quick: bool) -> Result<Vec<Row>> {
-    tools::build_wasm(root)?;
-    tools::ensure_chromium(root)?;
-    tools::ensure_playwright(root)?;
     let scale = page_scale(quick);
     let trace = dir.join(format!("churn-{scale}.trace"));
     if !trace.exists() {
