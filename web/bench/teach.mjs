@@ -75,7 +75,7 @@ async function timed(page, k, act) {
  * other clients; its cause is not found, so a timed-out navigation is tried once more,
  * in a new tab, and said on stderr. Nothing timed starts before the page is open.
  */
-async function opened(context, url) {
+async function openTab(context, url) {
   const page = await context.newPage();
   try {
     await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
@@ -98,7 +98,7 @@ async function rounds(context, profile, preset, expected) {
   let peak = 0;
   let events = 0;
   for (let round = 0; round < ROUNDS; round += 1) {
-    const page = await opened(context, link);
+    const page = await openTab(context, link);
     await page.waitForFunction(() => document.body.dataset.state !== 'loading', null, { timeout: 60_000 });
     await page.setInputFiles('#trace-file', TRACE);
     // The link's run of the whole trace goes first; teaching is timed once it is over.

@@ -98,46 +98,55 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
     let trace = traces.join(format!("{}.trace", import_stem(quick)));
     let mut rows = Vec::new();
     let bin = target_dir(root).join("release/heaplab");
-    match opts.only {
-        Some("page") => {
-            prepare_browser(root)?;
-            rows.extend(crate::page_bench::run(root, &bin, quick, &trace)?);
-        }
-        Some(_) => {
-            prepare_browser(root)?;
-            rows.extend(crate::teach_bench::run(root, &bin, quick)?);
-        }
-        None => {
-            run_bench(root, "heaplab-core", "simulate", &opts.criterion, quick)?;
-            let dir = criterion_dir(root, quick);
-            print_fastest(&dir);
-            rows.extend(simulator_rows(&dir));
-            // A filter given is meant for the simulator's bench: the other areas run
-            // only without one.
-            if opts.criterion.is_empty() {
-                run_bench(root, "heaplab-core", "import", &[], quick)?;
-                rows.extend(import_rows(&dir.join("trace-import"), &traces, quick));
-                run_bench(root, "heaplab-mm", "module", &[], quick)?;
-                rows.extend(module_rows(&dir.join("module")));
+    // An area that fails ends the run, but the rows of the areas before it are still
+    // reported (and the failure named under them): a long run's figures are not lost to
+    // its last step.
+    let mut areas = || -> Result<()> {
+        match opts.only {
+            Some("page") => {
                 prepare_browser(root)?;
-                rows.extend(crate::real_bench::run(&bin, quick)?);
-                rows.extend(crate::teach_bench::run(root, &bin, quick)?);
                 rows.extend(crate::page_bench::run(root, &bin, quick, &trace)?);
             }
+            Some(_) => {
+                prepare_browser(root)?;
+                rows.extend(crate::teach_bench::run(root, &bin, quick)?);
+            }
+            None => {
+                run_bench(root, "heaplab-core", "simulate", &opts.criterion, quick)?;
+                let dir = criterion_dir(root, quick);
+                print_fastest(&dir);
+                rows.extend(simulator_rows(&dir));
+                // A filter given is meant for the simulator's bench: the other areas run
+                // only without one.
+                if opts.criterion.is_empty() {
+                    run_bench(root, "heaplab-core", "import", &[], quick)?;
+                    rows.extend(import_rows(&dir.join("trace-import"), &traces, quick));
+                    run_bench(root, "heaplab-mm", "module", &[], quick)?;
+                    rows.extend(module_rows(&dir.join("module")));
+                    prepare_browser(root)?;
+                    rows.extend(crate::real_bench::run(&bin, quick)?);
+                    rows.extend(crate::teach_bench::run(root, &bin, quick)?);
+                    rows.extend(crate::page_bench::run(root, &bin, quick, &trace)?);
+                }
+            }
         }
-    }
+        Ok(())
+    };
+    let outcome = areas();
     let report = Report {
         rows,
         machine,
         quick,
         seconds: start.elapsed().as_secs_f64(),
+        stopped: outcome.as_ref().err().map(|e| format!("{e:#}")),
     }
     .markdown();
     println!("\n{report}");
     if let Some(dir) = saved.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    std::fs::write(&saved, &report).with_context(|| format!("writing {}", saved.display()))
+    std::fs::write(&saved, &report).with_context(|| format!("writing {}", saved.display()))?;
+    outcome
 }
 
 /// What the areas after criterion's share: the release CLI, the page's three wasm

@@ -204,6 +204,8 @@ pub struct Report {
     pub machine: Machine,
     pub quick: bool,
     pub seconds: f64,
+    /// Why the run stopped before its last area, when it did.
+    pub stopped: Option<String>,
 }
 
 impl Report {
@@ -227,6 +229,12 @@ impl Report {
             secs % 60
         );
         out.push_str(&table(&self.rows));
+        if let Some(why) = &self.stopped {
+            let _ = writeln!(
+                out,
+                "\nThe run stopped before its last area, so rows are missing: {why}"
+            );
+        }
         out
     }
 }
