@@ -69,27 +69,6 @@ async function timed(page, k, act) {
   return { ...t, seconds };
 }
 
-/**
- * A new tab on `url`. Within a whole `cargo xtask bench` on a shared machine, the first
- * navigation here twice waited past a minute for the page while the server answered
- * other clients; its cause is not found, so a timed-out navigation is tried once more,
- * in a new tab, and said on stderr. Nothing timed starts before the page is open.
- */
-async function openTab(context, url) {
-  const page = await context.newPage();
-  try {
-    await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
-    return page;
-  } catch (e) {
-    if (e.name !== 'TimeoutError') throw e;
-    console.error(`teach.mjs: the page did not open within a minute (${e.message.split('\n')[0]}); trying once more`);
-    await page.close();
-    const again = await context.newPage();
-    await again.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
-    return again;
-  }
-}
-
 async function rounds(context, profile, preset, expected) {
   const link = (await heaplab(['link', '--base-url', PAGE_URL, '-w', TRACE, '-p', preset])).trim();
   const read = [];
@@ -98,7 +77,8 @@ async function rounds(context, profile, preset, expected) {
   let peak = 0;
   let events = 0;
   for (let round = 0; round < ROUNDS; round += 1) {
-    const page = await openTab(context, link);
+    const page = await context.newPage();
+    await page.goto(link, { waitUntil: 'domcontentloaded', timeout: 60_000 });
     await page.waitForFunction(() => document.body.dataset.state !== 'loading', null, { timeout: 60_000 });
     await page.setInputFiles('#trace-file', TRACE);
     // The link's run of the whole trace goes first; teaching is timed once it is over.

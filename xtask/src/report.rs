@@ -337,6 +337,44 @@ mod tests {
     }
 
     #[test]
+    fn the_report_says_its_sizes_its_time_and_why_it_stopped() {
+        let machine = Machine {
+            cpu: "cpu".into(),
+            cores: 2,
+            memory_bytes: 1 << 30,
+            os: "os".into(),
+            rustc: "rustc".into(),
+            date: "date".into(),
+            commit: "abc".into(),
+        };
+        let mut report = Report {
+            rows: vec![Row::new("page", "first load", "0.3 s")],
+            machine,
+            quick: true,
+            seconds: 95.4,
+            stopped: None,
+        };
+        let quick = report.markdown();
+        assert!(quick.starts_with("heaplab bench, quick sizes"), "{quick}");
+        assert!(quick.contains("The run took 1 min 35 s"), "{quick}");
+        assert!(
+            quick.ends_with("| page | first load | 0.3 s |  |  |\n"),
+            "{quick}"
+        );
+        report.quick = false;
+        report.stopped = Some("`node web/bench/teach.mjs` failed".into());
+        let stopped = report.markdown();
+        assert!(
+            stopped.starts_with("heaplab bench, full sizes"),
+            "{stopped}"
+        );
+        assert!(
+            stopped.ends_with("rows are missing: `node web/bench/teach.mjs` failed\n"),
+            "{stopped}"
+        );
+    }
+
+    #[test]
     fn counts_and_sizes_read_as_the_report_writes_them() {
         assert_eq!(thousands(0), "0");
         assert_eq!(thousands(999), "999");
