@@ -21,8 +21,11 @@
 //   link's hash is worked out beside the run) and run again, against `heaplab run -w
 //   FILE -p size-class` as a whole process.
 //
-// Every figure is the median of ROUNDS (default 5). The machine is shared, so the page
-// and the native runs take turns round by round and a change of load falls on both.
+// Every figure is the median of ROUNDS (default 5, 3 at the quick sizes). The machine is
+// shared, so the page and the native runs take turns round by round and a change of load
+// falls on both. With HEAPLAB_BENCH_QUICK set (`cargo xtask bench --quick`) every
+// workload is a fifth of its size or less; each figure also goes to the report
+// (`rows.mjs`).
 
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -32,22 +35,25 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 import { launchBench } from './browser.mjs';
+import { events as eventCount, QUICK, reportRow } from './rows.mjs';
 
 const PAGE_URL = process.env.HEAPLAB_URL;
 const HEAPLAB_BIN = process.env.HEAPLAB_BIN;
-const ROUNDS = Number(process.env.ROUNDS ?? 5);
+const ROUNDS = Number(process.env.ROUNDS ?? (QUICK ? 3 : 5));
 if (!PAGE_URL || !HEAPLAB_BIN) {
   console.error('set HEAPLAB_URL and HEAPLAB_BIN, or run `cargo xtask bench`');
   process.exit(2);
 }
 const run = promisify(execFile);
 
-const SPEED_WORKLOAD = ['tree_churn', 0.05];
+const SPEED_WORKLOAD = ['tree_churn', QUICK ? 0.01 : 0.05];
 const POLICIES = [['family', 'size-class'], ['preset', 'glibc-like'], ['preset', 'buddy']];
-const COMPARE_WORKLOAD = 'fragment';
+// `fragment` at its default scale, 0.1, is 983,040 events a configuration; at 0.02,
+// when quick, a third of that (327,680).
+const COMPARE_WORKLOAD = ['fragment', QUICK ? 0.02 : 0.1];
 const TRACE = process.env.HEAPLAB_BENCH_TRACE;
 // Your own allocator: `churn` at this scale is 1,001,002 events, as in heaplab-mm's bench.
-const MODULE_WORKLOAD = ['churn', 0.0715];
+const MODULE_WORKLOAD = ['churn', QUICK ? 0.0143 : 0.0715];
 const MM_EXAMPLES = fileURLToPath(new URL('../../crates/heaplab-mm/c/examples/', import.meta.url));
 
 function median(values) {
@@ -203,10 +209,10 @@ const { profile, context } = await launchBench('heaplab-bench');
 
 try {
   const compareLink = (
-    await heaplab(['link', '--base-url', PAGE_URL, '-w', COMPARE_WORKLOAD, ...POLICIES.flatMap((p) => ['-p', policyArg(p)])])
+    await heaplab(['link', '--base-url', PAGE_URL, '-w', COMPARE_WORKLOAD[0], '--scale', String(COMPARE_WORKLOAD[1]), ...POLICIES.flatMap((p) => ['-p', policyArg(p)])])
   ).trim();
   const sweepLink = (
-    await heaplab(['link', '--base-url', PAGE_URL, '--sweep', '-p', 'size-class', '--vary', 'page_size=4K..64K', '-w', COMPARE_WORKLOAD])
+    await heaplab(['link', '--base-url', PAGE_URL, '--sweep', '-p', 'size-class', '--vary', 'page_size=4K..64K', '-w', COMPARE_WORKLOAD[0], '--scale', String(COMPARE_WORKLOAD[1])])
   ).trim();
 
   const loads = [];
@@ -261,17 +267,44 @@ try {
   console.log('|---|---|---|---|---|');
   for (const r of rows) console.log(`| ${r.policy} | ${r.events.toLocaleString('en')} | ${m(r.native)} | ${m(r.page)} | ${(r.native / r.page).toFixed(2)}x |`);
   console.log(`| all three | | ${m(all(native))} | ${m(all(inWorker))} | ${(all(native) / all(inWorker)).toFixed(2)}x |`);
+  const speed = `\`${SPEED_WORKLOAD[0]}\` ${SPEED_WORKLOAD[1]} (${eventCount(rows[0].events)})`;
+  const against = (page, native) => `${m(page)}/s / ${m(native)}/s (${(native / page).toFixed(2)}x)`;
+  for (const r of rows) {
+    const ratio = r.native / r.page;
+    reportRow({ area: 'page', figure: `worker / \`heaplab run\`, ${r.policy}, events/s, ${speed}`, median: against(r.page, r.native), target: 'within 1.5x', met: ratio <= 1.5 });
+  }
+  const [allPage, allNative] = [all(inWorker), all(native)];
+  reportRow({
+    area: 'page',
+    figure: `worker / \`heaplab run\`, the three together, events/s, ${speed}`,
+    median: against(allPage, allNative),
+    target: '≥ 10 M/s, within 1.5x',
+    met: allPage >= 10e6 && allNative / allPage <= 1.5,
+  });
   const own = { native: rate(mine.native), page: rate(mine.inWorker), events: mine.native[0].events };
   console.log(`\nyour own allocator (implicit.wasm) on ${MODULE_WORKLOAD[0]} at scale ${MODULE_WORKLOAD[1]}, checked, medians of ${ROUNDS}; the page is to be within 1.5x of native:\n`);
   console.log('| configuration | events | `heaplab run` | page worker | native / page |');
   console.log('|---|---|---|---|---|');
   console.log(`| implicit.wasm | ${own.events.toLocaleString('en')} | ${m(own.native)} | ${m(own.page)} | ${(own.native / own.page).toFixed(2)}x |`);
+  reportRow({
+    area: 'page',
+    figure: `your own allocator: worker / \`heaplab run\`, implicit.wasm checked, events/s, \`${MODULE_WORKLOAD[0]}\` ${MODULE_WORKLOAD[1]} (${eventCount(own.events)})`,
+    median: against(own.page, own.native),
+    target: 'within 1.5x',
+    met: own.native / own.page <= 1.5,
+  });
   console.log(`\nthe page as a person uses it, medians of ${ROUNDS}:\n`);
   console.log('| what | time | target | longest main-thread task |');
   console.log('|---|---|---|---|');
   console.log(`| first load (module and catalog, cache off) | ${median(loads).toFixed(2)} s | under 1 s | |`);
-  console.log(`| Run: 3 configurations of ${COMPARE_WORKLOAD} (${events.toLocaleString('en')} events each), run and drawn | ${seconds(compares).toFixed(2)} s | under 1.5 s | ${longest(compares).toFixed(0)} ms |`);
-  console.log(`| Run sweep: ${points} values of page_size over ${COMPARE_WORKLOAD}, run and drawn | ${seconds(sweeps).toFixed(2)} s | under 3 s | ${longest(sweeps).toFixed(0)} ms |`);
+  console.log(`| Run: 3 configurations of ${COMPARE_WORKLOAD[0]} (${events.toLocaleString('en')} events each), run and drawn | ${seconds(compares).toFixed(2)} s | under 1.5 s | ${longest(compares).toFixed(0)} ms |`);
+  console.log(`| Run sweep: ${points} values of page_size over ${COMPARE_WORKLOAD[0]}, run and drawn | ${seconds(sweeps).toFixed(2)} s | under 3 s | ${longest(sweeps).toFixed(0)} ms |`);
+  const ms = (s) => `${(s * 1000).toFixed(0)} ms`;
+  const compare = `\`${COMPARE_WORKLOAD[0]}\` ${COMPARE_WORKLOAD[1]} (${eventCount(events)} each)`;
+  reportRow({ area: 'page', figure: 'first load, module and catalog, cache off', median: ms(median(loads)), target: '< 1 s', met: median(loads) < 1 });
+  reportRow({ area: 'page', figure: `Run: 3 configurations of ${compare}, run and drawn`, median: ms(seconds(compares)), target: '< 1.5 s', met: seconds(compares) < 1.5 });
+  reportRow({ area: 'page', figure: `Run sweep: ${points} values of page_size over ${compare}, run and drawn`, median: ms(seconds(sweeps)), target: '< 3 s', met: seconds(sweeps) < 3 });
+  reportRow({ area: 'page', figure: 'longest main-thread task during those two, at most', median: ms(Math.max(longest(compares), longest(sweeps)) / 1000) });
   if (trace) {
     const { size } = await stat(TRACE);
     const native = median(trace.native);
@@ -283,6 +316,17 @@ try {
     row('`heaplab run -w FILE -p size-class` (the whole process)', native);
     row('page: Run with the file just chosen (hashed beside the run), to results drawn', median(trace.chosen));
     row('page: Run again', median(trace.again));
+    const file = `${path.basename(TRACE)} (${eventCount(trace.events)}), size-class`;
+    for (const [what, runs] of [['with the file just chosen', trace.chosen], ['run again', trace.again]]) {
+      const ratio = median(runs) / native;
+      reportRow({
+        area: 'page',
+        figure: `a trace streamed through the page, ${what} / \`heaplab run\`, time, ${file}`,
+        median: `${median(runs).toFixed(2)} s / ${native.toFixed(2)} s (${ratio.toFixed(2)}x)`,
+        target: 'within 2x',
+        met: ratio <= 2,
+      });
+    }
   } else {
     console.log('\n(no streamed trace: HEAPLAB_BENCH_TRACE is not set; `cargo xtask bench` sets it)');
   }

@@ -1,118 +1,255 @@
-//! `cargo xtask bench`: runs the simulator's criterion bench and prints the figures
-//! BENCHMARKS.md sets targets for, from criterion's own estimates (the median time per
-//! iteration and the events each iteration applies), so BENCHMARKS.md can quote them as
-//! they are. A second
-//! table gives each benchmark's fastest sample: what the machine adds to a sample is never
-//! negative, so it moves less between sittings than the median does, and shows whether a
-//! change to the code or the machine's state moved the median.
+//! `cargo xtask bench`: every benchmark of heaplab in one run, ending with one table (see
+//! `report.rs`) of each figure's median beside its target. The areas, in the order they
+//! run: the simulator's criterion bench (events per second per family, best fit with many
+//! live blocks, time per event as live blocks grow), trace import end to end beside `wc
+//! -l` and `zcat` (criterion too), real memory against glibc, mimalloc and jemalloc and
+//! `glibc-like`'s fidelity (`real_bench.rs`), teaching moments (`teach_bench.rs`), and
+//! the page in headless Chromium with the wasm sizes (`page_bench.rs`).
+//!
+//! The criterion figures are read from criterion's own estimates (the median time per
+//! iteration and the events each iteration applies), with each benchmark's fastest
+//! sample beside the median: what the machine adds to a sample is never negative, so it
+//! moves less between sittings than the median does, and shows whether a change to the
+//! code or the machine's state moved the median.
+//!
+//! `--quick` runs every area at smaller sizes (`HEAPLAB_BENCH_QUICK`, read by the benches
+//! themselves) with criterion's results kept apart, in `target/criterion-quick`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-/// The families `benches/simulate.rs` times, by the names it gives them.
-const FAMILIES: &[&str] = &[
-    "bump",
-    "size-class",
-    "buddy",
-    "free-list-best",
-    "free-list-first",
+use crate::report::{count, Machine, Report, Row};
+use crate::{cargo, run_cmd, target_dir};
+
+/// The families `benches/simulate.rs` times, by the names it gives them, and whether
+/// BENCHMARKS.md holds them to 30 M events/s (the free list's target is best fit's
+/// with 100,000 live blocks instead).
+const FAMILIES: &[(&str, bool)] = &[
+    ("bump", true),
+    ("size-class", true),
+    ("buddy", true),
+    ("free-list-best", false),
+    ("free-list-first", false),
 ];
 
-/// Runs the bench (with `extra` passed on to criterion, e.g. a filter) and prints the
-/// table; with `--table` alone, prints the table of the last run without running.
-pub fn run(root: &Path, extra: &[String]) -> Result<()> {
-    if extra == ["--page"] {
-        return crate::page_bench::run(root);
-    }
-    if extra == ["--teach"] {
-        return crate::teach_bench::run(root);
-    }
-    if extra != ["--table"] {
-        run_bench(root, "simulate", extra)?;
-        // Trace import takes no criterion filter of the simulator's; a filter given
-        // is meant for the simulator's bench, so import runs only without one.
-        if extra.is_empty() {
-            run_bench(root, "import", extra)?;
-        }
-    }
-    let target = crate::target_dir(root);
-    print_table(&target.join("criterion"));
-    print_import(
-        &target.join("criterion/trace-import"),
-        &target.join("tmp/tracebench"),
-    );
-    // The page's figures need a browser and a fresh wasm build, and the teaching
-    // moments a release CLI: with a full run only.
-    if extra.is_empty() {
-        crate::teach_bench::run(root)?;
-        crate::page_bench::run(root)?;
-    }
-    Ok(())
+/// What `cargo xtask bench` was asked for.
+#[derive(Debug, Default, PartialEq)]
+struct Options {
+    quick: bool,
+    /// Only the page (`--page`) or only the teaching moments (`--teach`).
+    only: Option<&'static str>,
+    /// Print the last report again without running anything.
+    table: bool,
+    /// Anything else goes to the simulator's criterion bench (a filter, say), which
+    /// then runs alone.
+    criterion: Vec<String>,
 }
 
-/// The events of `benches/import.rs`'s traces.
-const IMPORT_EVENTS: f64 = 1e7;
+impl Options {
+    fn parse(args: &[String]) -> Result<Options> {
+        let mut o = Options::default();
+        for arg in args {
+            match arg.as_str() {
+                "--quick" => o.quick = true,
+                "--table" => o.table = true,
+                "--page" | "--teach" => {
+                    let only = if arg == "--page" { "page" } else { "teach" };
+                    if o.only.is_some_and(|o| o != only) {
+                        bail!("`--page` and `--teach` each run one area; give one of them");
+                    }
+                    o.only = Some(only);
+                }
+                _ => o.criterion.push(arg.clone()),
+            }
+        }
+        if o.only.is_some() && !o.criterion.is_empty() {
+            bail!(
+                "`{}` goes to the simulator's criterion bench, which `--{}` does not run",
+                o.criterion.join(" "),
+                o.only.unwrap_or_default()
+            );
+        }
+        Ok(o)
+    }
+}
+
+/// Runs what `args` asks for and prints the report, which it also keeps for `--table`.
+pub fn run(root: &Path, args: &[String]) -> Result<()> {
+    let opts = Options::parse(args)?;
+    let saved = target_dir(root).join("bench/report.md");
+    if opts.table {
+        let report = std::fs::read_to_string(&saved).with_context(|| {
+            format!(
+                "reading {}: has `cargo xtask bench` run yet?",
+                saved.display()
+            )
+        })?;
+        print!("{report}");
+        return Ok(());
+    }
+    let start = Instant::now();
+    // The date the run began, and the commit it ran.
+    let machine = Machine::here(root);
+    let quick = opts.quick;
+    let traces = target_dir(root).join("tmp/tracebench");
+    let trace = traces.join(format!("{}.trace", import_stem(quick)));
+    let mut rows = Vec::new();
+    let bin = target_dir(root).join("release/heaplab");
+    // An area that fails ends the run, but the rows of the areas before it are still
+    // reported (and the failure named under them): a long run's figures are not lost to
+    // its last step.
+    let mut areas = || -> Result<()> {
+        match opts.only {
+            Some("page") => {
+                prepare_browser(root)?;
+                rows.extend(crate::page_bench::run(root, &bin, quick, &trace)?);
+            }
+            Some(_) => {
+                prepare_browser(root)?;
+                rows.extend(crate::teach_bench::run(root, &bin, quick)?);
+            }
+            None => {
+                run_bench(root, "heaplab-core", "simulate", &opts.criterion, quick)?;
+                let dir = criterion_dir(root, quick);
+                print_fastest(&dir);
+                rows.extend(simulator_rows(&dir));
+                // A filter given is meant for the simulator's bench: the other areas run
+                // only without one.
+                if opts.criterion.is_empty() {
+                    run_bench(root, "heaplab-core", "import", &[], quick)?;
+                    rows.extend(import_rows(&dir.join("trace-import"), &traces, quick));
+                    run_bench(root, "heaplab-mm", "module", &[], quick)?;
+                    rows.extend(module_rows(&dir.join("module")));
+                    prepare_browser(root)?;
+                    rows.extend(crate::real_bench::run(&bin, quick)?);
+                    rows.extend(crate::teach_bench::run(root, &bin, quick)?);
+                    rows.extend(crate::page_bench::run(root, &bin, quick, &trace)?);
+                }
+            }
+        }
+        Ok(())
+    };
+    let outcome = areas();
+    let report = Report {
+        rows,
+        machine,
+        quick,
+        seconds: start.elapsed().as_secs_f64(),
+        stopped: outcome.as_ref().err().map(|e| format!("{e:#}")),
+    }
+    .markdown();
+    println!("\n{report}");
+    if let Some(dir) = saved.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(&saved, &report).with_context(|| format!("writing {}", saved.display()))?;
+    outcome
+}
+
+/// What the areas after criterion's share: the release CLI, the page's three wasm
+/// modules, Chromium and the npm packages that drive it. Built once a run, so the time
+/// the report gives counts each build once.
+fn prepare_browser(root: &Path) -> Result<()> {
+    run_cmd(
+        cargo().args(["build", "--release", "-p", "heaplab-cli"]),
+        root,
+    )?;
+    crate::tools::build_wasm(root)?;
+    crate::tools::ensure_chromium(root)?;
+    crate::tools::ensure_playwright(root)
+}
+
+/// Where criterion keeps the estimates of this run's sizes: quick runs apart, so neither
+/// size compares itself with the other's last run.
+fn criterion_dir(root: &Path, quick: bool) -> PathBuf {
+    target_dir(root).join(if quick {
+        "criterion-quick"
+    } else {
+        "criterion"
+    })
+}
+
+/// The import bench's traces' file name before the extension, as `benches/import.rs`
+/// names them for this run's sizes.
+fn import_stem(quick: bool) -> &'static str {
+    if quick {
+        "import-quick-v1"
+    } else {
+        "import-v1"
+    }
+}
 
 /// Trace import end to end: events/s and MB/s of each trace file (the bytes of the file
 /// as stored, gzip'd for `trace-gz`), and each against its floor in the same run: `wc -l`
 /// on the text, `zcat` on the gzip'd file.
-fn print_import(dir: &Path, traces: &Path) {
-    let Some(text_floor) = rate(&dir.join("wc-l")) else {
-        return;
+fn import_rows(dir: &Path, traces: &Path, quick: bool) -> Vec<Row> {
+    let stem = import_stem(quick);
+    let size = |ext: &str| {
+        std::fs::metadata(traces.join(format!("{stem}.{ext}"))).map_or(0.0, |m| m.len() as f64)
     };
-    let zcat_floor = rate(&dir.join("zcat"));
-    let size = |name: &str| std::fs::metadata(traces.join(name)).map_or(0, |m| m.len());
-    println!(
-        "
-trace import, 10 M events, `heaplab run -w FILE -p size-class` end to end (medians):
-"
-    );
-    println!("| input | events/s | MB/s | floor | floor MB/s | import / floor time |");
-    println!("|---|---|---|---|---|---|");
-    let rows = [
-        (
-            "trace",
-            "import-v1.trace",
-            "wc -l",
-            Some(text_floor),
-            "import-v1.trace",
-        ),
-        (
-            "rep",
-            "import-v1.rep",
-            "wc -l",
-            Some(text_floor),
-            "import-v1.trace",
-        ),
-        (
-            "trace-gz",
-            "import-v1.trace.gz",
-            "zcat",
-            zcat_floor,
-            "import-v1.trace.gz",
-        ),
-    ];
-    for (bench, file, floor_name, floor, floor_file) in rows {
-        let Some(r) = rate(&dir.join(bench)) else {
+    let floor = |bench: &str| rate(&dir.join(bench));
+    let mut rows = Vec::new();
+    for (bench, ext, floor_name, floor_bench, floor_ext, target) in [
+        ("trace", "trace", "wc -l", "wc-l", "trace", 15e6),
+        ("rep", "rep", "wc -l", "wc-l", "trace", 15e6),
+        ("trace-gz", "trace.gz", "zcat", "zcat", "trace.gz", 10e6),
+    ] {
+        let (Some(r), Some(events)) = (rate(&dir.join(bench)), elements(&dir.join(bench))) else {
             continue;
         };
-        // Each iteration reads one file of `IMPORT_EVENTS` events whole.
-        let mb = |rate: f64, file: &str| rate / IMPORT_EVENTS * size(file) as f64 / 1e6;
-        let (floor_mb, ratio) = match floor {
-            Some(f) => (
-                format!("{:.0}", mb(f, floor_file)),
-                format!("{:.1}x", f / r),
-            ),
-            None => ("—".into(), "—".into()),
-        };
-        println!(
-            "| {bench} | {} | {:.0} | {floor_name} | {floor_mb} | {ratio} |",
-            per_second(r),
-            mb(r, file),
+        // Each iteration reads one whole file of `events` events.
+        let mb = |rate: f64, ext: &str| rate / events * size(ext) / 1e6;
+        let against = floor(floor_bench).map_or(String::new(), |f| {
+            format!(
+                "; `{floor_name}` {:.0} MB/s, {:.1}x faster",
+                mb(f, floor_ext),
+                f / r
+            )
+        });
+        rows.push(
+            Row::new(
+                "trace import",
+                format!(
+                    "`heaplab run -w {stem}.{ext} -p size-class` end to end ({}, {:.1} MB), \
+                     beside `{floor_name}` on the same file",
+                    count(events),
+                    size(ext) / 1e6
+                ),
+                format!("{} ({:.0} MB/s{against})", per_second(r), mb(r, ext)),
+            )
+            .target(format!("≥ {}", per_second(target)), r >= target),
         );
     }
+    rows
+}
+
+/// Your own allocator: the `implicit` example through heaplab, its every payload checked,
+/// against the same module replaying the events alone (`benches/module.rs` of
+/// heaplab-mm). BENCHMARKS.md holds heaplab's share to at most 2x the module's own time.
+fn module_rows(dir: &Path) -> Vec<Row> {
+    let alone = dir.join("implicit-alone");
+    let checked = dir.join("implicit-heaplab-checked");
+    let (Some(own), Some(through), Some(events)) = (rate(&alone), rate(&checked), elements(&alone))
+    else {
+        return Vec::new();
+    };
+    let share = own / through;
+    vec![Row::new(
+        "allocator modules",
+        format!(
+            "`implicit` through heaplab, checked / alone, in wasmi, time, `churn` ({})",
+            count(events)
+        ),
+        format!(
+            "{share:.2}x ({} / {})",
+            per_second(through),
+            per_second(own)
+        ),
+    )
+    .target("at most 2x", share <= 2.0)]
 }
 
 /// glibc's malloc told to keep what the bench frees: the heap's top is never trimmed and
@@ -128,13 +265,19 @@ trace import, 10 M events, `heaplab run -w FILE -p size-class` end to end (media
 const KEEP_FREED_MEMORY: &str =
     "glibc.malloc.trim_threshold=1073741824:glibc.malloc.mmap_threshold=1073741824";
 
-fn run_bench(root: &Path, name: &str, extra: &[String]) -> Result<()> {
+/// `cargo bench -p PACKAGE --bench NAME -- --noplot EXTRA`, its estimates kept where
+/// `criterion_dir` says.
+fn run_bench(root: &Path, package: &str, name: &str, extra: &[String], quick: bool) -> Result<()> {
     let mut bench = Command::new(env!("CARGO"));
     bench
         .current_dir(root)
-        .args(["bench", "-p", "heaplab-core", "--bench", name, "--"])
+        .args(["bench", "-p", package, "--bench", name, "--"])
         .arg("--noplot")
-        .args(extra);
+        .args(extra)
+        .env("CRITERION_HOME", criterion_dir(root, quick));
+    if quick {
+        bench.env("HEAPLAB_BENCH_QUICK", "1");
+    }
     match std::env::var_os("GLIBC_TUNABLES") {
         Some(set) => eprintln!("xtask bench: GLIBC_TUNABLES={set:?}, as set"),
         None => {
@@ -149,38 +292,123 @@ fn run_bench(root: &Path, name: &str, extra: &[String]) -> Result<()> {
     Ok(())
 }
 
-fn print_table(dir: &Path) {
-    println!("\nmedian events per second (criterion's median time per iteration):\n");
-    print_rates(dir, rate);
+/// The fastest samples, as progress above the report (which quotes them beside the
+/// medians).
+fn print_fastest(dir: &Path) {
     println!("\nfastest sample, events per second (the least time per iteration of any sample):\n");
-    print_rates(dir, fastest);
-}
-
-/// One table of events per second, each benchmark's figure taken by `rate`.
-fn print_rates(dir: &Path, rate: fn(&Path) -> Option<f64>) {
-    println!(
-        "| family | churn 0.1 | tree_churn 0.01 | 10,000 live | 1,000,000 live | 1M / 10K time |"
-    );
-    println!("|---|---|---|---|---|---|");
-    for family in FAMILIES {
-        let cell = |path: String| rate(&dir.join(path)).map_or("—".into(), per_second);
-        let small = rate(&dir.join(format!("live-blocks/{family}/10000")));
-        let large = rate(&dir.join(format!("live-blocks/{family}/1000000")));
-        let ratio = match (small, large) {
-            (Some(s), Some(l)) => format!("{:.1}x", s / l),
-            _ => "—".into(),
-        };
+    println!("| family | churn | tree_churn | fewer live | more live |");
+    println!("|---|---|---|---|---|");
+    for (family, _) in FAMILIES {
+        let cell = |path: &Path| fastest(path).map_or("—".into(), per_second);
+        let (few, many) = live_dirs(dir, family);
         println!(
-            "| {family} | {} | {} | {} | {} | {ratio} |",
-            cell(format!("events_churn/{family}")),
-            cell(format!("events_tree_churn/{family}")),
-            small.map_or("—".into(), per_second),
-            large.map_or("—".into(), per_second),
+            "| {family} | {} | {} | {} | {} |",
+            cell(&dir.join(format!("events_churn/{family}"))),
+            cell(&dir.join(format!("events_tree_churn/{family}"))),
+            few.map_or("—".into(), |(_, p)| cell(&p)),
+            many.map_or("—".into(), |(_, p)| cell(&p)),
         );
     }
-    if let Some(r) = rate(&dir.join("best-fit/100000-live")) {
-        println!("\nbest fit with 100,000 live blocks: {}", per_second(r));
+}
+
+/// The simulator's rows: events/s per family on each workload, best fit with many live
+/// blocks, and each family's time per event with the most live blocks against the
+/// fewest.
+fn simulator_rows(dir: &Path) -> Vec<Row> {
+    let mut rows = Vec::new();
+    let both = |bench: &Path| {
+        let median = rate(bench)?;
+        let fast = fastest(bench).map_or(String::new(), |f| format!(" (fastest {:.1})", f / 1e6));
+        Some((median, format!("{}{fast}", per_second(median))))
+    };
+    for workload in ["churn", "tree_churn"] {
+        for (family, held) in FAMILIES {
+            let bench = dir.join(format!("events_{workload}/{family}"));
+            let (Some((median, cell)), Some(events)) = (both(&bench), elements(&bench)) else {
+                continue;
+            };
+            let row = Row::new(
+                "simulator",
+                format!("`{family}` on `{workload}` ({}), events/s", count(events)),
+                cell,
+            );
+            rows.push(if *held {
+                row.target("≥ 30 M/s", median >= 30e6)
+            } else {
+                row
+            });
+        }
     }
+    if let Some((live, bench)) = numbered_dirs(&dir.join("best-fit"), "-live").pop() {
+        if let Some((median, cell)) = both(&bench) {
+            rows.push(
+                Row::new(
+                    "simulator",
+                    format!(
+                        "`free-list-best` with {} live blocks, free + alloc rounds, events/s",
+                        crate::report::thousands(live)
+                    ),
+                    cell,
+                )
+                .target("≥ 10 M/s", median >= 10e6),
+            );
+        }
+    }
+    for (family, _) in FAMILIES {
+        let (Some((few, few_dir)), Some((many, many_dir))) = live_dirs(dir, family) else {
+            continue;
+        };
+        let (Some(fast), Some(slow)) = (rate(&few_dir), rate(&many_dir)) else {
+            continue;
+        };
+        let ratio = fast / slow;
+        rows.push(
+            Row::new(
+                "simulator",
+                format!(
+                    "`{family}`, time per event with {} live blocks / with {}",
+                    crate::report::thousands(many),
+                    crate::report::thousands(few)
+                ),
+                format!("{ratio:.1}x ({} / {})", per_second(slow), per_second(fast)),
+            )
+            .target("within 3x", ratio <= 3.0),
+        );
+    }
+    rows
+}
+
+/// The fewest and the most live blocks `live-blocks/FAMILY/N` was run with, and their
+/// folders.
+fn live_dirs(dir: &Path, family: &str) -> (Option<Numbered>, Option<Numbered>) {
+    let mut sizes = numbered_dirs(&dir.join(format!("live-blocks/{family}")), "");
+    let many = sizes.pop();
+    let few = if sizes.is_empty() {
+        None
+    } else {
+        Some(sizes.swap_remove(0))
+    };
+    (few, many)
+}
+
+/// A benchmark's folder and the number it is named by (its live blocks).
+type Numbered = (u64, PathBuf);
+
+/// The subfolders of `dir` named by a number then `suffix`, by that number, smallest
+/// first. Criterion names a benchmark's folder after its parameter.
+fn numbered_dirs(dir: &Path, suffix: &str) -> Vec<Numbered> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut found: Vec<Numbered> = entries
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let n = e.file_name().to_str()?.strip_suffix(suffix)?.parse().ok()?;
+            Some((n, e.path()))
+        })
+        .collect();
+    found.sort();
+    found
 }
 
 /// Events per second of one benchmark: its elements per iteration over criterion's median
@@ -206,10 +434,15 @@ fn fastest(bench: &Path) -> Option<f64> {
 }
 
 /// Events per second of one benchmark at `nanos` per iteration: the events an iteration
-/// applies (`new/benchmark.json`) over that time.
+/// applies over that time.
 fn per_second_at(bench: &Path, nanos: f64) -> Option<f64> {
+    Some(elements(bench)? / (nanos * 1e-9))
+}
+
+/// The events one iteration of a benchmark applies (`new/benchmark.json`).
+fn elements(bench: &Path) -> Option<f64> {
     let meta = std::fs::read_to_string(bench.join("new/benchmark.json")).ok()?;
-    Some(number_after(&meta, "\"Elements\":")? / (nanos * 1e-9))
+    number_after(&meta, "\"Elements\":")
 }
 
 /// The numbers of the array right after the first `key` in `json`.
@@ -263,6 +496,39 @@ mod tests {
         let r = fastest(&dir).unwrap();
         assert!((r - 1e9).abs() < 1.0, "{r}");
         assert_eq!(numbers_after(r#"{"a":[]}"#, "\"a\":"), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn flags_choose_the_sizes_and_areas_and_the_rest_goes_to_criterion() {
+        assert_eq!(Options::parse(&[]).unwrap(), Options::default());
+        let quick_page = Options::parse(&args(&["--quick", "--page"])).unwrap();
+        assert!(quick_page.quick);
+        assert_eq!(quick_page.only, Some("page"));
+        assert!(Options::parse(&args(&["--table"])).unwrap().table);
+        let filtered = Options::parse(&args(&["--quick", "best-fit"])).unwrap();
+        assert_eq!(filtered.criterion, ["best-fit"]);
+        assert!(Options::parse(&args(&["--page", "--teach"])).is_err());
+        assert!(Options::parse(&args(&["--teach", "best-fit"])).is_err());
+    }
+
+    #[test]
+    fn live_block_sizes_are_read_from_criterion_folders_fewest_and_most() {
+        let dir = std::env::temp_dir().join(format!("xtask-live-{}", std::process::id()));
+        for name in ["1000000", "10000", "100000", "notes"] {
+            std::fs::create_dir_all(dir.join("live-blocks/bump").join(name)).unwrap();
+        }
+        let (few, many) = live_dirs(&dir, "bump");
+        assert_eq!(few.map(|(n, _)| n), Some(10_000));
+        assert_eq!(many.map(|(n, _)| n), Some(1_000_000));
+        assert_eq!(live_dirs(&dir, "buddy"), (None, None));
+        std::fs::create_dir_all(dir.join("best-fit/100000-live")).unwrap();
+        let best = numbered_dirs(&dir.join("best-fit"), "-live");
+        assert_eq!(best.iter().map(|(n, _)| *n).collect::<Vec<_>>(), [100_000]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

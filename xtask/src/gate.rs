@@ -64,7 +64,7 @@ pub fn run(root: &Path) -> Result<()> {
 
     step("web build");
     tools::build_wasm(root)?;
-    let bytes = tools::wasm_size(root)?;
+    let bytes = tools::wasm_size(root, "heaplab_wasm")?;
     if bytes > tools::WASM_BUDGET {
         bail!(
             "web/pkg/heaplab_wasm_bg.wasm is {bytes} bytes, over the page's budget of {} bytes",

@@ -9,6 +9,8 @@ mod dist;
 mod fuzz;
 mod gate;
 mod page_bench;
+mod real_bench;
+mod report;
 mod serve;
 mod teach_bench;
 mod tools;
@@ -30,16 +32,16 @@ commands:
   fuzz [--secs N] [TARGET...]
                       run the fuzz targets in fuzz/ with cargo-fuzz on nightly, N
                       seconds each (60); a crash becomes a file in fuzz/regressions/
-  bench [ARGS]        the simulator's criterion bench, then tables of events/s per family
-                      and the 1M/10K live-block ratios, from criterion's median and from
-                      the fastest sample (ARGS go to criterion; `--table` alone prints the
-                      last run's tables); without ARGS also trace import end to end on
-                      a generated 10M-event trace beside `wc -l` and `zcat`, and the page
-                      in headless Chromium against `heaplab run` (`bench --page` for
-                      only that), and blame, map and explain at the last event of a
-                      1M-event trace against `heaplab run` and the page's teaching mode
-                      at event 5,000,000 of a 10M-event trace (`bench --teach` for only
-                      that)
+  bench [--quick] [ARGS]
+                      every benchmark, ending with one markdown table of medians against
+                      their targets and the machine they ran on: the simulator's events/s
+                      per family (criterion), trace import end to end beside `wc -l` and
+                      `zcat`, real memory against glibc, mimalloc and jemalloc, glibc-like's
+                      fidelity, teaching moments, the page in headless Chromium against
+                      `heaplab run`, and the wasm sizes. `--quick` runs the same at smaller
+                      sizes in about two minutes; `--page` or `--teach` runs only that area;
+                      `--table` prints the last report again; other ARGS go to the
+                      simulator's criterion bench (a filter, say), which then runs alone
 ";
 
 fn main() -> ExitCode {

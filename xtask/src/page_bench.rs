@@ -1,42 +1,67 @@
-//! The page's half of `cargo xtask bench`: builds the wasm and the release CLI, serves
-//! `web/`, and runs `web/bench/page.mjs` in headless Chromium, which prints the page
-//! against `heaplab run` (events/s and their ratio), first load, a three-configuration
-//! comparison and a five-value sweep, each beside its target, and the import bench's
-//! 10-million-event trace streamed through the page against `heaplab run`. The size of
-//! the wasm file the page downloads comes first, against its budget.
+//! The page's part of `cargo xtask bench`, once `bench.rs` has built the wasm and the
+//! release CLI: reports the size of each WebAssembly module the page downloads (the
+//! page's own against its budget), serves `web/`, and runs `web/bench/page.mjs` in headless Chromium, which
+//! reports the page against `heaplab run` (events/s and their ratio), first load, a
+//! three-configuration comparison and a five-value sweep, each beside its target, and the
+//! import bench's trace streamed through the page against `heaplab run`.
 
 use std::path::Path;
 use std::process::Command;
 
 use anyhow::Result;
 
-use crate::{cargo, run_cmd, serve, target_dir, tools};
+use crate::report::{node_rows, thousands, Row};
+use crate::{serve, tools};
 
-pub fn run(root: &Path) -> Result<()> {
-    tools::build_wasm(root)?;
-    run_cmd(
-        cargo().args(["build", "--release", "-p", "heaplab-cli"]),
-        root,
-    )?;
-    tools::ensure_chromium(root)?;
-    tools::ensure_playwright(root)?;
-    let bytes = tools::wasm_size(root)?;
-    println!(
-        "\nthe page's WebAssembly: {bytes} bytes ({:.2} MB; the budget is {:.1} MB)",
-        bytes as f64 / 1e6,
-        tools::WASM_BUDGET as f64 / 1e6
-    );
+/// The page's bench; `trace` is the import bench's trace of this run's sizes, which the
+/// page streams against `heaplab run` when it exists (a `--page` run before any import
+/// bench has none, and says so).
+pub fn run(root: &Path, bin: &Path, quick: bool, trace: &Path) -> Result<Vec<Row>> {
+    let mut rows = wasm_sizes(root)?;
     let addr = serve::spawn_on_free_port(&root.join("web"))?;
     let mut bench = Command::new("node");
     bench
         .arg("web/bench/page.mjs")
         .env("HEAPLAB_URL", format!("http://{addr}/"))
-        .env("HEAPLAB_BIN", target_dir(root).join("release/heaplab"));
-    // The import bench's trace, for the page streaming it against `heaplab run`; a
-    // `--page` run before any import bench has none, and says so.
-    let trace = target_dir(root).join("tmp/tracebench/import-v1.trace");
+        .env("HEAPLAB_BIN", bin);
     if trace.exists() {
         bench.env("HEAPLAB_BENCH_TRACE", trace);
     }
-    run_cmd(&mut bench, root)
+    rows.extend(node_rows(root, &mut bench, "page", quick)?);
+    Ok(rows)
+}
+
+/// The three modules `build_wasm` wrote: the page's own, which a person downloads before
+/// anything runs and which has a budget, then teaching mode's and the module runner's,
+/// each loaded only when used.
+fn wasm_sizes(root: &Path) -> Result<Vec<Row>> {
+    let mut rows = Vec::new();
+    for (name, what) in [
+        ("heaplab_wasm", "the page's own module"),
+        (
+            "heaplab_teach",
+            "teaching mode's module, loaded when it opens",
+        ),
+        (
+            "heaplab_mm",
+            "the allocator-module runner, loaded when one is used",
+        ),
+    ] {
+        let bytes = tools::wasm_size(root, name)?;
+        println!("{name}_bg.wasm: {bytes} bytes");
+        let row = Row::new(
+            "wasm size",
+            format!("{what}, `{name}_bg.wasm`"),
+            format!("{} B", thousands(bytes)),
+        );
+        rows.push(if name == "heaplab_wasm" {
+            row.target(
+                format!("≤ {} B", thousands(tools::WASM_BUDGET)),
+                bytes <= tools::WASM_BUDGET,
+            )
+        } else {
+            row
+        });
+    }
+    Ok(rows)
 }

@@ -71,10 +71,11 @@ pub fn build_wasm(root: &Path) -> Result<()> {
 /// can run anything.
 pub const WASM_BUDGET: u64 = 1_500_000;
 
-/// The size of the page's own `.wasm` that `build_wasm` wrote into `web/pkg` (teaching
-/// mode's second module is loaded only when it opens).
-pub fn wasm_size(root: &Path) -> Result<u64> {
-    let path = root.join("web/pkg/heaplab_wasm_bg.wasm");
+/// The size of a `.wasm` that `build_wasm` wrote into `web/pkg`, by its bindings' name:
+/// `heaplab_wasm` is the page's own, which the budget holds (teaching mode's
+/// `heaplab_teach` and the module runner's `heaplab_mm` load only when used).
+pub fn wasm_size(root: &Path, name: &str) -> Result<u64> {
+    let path = root.join(format!("web/pkg/{name}_bg.wasm"));
     Ok(std::fs::metadata(&path)
         .with_context(|| format!("reading {}", path.display()))?
         .len())

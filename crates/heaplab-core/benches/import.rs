@@ -5,7 +5,9 @@
 //!
 //! `cargo bench -p heaplab-core --bench import` (or `cargo xtask bench`, which prints
 //! events/s, MB/s and the ratios). The traces are generated once into the target
-//! folder's `tmp/tracebench/`, never committed.
+//! folder's `tmp/tracebench/`, never committed. With `HEAPLAB_BENCH_QUICK` set (`cargo
+//! xtask bench --quick`) the trace is a million events, `import-quick-v1.*`, sampled for
+//! half a second a benchmark.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -13,13 +15,33 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
 use heaplab_core::config::{RunConfig, WorkloadConfig};
 use heaplab_core::run::run_trace;
 use heaplab_core::trace::ImportOptions;
 
+/// Whether `cargo xtask bench --quick` asked for the quick sizes.
+fn quick() -> bool {
+    std::env::var_os("HEAPLAB_BENCH_QUICK").is_some()
+}
+
 /// Events in each generated trace.
-const EVENTS: u64 = 10_000_000;
+fn events() -> u64 {
+    if quick() {
+        1_000_000
+    } else {
+        10_000_000
+    }
+}
+
+/// The traces' file name before the extension; `cargo xtask bench` names the same.
+fn stem() -> &'static str {
+    if quick() {
+        "import-quick-v1"
+    } else {
+        "import-v1"
+    }
+}
 
 /// Blocks the program keeps live: frees pick one of them at random.
 const LIVE: usize = 10_000;
@@ -42,7 +64,7 @@ fn write_ops(w: &mut impl Write) -> std::io::Result<u64> {
     };
     let mut live: Vec<u64> = Vec::with_capacity(LIVE);
     let mut ids = 0u64;
-    for _ in 0..EVENTS {
+    for _ in 0..events() {
         let roll = next();
         if live.len() >= LIVE || (!live.is_empty() && roll % 2 == 1) {
             let at = (next() as usize) % live.len();
@@ -69,16 +91,17 @@ fn write_ops(w: &mut impl Write) -> std::io::Result<u64> {
 /// `.trace` gzip'd.
 fn traces() -> [PathBuf; 3] {
     let dir = dir();
-    let text = dir.join("import-v1.trace");
-    let rep = dir.join("import-v1.rep");
-    let gz = dir.join("import-v1.trace.gz");
+    let stem = stem();
+    let text = dir.join(format!("{stem}.trace"));
+    let rep = dir.join(format!("{stem}.rep"));
+    let gz = dir.join(format!("{stem}.trace.gz"));
     if !(text.exists() && rep.exists() && gz.exists()) {
         std::fs::create_dir_all(&dir).unwrap();
         let mut ops = Vec::new();
         let ids = write_ops(&mut ops).unwrap();
         std::fs::write(&text, &ops).unwrap();
         let mut w = BufWriter::new(File::create(&rep).unwrap());
-        writeln!(w, "{ids}\n{EVENTS}").unwrap();
+        writeln!(w, "{ids}\n{}", events()).unwrap();
         w.write_all(&ops).unwrap();
         w.flush().unwrap();
         let mut enc = flate2::write::GzEncoder::new(
@@ -101,7 +124,7 @@ fn run(path: &Path) {
         &ImportOptions::default(),
     )
     .unwrap();
-    assert_eq!(out.report.summary.events(), EVENTS);
+    assert_eq!(out.report.summary.events(), events());
 }
 
 /// A program every reader of the file must be slower than: `wc -l` reads and counts
@@ -119,10 +142,16 @@ fn floor(program: &str, args: &[&str], path: &Path) {
 fn import(c: &mut Criterion) {
     let [text, rep, gz] = traces();
     let mut g = c.benchmark_group("trace-import");
-    g.sample_size(10)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(10))
-        .throughput(Throughput::Elements(EVENTS));
+    g.sample_size(10).throughput(Throughput::Elements(events()));
+    if quick() {
+        // One whole import a sample: linear sampling would run at least 55.
+        g.sampling_mode(SamplingMode::Flat)
+            .warm_up_time(Duration::from_millis(100))
+            .measurement_time(Duration::from_millis(500));
+    } else {
+        g.warm_up_time(Duration::from_secs(1))
+            .measurement_time(Duration::from_secs(10));
+    }
     g.bench_function("trace", |b| b.iter(|| run(&text)));
     g.bench_function("rep", |b| b.iter(|| run(&rep)));
     g.bench_function("trace-gz", |b| b.iter(|| run(&gz)));

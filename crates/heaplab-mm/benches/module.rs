@@ -3,12 +3,17 @@
 //! no checks and no page accounting, and then as `heaplab run -p implicit.wasm` runs it,
 //! through the simulator with every payload checked.
 //!
-//! `cargo bench -p heaplab-mm --bench module`; BENCHMARKS.md quotes it.
+//! `cargo bench -p heaplab-mm --bench module`; `cargo xtask bench` reads criterion's
+//! estimates into its report, which BENCHMARKS.md quotes. With `HEAPLAB_BENCH_QUICK` set
+//! (`cargo xtask bench --quick`) the workload is a fifth as long and sampled for half a
+//! second.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
 use heaplab_core::config::RunConfig;
 use heaplab_core::event::Event;
 use heaplab_core::params::Params;
@@ -18,9 +23,16 @@ use heaplab_mm::compile::{build, BuildRequest, EXAMPLES};
 use heaplab_mm::{Allocator, AllocatorModule};
 use serde_json::Value;
 
-/// `churn` at this scale is 1,001,002 events with at most two blocks live: every call is
-/// the allocator's fast path, so what heaplab adds per call shows most.
-const WORKLOAD: (&str, f64) = ("churn", 0.0715);
+/// Whether `cargo xtask bench --quick` asked for the quick sizes.
+fn quick() -> bool {
+    std::env::var_os("HEAPLAB_BENCH_QUICK").is_some()
+}
+
+/// `churn` at scale 0.0715 is 1,001,002 events with at most two blocks live: every call
+/// is the allocator's fast path, so what heaplab adds per call shows most.
+fn workload() -> (&'static str, f64) {
+    ("churn", if quick() { 0.0143 } else { 0.0715 })
+}
 
 struct NoPages;
 
@@ -55,12 +67,13 @@ fn module() -> std::sync::Arc<AllocatorModule> {
 }
 
 fn config(m: &AllocatorModule) -> RunConfig {
-    let mut config = RunConfig::new(WORKLOAD.0, "bump");
+    let (id, scale) = workload();
+    let mut config = RunConfig::new(id, "bump");
     config.policy = m.policy_config();
     config
         .workload
         .params
-        .insert("scale".into(), Value::from(WORKLOAD.1));
+        .insert("scale".into(), Value::from(scale));
     config.resolve().unwrap()
 }
 
@@ -96,7 +109,7 @@ fn bench(c: &mut Criterion) {
     let m = module();
     let config = config(&m);
     let mut events = Vec::new();
-    heaplab_core::workload::find(WORKLOAD.0)
+    heaplab_core::workload::find(workload().0)
         .unwrap()
         .generate(&config.workload_params().unwrap(), &mut |e| {
             events.push(e);
@@ -106,6 +119,12 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("module");
     g.sample_size(10)
         .throughput(Throughput::Elements(events.len() as u64));
+    if quick() {
+        // One whole replay a sample: linear sampling would run at least 55.
+        g.sampling_mode(SamplingMode::Flat)
+            .warm_up_time(Duration::from_millis(100))
+            .measurement_time(Duration::from_millis(500));
+    }
     g.bench_function("implicit-alone", |b| b.iter(|| alone(&m, &events)));
     g.bench_function("implicit-heaplab-checked", |b| {
         b.iter(|| run(&config).unwrap())

@@ -3,7 +3,9 @@
 //! same decoded events (what `heaplab baseline` times), in one run, with the ratios printed
 //! at the end. The simulated provider is there too, to show what the model itself costs.
 //!
-//! `cargo bench -p heaplab-native --bench real -- --noplot`; figures go in BENCHMARKS.md.
+//! `cargo bench -p heaplab-native --bench real -- --noplot`, for a closer look in one
+//! process: the report of `cargo xtask bench` (BENCHMARKS.md) quotes `heaplab run --real`
+//! and `heaplab baseline`, the commands a person runs.
 //! `HEAPLAB_BENCH_WORKLOAD=churn HEAPLAB_BENCH_SCALE=0.02` picks another workload.
 
 use std::cell::RefCell;
