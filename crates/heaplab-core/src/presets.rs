@@ -48,10 +48,10 @@ pub enum Calibration {
 /// other names are passed over) is an unchecked model of a real allocator, naming them.
 pub fn uncalibrated_note<'a>(ids: impl IntoIterator<Item = &'a str>) -> Option<String> {
     let mut presets: Vec<(&str, &str)> = Vec::new();
-    for id in ids {
-        if let Some(Calibration::Unchecked(real)) = preset(id).map(|p| p.calibration) {
-            if !presets.iter().any(|(p, _)| *p == id) {
-                presets.push((preset(id).map_or(id, |p| p.id), real));
+    for p in ids.into_iter().filter_map(preset) {
+        if let Calibration::Unchecked(real) = p.calibration {
+            if !presets.iter().any(|(id, _)| *id == p.id) {
+                presets.push((p.id, real));
             }
         }
     }

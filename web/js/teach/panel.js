@@ -477,10 +477,13 @@ function selectBlock(block) {
 }
 
 function pause() {
+  const playing = s.timer;
   clearInterval(s.timer);
   s.timer = 0;
   $('#teach-play').textContent = '▶ Play';
-  publish();
+  // Only a pause of a playing run changes what the page says of itself; a pause on the
+  // way into a load must not publish the half-loaded state.
+  if (playing) publish();
 }
 
 function play() {
