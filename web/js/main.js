@@ -138,8 +138,10 @@ function forgetResults() {
 /**
  * A trace file chosen in "Trace file…" or dropped on the page: the form's workload from
  * now on. A file the page refuses (over its limits, unreadable) is named at the file
- * input and the page keeps what it showed; otherwise the results of the workload before
- * are cleared, and with auto-run on the trace runs (the sweep, when the page is on one).
+ * input and the page keeps what it showed. Otherwise, with auto-run on, the trace runs
+ * (the sweep, when the page is on one). The results of a built-in workload are cleared
+ * at once, since they say nothing of a trace; those of a trace that ran stay until the
+ * new one has run, so a file whose run is refused leaves them, and that trace, in place.
  */
 async function takeTraceFile(file) {
   clearError();
@@ -154,7 +156,7 @@ async function takeTraceFile(file) {
     linkFollowsForm();
   }
   if (!file) return;
-  forgetResults();
+  if (!trace.choseAnother() || viewSweep()) forgetResults();
   if ($('#auto-run').checked) {
     runShown();
   } else {
@@ -184,9 +186,12 @@ async function runForm({ writesLink }) {
   if (isRunning()) return;
   clearTimeout(autoTimer);
   beginRun('Running…');
+  // Whether this is the first run of a trace chosen after another one had run.
+  let newTrace = false;
   try {
     const form = readForm();
     const { configs } = form;
+    newTrace = configs[0].workload.id === TRACE_ID && trace.choseAnother();
     const traceFile = configs[0].workload.id === TRACE_ID ? await trace.traceInput(form) : null;
     if (writesLink) {
       try {
@@ -236,16 +241,37 @@ async function runForm({ writesLink }) {
     renderShown();
     window.heaplabConfigs = configs;
     window.heaplabResults = reports;
+    if (traceFile) trace.markRan();
     const count = `${configs.length} ${configs.length === 1 ? 'configuration' : 'configurations'}`;
     setStatus(`Ran ${count}, ${formatCount(reports[0]?.events ?? 0)} events each.${traceNote(reports[0])}`);
     setState('done');
   } catch (error) {
     if (error instanceof Cancelled && superseded) restorePrevious();
     else if (error instanceof Cancelled) cancelledRun();
-    else fail(error);
+    else {
+      fail(error);
+      if (newTrace) keepTraceThatRan();
+    }
   } finally {
     endRun();
   }
+}
+
+/**
+ * After the first run of a newly chosen trace failed: the trace that ran before is the
+ * form's again, with its results, which stayed on screen, back in the test hooks. With
+ * no trace run before, nothing of a trace is left to show.
+ */
+function keepTraceThatRan() {
+  const refused = trace.traceName();
+  const kept = trace.backToRan();
+  if (kept === null) {
+    forgetResults();
+    return;
+  }
+  restorePrevious();
+  linkFollowsForm();
+  setStatus(`${refused} did not run; the results shown are still those of ${kept}, which stays loaded.`);
 }
 
 /** The export menu's downloads, of what the results column shows (see export.js). */

@@ -26,6 +26,9 @@ let source = null;
 let wanted = null;
 // Files chosen in quick succession finish hashing in any order; only the last counts.
 let generation = 0;
+// The trace whose run the page shows, kept so that a file chosen after it that the run
+// refuses (a malformed line, a bad header) does not cost the user the trace they had.
+let ran = null;
 
 /** The content as text when a link may carry it, else null: the core decides. */
 function embeddableText(bytes) {
@@ -149,6 +152,38 @@ function mismatch(loaded, named) {
   const described = (bytes, sha) =>
     [bytes != null ? `${bytes} bytes` : null, sha ? `SHA-256 ${sha.slice(0, 12)}…` : null].filter(Boolean).join(', ');
   return `it has ${described(ref.bytes, ref.sha256)}; the link's ${named.name} had ${described(named.bytes, named.sha256)}`;
+}
+
+/** The trace the form runs is the one whose results the page now shows. */
+export function markRan() {
+  ran = source;
+}
+
+/** Whether a trace ran before and the form now names another one, not run yet. */
+export function choseAnother() {
+  return ran !== null && source !== ran;
+}
+
+/**
+ * Goes back to the trace that ran last, after a file chosen since was refused: the form,
+ * the file input and the link's note name it again. Returns its name, or null when no
+ * trace ran before.
+ */
+export function backToRan() {
+  if (ran === null) return null;
+  generation += 1;
+  source = ran;
+  const input = $('#trace-file');
+  if (ran.file) {
+    // A file input takes a FileList only; a DataTransfer is the one way to build one.
+    const transfer = new DataTransfer();
+    transfer.items.add(ran.file);
+    input.files = transfer.files;
+  } else {
+    input.value = '';
+  }
+  renderNote();
+  return ran.name;
 }
 
 /** A number that changes whenever another trace is chosen or carried by a link. */

@@ -11,7 +11,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { ONE_CONFIG, RESULTS_DIR, RUN_TIMEOUT_MS, errorText, openPage, ranOnOpen, scratch, useBrowser } from './support.mjs';
+import { ONE_CONFIG, RESULTS_DIR, RUN_TIMEOUT_MS, curveReach, errorText, openPage, ranOnOpen, scratch, useBrowser } from './support.mjs';
 
 const CORPUS = fileURLToPath(new URL('../../crates/heaplab-cli/tests/malformed/', import.meta.url));
 const manifest = JSON.parse(await readFile(path.join(CORPUS, 'cases.json'), 'utf8'));
@@ -43,7 +43,7 @@ async function errorInView(page) {
 }
 
 describe('malformed input', () => {
-  it('names each bad trace file as the CLI does, and keeps the configurations', async () => {
+  it('names each bad trace file as the CLI does, and keeps the trace that ran before', async () => {
     const traces = [
       ...manifest.traces.map((entry) => ({ ...entry, path: path.join(CORPUS, 'traces', entry.file) })),
       ...(await Promise.all(manifest.generated.map(async (entry) => ({ ...entry, path: await generatedFile(entry) })))),
@@ -54,42 +54,68 @@ describe('malformed input', () => {
     assert.equal(await ranOnOpen(page), 'done', await errorText(page));
     // The CLI's messages were made with this policy; the corpus's traces are named alike
     // by every policy, but the run is the same one only if the page runs it too.
-    const before = await shown(page);
-    assert.deepEqual(before.families, [manifest.policy]);
-
+    const opened = await shown(page);
+    assert.deepEqual(opened.families, [manifest.policy]);
     await page.selectOption('#workload', 'trace');
-    for (const [index, entry] of traces.entries()) {
+
+    const choose = async (file) => {
       await page.evaluate(() => {
         document.body.dataset.state = 'before-choose';
       });
-      await page.setInputFiles('#trace-file', entry.path);
+      await page.setInputFiles('#trace-file', file);
       await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, {
         timeout: RUN_TIMEOUT_MS,
       });
-      assert.equal(await page.evaluate(() => document.body.dataset.state), 'error', `${entry.file} ran`);
+      return page.evaluate(() => document.body.dataset.state);
+    };
+    const chosenName = () => page.evaluate(() => document.getElementById('trace-file').files[0]?.name ?? null);
+
+    // Before any trace ran, a refused one leaves the configurations; the built-in
+    // workload's results say nothing of a trace and are gone.
+    const [first] = traces;
+    assert.equal(await choose(first.path), 'error', `${first.file} ran`);
+    assert.equal(await errorText(page), first.message, first.file);
+    const afterFirst = await shown(page);
+    assert.equal(afterFirst.results, undefined, `${first.file} left the built-in workload's results`);
+    assert.deepEqual(afterFirst.families, opened.families, first.file);
+
+    // Once a trace ran, every refused file after it leaves that trace, its results and
+    // its chart, as they were.
+    const good = path.join(scratch, 'good.trace');
+    await writeFile(good, 'a 1 16\na 2 32\nf 1\na 3 4096\nf 2\n');
+    assert.equal(await choose(good), 'done', await errorText(page));
+    const before = await shown(page);
+    assert.equal(before.results.length, 1);
+    const status = await page.textContent('#status');
+    for (const [index, entry] of traces.entries()) {
+      assert.equal(await choose(entry.path), 'error', `${entry.file} ran`);
       assert.equal(await errorText(page), entry.message, entry.file);
-      // Nothing of the refused file is taken for results, and the editor is as it was.
       const after = await shown(page);
-      assert.equal(after.results, undefined, `${entry.file} left results`);
+      assert.deepEqual(after.results, before.results, `${entry.file} cost the results of good.trace`);
+      assert.deepEqual(after.configs, before.configs, entry.file);
       assert.deepEqual(after.families, before.families, entry.file);
       assert.equal(await page.inputValue('#workload'), 'trace');
+      assert.equal(await chosenName(), 'good.trace', `${entry.file}: the file input lost good.trace`);
+      assert.match(await page.textContent('#status'), /still those of good\.trace/, entry.file);
       if (index === 0) {
         assert.ok(await errorInView(page), 'the message is out of view at 1280x800');
+        assert.equal(await page.isVisible('#results'), true, 'the results of good.trace were hidden');
+        assert.ok((await curveReach(page, 0)) > 0.5, "good.trace's curve is gone from the chart");
         await page.screenshot({ path: path.join(RESULTS_DIR, 'malformed-trace.png') });
       }
     }
 
-    // The page is still of use: a good trace runs after them all.
-    const good = path.join(scratch, 'good.trace');
-    await writeFile(good, 'a 1 16\na 2 32\nf 1\nf 2\n');
+    // The page is still of use: Run runs the trace that stayed loaded, as before.
     await page.evaluate(() => {
-      document.body.dataset.state = 'before-choose';
+      document.body.dataset.state = 'before-run';
     });
-    await page.setInputFiles('#trace-file', good);
+    await page.click('#run');
     await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, {
       timeout: RUN_TIMEOUT_MS,
     });
     assert.equal(await page.evaluate(() => document.body.dataset.state), 'done', await errorText(page));
+    assert.deepEqual((await shown(page)).results, before.results);
+    assert.equal(await page.textContent('#status'), status);
     assert.equal(await page.isVisible('#error'), false, 'a stale error is still shown');
     assert.deepEqual(problems, [], 'the page threw or logged an error');
     await page.close();
