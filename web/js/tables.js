@@ -3,6 +3,7 @@
 // that list, the allocator's own counters and memory at the end of each phase, so that a
 // figure added to the core shows up without a page change.
 
+import { uncalibrated_note } from '../pkg/heaplab_wasm.js';
 import { $ } from './dom.js';
 import { lists } from './catalog.js';
 import { formatBytes, formatCount, formatDelta, formatMetric } from './format.js';
@@ -70,6 +71,11 @@ function summaryRows(reports) {
 export function renderSummary(labels, configs, reports, baseline = 0) {
   const table = $('#summary');
   table.replaceChildren();
+  // The core's one line on presets not checked against the allocator they model, as
+  // `heaplab run` prints it under its table: a delta against one is the model's.
+  const note = uncalibrated_note(configs.map((config) => config.policy.preset).filter(Boolean));
+  $('#calibration-note').textContent = note ?? '';
+  $('#calibration-note').hidden = note == null;
 
   const head = table.createTHead().insertRow();
   const corner = document.createElement('th');

@@ -725,6 +725,25 @@ describe('heaplab page', () => {
     await page.close();
   });
 
+  it('says above the table which models are uncalibrated, in the words of heaplab run', async () => {
+    const args = ['-w', 'tree_churn', '--scale', '0.02', '-p', 'glibc-like', '-p', 'jemalloc-like', '-p', 'mimalloc-like'];
+    const printed = (await heaplabText(['run', ...args])).split('\n').filter((line) => line.startsWith('Uncalibrated:'));
+    assert.equal(printed.length, 1, 'heaplab run printed no uncalibrated line');
+    const link = (await heaplabText(['link', '--base-url', PAGE_URL, ...args])).trim();
+    const { page, problems } = await openPage(link);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    assert.equal(await ranOnOpen(page), 'done', await errorText(page));
+    assert.equal(await page.isVisible('#calibration-note'), true);
+    assert.equal(await page.textContent('#calibration-note'), printed[0]);
+    // The line goes with the models: a textbook policy and glibc-like alone are silent.
+    await page.selectOption('.policy:nth-of-type(2) select.family', 'preset:first-fit');
+    await page.selectOption('.policy:nth-of-type(3) select.family', 'preset:buddy');
+    assert.equal(await clickRun(page), 'done', await errorText(page));
+    assert.equal(await page.isVisible('#calibration-note'), false, await page.textContent('#calibration-note'));
+    normalRunProblems.push(...problems);
+    await page.close();
+  });
+
   it('runs a CLI link when opened, without Run, and a link pasted into the open page', async () => {
     const link = (await heaplabText(['link', '-w', 'churn', '--scale', '0.01', '-p', 'bump', '--base-url', PAGE_URL])).trim();
     assert.match(link, /^https?:\/\/[^#]+#2\.[A-Za-z0-9_-]+$/, `not a page link: ${link}`);

@@ -209,3 +209,48 @@ fn every_json_report_names_its_schema_first() {
         assert_eq!(first_key, Some("schema"), "{full:?}");
     }
 }
+
+/// A table with a model that was never checked against its real allocator says so in one
+/// line naming it, and a table of checked or textbook policies says nothing of the kind.
+#[test]
+fn a_table_names_the_uncalibrated_models_it_shows() {
+    let run = |policies: &[&str]| {
+        let mut args = vec!["run", "-w", "tree_churn", "--scale", "0.02"];
+        for p in policies {
+            args.extend(["-p", p]);
+        }
+        let out = heaplab(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let marked = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.starts_with("Uncalibrated:"))
+            .map(str::to_owned)
+            .collect()
+    };
+    let mixed = run(&[
+        "glibc-like",
+        "mimalloc-like",
+        "jemalloc-like:page_size=4KiB",
+    ]);
+    let lines = marked(&mixed);
+    assert_eq!(lines.len(), 1, "{mixed}");
+    assert!(
+        lines[0].starts_with(
+            "Uncalibrated: mimalloc-like and jemalloc-like model mimalloc and jemalloc, but their \
+             memory at end has not been checked"
+        ),
+        "{}",
+        lines[0]
+    );
+    assert!(!lines[0].contains("glibc-like"), "{}", lines[0]);
+    assert_eq!(
+        marked(&run(&["glibc-like", "buddy", "first-fit"])),
+        Vec::<String>::new()
+    );
+}

@@ -61,6 +61,14 @@ pub fn catalog() -> Result<JsValue, JsError> {
     to_js(&heaplab_app::catalog::catalog())
 }
 
+/// The line the table of runs shows when a preset among `presets` (in column order) models
+/// a real allocator it has not been checked against, as `heaplab run` prints it under its
+/// table; `undefined` when none does.
+#[wasm_bindgen]
+pub fn uncalibrated_note(presets: Vec<String>) -> Option<String> {
+    heaplab_core::presets::uncalibrated_note(presets.iter().map(String::as_str))
+}
+
 /// Runs one config over the simulated provider and returns `{report, series}`: the report
 /// as `heaplab run --json` prints it, the series as typed arrays, with the page
 /// operations so far (`commits`, `decommits`) on the series' events. Bad configs and
