@@ -8,7 +8,8 @@
 // The page's time runs from pressing Run to the results drawn; the CLI's is `heaplab run
 // --config` of the page's own three configurations, as a whole process. Each figure is the
 // median of ROUNDS (default 3), the page and the CLI taking turns round by round so that a
-// change of load on this shared machine falls on both.
+// change of load on this shared machine falls on both. Under `cargo xtask bench --long`
+// (which records web/bench/churn-dicts.py for it) the two verdicts go into its report.
 
 import { execFile } from 'node:child_process';
 import { rm, stat, writeFile } from 'node:fs/promises';
@@ -17,6 +18,7 @@ import { promisify } from 'node:util';
 
 import { rendererBytes, watchMemory } from '../tests/memory.mjs';
 import { launchBench } from './browser.mjs';
+import { events as eventCount, reportRow } from './rows.mjs';
 
 const PAGE_URL = process.env.HEAPLAB_URL;
 const HEAPLAB_BIN = process.env.HEAPLAB_BIN;
@@ -78,5 +80,20 @@ console.log(`| \`heaplab run --config\` of the same three (whole process) | ${c}
 console.log(`| page / CLI | ${(p / c).toFixed(2)}x | at most 1.5x | ${p / c <= 1.5 ? 'yes' : 'no'} |`);
 console.log(`| the tab's renderer at most | ${(peak / 2 ** 20).toFixed(0)} MiB | under 500 MB | ${peak < 500e6 ? 'yes' : 'no'} |`);
 console.log(`| the tab's renderer after | ${((await rendererBytes(profile)) / 2 ** 20).toFixed(0)} MiB | | |`);
+const what = `${path.basename(FILE)} (${eventCount(events)}, ${(size / 1e6).toFixed(0)} MB) streamed with ${PRESETS.join(', ')}`;
+reportRow({
+  area: 'long runs',
+  figure: `the page, Run to results drawn, against \`heaplab run --config\` of the same three: ${what} (page ms / CLI ms)`,
+  median: `${(p / c).toFixed(2)}x (${p} / ${c} ms)`,
+  target: 'at most 1.5x',
+  met: p / c <= 1.5,
+});
+reportRow({
+  area: 'long runs',
+  figure: `the tab's renderer process at most, ${what}`,
+  median: `${(peak / 2 ** 20).toFixed(0)} MiB`,
+  target: 'under 500 MB',
+  met: peak < 500e6,
+});
 await context.close();
 await rm(profile, { recursive: true, force: true });

@@ -39,7 +39,8 @@ const FAMILIES: &[(&str, bool)] = &[
 #[derive(Debug, Default, PartialEq)]
 struct Options {
     quick: bool,
-    /// Only the page (`--page`) or only the teaching moments (`--teach`).
+    /// Only the page (`--page`), only the teaching moments (`--teach`) or only the long
+    /// runs (`--long`).
     only: Option<&'static str>,
     /// Print the last report again without running anything.
     table: bool,
@@ -55,10 +56,16 @@ impl Options {
             match arg.as_str() {
                 "--quick" => o.quick = true,
                 "--table" => o.table = true,
-                "--page" | "--teach" => {
-                    let only = if arg == "--page" { "page" } else { "teach" };
+                "--page" | "--teach" | "--long" => {
+                    let only = match arg.as_str() {
+                        "--page" => "page",
+                        "--teach" => "teach",
+                        _ => "long",
+                    };
                     if o.only.is_some_and(|o| o != only) {
-                        bail!("`--page` and `--teach` each run one area; give one of them");
+                        bail!(
+                            "`--page`, `--teach` and `--long` each run one area; give one of them"
+                        );
                     }
                     o.only = Some(only);
                 }
@@ -107,9 +114,13 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
                 prepare_browser(root)?;
                 rows.extend(crate::page_bench::run(root, &bin, quick, &trace)?);
             }
-            Some(_) => {
+            Some("teach") => {
                 prepare_browser(root)?;
                 rows.extend(crate::teach_bench::run(root, &bin, quick)?);
+            }
+            Some(_) => {
+                prepare_browser(root)?;
+                rows.extend(crate::long_bench::run(root, &bin, quick)?);
             }
             None => {
                 run_bench(root, "heaplab-core", "simulate", &opts.criterion, quick)?;
@@ -127,6 +138,7 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
                     rows.extend(crate::real_bench::run(&bin, quick)?);
                     rows.extend(crate::teach_bench::run(root, &bin, quick)?);
                     rows.extend(crate::page_bench::run(root, &bin, quick, &trace)?);
+                    rows.extend(crate::long_bench::run(root, &bin, quick)?);
                 }
             }
         }
@@ -513,6 +525,11 @@ mod tests {
         let filtered = Options::parse(&args(&["--quick", "best-fit"])).unwrap();
         assert_eq!(filtered.criterion, ["best-fit"]);
         assert!(Options::parse(&args(&["--page", "--teach"])).is_err());
+        assert!(Options::parse(&args(&["--long", "--page"])).is_err());
+        assert_eq!(
+            Options::parse(&args(&["--long"])).unwrap().only,
+            Some("long")
+        );
         assert!(Options::parse(&args(&["--teach", "best-fit"])).is_err());
     }
 

@@ -8,6 +8,7 @@ mod bench;
 mod dist;
 mod fuzz;
 mod gate;
+mod long_bench;
 mod page_bench;
 mod real_bench;
 mod report;
@@ -38,8 +39,10 @@ commands:
                       per family (criterion), trace import end to end beside `wc -l` and
                       `zcat`, real memory against glibc, mimalloc and jemalloc, glibc-like's
                       fidelity, teaching moments, the page in headless Chromium against
-                      `heaplab run`, and the wasm sizes. `--quick` runs the same at smaller
-                      sizes in about two minutes; `--page` or `--teach` runs only that area;
+                      `heaplab run`, the wasm sizes, and long runs (100 M events natively,
+                      every MallocBench port over real memory, a recorded program streamed
+                      through the page). `--quick` runs the same at smaller sizes in a few
+                      minutes; `--page`, `--teach` or `--long` runs only that area;
                       `--table` prints the last report again; other ARGS go to the
                       simulator's criterion bench (a filter, say), which then runs alone
 ";
