@@ -69,6 +69,27 @@ async function timed(page, k, act) {
   return { ...t, seconds };
 }
 
+/**
+ * A new tab on `link`, once the page has started (its state past "loading"). Runs of this
+ * bench have stalled on a first load now and then; the error says which of the page's
+ * requests were still unanswered and what the page showed, rather than only that it timed
+ * out.
+ */
+async function openTab(context, link) {
+  const page = await context.newPage();
+  const pending = new Set();
+  page.on('request', (request) => pending.add(request.url()));
+  for (const done of ['requestfinished', 'requestfailed']) page.on(done, (request) => pending.delete(request.url()));
+  try {
+    await page.goto(link, { waitUntil: 'commit', timeout: 60_000 });
+    await page.waitForFunction(() => document.body?.dataset.state && document.body.dataset.state !== 'loading', null, { timeout: 60_000 });
+  } catch (error) {
+    const state = await page.evaluate(() => `state ${document.body?.dataset.state}, status "${document.getElementById('status')?.textContent ?? ''}"`).catch(() => 'no document');
+    throw new Error(`the page did not start within 60 s (${state}); requests unanswered: ${[...pending].join(', ') || 'none'}`, { cause: error });
+  }
+  return page;
+}
+
 async function rounds(context, profile, preset, expected) {
   const link = (await heaplab(['link', '--base-url', PAGE_URL, '-w', TRACE, '-p', preset])).trim();
   const read = [];
@@ -77,9 +98,7 @@ async function rounds(context, profile, preset, expected) {
   let peak = 0;
   let events = 0;
   for (let round = 0; round < ROUNDS; round += 1) {
-    const page = await context.newPage();
-    await page.goto(link, { waitUntil: 'domcontentloaded', timeout: 60_000 });
-    await page.waitForFunction(() => document.body.dataset.state !== 'loading', null, { timeout: 60_000 });
+    const page = await openTab(context, link);
     // The page opened on a link naming a trace it does not have, so it is already
     // "ready"; a state no run leaves marks the moment before the file is chosen, so the
     // wait below sees the end of the run choosing it starts, not the state before it.
