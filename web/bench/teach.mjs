@@ -50,11 +50,26 @@ async function heaplab(args) {
 
 /** Waits until teaching mode shows event `k`, not busy; answers `window.heaplabTeach`. */
 async function shown(page, k) {
-  await page.waitForFunction(
-    (k) => window.heaplabTeach?.event === k && !window.heaplabTeach.busy && window.heaplabTeach.counts,
-    k,
-    { timeout: 300_000, polling: 20 },
-  );
+  try {
+    await page.waitForFunction(
+      (k) => window.heaplabTeach?.event === k && !window.heaplabTeach.busy && window.heaplabTeach.counts,
+      k,
+      { timeout: 120_000, polling: 20 },
+    );
+  } catch (error) {
+    // What the page showed instead, and a picture of it, so a stall can be told apart
+    // from a wrong event or an error the page reported.
+    const seen = await page
+      .evaluate(() => ({
+        state: document.body.dataset.state,
+        status: document.getElementById('status')?.textContent,
+        error: document.getElementById('error')?.textContent,
+        teach: window.heaplabTeach && { event: window.heaplabTeach.event, busy: window.heaplabTeach.busy, events: window.heaplabTeach.events },
+      }))
+      .catch((e) => String(e));
+    await page.screenshot({ path: 'web/test-results/teach-bench-stalled.png' }).catch(() => {});
+    throw new Error(`teaching mode did not show event ${k} within 120 s; the page: ${JSON.stringify(seen)}`, { cause: error });
+  }
   return page.evaluate(() => ({ line: window.heaplabTeach.line, events: window.heaplabTeach.events }));
 }
 
