@@ -71,11 +71,12 @@ static void arena_reset(struct arena *a) {
   }
 }
 
+/* Every block dies and every slab goes back. */
 static void arena_drop(struct arena *a) {
-  arena_reset(a);
   heaplab_arena_drop(a->id);
-  if (a->nslabs > 0) free(a->slabs[0]);
-  a->nslabs = 0;
+  for (int i = 0; i < a->ncustom; i++) free(a->custom[i]);
+  for (int i = 0; i < a->nslabs; i++) free(a->slabs[i]);
+  a->ncustom = a->nslabs = 0;
   a->cur = a->end = 0;
 }
 

@@ -155,8 +155,8 @@ impl fmt::Display for Imported {
         if self.slab_lines > 0 {
             write!(
                 f,
-                ", {} left out (the program's own arena slabs: the policy backs its arenas)",
-                format_counted(i128::from(self.slab_lines), "slab line", "slab lines")
+                ", {} of the program's arena slabs left out, the policy backs its arenas",
+                format_counted(i128::from(self.slab_lines), "line", "lines")
             )?;
         }
         Ok(())
