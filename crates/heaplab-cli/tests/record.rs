@@ -615,7 +615,10 @@ fn an_annotated_arena_is_recorded_and_its_slab_size_matters_on_replay() {
     // arena alone makes the difference, even in the peak.
     let heap = ["--set", "unscoped=heap"];
     let points = slab_size_sweep(&trace, sizes, &heap);
-    assert!(points[0][0] < points[1][0] && points[1][0] < points[2][0], "{points:?}");
+    assert!(
+        points[0][0] < points[1][0] && points[1][0] < points[2][0],
+        "{points:?}"
+    );
 
     // Without the annotations the arena is a few slab mallocs, in the general heap as
     // every other malloc, and no slab size changes anything.

@@ -616,7 +616,10 @@ mod tests {
                 "p unnamed"
             ]
         );
-        assert_eq!((counts.allocs, counts.slabs, counts.arena_allocs), (2, 1, 2));
+        assert_eq!(
+            (counts.allocs, counts.slabs, counts.arena_allocs),
+            (2, 1, 2)
+        );
     }
 
     #[test]

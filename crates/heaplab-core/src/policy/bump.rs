@@ -184,7 +184,11 @@ fn general_heap(which: HeapPreset, page_size: u64) -> Result<FreeList, ParamErro
         .iter()
         .map(|(k, v)| (k.to_string(), serde_json::Value::String(v.to_string())))
         .collect();
-    let params = Params::resolve(super::free_list::FAMILY.params, &given, "policy.params.heap")?;
+    let params = Params::resolve(
+        super::free_list::FAMILY.params,
+        &given,
+        "policy.params.heap",
+    )?;
     FreeList::new(&params, page_size)
 }
 
