@@ -111,7 +111,9 @@ knobs! {
         kind: ParamKind::Choice(HeapPreset::NAMES),
         default: "glibc-like",
         unit: "",
-        doc: "The free-list preset of the general heap: where slabs come from when               backing = heap, as LLVM's MallocAllocator takes them from the program's malloc,               and where allocations outside arenas go when unscoped = heap.",
+        doc: "The free-list preset of the general heap: where slabs come from when \
+              backing = heap, as LLVM's MallocAllocator takes them from the program's malloc, \
+              and where allocations outside arenas go when unscoped = heap.",
         zero_means: "",
     },
     unscoped: Unscoped = ParamSpec {
