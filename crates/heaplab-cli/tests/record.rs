@@ -479,3 +479,163 @@ fn callers_name_the_programs_functions() {
     }
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// What `heaplab sweep -p llvm-bump` over `slab_sizes` on `trace`, with `extra` flags,
+/// finds at each point: peak committed bytes, page operations and resident bytes at end.
+fn slab_size_sweep(trace: &Path, slab_sizes: &str, extra: &[&str]) -> Vec<[u64; 3]> {
+    let out = Command::new(HEAPLAB)
+        .args(["sweep", "-p", "llvm-bump", "--vary"])
+        .arg(format!("slab_size={slab_sizes}"))
+        .args(extra)
+        .arg("-w")
+        .arg(trace)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            ["peak_committed_bytes", "page_ops", "end_resident_bytes"]
+                .map(|k| p["metrics"][k].as_u64().unwrap())
+        })
+        .collect()
+}
+
+/// Whether no two of `points` agree on any figure.
+fn all_differ(points: &[[u64; 3]]) -> bool {
+    (0..3).all(|k| {
+        let mut figures: Vec<u64> = points.iter().map(|p| p[k]).collect();
+        figures.sort_unstable();
+        figures.dedup();
+        figures.len() == points.len()
+    })
+}
+
+/// A JIT in miniature (`tests/record/jit_arenas.c`) annotates its bump arena with
+/// `heaplab.h`: it runs unchanged without the recorder, its trace has the arena's 80,000
+/// allocations and 40 resets with its slab mallocs marked, a replay leaves the slabs out
+/// and counts them, `convert` keeps them, and a sweep of `llvm-bump`'s slab size over
+/// the recording answers differently at every size. The same trace stripped of the
+/// annotations, as the recorder wrote it before they existed, answers the same at every
+/// size: the question the annotations make answerable.
+#[test]
+fn an_annotated_arena_is_recorded_and_its_slab_size_matters_on_replay() {
+    let d = dir("arenas");
+    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("../heaplab-record/include");
+    let include = format!("-I{}", include.display());
+    let program = compile(&d, "jit_arenas", &["-O1", &include]);
+    let alone = Command::new(&program).status().unwrap();
+    assert!(alone.success(), "the program runs without the recorder");
+
+    let trace = d.join("jit.trace");
+    let out = Command::new(HEAPLAB)
+        .arg("record")
+        .arg("-o")
+        .arg(&trace)
+        .arg("--")
+        .arg(&program)
+        .env("HEAPLAB_PRELOAD", preload())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let counts = trailer(&trace);
+    assert_eq!(counts.arena_allocs, 40 * 2000, "{counts}");
+    assert!(counts.slabs >= 40, "{counts}");
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    let count = |f: &dyn Fn(&str) -> bool| lines.iter().filter(|l| f(l)).count() as u64;
+    assert_eq!(count(&|l| l.ends_with(" arena=1")), 80_000);
+    assert_eq!(count(&|l| l.contains(" slab=1")), counts.slabs);
+    assert_eq!(count(&|l| l == "reset 1"), 40);
+    for line in ["arena 1", "drop 1", "p compile", "p run"] {
+        assert_eq!(count(&|l| l == line), 1, "{line}");
+    }
+
+    // The replay leaves out each slab and its free (the program reallocs none), and
+    // carries out the arena's allocations instead.
+    let run = |path: &Path| -> Value {
+        let out = Command::new(HEAPLAB)
+            .args(["run", "-p", "glibc-like", "--json", "-w"])
+            .arg(path)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let replay = run(&trace);
+    assert_eq!(replay[0]["trace"]["slab_lines"], 2 * counts.slabs);
+    assert_eq!(
+        replay[0]["allocs"],
+        counts.allocs - counts.slabs + counts.arena_allocs
+    );
+
+    // `convert` keeps the slab lines, and its output replays as the original does.
+    let converted = d.join("converted.trace");
+    let out = Command::new(HEAPLAB)
+        .arg("convert")
+        .arg(&trace)
+        .arg("-o")
+        .arg(&converted)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let again = std::fs::read_to_string(&converted).unwrap();
+    assert_eq!(
+        again.lines().filter(|l| l.contains(" slab=1")).count() as u64,
+        counts.slabs
+    );
+    let mut replay_again = run(&converted);
+    replay_again[0]["config"]["workload"] = replay[0]["config"]["workload"].clone();
+    replay_again[0]["trace"]["lines"] = replay[0]["trace"]["lines"].clone();
+    assert_eq!(replay_again, replay);
+
+    // The arena's slabs come from llvm-bump's, whose size moves the peak committed
+    // memory, the page operations and what stays resident at the end.
+    let sizes = "4KiB,64KiB,1MiB";
+    let points = slab_size_sweep(&trace, sizes, &[]);
+    assert_eq!(points.len(), 3);
+    assert!(all_differ(&points), "{points:?}");
+    // The program's other mallocs in the general heap rather than a global arena: the
+    // arena alone makes the difference, even in the peak.
+    let heap = ["--set", "unscoped=heap"];
+    let points = slab_size_sweep(&trace, sizes, &heap);
+    assert!(
+        points[0][0] < points[1][0] && points[1][0] < points[2][0],
+        "{points:?}"
+    );
+
+    // Without the annotations the arena is a few slab mallocs, in the general heap as
+    // every other malloc, and no slab size changes anything.
+    let plain: String = text
+        .lines()
+        .filter(|l| {
+            let annotation = l.ends_with(" arena=1")
+                || ["arena ", "reset ", "drop "]
+                    .iter()
+                    .any(|op| l.starts_with(op));
+            !annotation
+        })
+        .map(|l| l.replace(" slab=1", "") + "\n")
+        .collect();
+    let unannotated = d.join("unannotated.trace");
+    std::fs::write(&unannotated, plain).unwrap();
+    let flat = slab_size_sweep(&unannotated, sizes, &heap);
+    assert!(flat.iter().all(|p| *p == flat[0]), "{flat:?}");
+    std::fs::remove_dir_all(&d).unwrap();
+}

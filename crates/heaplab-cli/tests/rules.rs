@@ -198,7 +198,7 @@ fn bump_says_a_large_request_gets_a_slab_of_its_own_from_the_heap() {
         line("custom", "a 1 100\na 2 9000\n", "bump", &[], 2),
         "event 2: a 9,000 B (id 2): a slab of its own: 9,000 B with alignment padding is \
          9,015 B > custom_threshold 4 KiB, from the general heap (backing = heap); no free \
-         block in the free chunks by size; split the 135,144 B top: 9,024 B to id 2, 126,120 B \
+         block in bin 108; split the 135,144 B top: 9,024 B to id 2, 126,120 B \
          stays top; new slab of 9,015 B at 0x100001020; placed at 0x100001020"
     );
 }

@@ -91,9 +91,9 @@ fn explain_bump() {
     explain(
         "bump",
         expect![[r#"
-            event 1: a 48 B (id 1): the unscoped arena has no slab yet: slab 1 is 4 KiB (slab_size 4 KiB not doubled yet: it doubles every growth_every 128 slabs), from the general heap (backing = heap); no free block in the free chunks by size; reserve 67,108,864 B at 0x100000000; new segment of 67,108,864 B at 0x100000000; commit 139,264 B at 0x100000000 (first use: the top grows); split the 139,256 B top: 4,112 B to id 1, 135,144 B stays top; new slab of 4,096 B at 0x100000010; placed at 0x100000010
+            event 1: a 48 B (id 1): the unscoped arena has no slab yet: slab 1 is 4 KiB (slab_size 4 KiB not doubled yet: it doubles every growth_every 128 slabs), from the general heap (backing = heap); no free block in bin 99; reserve 67,108,864 B at 0x100000000; new segment of 67,108,864 B at 0x100000000; commit 139,264 B at 0x100000000 (first use: the top grows); split the 139,256 B top: 4,112 B to id 1, 135,144 B stays top; new slab of 4,096 B at 0x100000010; placed at 0x100000010
             event 2: a 100 B (id 2): placed at 0x100000040
-            event 3: a 5,000 B (id 3): a slab of its own: 5,000 B with alignment padding is 5,015 B > custom_threshold 4 KiB, from the general heap (backing = heap); no free block in the free chunks by size; split the 135,144 B top: 5,024 B to id 3, 130,120 B stays top; new slab of 5,015 B at 0x100001020; placed at 0x100001020
+            event 3: a 5,000 B (id 3): a slab of its own: 5,000 B with alignment padding is 5,015 B > custom_threshold 4 KiB, from the general heap (backing = heap); no free block in bin 100; split the 135,144 B top: 5,024 B to id 3, 130,120 B stays top; new slab of 5,015 B at 0x100001020; placed at 0x100001020
             event 4: f id 1: a bump arena frees no single block, and the unscoped arena is never reset (unscoped = arena): its 48 B stay for the whole run; page 0 stays resident: id 2 (100 B, allocated at event 2) still lives there
             event 5: a 40 B (id 4): placed at 0x1000000b0
             event 6: f id 3: a bump arena frees no single block, and the unscoped arena is never reset (unscoped = arena): its 5,000 B stay for the whole run; page 1 stays resident: nothing lives there, the policy keeps it; page 2 stays resident: nothing lives there, the policy keeps it

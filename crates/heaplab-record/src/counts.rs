@@ -1,12 +1,16 @@
 //! What a recording saw, and the trailer comment that carries it at the end of the trace:
 //!
 //! ```text
-//! # heaplab-record: allocs=.. frees=.. reallocs=.. peak_live_bytes=.. end_live_bytes=.. skipped_frees=.. unknown_reallocs=.. missed_frees=.. threads=..
+//! # heaplab-record: allocs=.. frees=.. reallocs=.. peak_live_bytes=.. end_live_bytes=.. skipped_frees=.. unknown_reallocs=.. missed_frees=.. threads=.. slabs=.. arena_allocs=..
 //! ```
 //!
 //! `allocs`, `frees`, `reallocs`, `peak_live_bytes` and `end_live_bytes` are counted from
-//! the lines as written, so replaying the trace (`heaplab run -w prog.trace`) reports the
-//! same figures. The others say what the trace had to leave out or patch up.
+//! the malloc family's lines as written, so replaying the trace (`heaplab run -w
+//! prog.trace`) reports the same figures when the program annotated no arenas. `slabs`
+//! and `arena_allocs` count what the annotations added (see `crate::arenas`): a replay
+//! leaves the slabs out and counts the arenas' allocations instead, so its figures differ
+//! from these when either is not 0. The others say what the trace had to leave out or
+//! patch up.
 
 use std::fmt;
 
@@ -34,6 +38,12 @@ pub struct Counts {
     pub missed_frees: u64,
     /// Threads that allocated or freed: the main thread and those numbered 1, 2, …
     pub threads: u32,
+    /// Allocations the program marked as slabs of its own arenas (`a … slab=<n>`),
+    /// counted in `allocs` too.
+    pub slabs: u64,
+    /// Allocations the program made in its own arenas (`a … arena=<n>`), not in
+    /// `allocs`: no malloc made them, and they die with the arena's reset or drop.
+    pub arena_allocs: u64,
 }
 
 impl Counts {
@@ -47,6 +57,8 @@ impl Counts {
         unknown_reallocs: 0,
         missed_frees: 0,
         threads: 0,
+        slabs: 0,
+        arena_allocs: 0,
     };
 
     #[inline]
@@ -56,7 +68,7 @@ impl Counts {
     }
 
     /// The trailer's fields, in order.
-    pub fn fields(&self) -> [(&'static str, u64); 9] {
+    pub fn fields(&self) -> [(&'static str, u64); 11] {
         [
             ("allocs", self.allocs),
             ("frees", self.frees),
@@ -67,6 +79,8 @@ impl Counts {
             ("unknown_reallocs", self.unknown_reallocs),
             ("missed_frees", self.missed_frees),
             ("threads", u64::from(self.threads)),
+            ("slabs", self.slabs),
+            ("arena_allocs", self.arena_allocs),
         ]
     }
 
@@ -89,6 +103,8 @@ impl Counts {
                 "unknown_reallocs" => c.unknown_reallocs = value,
                 "missed_frees" => c.missed_frees = value,
                 "threads" => c.threads = u32::try_from(value).ok()?,
+                "slabs" => c.slabs = value,
+                "arena_allocs" => c.arena_allocs = value,
                 _ => {}
             }
         }
@@ -125,6 +141,8 @@ mod tests {
             unknown_reallocs: 1,
             missed_frees: 0,
             threads: 7,
+            slabs: 2,
+            arena_allocs: 9,
         };
         let line = format!("# {TRAILER} {c}");
         assert_eq!(Counts::parse_trailer(&line), Some(c));

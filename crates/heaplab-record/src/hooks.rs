@@ -106,6 +106,38 @@ pub fn realloc_end(pending: Pending, new: *mut u8, size: usize, null_frees: bool
     }
 }
 
+/// Records an arena line (`arena`, `reset` or `drop`, as `op` says) for the program's
+/// arena `arena` (see `crate::arenas`).
+pub fn arena_op(op: &[u8], arena: u32) {
+    if let Some(_busy) = enter() {
+        let mut log = LOG.lock();
+        if log.active() {
+            log.arena_op(op, arena);
+        }
+    }
+}
+
+/// Records an allocation the program made in its own arena `arena`.
+pub fn arena_alloc(arena: u32, size: usize, align: usize) {
+    if let Some(_busy) = enter() {
+        let align = align.max(1).next_power_of_two();
+        let mut log = LOG.lock();
+        if log.active() {
+            log.arena_alloc(arena, size as u64, align as u64);
+        }
+    }
+}
+
+/// Records the start of a phase named `name`.
+pub fn phase(name: &[u8]) {
+    if let Some(_busy) = enter() {
+        let mut log = LOG.lock();
+        if log.active() {
+            log.phase(name);
+        }
+    }
+}
+
 /// Writes comment lines into a trace's header.
 #[derive(Debug)]
 pub struct Header<'a>(&'a mut Log);

@@ -23,6 +23,10 @@
 //! `heaplab record -o prog.trace -- prog args` loads `heaplab-preload`, which records
 //! through the same [`hooks`].
 //!
+//! A program that has arenas of its own tells the recorder about them through
+//! [`arenas`] (from C, `include/heaplab.h`), so the trace has their allocations and
+//! resets rather than only the slabs they take from malloc.
+//!
 //! The recorder never calls the allocator it records: its address table and output
 //! buffer are mapped from the kernel (`sys.rs`), its lock spins (`lock.rs`), its
 //! per-thread state is `const` thread-locals (`thread.rs`), and the trace goes out with
@@ -34,6 +38,7 @@ use std::ffi::CString;
 use std::io;
 use std::path::Path;
 
+pub mod arenas;
 mod counts;
 pub mod hooks;
 mod lock;

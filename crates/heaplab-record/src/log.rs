@@ -260,6 +260,13 @@ impl Log {
             self.word(b" ");
             self.number(e.align);
         }
+        // A block the thread allocates between the program's `slab_begin` and
+        // `slab_end` backs that arena.
+        if let Some(arena) = thread::slab() {
+            self.counts.slabs += 1;
+            self.word(b" slab=");
+            self.number(u64::from(arena));
+        }
         self.thread_suffix(thread);
         self.site_suffix(site);
         self.end_line();
@@ -271,6 +278,60 @@ impl Log {
         self.word(b"f ");
         self.number(e.id);
         self.thread_suffix(thread);
+        self.end_line();
+    }
+
+    /// An allocation of `size` bytes aligned to `align` in the program's own arena
+    /// `arena`: a block under a fresh id that no malloc made, so the table does not hold
+    /// it; it dies with the arena's `reset` or `drop` line.
+    pub fn arena_alloc(&mut self, arena: u32, size: u64, align: u64) {
+        let thread = self.thread();
+        let id = self.next_id;
+        self.next_id += 1;
+        self.counts.arena_allocs += 1;
+        self.word(b"a ");
+        self.number(id);
+        self.word(b" ");
+        self.number(size);
+        if align != DEFAULT_ALIGN {
+            self.word(b" ");
+            self.number(align);
+        }
+        self.word(b" arena=");
+        self.number(u64::from(arena));
+        self.thread_suffix(thread);
+        self.end_line();
+    }
+
+    /// An arena line: `arena <n>`, `reset <n>` or `drop <n>` as `op` says.
+    pub fn arena_op(&mut self, op: &[u8], arena: u32) {
+        self.word(op);
+        self.word(b" ");
+        self.number(u64::from(arena));
+        self.end_line();
+    }
+
+    /// A phase mark, `p <name>`. The name is one line without the comment sign: line
+    /// breaks and other control bytes become spaces and `#` becomes `?`, and a name
+    /// left empty is written `unnamed`, so the line always reads back as a phase.
+    pub fn phase(&mut self, name: &[u8]) {
+        let name = name.trim_ascii();
+        self.word(b"p ");
+        if name.is_empty() {
+            self.word(b"unnamed");
+        }
+        // Cleaned a piece at a time: the name may be longer than the room a line keeps.
+        let mut piece = [0u8; 64];
+        for chunk in name.chunks(piece.len()) {
+            for (out, &b) in piece.iter_mut().zip(chunk) {
+                *out = match b {
+                    b'#' => b'?',
+                    b if b.is_ascii_control() => b' ',
+                    b => b,
+                };
+            }
+            self.bytes(&piece[..chunk.len()]);
+        }
         self.end_line();
     }
 
@@ -521,6 +582,43 @@ mod tests {
         assert_eq!(
             lines,
             ["a 1 32 site=0x55d0c0a1b2c3", "a 2 32 64", "r 1 64 site=0xf"]
+        );
+    }
+
+    #[test]
+    fn arenas_their_blocks_slabs_and_phases_are_written_as_trace_lines() {
+        let (lines, counts) = lines_of(|log| {
+            log.phase(b"compile #1\n");
+            log.arena_op(b"arena", 3);
+            thread::set_slab(Some(3));
+            log.alloc(0x1000, 4096, 16, 0);
+            thread::set_slab(None);
+            log.arena_alloc(3, 100, 8);
+            log.arena_alloc(3, 24, 16);
+            log.alloc(0x9000, 32, 16, 0);
+            log.arena_op(b"reset", 3);
+            log.free(0x1000);
+            log.arena_op(b"drop", 3);
+            log.phase(b"  ");
+        });
+        assert_eq!(
+            lines,
+            [
+                "p compile ?1",
+                "arena 3",
+                "a 1 4096 slab=3",
+                "a 2 100 8 arena=3",
+                "a 3 24 arena=3",
+                "a 4 32",
+                "reset 3",
+                "f 1",
+                "drop 3",
+                "p unnamed"
+            ]
+        );
+        assert_eq!(
+            (counts.allocs, counts.slabs, counts.arena_allocs),
+            (2, 1, 2)
         );
     }
 

@@ -1,5 +1,6 @@
-//! Per-thread state the recorder needs inside `malloc`: a reentrancy flag, and the small
-//! thread number that `thread=<n>` lines carry.
+//! Per-thread state the recorder needs inside `malloc`: a reentrancy flag, the small
+//! thread number that `thread=<n>` lines carry, and the arena whose slab the thread is
+//! allocating, if any (`slab=<n>`).
 //!
 //! Both are `const`-initialised `thread_local!`s of `Cell`s, which need no destructor: std
 //! then makes them plain `#[thread_local]` statics, with no lazy registration and so no
@@ -14,6 +15,21 @@ thread_local! {
     /// The thread's number in the low 32 bits and the numbering generation it belongs to
     /// in the high 32; generation 0 is never current, so 0 means "not numbered yet".
     static NUMBER: Cell<u64> = const { Cell::new(0) };
+    /// One more than the arena whose slab this thread's allocations are (see
+    /// `crate::arenas`), 0 when they are the program's own.
+    static SLAB: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Marks the thread's allocations from now on as slabs of `arena`, or as the program's
+/// own again (`None`).
+pub fn set_slab(arena: Option<u32>) {
+    SLAB.set(arena.map_or(0, |a| u64::from(a) + 1));
+}
+
+/// The arena whose slab the thread's allocations are, if any.
+#[inline]
+pub fn slab() -> Option<u32> {
+    SLAB.get().checked_sub(1).map(|a| a as u32)
 }
 
 /// Marks the thread as inside the recorder for as long as it lives. Allocations the

@@ -1,10 +1,10 @@
 //! `heaplab convert` writes any trace heaplab reads as a `.trace`, streaming, call
-//! sites (`site=`, `site` lines) and all.
+//! sites (`site=`, `site` lines) and arena slabs (`slab=`) and all.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 
-use heaplab_core::event::Event;
+use heaplab_core::event::{ArenaId, Event};
 use heaplab_core::trace::{self, EventSink, ImportOptions};
 
 /// Writes each event as a `.trace` line, with its call site when the input had one. A
@@ -31,6 +31,15 @@ impl<W: Write> EventSink for Writer<W> {
     fn sited_event(&mut self, event: Event, site: u64) -> io::Result<()> {
         self.check()?;
         trace::native::write_sited(&mut self.w, &event, Some(site))
+    }
+
+    /// A converted trace keeps the program's arena slabs as they were, so that
+    /// converting loses nothing; a replay of it leaves them out as the original's did.
+    const KEEPS_SLABS: bool = true;
+
+    fn slab_event(&mut self, event: Event, arena: ArenaId, site: Option<u64>) -> io::Result<()> {
+        self.check()?;
+        trace::native::write_slab(&mut self.w, &event, arena, site)
     }
 
     fn site_name(&mut self, addr: u64, name: &str) {

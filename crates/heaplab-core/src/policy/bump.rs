@@ -35,6 +35,18 @@ choice! {
 }
 
 choice! {
+    /// Which free-list preset models the general heap under the arenas. The list is every
+    /// preset of the free-list family (a test holds it to that).
+    enum HeapPreset {
+        GlibcLike = "glibc-like",
+        DlmallocLike = "dlmalloc-like",
+        FirstFit = "first-fit",
+        BestFit = "best-fit",
+        NextFit = "next-fit",
+    }
+}
+
+choice! {
     /// Where allocations outside any arena go.
     enum Unscoped {
         Arena = "arena",
@@ -95,6 +107,15 @@ knobs! {
               (mmap/munmap).",
         zero_means: "",
     },
+    heap: HeapPreset = ParamSpec {
+        kind: ParamKind::Choice(HeapPreset::NAMES),
+        default: "glibc-like",
+        unit: "",
+        doc: "The free-list preset of the general heap: where slabs come from when \
+              backing = heap, as LLVM's MallocAllocator takes them from the program's malloc, \
+              and where allocations outside arenas go when unscoped = heap.",
+        zero_means: "",
+    },
     unscoped: Unscoped = ParamSpec {
         kind: ParamKind::Choice(Unscoped::NAMES),
         default: "arena",
@@ -152,6 +173,27 @@ pub struct Bump {
     global: Option<Arena>,
 }
 
+/// The general heap: the free-list family with the values of preset `which`, the rest
+/// the family's defaults, as `--policy <which>` would build it.
+fn general_heap(which: HeapPreset, page_size: u64) -> Result<FreeList, ParamError> {
+    let id = HeapPreset::NAMES[which as usize];
+    let preset = crate::presets::preset(id).ok_or_else(|| ParamError {
+        field: "policy.params.heap".into(),
+        message: format!("{id:?} is not a preset"),
+    })?;
+    let given = preset
+        .params
+        .iter()
+        .map(|(k, v)| (k.to_string(), serde_json::Value::String(v.to_string())))
+        .collect();
+    let params = Params::resolve(
+        super::free_list::FAMILY.params,
+        &given,
+        "policy.params.heap",
+    )?;
+    FreeList::new(&params, page_size)
+}
+
 impl Bump {
     pub fn new(params: &Params, page_size: u64) -> Result<Bump, ParamError> {
         let knobs = Knobs::read(params);
@@ -162,7 +204,7 @@ impl Bump {
             custom_threshold: knobs.custom_threshold,
             pages_backing: knobs.backing == Backing::Pages,
             unscoped_heap: knobs.unscoped == Unscoped::Heap,
-            heap: FreeList::with_defaults(page_size),
+            heap: general_heap(knobs.heap, page_size)?,
             arenas: FxHashMap::default(),
             global: None,
         })
@@ -632,5 +674,40 @@ impl Policy for Bump {
             }
         }
         self.heap.check_invariants(mem)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::Family;
+
+    /// The `heap` knob offers exactly the free-list family's presets, in their order, so
+    /// a preset added there is one the heap under the arenas can be.
+    #[test]
+    fn the_heap_knob_lists_every_free_list_preset() {
+        let presets: Vec<&str> = crate::presets::PRESETS
+            .iter()
+            .filter(|p| p.family == Family::FreeList)
+            .map(|p| p.id)
+            .collect();
+        assert_eq!(HeapPreset::NAMES, presets.as_slice());
+    }
+
+    /// Each choice's preset values are valid for the free-list family, so every choice
+    /// builds a heap.
+    #[test]
+    fn each_heap_choice_builds() {
+        for &name in HeapPreset::NAMES {
+            let which = HeapPreset::NAMES.iter().position(|&n| n == name).unwrap();
+            let which = [
+                HeapPreset::GlibcLike,
+                HeapPreset::DlmallocLike,
+                HeapPreset::FirstFit,
+                HeapPreset::BestFit,
+                HeapPreset::NextFit,
+            ][which];
+            general_heap(which, 4096).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
     }
 }

@@ -1,9 +1,11 @@
 //! Where a format sends what it reads: op lines are checked and go on to the sink in
 //! batches, problems stop the import or, when lenient, are counted.
 
+use rustc_hash::FxHashSet;
+
 use super::check::{Checker, Naming, Problem, ReallocOf};
 use super::{lines, EventSink, Format, ImportOptions, Imported, RepHeader, Skipped, TraceError};
-use crate::event::Event;
+use crate::event::{ArenaId, BlockId, Event};
 
 /// Events held before they are checked and go to the sink together: enough that the
 /// sink's cost per call and the parser's, the checker's and the simulator's code taking
@@ -39,6 +41,11 @@ pub(super) struct Feed<S> {
     checked: usize,
     /// The line of each event in `batch`.
     batch_lines: Vec<u64>,
+    /// The live blocks that back the program's own arenas (`slab=`): their frees and
+    /// reallocs are left out with them unless the sink keeps slabs.
+    slabs: FxHashSet<BlockId>,
+    /// Slab lines left out.
+    slab_lines: u64,
 }
 
 impl<S: EventSink> Feed<S> {
@@ -55,6 +62,8 @@ impl<S: EventSink> Feed<S> {
             checked: 0,
             batch: Vec::with_capacity(BATCH),
             batch_lines: Vec::with_capacity(BATCH),
+            slabs: FxHashSet::default(),
+            slab_lines: 0,
         }
     }
 
@@ -95,13 +104,61 @@ impl<S: EventSink> Feed<S> {
     pub fn op_at(&mut self, line: u64, event: Event, site: u64) -> Result<(), TraceError> {
         self.flush()?;
         let mut event = event;
-        if !self.check(line, &mut event)? {
+        if !self.check(line, &mut event)? || self.left_out(&event) {
             return Ok(());
         }
         match self.sink.sited_event(event, site) {
             Ok(()) => Ok(()),
             Err(e) => Err(self.fail(line, e.to_string())),
         }
+    }
+
+    /// An allocation that backs the program's arena `arena` (`slab=`), checked like any
+    /// other and then, by itself after the ops before it, sent to a sink that keeps
+    /// slabs, or left out and counted.
+    pub fn slab(
+        &mut self,
+        line: u64,
+        event: Event,
+        arena: ArenaId,
+        site: Option<u64>,
+    ) -> Result<(), TraceError> {
+        self.flush()?;
+        let mut event = event;
+        if !self.check(line, &mut event)? {
+            return Ok(());
+        }
+        if let Some(id) = event.block() {
+            self.slabs.insert(id);
+        }
+        if !S::KEEPS_SLABS {
+            self.slab_lines += 1;
+            return Ok(());
+        }
+        match self.sink.slab_event(event, arena, site) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.fail(line, e.to_string())),
+        }
+    }
+
+    /// Whether a checked event is the free or realloc of a slab (see [`Feed::slab`]) that
+    /// the sink does not take; a freed slab's id is no longer one. One test of an empty
+    /// set for a trace without slabs.
+    #[inline]
+    fn left_out(&mut self, event: &Event) -> bool {
+        if self.slabs.is_empty() {
+            return false;
+        }
+        let slab = match *event {
+            Event::Free { id, .. } => self.slabs.remove(&id),
+            Event::Realloc { id, .. } => self.slabs.contains(&id),
+            _ => false,
+        };
+        if slab && !S::KEEPS_SLABS {
+            self.slab_lines += 1;
+            return true;
+        }
+        false
     }
 
     /// A `site` line, after the events before it, so that a sink that writes the trace
@@ -131,6 +188,7 @@ impl<S: EventSink> Feed<S> {
         for i in self.checked..n {
             let line = self.batch_lines[i];
             match self.check(line, &mut batch[i]) {
+                Ok(true) if self.left_out(&batch[i]) => {}
                 Ok(true) => {
                     if kept != i {
                         batch.swap(kept, i);
@@ -275,6 +333,7 @@ impl<S: EventSink> Feed<S> {
             lines,
             null_frees: self.null_frees,
             null_reallocs: self.null_reallocs,
+            slab_lines: self.slab_lines,
             skipped: self.lenient.then(|| self.skipped.clone()),
         }
     }

@@ -111,9 +111,19 @@ pub struct Imported {
     /// `realloc(NULL, n)` calls the trace held (a realloc of an id never allocated,
     /// mtrace `< 0`), imported as allocations of `n` bytes.
     pub null_reallocs: u64,
+    /// Lines of blocks the program malloc'd to back its own arenas (`a … slab=<n>`, and
+    /// the `f` and `r` lines of those blocks) that the simulation left out: each policy
+    /// backs the arenas' `arena=` blocks in its own way instead. 0 when the sink kept
+    /// them (`heaplab convert`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub slab_lines: u64,
     /// Present when the import was lenient, even if nothing was skipped.
     #[serde(skip)]
     pub skipped: Option<Skipped>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl fmt::Display for Imported {
@@ -142,6 +152,13 @@ impl fmt::Display for Imported {
                 format_count(i128::from(self.null_reallocs))
             )?;
         }
+        if self.slab_lines > 0 {
+            write!(
+                f,
+                ", {} of the program's arena slabs left out, the policy backs its arenas",
+                format_counted(i128::from(self.slab_lines), "line", "lines")
+            )?;
+        }
         Ok(())
     }
 }
@@ -165,6 +182,27 @@ pub trait EventSink {
     /// A `site 0x… <name>` line: what a call site is.
     #[inline]
     fn site_name(&mut self, _addr: u64, _name: &str) {}
+
+    /// Whether the sink takes the blocks a program malloc'd to back its own arenas
+    /// (`a … slab=<n>`) and their frees and reallocs. A simulation does not: the trace
+    /// has the arena's allocations as `arena=` blocks, which every policy backs in its
+    /// own way (the bump family with its slabs, the others block by block), so the
+    /// program's slabs would count the same memory twice. A sink that writes the trace
+    /// out again keeps them, so that nothing is lost.
+    const KEEPS_SLABS: bool = false;
+
+    /// A slab allocation (`a … slab=<n>`), given only to a sink that
+    /// [keeps slabs](EventSink::KEEPS_SLABS); the frees and reallocs of its block come
+    /// as plain events.
+    #[inline]
+    fn slab_event(
+        &mut self,
+        event: Event,
+        _arena: crate::event::ArenaId,
+        _site: Option<u64>,
+    ) -> Result<(), Self::Error> {
+        self.event(event)
+    }
 
     /// Takes a batch of events in order, leaving `events` empty or not as it likes; a
     /// refusal comes with the index of the event refused, and the events after it are

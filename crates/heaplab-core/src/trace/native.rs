@@ -3,6 +3,7 @@
 //! ```text
 //! # comment
 //! a <id> <size> [align] [arena=<n>] [thread=<n>] [site=0x<hex>]   allocate
+//! a <id> <size> [align] slab=<n> [thread=<n>] [site=0x<hex>]       allocate a slab of arena n
 //! f <id> [thread=<n>]                                              free
 //! r <id> <size> [thread=<n>] [site=0x<hex>]                        realloc
 //! p <label>                                                        phase marker
@@ -20,6 +21,13 @@
 //! libfoo.so+0x1c5d`, when the module has no symbols); the name is the rest of the line
 //! and cannot hold `#`. Sites are optional: a trace without them reads as before, and
 //! they change no event; [`super::sites`] says where they go.
+//!
+//! `slab=<n>` marks a malloc the program made to back its own arena `n` (a bump
+//! allocator's slab, say), which `heaplab record` writes when the program annotates its
+//! arenas. The arena's own allocations are in the trace as `a … arena=<n>` lines, so a
+//! replay leaves the slab, its frees and its reallocs out and lets the policy back the
+//! arena as it does ([`super::EventSink::KEEPS_SLABS`]); a block is in an arena or a
+//! slab of one, never both.
 
 use std::io::{self, Write};
 
@@ -27,7 +35,7 @@ use super::check::{Problem, ProblemKind};
 use super::fast;
 use super::sites::{hex, parse_addr};
 use super::{quote, EventSink, Feed, TraceError};
-use crate::event::{Event, DEFAULT_ALIGN};
+use crate::event::{ArenaId, Event, DEFAULT_ALIGN};
 
 /// The first words of this format's lines, for telling it from the others.
 pub const OPS: &[&str] = &["a", "f", "r", "p", "arena", "reset", "drop", "site"];
@@ -46,6 +54,7 @@ pub(super) fn line<S: EventSink>(
         Ok(Some(Line::Event(event))) => feed.op(line, event),
         Ok(Some(Line::Sited(event, site))) => feed.op_at(line, event, site),
         Ok(Some(Line::SiteName(addr, name))) => feed.site_name(addr, &name),
+        Ok(Some(Line::Slab { event, arena, site })) => feed.slab(line, event, arena, site),
         Ok(Some(Line::NullFree)) => feed.null_free(line, null_free_refused),
         Ok(None) => Ok(()),
         Err(problem) => feed.problem(line, problem),
@@ -63,6 +72,13 @@ pub enum Line {
     NullFree,
     /// `site 0x<hex> <name>`: what the call site at an address is.
     SiteName(u64, String),
+    /// An `a` line with `slab=`: an allocation that backs the program's own arena
+    /// `arena`, with its call site when the line named one.
+    Slab {
+        event: Event,
+        arena: ArenaId,
+        site: Option<u64>,
+    },
 }
 
 /// What `f -1` is when the import is strict: the bad id it was before recorders'
@@ -99,17 +115,18 @@ pub fn parse_line(line: &str) -> Result<Option<Line>, Problem> {
     // message. An array rather than a `Vec`: no allocation for every line of a trace.
     let mut words3 = [""; 3];
     let mut count = 0;
-    let (mut arena, mut thread, mut site) = (None, 0u32, None);
+    let (mut arena, mut thread, mut site, mut slab) = (None, 0u32, None, None);
     for w in words {
         match w.split_once('=') {
             Some(("arena", v)) => arena = Some(number(v, "arena")?),
             Some(("thread", v)) => thread = number(v, "thread")?,
             Some(("site", v)) => site = Some(parse_addr(v)?),
+            Some(("slab", v)) => slab = Some(number(v, "slab arena")?),
             Some((k, _)) => {
                 return Err(Problem::new(
                     ProblemKind::BadLine,
                     format!(
-                        "unknown option `{}=` (expected arena=, thread= or site=)",
+                        "unknown option `{}=` (expected arena=, thread=, site= or slab=)",
                         quote(k)
                     ),
                 ))
@@ -194,6 +211,9 @@ pub fn parse_line(line: &str) -> Result<Option<Line>, Problem> {
             ))
         }
     };
+    if let Some(slab) = slab {
+        return slab_line(line, event, slab, site);
+    }
     match (site, &event) {
         (None, _) => Ok(Some(Line::Event(event))),
         (Some(site), Event::Alloc { .. } | Event::Realloc { .. }) => {
@@ -205,6 +225,29 @@ pub fn parse_line(line: &str) -> Result<Option<Line>, Problem> {
                 "`site=` belongs on `a` and `r` lines, found {:?}",
                 quote(line)
             ),
+        )),
+    }
+}
+
+/// An op line with `slab=<n>`: only an allocation outside any arena backs one.
+fn slab_line(
+    line: &str,
+    event: Event,
+    arena: ArenaId,
+    site: Option<u64>,
+) -> Result<Option<Line>, Problem> {
+    match event {
+        Event::Alloc { arena: None, .. } => Ok(Some(Line::Slab { event, arena, site })),
+        Event::Alloc { arena: Some(_), .. } => Err(Problem::new(
+            ProblemKind::BadLine,
+            format!(
+                "a block is in an arena (`arena=`) or a slab of one (`slab=`), not both: {:?}",
+                quote(line)
+            ),
+        )),
+        _ => Err(Problem::new(
+            ProblemKind::BadLine,
+            format!("`slab=` belongs on `a` lines, found {:?}", quote(line)),
         )),
     }
 }
@@ -265,10 +308,34 @@ pub fn write_site_name<W: Write>(w: &mut W, addr: u64, name: &str) -> io::Result
 /// Writes one event as a trace line, with its call site (`site=`) on an `a` or `r` line
 /// when it has one.
 pub fn write_sited<W: Write>(w: &mut W, event: &Event, site: Option<u64>) -> io::Result<()> {
+    write_line_of(w, event, None, site)
+}
+
+/// Writes an allocation that backs the program's arena `arena` (`slab=`), with its call
+/// site when it has one.
+pub fn write_slab<W: Write>(
+    w: &mut W,
+    event: &Event,
+    arena: ArenaId,
+    site: Option<u64>,
+) -> io::Result<()> {
+    write_line_of(w, event, Some(arena), site)
+}
+
+/// Writes one event as a trace line, with `slab=` and `site=` when given.
+fn write_line_of<W: Write>(
+    w: &mut W,
+    event: &Event,
+    slab: Option<ArenaId>,
+    site: Option<u64>,
+) -> io::Result<()> {
     let opts = |arena: Option<u32>, thread: u32| {
         let mut s = String::new();
         if let Some(a) = arena {
             s.push_str(&format!(" arena={a}"));
+        }
+        if let Some(a) = slab {
+            s.push_str(&format!(" slab={a}"));
         }
         if thread != 0 {
             s.push_str(&format!(" thread={thread}"));
@@ -374,6 +441,24 @@ mod tests {
                 "[A-Za-z_][A-Za-z0-9_:<> ]{0,20}[a-z0-9)]( \\([a-z]{1,8}\\.c:[0-9]{1,4}\\))?"
             )
                 .prop_map(|(a, n)| Line::SiteName(a, n)),
+            (
+                any::<u64>(),
+                0u64..1 << 40,
+                any::<u32>(),
+                0u32..8,
+                prop::option::of(any::<u64>())
+            )
+                .prop_map(|(id, size, arena, thread, site)| Line::Slab {
+                    event: Event::Alloc {
+                        id,
+                        size,
+                        align: DEFAULT_ALIGN,
+                        arena: None,
+                        thread
+                    },
+                    arena,
+                    site
+                }),
         ]
     }
 
@@ -383,6 +468,7 @@ mod tests {
             Line::Sited(e, site) => write_sited(w, e, Some(*site)),
             Line::SiteName(a, n) => write_site_name(w, *a, n),
             Line::NullFree => writeln!(w, "f -1"),
+            Line::Slab { event, arena, site } => write_slab(w, event, *arena, *site),
         }
         .unwrap();
     }
@@ -448,6 +534,28 @@ mod tests {
         assert_eq!(err("site").kind, ProblemKind::BadLine);
         assert_eq!(err("site 0x10").kind, ProblemKind::BadLine);
         assert_eq!(err("site main 0x10").kind, ProblemKind::BadNumber);
+    }
+
+    #[test]
+    fn slabs_read_as_written_and_bad_ones_say_what_is_wrong() {
+        assert_eq!(
+            parse_line("a 4 65536 slab=2").unwrap(),
+            Some(Line::Slab {
+                event: Event::alloc(4, 65536),
+                arena: 2,
+                site: None
+            })
+        );
+        let err = |line: &str| parse_line(line).unwrap_err();
+        assert_eq!(
+            err("a 4 65536 slab=x").message,
+            "bad slab arena \"x\": expected a non-negative whole number"
+        );
+        assert_eq!(err("a 4 65536 slab=-1").kind, ProblemKind::BadNumber);
+        assert_eq!(err("a 4 65536 slab=").kind, ProblemKind::BadNumber);
+        assert_eq!(err("a 4 8 arena=1 slab=1").kind, ProblemKind::BadLine);
+        assert_eq!(err("f 4 slab=1").kind, ProblemKind::BadLine);
+        assert_eq!(err("r 4 8 slab=1").kind, ProblemKind::BadLine);
     }
 
     #[test]

@@ -124,8 +124,9 @@ impl Reader {
         };
         self.ops += 1;
         let event = match parsed {
-            // A `.rep` op line has no call site; `parse_op` gives neither form with one.
-            Ok(Line::Event(event) | Line::Sited(event, _)) => event,
+            // A `.rep` op line has no call site and no slab; `parse_op` gives neither
+            // form with one.
+            Ok(Line::Event(event) | Line::Sited(event, _) | Line::Slab { event, .. }) => event,
             Ok(Line::SiteName(..)) => return Ok(()),
             Ok(Line::NullFree) => return feed.null_free(line, null_free_refused),
             Err(problem) => return feed.problem(line, problem),

@@ -897,3 +897,114 @@ fn a_file_over_the_page_limits_is_refused_with_the_limit_named() {
         Ok(())
     );
 }
+
+/// A program's arena slabs (`slab=`) and the frees and reallocs of their blocks are left
+/// out of what a replay sees and counted, whichever way the lines come (the plain lines'
+/// fast path, a line with a site, a thread), pulled or pushed in chunks, plain or gzip'd;
+/// an id freed is a slab no more, so a later block under it is the program's own.
+#[test]
+fn slabs_and_their_frees_and_reallocs_are_left_out_of_a_replay() {
+    let text = "arena 1\n\
+                a 1 4096 slab=1\n\
+                a 2 40 8 arena=1\n\
+                a 3 65536 slab=1 thread=2 site=0x10\n\
+                a 4 24\n\
+                r 3 131072 site=0x20\n\
+                reset 1\n\
+                f 1\n\
+                a 1 32\n\
+                f 3 thread=2\n\
+                f 1\n\
+                f 4\n";
+    let want = vec![
+        Event::ArenaCreate(1),
+        Event::alloc_in(1, 2, 40),
+        Event::alloc(4, 24),
+        Event::ArenaReset(1),
+        Event::alloc(1, 32),
+        Event::free(1),
+        Event::free(4),
+    ];
+    for bytes in [text.as_bytes().to_vec(), gzip(text.as_bytes())] {
+        let (events, imported) = events_of(&bytes, "slabs.trace", false).unwrap();
+        assert_eq!(events, want);
+        assert_eq!(imported.slab_lines, 5);
+        assert!(imported
+            .to_string()
+            .contains("5 lines of the program's arena slabs"));
+    }
+    let (_, plain) = events_of(b"a 1 16\nf 1\n", "plain.trace", false).unwrap();
+    assert_eq!(plain.slab_lines, 0);
+    assert!(!plain.to_string().contains("slab"));
+}
+
+/// A sink that keeps slabs is given each one with its arena and site, and the frees and
+/// reallocs of their blocks as plain events, so writing them out again loses nothing.
+#[test]
+fn a_sink_that_keeps_slabs_gets_them_all() {
+    #[derive(Debug, Default)]
+    struct Keeps(Vec<String>);
+    impl EventSink for Keeps {
+        type Error = String;
+        const KEEPS_SLABS: bool = true;
+        fn event(&mut self, event: Event) -> Result<(), String> {
+            self.0.push(format!("{event:?}"));
+            Ok(())
+        }
+        fn slab_event(
+            &mut self,
+            event: Event,
+            arena: crate::event::ArenaId,
+            site: Option<u64>,
+        ) -> Result<(), String> {
+            self.0.push(format!("slab {arena} {site:?} {event:?}"));
+            Ok(())
+        }
+    }
+    let text = "arena 1\na 1 4096 slab=1 site=0x10\nr 1 8192\nf 1\n";
+    let (imported, kept) = import_into(
+        text.as_bytes(),
+        "k.trace",
+        &ImportOptions::default(),
+        Keeps::default(),
+    )
+    .unwrap();
+    assert_eq!(imported.slab_lines, 0);
+    assert_eq!(
+        kept.0,
+        [
+            format!("{:?}", Event::ArenaCreate(1)),
+            format!("slab 1 Some(16) {:?}", Event::alloc(1, 4096)),
+            format!("{:?}", Event::realloc(1, 8192)),
+            format!("{:?}", Event::free(1)),
+        ]
+    );
+    let mut stream =
+        stream::TraceStream::new("k.trace", &ImportOptions::default(), Keeps::default());
+    stream.push(text.as_bytes()).unwrap();
+    let (_, pushed) = stream.finish().unwrap();
+    assert_eq!(pushed.0, kept.0);
+}
+
+/// A bad `slab=` is named at its line, as a malformed line of any other kind; a slab is
+/// checked as any allocation (an id still live is refused) and, when lenient, skipped and
+/// counted by kind.
+#[test]
+fn bad_slabs_are_named_at_their_line() {
+    assert_eq!(
+        error_of("arena 1\na 1 4096 slab=x\n", "s.trace"),
+        "s.trace:2: bad slab arena \"x\": expected a non-negative whole number"
+    );
+    assert_eq!(
+        error_of("a 1 16\na 1 4096 slab=1\n", "s.trace"),
+        "s.trace:2: alloc of id 1, which is already live"
+    );
+    let (events, imported) = events_of(
+        b"a 1 4096 slab=1 arena=1\nf 1 slab=2\na 2 8\n",
+        "s.trace",
+        true,
+    )
+    .unwrap();
+    assert_eq!(events, vec![Event::alloc(2, 8)]);
+    assert_eq!(imported.skipped.unwrap()[&ProblemKind::BadLine], 2);
+}
