@@ -4,7 +4,8 @@
 //!   writing a checkable pattern into every block and sampling residency with `mincore`.
 //! - [`replay`] runs decoded events through a policy over real memory (`heaplab run
 //!   --real`), times them and checks the model's residency against the kernel's.
-//! - [`baseline`] runs the same events through glibc's malloc, mimalloc or jemalloc
+//! - [`baseline`] runs the same events through glibc's malloc, mimalloc, jemalloc or a
+//!   preloaded allocator library
 //!   (`heaplab baseline`).
 //!
 //! The platform is chosen in one place, [`os`]: Linux and macOS map real memory; elsewhere
