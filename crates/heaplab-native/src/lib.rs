@@ -8,11 +8,15 @@
 //!   preloaded allocator library
 //!   (`heaplab baseline`).
 //!
+//! - [`own_heap`] keeps heaplab's own memory out of the heap a baseline measures.
+//!
 //! The platform is chosen in one place, [`os`]: Linux and macOS map real memory; elsewhere
 //! everything compiles and refuses with a message.
 
 pub mod baseline;
 pub mod os;
+#[cfg(any(target_os = "linux", target_os = "macos"))]
+pub mod own_heap;
 pub mod pattern;
 pub mod provider;
 pub mod replay;

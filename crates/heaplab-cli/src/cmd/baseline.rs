@@ -64,6 +64,10 @@ fn baseline_workload(args: &BaselineArgs) -> Result<WorkloadConfig, CliError> {
 /// The hidden `baseline-child`: decode, then replay once through one allocator, and send
 /// the report to the parent.
 pub fn child(args: ChildArgs) -> Result<(), CliError> {
+    // From here on heaplab's own allocations (the decoded events above all) come from a
+    // private mapping, not from the allocator being measured.
+    #[cfg(any(target_os = "linux", target_os = "macos"))]
+    heaplab_native::own_heap::enter().map_err(CliError::failed)?;
     let alloc = RealAllocator::parse(&args.allocator).map_err(CliError::input)?;
     let workload: WorkloadConfig = serde_json::from_str(&args.workload)
         .map_err(|e| CliError::input(format!("--workload: {e}")))?;

@@ -64,7 +64,7 @@ pub fn print_baselines(workload: &WorkloadConfig, reports: &[BaselineReport]) {
     println!(
         "ns per event: wall time of the replay whose memory is reported, RSS sampling included"
     );
-    println!("heap RSS = the process's anonymous resident memory (/proc/self/statm: resident less file-backed) minus that just before the first event (the decoded events and heaplab itself); the peak also covers spikes between samples (the kernel's high water mark, VmHWM, less file-backed pages)");
+    println!("heap RSS = the process's anonymous resident memory (/proc/self/statm: resident less file-backed) minus that just before the first event, heaplab's own heap (a private mapping) left out; the peak also covers spikes between samples (the kernel's high water mark, VmHWM, less file-backed pages)");
 }
 
 /// A figure over the runs: the median alone for one run, else "min / median / max", with

@@ -38,8 +38,10 @@ pub fn run(alloc: &RealAllocator, events: &[Event]) -> Result<BaselineReport, St
         preload::check(path)?;
     }
     // Anonymous memory only: a heap is anonymous, and the file-backed part of the resident
-    // set grows whenever the child runs code it had not run before.
-    let rss = || os::anon_rss_bytes().unwrap_or(0);
+    // set grows whenever the child runs code it had not run before. heaplab's own heap,
+    // where the process has one, is anonymous too and is left out.
+    let own = crate::own_heap::resident_bytes;
+    let rss = || os::anon_rss_bytes().unwrap_or(0).saturating_sub(own());
     let mut heap = Heap::new(alloc, peak_live_blocks(events));
     let version = ffi::version(alloc);
     let every = (events.len() / 100).max(1);
@@ -64,7 +66,13 @@ pub fn run(alloc: &RealAllocator, events: &[Event]) -> Result<BaselineReport, St
     let ns_per_event = start.elapsed().as_nanos() as f64 / events.len().max(1) as f64;
     let end = rss();
     let sampled = peak.max(end);
-    let high_water = if hwm { os::peak_anon_rss_bytes() } else { None };
+    // heaplab's own heap only grows, so leaving out what it holds now leaves out at least
+    // what it held at the peak.
+    let high_water = if hwm {
+        os::peak_anon_rss_bytes().map(|p| p.saturating_sub(own()))
+    } else {
+        None
+    };
     let peak = sampled.max(high_water.unwrap_or(0));
     let trim_call = ffi::trim(alloc);
     let end_trimmed = rss();
@@ -83,6 +91,7 @@ pub fn run(alloc: &RealAllocator, events: &[Event]) -> Result<BaselineReport, St
             end_rss_bytes: heap_of(end),
             end_rss_after_trim_bytes: heap_of(end_trimmed),
             rss_before_bytes: rss_before,
+            own_heap_bytes: own(),
         },
     ))
 }

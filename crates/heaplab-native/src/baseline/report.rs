@@ -33,8 +33,13 @@ pub struct RunFigures {
     pub end_rss_bytes: u64,
     /// The same after the allocator was asked to give free memory back (`trim_call`).
     pub end_rss_after_trim_bytes: u64,
-    /// The process's anonymous resident memory just before the first event.
+    /// The process's anonymous resident memory just before the first event, heaplab's own
+    /// heap left out.
     pub rss_before_bytes: u64,
+    /// heaplab's own heap (the decoded events, the id table, buffers), resident in its
+    /// private mapping at the end and left out of every figure above; 0 where heaplab's
+    /// memory is in the system allocator's heap (the baseline's process did not move it).
+    pub own_heap_bytes: u64,
 }
 
 /// How far apart the runs' figures are: largest less smallest, over the median.
@@ -193,6 +198,7 @@ mod tests {
             end_rss_bytes: end,
             end_rss_after_trim_bytes: end,
             rss_before_bytes: 1 << 20,
+            own_heap_bytes: 0,
         }
     }
 
