@@ -84,6 +84,7 @@ pub fn run(alloc: &RealAllocator, events: &[Event]) -> Result<BaselineReport, St
         events.len() as u64,
         trim_call,
         RunFigures {
+            pid: std::process::id(),
             ns_per_event,
             peak_rss_bytes: heap_of(peak),
             peak_sampled_rss_bytes: heap_of(sampled),

@@ -17,6 +17,8 @@ pub const SPREAD_SLACK_BYTES: u64 = 128 << 10;
 /// are of the heap: the process's anonymous resident memory minus `rss_before_bytes`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunFigures {
+    /// The process the run was made in: each run of a baseline has one of its own.
+    pub pid: u32,
     /// Wall time per event of this replay, RSS sampling included: the pace at which the
     /// memory figures below were reached.
     pub ns_per_event: f64,
@@ -191,6 +193,7 @@ mod tests {
 
     fn run(ns: f64, peak: u64, end: u64) -> RunFigures {
         RunFigures {
+            pid: 1,
             ns_per_event: ns,
             peak_rss_bytes: peak,
             peak_sampled_rss_bytes: peak,
