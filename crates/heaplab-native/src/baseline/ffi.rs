@@ -6,9 +6,12 @@
 //! [`RealAllocator::System`]: with another allocator preloaded, glibc's malloc is not the
 //! one in use, and asking it to trim would act on a heap that is not being measured.
 
-use std::ffi::{c_char, c_void, CStr};
+use std::ffi::c_void;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+use std::ffi::CStr;
 
 use super::preload;
+use super::vendor::{jemalloc_purge, jemalloc_version, mimalloc_version};
 use super::RealAllocator;
 
 /// Which functions a replay calls: the C names (glibc's, or those of a preloaded library,
@@ -122,65 +125,6 @@ pub fn trim(a: &RealAllocator) -> String {
             }
             RealAllocator::Preload(_) => preload::trim(),
         }
-    }
-}
-
-/// jemalloc's `mallctl` signature, for the linked copy and a preloaded one alike.
-pub type Mallctl =
-    unsafe extern "C" fn(*const c_char, *mut c_void, *mut usize, *mut c_void, usize) -> i32;
-
-/// Purges every arena's unused dirty pages: jemalloc's `arena.<i>.purge`, with
-/// `MALLCTL_ARENAS_ALL` (4096) for `<i>`, as its manual's MALLCTL NAMESPACE describes.
-///
-/// # Safety
-/// `mallctl` is jemalloc's.
-pub unsafe fn jemalloc_purge(mallctl: Mallctl) {
-    // SAFETY: the caller's promise; a command without old or new value.
-    unsafe {
-        mallctl(
-            c"arena.4096.purge".as_ptr(),
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-            0,
-        );
-    }
-}
-
-/// jemalloc's version string (its `version` mallctl, e.g. "5.3.0-0-g54eaed1d..."), cut
-/// at the first dash.
-///
-/// # Safety
-/// `mallctl` is jemalloc's.
-pub unsafe fn jemalloc_version(mallctl: Mallctl) -> Option<String> {
-    let mut p: *const c_char = std::ptr::null();
-    let mut len = std::mem::size_of::<*const c_char>();
-    // SAFETY: `version` is a read-only `const char *`, written into `p`.
-    let rc = unsafe {
-        mallctl(
-            c"version".as_ptr(),
-            (&mut p as *mut *const c_char).cast(),
-            &mut len,
-            std::ptr::null_mut(),
-            0,
-        )
-    };
-    if rc != 0 || p.is_null() {
-        return None;
-    }
-    // SAFETY: jemalloc's version is a static C string.
-    let v = unsafe { CStr::from_ptr(p) }.to_string_lossy();
-    Some(v.split('-').next().unwrap_or(&v).to_string())
-}
-
-/// mimalloc's `mi_version()` as "major.minor.patch". The header's `MI_MALLOC_VERSION`
-/// comment says how it is made: "major + 2 digits minor + 2 digits patch" since 2.1.8 and
-/// 3.0 (20302 is 2.3.2), and major + one digit each before (209 is 2.0.9).
-pub fn mimalloc_version(v: i32) -> String {
-    if v >= 10_000 {
-        format!("{}.{}.{}", v / 10_000, v / 100 % 100, v % 100)
-    } else {
-        format!("{}.{}.{}", v / 100, v / 10 % 10, v % 10)
     }
 }
 

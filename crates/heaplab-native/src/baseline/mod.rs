@@ -17,6 +17,8 @@ mod heap;
 #[cfg(any(target_os = "linux", target_os = "macos"))]
 mod preload;
 mod report;
+#[cfg(any(target_os = "linux", target_os = "macos"))]
+mod vendor;
 
 use std::time::Instant;
 

@@ -6,7 +6,7 @@
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::path::Path;
 
-use super::ffi;
+use super::vendor;
 
 /// A symbol of the process by name, or null.
 fn symbol(name: &CStr) -> *mut c_void {
@@ -68,10 +68,10 @@ pub fn trim() -> String {
     }
     let mallctl = symbol(c"mallctl");
     if !mallctl.is_null() {
-        // SAFETY: jemalloc's `mallctl`, with the signature of `ffi::Mallctl`.
-        let f: ffi::Mallctl = unsafe { std::mem::transmute(mallctl) };
+        // SAFETY: jemalloc's `mallctl`, with the signature of `vendor::Mallctl`.
+        let f: vendor::Mallctl = unsafe { std::mem::transmute(mallctl) };
         // SAFETY: jemalloc's own mallctl.
-        unsafe { ffi::jemalloc_purge(f) };
+        unsafe { vendor::jemalloc_purge(f) };
         return "mallctl(\"arena.<all>.purge\")".into();
     }
     let release = symbol(c"MallocExtension_ReleaseFreeMemory");
@@ -94,14 +94,14 @@ pub fn version() -> String {
         // SAFETY: mimalloc's `int mi_version(void)`.
         let f: unsafe extern "C" fn() -> c_int = unsafe { std::mem::transmute(mi_version) };
         // SAFETY: returns a constant.
-        return format!("mimalloc {}", ffi::mimalloc_version(unsafe { f() }));
+        return format!("mimalloc {}", vendor::mimalloc_version(unsafe { f() }));
     }
     let mallctl = symbol(c"mallctl");
     if !mallctl.is_null() {
         // SAFETY: jemalloc's `mallctl`.
-        let f: ffi::Mallctl = unsafe { std::mem::transmute(mallctl) };
+        let f: vendor::Mallctl = unsafe { std::mem::transmute(mallctl) };
         // SAFETY: jemalloc's own mallctl.
-        return match unsafe { ffi::jemalloc_version(f) } {
+        return match unsafe { vendor::jemalloc_version(f) } {
             Some(v) => format!("jemalloc {v}"),
             None => "jemalloc".into(),
         };
