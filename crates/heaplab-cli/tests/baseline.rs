@@ -406,3 +406,122 @@ fn preload_refuses_what_is_not_an_allocator_library() {
         );
     }
 }
+
+/// A trace of about 120,000 events with a heap that grows to some 30 MiB in blocks of 16
+/// bytes to 512 KiB, reallocs among them, and a free phase that leaves a third live.
+fn mixed_trace() -> String {
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = move |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let mut out = String::new();
+    let mut live: Vec<u64> = Vec::new();
+    let mut id = 0;
+    for step in 0..90_000 {
+        let growing = step < 60_000;
+        if growing || next(3) == 0 {
+            id += 1;
+            let size = match next(1000) {
+                0 => 128 << 10 | next(384 << 10),
+                1..=50 => 1024 + next(7 << 10),
+                _ => 16 + next(496),
+            };
+            if next(50) == 0 {
+                out.push_str(&format!("a {id} {size} 64\n"));
+            } else {
+                out.push_str(&format!("a {id} {size}\n"));
+            }
+            live.push(id);
+        }
+        if !live.is_empty() && (next(5) < 2 || !growing) {
+            let i = next(live.len() as u64) as usize;
+            if next(10) == 0 {
+                let size = 16 + next(4096);
+                out.push_str(&format!("r {} {size}\n", live[i]));
+            } else if growing || live.len() as u64 > id / 3 {
+                out.push_str(&format!("f {}\n", live.swap_remove(i)));
+            }
+        }
+    }
+    out
+}
+
+/// Runs the independent C replay on `trace` at `pace` ns per event, with `preload` in its
+/// LD_PRELOAD; its peak and end heap bytes.
+fn c_replay(replay: &Path, trace: &Path, pace: f64, preload: Option<&str>) -> (u64, u64) {
+    let mut command = Command::new(replay);
+    command.arg(trace).arg(format!("{pace:.1}"));
+    if let Some(lib) = preload {
+        command.env("LD_PRELOAD", lib);
+    }
+    let out = command.output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let f: Vec<u64> = text
+        .split_whitespace()
+        .take(2)
+        .map(|x| x.parse().unwrap())
+        .collect();
+    (f[0], f[1])
+}
+
+/// The baseline agrees with a minimal replay written in C apart from heaplab, at the same
+/// pace, within 5% on peak and end: through glibc, and through Debian's mimalloc and
+/// jemalloc preloaded into both.
+#[test]
+fn the_baseline_agrees_with_an_independent_c_replay() {
+    let test = "the_baseline_agrees_with_an_independent_c_replay";
+    let Some(replay) = compile(test, "replay.c", "replay", &[]) else {
+        return;
+    };
+    let trace = temp("mixed.trace");
+    std::fs::write(&trace, mixed_trace()).unwrap();
+    let mut cases: Vec<(String, Option<&str>)> = vec![("system".into(), None)];
+    for (path, _) in libraries(test) {
+        if !path.contains("tcmalloc") {
+            cases.push((format!("preload:{path}"), Some(path)));
+        }
+    }
+    for (a, preload) in cases {
+        let v = json_of(&heaplab(&[
+            "baseline",
+            "-a",
+            &a,
+            "-w",
+            trace.to_str().unwrap(),
+            "--repeat",
+            "3",
+            "--json",
+        ]));
+        let r = &v[0];
+        let pace = r["ns_per_event"].as_f64().unwrap();
+        let mut peaks = Vec::new();
+        let mut ends = Vec::new();
+        for _ in 0..3 {
+            let (peak, end) = c_replay(&replay, &trace, pace, preload);
+            peaks.push(peak);
+            ends.push(end);
+        }
+        peaks.sort();
+        ends.sort();
+        let (c_peak, c_end) = (peaks[1], ends[1]);
+        let (peak, end) = (u(r, "peak_rss_bytes"), u(r, "end_rss_bytes"));
+        assert!(c_end > 4 << 20, "{a}: the C replay ends with {c_end} bytes");
+        let off = |h: u64, c: u64| (h as f64 / c as f64 - 1.0).abs();
+        assert!(
+            off(peak, c_peak) <= 0.05,
+            "{a}: peak {peak} against the C replay's {c_peak} at {pace:.0} ns/event: {r:#}"
+        );
+        assert!(
+            off(end, c_end) <= 0.05,
+            "{a}: end {end} against the C replay's {c_end} at {pace:.0} ns/event: {r:#}"
+        );
+    }
+}
