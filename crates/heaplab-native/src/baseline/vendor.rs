@@ -7,8 +7,9 @@ use std::ffi::{c_char, c_void, CStr};
 pub type Mallctl =
     unsafe extern "C" fn(*const c_char, *mut c_void, *mut usize, *mut c_void, usize) -> i32;
 
-/// Purges every arena's unused dirty pages: jemalloc's `arena.<i>.purge`, with
-/// `MALLCTL_ARENAS_ALL` (4096) for `<i>`, as its manual's MALLCTL NAMESPACE describes.
+/// Purges every arena's unused dirty pages: jemalloc's `arena.<i>.purge` (its manual's
+/// MALLCTL NAMESPACE), with `MALLCTL_ARENAS_ALL` for `<i>`, which `jemalloc_macros.h`
+/// defines as 4096 and shows in this very call.
 ///
 /// # Safety
 /// `mallctl` is jemalloc's.
@@ -25,8 +26,8 @@ pub unsafe fn jemalloc_purge(mallctl: Mallctl) {
     }
 }
 
-/// jemalloc's version string (its `version` mallctl, e.g. "5.3.0-0-g54eaed1d..."), cut
-/// at the first dash.
+/// jemalloc's version string (its manual: `version`, a read-only `const char *`, "the
+/// jemalloc version string", such as "5.3.0-0-g54eaed1d..."), cut at the first dash.
 ///
 /// # Safety
 /// `mallctl` is jemalloc's.
@@ -51,9 +52,10 @@ pub unsafe fn jemalloc_version(mallctl: Mallctl) -> Option<String> {
     Some(v.split('-').next().unwrap_or(&v).to_string())
 }
 
-/// mimalloc's `mi_version()` as "major.minor.patch". The header's `MI_MALLOC_VERSION`
-/// comment says how it is made: "major + 2 digits minor + 2 digits patch" since 2.1.8 and
-/// 3.0 (20302 is 2.3.2), and major + one digit each before (209 is 2.0.9).
+/// mimalloc's `mi_version()` as "major.minor.patch". `mimalloc.h` defines the number it
+/// returns, `MI_MALLOC_VERSION`: "major + 2 digits minor + 2 digits patch" in the v2 and
+/// v3 sources the crate builds (20302 is 2.3.2, 30302 is 3.3.2); older releases, such as
+/// Debian's 2.0.9, give one digit each (209).
 pub fn mimalloc_version(v: i32) -> String {
     if v >= 10_000 {
         format!("{}.{}.{}", v / 10_000, v / 100 % 100, v % 100)
