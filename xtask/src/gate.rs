@@ -57,6 +57,8 @@ pub fn run(root: &Path) -> Result<()> {
     step("unit and integration tests");
     // heaplab-mm's tests build its example allocators with clang.
     tools::ensure_clang(root)?;
+    // heaplab-cli's baseline tests preload Debian's allocator libraries.
+    tools::ensure_allocator_libraries(root)?;
     run_cmd(
         cargo().args(["test", "--workspace", "--all-features"]),
         root,

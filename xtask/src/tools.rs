@@ -174,6 +174,24 @@ pub fn ensure_clang(root: &Path) -> Result<()> {
     ensure_debian(root, "/usr/bin/wasm-ld", &["lld"])
 }
 
+/// Installs the allocator libraries that heaplab-cli's baseline tests preload into a
+/// baseline (`-a preload:<lib.so>`) and replay beside the C replay: Debian's mimalloc 2.0,
+/// jemalloc 5 and gperftools' tcmalloc_minimal. Under CI the tests fail without them.
+pub fn ensure_allocator_libraries(root: &Path) -> Result<()> {
+    const LIBS: &str = "/usr/lib/x86_64-linux-gnu";
+    ensure_debian(
+        root,
+        &format!("{LIBS}/libmimalloc.so.2"),
+        &["libmimalloc2.0"],
+    )?;
+    ensure_debian(root, &format!("{LIBS}/libjemalloc.so.2"), &["libjemalloc2"])?;
+    ensure_debian(
+        root,
+        &format!("{LIBS}/libtcmalloc_minimal.so.4"),
+        &["libtcmalloc-minimal4"],
+    )
+}
+
 /// Installs Debian `packages` with apt-get unless `path` exists.
 fn ensure_debian(root: &Path, path: &str, packages: &[&str]) -> Result<()> {
     if Path::new(path).exists() {

@@ -21,6 +21,12 @@ use clap::Parser;
 
 use cli::{Cli, Command};
 
+/// The system allocator, except in a `baseline-child` process, where heaplab's own memory
+/// moves to a private mapping out of the heap being measured (see `own_heap`).
+#[cfg(any(target_os = "linux", target_os = "macos"))]
+#[global_allocator]
+static ALLOCATOR: heaplab_native::own_heap::OwnHeap = heaplab_native::own_heap::OwnHeap;
+
 fn main() -> ExitCode {
     die_quietly_on_closed_pipe();
     // The child of `baseline` measures a real allocator's heap in this process, so it

@@ -74,13 +74,13 @@ fn main() {
             replay_policy(&config, sim_provider(&config), &events)
         }),
         ("glibc malloc", &|| {
-            time_once(RealAllocator::System, &events).unwrap()
+            time_once(&RealAllocator::System, &events).unwrap()
         }),
         ("mimalloc", &|| {
-            time_once(RealAllocator::Mimalloc, &events).unwrap()
+            time_once(&RealAllocator::Mimalloc, &events).unwrap()
         }),
         ("jemalloc", &|| {
-            time_once(RealAllocator::Jemalloc, &events).unwrap()
+            time_once(&RealAllocator::Jemalloc, &events).unwrap()
         }),
     ];
     for (case, run) in cases {

@@ -4,14 +4,19 @@
 //!   writing a checkable pattern into every block and sampling residency with `mincore`.
 //! - [`replay`] runs decoded events through a policy over real memory (`heaplab run
 //!   --real`), times them and checks the model's residency against the kernel's.
-//! - [`baseline`] runs the same events through glibc's malloc, mimalloc or jemalloc
+//! - [`baseline`] runs the same events through glibc's malloc, mimalloc, jemalloc or a
+//!   preloaded allocator library
 //!   (`heaplab baseline`).
+//!
+//! - [`own_heap`] keeps heaplab's own memory out of the heap a baseline measures.
 //!
 //! The platform is chosen in one place, [`os`]: Linux and macOS map real memory; elsewhere
 //! everything compiles and refuses with a message.
 
 pub mod baseline;
 pub mod os;
+#[cfg(any(target_os = "linux", target_os = "macos"))]
+pub mod own_heap;
 pub mod pattern;
 pub mod provider;
 pub mod replay;

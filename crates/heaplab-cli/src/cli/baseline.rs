@@ -17,7 +17,9 @@ pub(super) const FIDELITY_EXAMPLES: &str = "Examples:
 
 #[derive(Debug, Args)]
 pub struct BaselineArgs {
-    /// A real allocator: system (glibc malloc), mimalloc or jemalloc. Repeat to compare.
+    /// A real allocator: system (glibc malloc), mimalloc, jemalloc, or preload:<lib.so>, any
+    /// allocator library, loaded with LD_PRELOAD into the replay's process. Repeat to
+    /// compare.
     #[arg(long, short, required = true)]
     pub allocator: Vec<String>,
     /// A built-in workload id (see `heaplab workloads`) or a .trace file.
@@ -26,7 +28,8 @@ pub struct BaselineArgs {
     /// The built-in workload's settings: `--wset`, `--seed`, `--scale`.
     #[command(flatten)]
     pub workload_params: WorkloadParamArgs,
-    /// Timed runs per allocator; the median time per event is reported.
+    /// Runs per allocator, each in a fresh process; the tables give the smallest, median
+    /// and largest of each figure, and flag a spread above 10%.
     #[arg(long, default_value_t = 5)]
     pub repeat: usize,
     /// Print one JSON array with a report object per allocator instead of a table.
@@ -42,13 +45,13 @@ pub struct ChildArgs {
     /// The resolved workload config, as JSON.
     #[arg(long)]
     pub workload: String,
-    #[arg(long)]
-    pub repeat: usize,
 }
 
 #[derive(Debug, Args)]
 pub struct FidelityArgs {
     /// Only these real allocators (system, mimalloc, jemalloc) and their presets. Repeatable.
+    /// A preloaded library, preload:<lib.so>, is paired with the preset of the allocator
+    /// its file names (mimalloc or jemalloc).
     #[arg(long, short)]
     pub allocator: Vec<String>,
     /// Only these workloads: built-in ids or trace files. Repeatable; by default the
@@ -63,6 +66,10 @@ pub struct FidelityArgs {
     /// checkout, each one not found there named as skipped].
     #[arg(long, value_name = "DIR")]
     pub traces: Option<PathBuf>,
+    /// Real runs per workload and allocator, each in a fresh process; the table gives the
+    /// median and flags a spread above 10%.
+    #[arg(long, default_value_t = 3)]
+    pub repeat: usize,
     /// Print one JSON array with a row per workload and preset instead of a table.
     #[arg(long)]
     pub json: bool,

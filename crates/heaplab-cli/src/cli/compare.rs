@@ -32,7 +32,8 @@ pub struct CompareArgs {
     #[arg(long)]
     pub real: bool,
     /// Real allocators to add as columns, as `heaplab baseline` measures them
-    /// (comma-separated: system, mimalloc, jemalloc): heap RSS, and time with --real.
+    /// (comma-separated: system, mimalloc, jemalloc, preload:<lib.so>): heap RSS, and time
+    /// with --real.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub allocators: Vec<String>,
     /// Timed runs per configuration and workload with --real, and per allocator (3).

@@ -7,7 +7,7 @@ use heaplab_core::metrics::versioned;
 use heaplab_native::{decode, RealAllocator};
 use serde_json::Value;
 
-use crate::child::{self, run_child};
+use crate::child::{self, run_baseline};
 use crate::cli::{BaselineArgs, ChildArgs};
 use crate::error::CliError;
 use crate::input::{builtin_workload, is_trace_arg, WorkloadSets};
@@ -27,8 +27,8 @@ pub fn run(args: BaselineArgs) -> Result<(), CliError> {
     let spec = serde_json::to_string(&workload).map_err(|e| CliError::failed(e.to_string()))?;
     let exe = child::heaplab_exe()?;
     let mut reports = Vec::new();
-    for a in allocators {
-        reports.push(run_child(&exe, a, &spec, args.repeat)?);
+    for a in &allocators {
+        reports.push(run_baseline(&exe, a, &spec, args.repeat)?);
     }
     if args.json {
         let v: Vec<_> = reports
@@ -61,14 +61,17 @@ fn baseline_workload(args: &BaselineArgs) -> Result<WorkloadConfig, CliError> {
     builtin_workload(name, &sets)
 }
 
-/// The hidden `baseline-child`: decode, then replay through one allocator, and send the
-/// report to the parent.
+/// The hidden `baseline-child`: decode, then replay once through one allocator, and send
+/// the report to the parent.
 pub fn child(args: ChildArgs) -> Result<(), CliError> {
+    // From here on heaplab's own allocations (the decoded events above all) come from a
+    // private mapping, not from the allocator being measured.
+    #[cfg(any(target_os = "linux", target_os = "macos"))]
+    heaplab_native::own_heap::enter().map_err(CliError::failed)?;
     let alloc = RealAllocator::parse(&args.allocator).map_err(CliError::input)?;
     let workload: WorkloadConfig = serde_json::from_str(&args.workload)
         .map_err(|e| CliError::input(format!("--workload: {e}")))?;
     let events = decode(&workload)?;
-    let report =
-        heaplab_native::baseline::run(alloc, &events, args.repeat).map_err(CliError::input)?;
+    let report = heaplab_native::baseline::run(&alloc, &events).map_err(CliError::input)?;
     child::send_report(&report)
 }

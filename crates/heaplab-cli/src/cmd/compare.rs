@@ -95,7 +95,7 @@ pub fn run(args: CompareArgs) -> Result<(), CliError> {
         std::fs::create_dir_all(dir)
             .map_err(|e| CliError::failed(format!("--plot-dir: {}: {e}", dir.display())))?;
     }
-    let labels = column_labels(&configs, &allocators);
+    let mut labels = column_labels(&configs, &allocators);
     let progress = Progress::new(
         (suite.len() * (configs.len() + allocators.len())) as u64,
         args.progress.quiet,
@@ -123,9 +123,13 @@ pub fn run(args: CompareArgs) -> Result<(), CliError> {
         for w in &suite {
             let spec =
                 serde_json::to_string(&w.workload).map_err(|e| CliError::failed(e.to_string()))?;
-            for &a in &allocators {
+            for (i, a) in allocators.iter().enumerate() {
                 progress.start(&format!("{} · {a}", w.label));
-                let r = child::run_child(&exe, a, &spec, repeat)?;
+                let r = child::run_baseline(&exe, a, &spec, repeat)?;
+                // A preloaded library is named by its file and its version in the table.
+                if a.preload_path().is_some() {
+                    labels[configs.len() + i] = format!("{} ({})", a.label(), r.version);
+                }
                 progress.done();
                 let mut figures = BTreeMap::new();
                 figures.insert("events", r.events as f64);
@@ -297,7 +301,7 @@ fn what_to_compare(
 /// changes) or the allocator's id, numbered when two would read the same.
 fn column_labels(configs: &[RunConfig], allocators: &[RealAllocator]) -> Vec<String> {
     let mut labels: Vec<String> = configs.iter().map(output::label).collect();
-    labels.extend(allocators.iter().map(|a| a.id().to_string()));
+    labels.extend(allocators.iter().map(|a| a.label()));
     let mut out = Vec::new();
     for (i, l) in labels.iter().enumerate() {
         let before = labels[..i].iter().filter(|x| *x == l).count();

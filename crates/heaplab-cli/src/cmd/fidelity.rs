@@ -3,7 +3,8 @@
 //! Both replay the same events. The simulated side is an ordinary run over the simulated
 //! provider. The real side is a `baseline` child process, whose heap RSS (anonymous RSS
 //! minus that before the first event) is compared with the model's resident bytes, at the
-//! peak and after the last event.
+//! peak and after the last event. The real side runs `--repeat` times, each in a fresh
+//! process: its median is compared, and its pace and spread are reported beside it.
 
 use heaplab_core::metrics::versioned;
 use std::path::{Path, PathBuf};
@@ -12,7 +13,7 @@ use heaplab_core::config::{PolicyConfig, RunConfig, WorkloadConfig};
 use heaplab_core::trace::ImportOptions;
 use heaplab_native::RealAllocator;
 
-use crate::child::{self, run_child};
+use crate::child::{self, run_baseline};
 use crate::cli::FidelityArgs;
 use crate::error::CliError;
 use crate::input::{builtin_workload, is_trace_arg, run_one, WorkloadSets};
@@ -24,6 +25,24 @@ const PAIRS: [(&str, RealAllocator); 3] = [
     ("mimalloc-like", RealAllocator::Mimalloc),
     ("jemalloc-like", RealAllocator::Jemalloc),
 ];
+
+/// The preset that models a preloaded library: the one whose allocator its file is named
+/// after. A library named after neither has no preset to compare with.
+fn preset_of_library(a: &RealAllocator) -> Result<&'static str, CliError> {
+    let name = a.label().to_lowercase();
+    PAIRS
+        .iter()
+        .filter(|(_, linked)| *linked != RealAllocator::System)
+        .find(|(_, linked)| name.contains(&linked.id()))
+        .map(|(preset, _)| *preset)
+        .ok_or_else(|| {
+            CliError::input(format!(
+                "--allocator {a}: fidelity compares a preset with the allocator it models, \
+                 and the file names neither mimalloc nor jemalloc; measure it with \
+                 `heaplab baseline -a {a}`"
+            ))
+        })
+}
 
 /// The MallocBench ports fidelity leaves out: the message passers, whose meaning is in
 /// their threads while a baseline replays on one, and `churn`, whose heap holds two
@@ -50,6 +69,9 @@ const GLIBC_PEAK_TARGET: f64 = 0.15;
 const GLIBC_END_TARGET: f64 = 0.25;
 
 pub fn run(args: FidelityArgs) -> Result<(), CliError> {
+    if args.repeat == 0 {
+        return Err(CliError::input("--repeat: needs at least one run"));
+    }
     let pairs: Vec<(&str, RealAllocator)> = if args.allocator.is_empty() {
         PAIRS.to_vec()
     } else {
@@ -60,10 +82,14 @@ pub fn run(args: FidelityArgs) -> Result<(), CliError> {
                 RealAllocator::parse(a).map_err(|e| CliError::input(format!("--allocator: {e}")))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        PAIRS
+        let mut pairs: Vec<(&str, RealAllocator)> = PAIRS
             .into_iter()
             .filter(|(_, a)| wanted.contains(a))
-            .collect()
+            .collect();
+        for a in wanted.iter().filter(|a| a.preload_path().is_some()) {
+            pairs.push((preset_of_library(a)?, a.clone()));
+        }
+        pairs
     };
     let Workloads {
         list: workloads,
@@ -76,12 +102,12 @@ pub fn run(args: FidelityArgs) -> Result<(), CliError> {
     let mut rows = Vec::new();
     for w in &workloads {
         let spec = serde_json::to_string(w).map_err(|e| CliError::failed(e.to_string()))?;
-        for &(preset, allocator) in &pairs {
+        for (preset, allocator) in &pairs {
             let mut config = RunConfig::new(&w.id, "");
             config.workload = w.clone();
             config.policy = PolicyConfig::named(preset);
             let sim = run_one(&config, &ImportOptions::default())?.report.summary;
-            let real = run_child(&exe, allocator, &spec, 1)?;
+            let real = run_baseline(&exe, allocator, &spec, args.repeat)?;
             rows.push(row(w, preset, allocator, &sim, &real));
         }
     }
@@ -98,7 +124,7 @@ pub fn run(args: FidelityArgs) -> Result<(), CliError> {
 fn row(
     w: &WorkloadConfig,
     preset: &str,
-    allocator: RealAllocator,
+    allocator: &RealAllocator,
     sim: &heaplab_core::simulate::Summary,
     real: &heaplab_native::BaselineReport,
 ) -> Row {
@@ -106,11 +132,13 @@ fn row(
     let peak_ratio = ratio(sim.peak_resident_bytes(), real.peak_rss_bytes);
     let end_ratio = ratio(sim.end_resident_bytes(), real.end_rss_bytes);
     let target =
-        (allocator == RealAllocator::System).then_some([GLIBC_PEAK_TARGET, GLIBC_END_TARGET]);
+        (*allocator == RealAllocator::System).then_some([GLIBC_PEAK_TARGET, GLIBC_END_TARGET]);
+    let [peak_min, _, peak_max] = real.min_median_max(|r| r.peak_rss_bytes as f64);
+    let [end_min, _, end_max] = real.min_median_max(|r| r.end_rss_bytes as f64);
     Row {
         workload: workload_name(w),
         preset: preset.to_string(),
-        allocator,
+        allocator: allocator.clone(),
         sim_peak_resident_bytes: sim.peak_resident_bytes(),
         real_peak_rss_bytes: real.peak_rss_bytes,
         peak_ratio,
@@ -121,6 +149,15 @@ fn row(
         within_target: target.map(|[p, e]| {
             (peak_ratio - 1.0).abs() <= p && within(sim.end_resident_bytes(), real.end_rss_bytes, e)
         }),
+        allocator_version: real.version.clone(),
+        real_ns_per_event: real.ns_per_event,
+        real_runs: real.runs.len(),
+        real_peak_rss_bytes_min: peak_min as u64,
+        real_peak_rss_bytes_max: peak_max as u64,
+        real_end_rss_bytes_min: end_min as u64,
+        real_end_rss_bytes_max: end_max as u64,
+        real_spread: real.spread.clone(),
+        real_wide_spread: real.wide_spread.clone(),
     }
 }
 

@@ -2,6 +2,7 @@
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 use heaplab_core::format::{format_bytes, format_count, format_counted};
+use heaplab_native::baseline::{Spread, SPREAD_FLAG};
 use heaplab_native::RealAllocator;
 use serde::Serialize;
 
@@ -23,6 +24,21 @@ pub struct Row {
     /// target (`glibc-like`); `null` for presets reported without one.
     pub target: Option<[f64; 2]>,
     pub within_target: Option<bool>,
+    /// The real allocator's name and version, as it reports them.
+    pub allocator_version: String,
+    /// The real replay's pace: the median over the runs of wall time per event, of the
+    /// runs whose memory is reported.
+    pub real_ns_per_event: f64,
+    /// How many real runs, each in a fresh process; the real figures above are medians.
+    pub real_runs: usize,
+    pub real_peak_rss_bytes_min: u64,
+    pub real_peak_rss_bytes_max: u64,
+    pub real_end_rss_bytes_min: u64,
+    pub real_end_rss_bytes_max: u64,
+    /// Largest less smallest over the median, for the pace, the peak and the end.
+    pub real_spread: Spread,
+    /// The real figures whose spread is above 10% (see `baseline`).
+    pub real_wide_spread: Vec<String>,
 }
 
 /// The table of rows, then how many of the judged rows are within `glibc_target` (the
@@ -34,6 +50,7 @@ pub fn print_rows(rows: &[Row], glibc_target: [f64; 2], skipped: usize) {
         "workload",
         "preset",
         "allocator",
+        "real ns/event",
         "peak: model",
         "real",
         "model/real",
@@ -53,15 +70,23 @@ pub fn print_rows(rows: &[Row], glibc_target: [f64; 2], skipped: usize) {
             ),
             _ => "reported".to_string(),
         };
+        let flag = |name: &str, text: String| {
+            if r.real_wide_spread.iter().any(|w| w == name) {
+                format!("{text} ⚠")
+            } else {
+                text
+            }
+        };
         table.add_row(vec![
             Cell::new(&r.workload),
             Cell::new(&r.preset),
-            Cell::new(r.allocator.id()),
+            Cell::new(format!("{} ({})", r.allocator.label(), r.allocator_version)),
+            num(flag("ns_per_event", format!("{:.1}", r.real_ns_per_event))),
             num(format_bytes(r.sim_peak_resident_bytes)),
-            num(format_bytes(r.real_peak_rss_bytes)),
+            num(flag("peak_rss_bytes", format_bytes(r.real_peak_rss_bytes))),
             num(format!("{:.2}", r.peak_ratio)),
             num(format_bytes(r.sim_end_resident_bytes)),
-            num(format_bytes(r.real_end_rss_bytes)),
+            num(flag("end_rss_bytes", format_bytes(r.real_end_rss_bytes))),
             num(format!("{:.2}", r.end_ratio)),
             Cell::new(verdict),
         ]);
@@ -95,4 +120,12 @@ pub fn print_rows(rows: &[Row], glibc_target: [f64; 2], skipped: usize) {
         "real = heap RSS: the child's anonymous RSS minus that before the first event; end = after the \
          last event, no trim call"
     );
+    if let Some(runs) = rows.first().map(|r| r.real_runs).filter(|&n| n > 1) {
+        println!(
+            "real figures: the median of {runs} runs, each in a fresh process; ⚠ marks a spread \
+             above {:.0}% (see --json for each figure's smallest and largest)",
+            SPREAD_FLAG * 100.0
+        );
+    }
+    println!("real ns/event: the real replay's pace, RSS sampling included");
 }

@@ -9,6 +9,11 @@ mod unix;
 #[cfg(any(target_os = "linux", target_os = "macos"))]
 pub use unix::*;
 
+#[cfg(any(target_os = "linux", target_os = "macos"))]
+mod proc;
+#[cfg(any(target_os = "linux", target_os = "macos"))]
+pub use proc::*;
+
 #[cfg(not(any(target_os = "linux", target_os = "macos")))]
 mod unsupported;
 #[cfg(not(any(target_os = "linux", target_os = "macos")))]

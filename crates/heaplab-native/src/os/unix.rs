@@ -1,5 +1,5 @@
-//! Linux and macOS: anonymous mappings through rustix, residency through `mincore`, the
-//! process's resident set from `/proc/self/statm` (Linux only).
+//! Linux and macOS: anonymous mappings through rustix, residency through `mincore`. The
+//! process's own memory figures, read from `/proc` (Linux only), are in `proc.rs`.
 
 use std::ffi::c_void;
 
@@ -201,41 +201,4 @@ pub unsafe fn residency(addr: Addr, bytes: u64, out: &mut Vec<u8>) -> Result<(),
         return Err(platform("mincore", addr, bytes, e));
     }
     Ok(())
-}
-
-/// The process's resident set in bytes, from `/proc/self/statm` (its second field, in
-/// pages). `None` where there is no `/proc`.
-pub fn rss_bytes() -> Option<u64> {
-    statm().map(|(resident, _)| resident)
-}
-
-/// The process's anonymous resident memory in bytes: the resident set less its file-backed
-/// and shared pages (`statm`'s second field less its third). A heap is anonymous memory;
-/// the file-backed part moves whenever the process runs code it had not run before (the
-/// kernel maps text in 64 KiB batches), which would blur a heap's figures by that much.
-pub fn anon_rss_bytes() -> Option<u64> {
-    statm().map(|(resident, shared)| resident.saturating_sub(shared))
-}
-
-/// `/proc/self/statm`'s resident and shared sizes in bytes. Reads into a stack buffer: a
-/// baseline samples this in the middle of a glibc replay, and a small heap allocation there
-/// could sit at the top of the heap and keep glibc from trimming it, changing what is
-/// being measured.
-fn statm() -> Option<(u64, u64)> {
-    use std::io::Read;
-    let mut buf = [0u8; 128];
-    let mut file = std::fs::File::open("/proc/self/statm").ok()?;
-    let mut len = 0;
-    while len < buf.len() {
-        match file.read(&mut buf[len..]) {
-            Ok(0) => break,
-            Ok(n) => len += n,
-            Err(_) => return None,
-        }
-    }
-    let text = std::str::from_utf8(&buf[..len]).ok()?;
-    let mut fields = text.split_whitespace().skip(1);
-    let resident: u64 = fields.next()?.parse().ok()?;
-    let shared: u64 = fields.next()?.parse().ok()?;
-    Some((resident * page_size(), shared * page_size()))
 }

@@ -61,3 +61,11 @@ pub fn rss_bytes() -> Option<u64> {
 pub fn anon_rss_bytes() -> Option<u64> {
     None
 }
+
+pub fn reset_peak_rss() -> bool {
+    false
+}
+
+pub fn peak_anon_rss_bytes() -> Option<u64> {
+    None
+}
