@@ -189,11 +189,9 @@ fn stream(root: &Path, bin: &Path, quick: bool) -> Result<Vec<Row>> {
     if !trace.exists() {
         // The interpreter itself rather than `python3` on the PATH, which may be a shim (a
         // pyenv one is a shell script) whose own processes would be recorded beside it.
-        let python = crate::probe(Command::new("python3").args([
-            "-c",
-            "import sys; print(sys.executable)",
-        ]))
-        .context("python3 is needed to record web/bench/churn-dicts.py")?;
+        let python =
+            crate::probe(Command::new("python3").args(["-c", "import sys; print(sys.executable)"]))
+                .context("python3 is needed to record web/bench/churn-dicts.py")?;
         run_cmd(
             Command::new(bin)
                 .args(["record", "-o"])
