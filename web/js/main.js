@@ -156,7 +156,8 @@ async function takeTraceFile(file) {
     linkFollowsForm();
   }
   if (!file) return;
-  if (!trace.choseAnother() || viewSweep()) forgetResults();
+  // Without auto-run, what is shown would stand under a file it is not of until Run.
+  if (!trace.choseAnother() || viewSweep() || !$('#auto-run').checked) forgetResults();
   if ($('#auto-run').checked) {
     runShown();
   } else {
@@ -269,9 +270,13 @@ function keepTraceThatRan() {
     forgetResults();
     return;
   }
-  restorePrevious();
+  const { results } = restorePrevious();
   linkFollowsForm();
-  setStatus(`${refused} did not run; the results shown are still those of ${kept}, which stays loaded.`);
+  setStatus(
+    results
+      ? `${refused} did not run; the results shown are still those of ${kept}, which stays loaded.`
+      : `${refused} did not run; ${kept} stays loaded: press Run to run it.`,
+  );
 }
 
 /** The export menu's downloads, of what the results column shows (see export.js). */

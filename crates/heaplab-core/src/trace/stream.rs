@@ -92,6 +92,11 @@ impl Splitter {
             let Some(len) = memchr::memchr(b'\n', &data[start..]) else {
                 return self.keep(&data[start..]);
             };
+            // A chunk may hold a whole over-long line (the browser hands a file over in
+            // chunks of any size), which must be refused as one split across chunks is.
+            if len > MAX_LINE_BYTES {
+                return Err(Stop::TooLong(self.number + 1));
+            }
             self.number += 1;
             parser
                 .line(feed, self.number, trim_cr(&data[start..start + len]))

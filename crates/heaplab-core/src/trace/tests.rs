@@ -812,6 +812,18 @@ fn a_line_longer_than_a_megabyte_is_refused_at_its_line_when_pushed() {
 }
 
 #[test]
+fn a_line_longer_than_a_megabyte_is_refused_when_one_chunk_holds_it_whole() {
+    let mut text = b"a 1 16\nf 1\n".to_vec();
+    text.extend(std::iter::repeat_n(b'x', stream::MAX_LINE_BYTES + 1));
+    text.extend(b"\na 2 16\n");
+    let err = streamed(&text, "blob.trace", &ImportOptions::default(), 4 << 20).unwrap_err();
+    assert!(
+        err.starts_with("blob.trace:3: the line is longer than 1 MiB"),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_gzip_cut_short_is_an_error_at_the_line_it_stopped_when_pushed() {
     let text: String = (0..2000).map(|i| format!("a {i} 16\n")).collect();
     let gz = gzip(text.as_bytes());
