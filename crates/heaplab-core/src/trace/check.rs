@@ -241,7 +241,7 @@ impl Packed {
 
 /// Deaths one generation holds. A death is remembered while it is in the current
 /// generation or the one before, so at least this many of the latest deaths are.
-const GENERATION: usize = 1 << 18;
+const GENERATION: usize = 1 << 16;
 
 /// Slack the window may always have, and how far past its end a new key may be and
 /// still stretch it rather than go to the overflow map.
@@ -260,7 +260,7 @@ const GROW_AHEAD: u64 = 1 << 10;
 /// window's own map, or addresses), and no key is ever in two places. Deaths are stamped
 /// with their generation: when a generation fills, the one before it is forgotten, and a
 /// use of a block dead for longer is reported as a use of an unknown block (still an error
-/// at its line, only with less history). The window is cut down to about twice its live
+/// at its line, only with less history). The window is cut down to its live blocks
 /// blocks plus the two remembered generations, and the overflow maps drop their forgotten
 /// deaths at each new generation, so a trace of unique ids never grows the checker without
 /// limit.
@@ -421,9 +421,14 @@ impl Keys {
     /// covers, then cuts its front if it has grown too wide.
     fn grow(&mut self, new_end: u64) {
         self.window.grow_to(new_end, |_, _| {});
-        let bound = 2 * self.live + 2 * GENERATION + MIN_SPAN as usize;
-        if self.window.len() > 2 * bound {
-            // Cut in batches, so each slot pays for its move once.
+        let bound = self.live + 2 * GENERATION + MIN_SPAN as usize;
+        if self.window.len() > bound + bound / 2 {
+            // What the window must span is its live blocks and the two generations of
+            // deaths it remembers; the rest is slack. Cutting it back to that whenever it
+            // is half as wide again keeps the vector (the largest thing the checker
+            // holds, sixteen bytes a key) within one doubling of what the trace keeps
+            // live, and each slot is still moved only a bounded number of times. The
+            // front's live blocks and remembered deaths go to `behind`.
             let cut = self.window.len() - bound;
             for (key, s) in self.window.iter().take(cut) {
                 if self.remembered(&s.unpack(self.gen)) {
