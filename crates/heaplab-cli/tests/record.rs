@@ -311,7 +311,12 @@ fn every_entry_point_writes_the_line_it_should() {
     // Ids are numbered from the trace's start, which holds the C library's own
     // allocations first: name each id by its first appearance from `malloc(100)` on.
     let text = std::fs::read_to_string(&trace).unwrap();
-    let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    // Time marks come wherever 100 µs happen to pass, so they are left out here (their
+    // own test is below).
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("t "))
+        .collect();
     let start = lines
         .iter()
         .position(|l| l.starts_with("a ") && l.ends_with(" 100"))
@@ -638,4 +643,51 @@ fn an_annotated_arena_is_recorded_and_its_slab_size_matters_on_replay() {
     let flat = slab_size_sweep(&unannotated, sizes, &heap);
     assert!(flat.iter().all(|p| *p == flat[0]), "{flat:?}");
     std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// The recorder marks the time before a call when 100 µs or more have passed since the
+/// last mark, so a program that pauses between its allocations leaves a mark per pause,
+/// and the replay runs on that clock.
+#[test]
+fn a_recorded_program_that_pauses_leaves_time_marks_the_replay_runs_on() {
+    let d = dir("marks");
+    let trace = d.join("py.trace");
+    let out = record(
+        &trace,
+        "import time\n\
+         kept = []\n\
+         for i in range(8):\n\
+         \x20   kept.append(bytes(200000))\n\
+         \x20   time.sleep(0.003)\n",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let marks: Vec<u64> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("t "))
+        .map(|n| n.parse().unwrap())
+        .collect();
+    // At least one mark per 3 ms pause, never going back, never closer than 100 µs.
+    assert!(marks.len() >= 8, "{} marks", marks.len());
+    assert!(
+        marks.windows(2).all(|w| w[1] >= w[0] + 100_000),
+        "{marks:?}"
+    );
+    assert!(*marks.last().unwrap() >= 8 * 3_000_000, "{marks:?}");
+    replay_matches(&trace);
+    let out = Command::new(HEAPLAB)
+        .args(["run", "--workload"])
+        .arg(&trace)
+        .args(["--policy", "mimalloc-like", "--json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["time"]["clock"], "trace");
+    assert_eq!(v[0]["time"]["marks"], marks.len() as u64);
+    assert_eq!(v[0]["time"]["elapsed_ns"], *marks.last().unwrap());
+    std::fs::remove_dir_all(d).ok();
 }

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::clock::Clock;
 use crate::format::format_bytes;
 use crate::params::{ParamError, Params};
 use crate::policy::{self, Family, Policy};
@@ -31,6 +32,10 @@ pub struct RunConfig {
     /// Most points kept in the memory-over-time series.
     #[serde(default = "default_points")]
     pub series_points: usize,
+    /// How the model tells time (see [`crate::clock`]): unset, a trace's time marks when
+    /// it has them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<Clock>,
 }
 
 fn default_points() -> usize {
@@ -300,6 +305,7 @@ impl RunConfig {
             provider: ProviderConfig::default(),
             touch: TouchMode::All,
             series_points: default_points(),
+            clock: None,
         }
     }
 
@@ -344,6 +350,16 @@ impl RunConfig {
                 message: format!(
                     "{} is not a supported page size; use one of {:?}",
                     self.provider.page_size, PAGE_SIZES
+                ),
+            });
+        }
+        if self.clock == Some(Clock::Trace) && !self.workload.is_trace() {
+            return Err(ParamError {
+                field: "clock".into(),
+                message: format!(
+                    "`trace` runs on a trace's time marks, and the built-in workload {} has \
+                     none; give `rate=<ns per event>`",
+                    self.workload.id
                 ),
             });
         }

@@ -34,6 +34,14 @@ pub enum Event {
     ArenaReset(ArenaId),
     /// Every block of the arena dies and the arena is gone.
     ArenaDrop(ArenaId),
+    /// The program's clock reads this many nanoseconds since the trace began: a time
+    /// mark (`t <ns>` in a `.trace`), not a call. Real allocators count their delays in
+    /// time (mimalloc purges pages freed more than 10 ms ago, jemalloc decays dirty pages
+    /// over 10 s), so a model of them needs to know how much passed between two calls; a
+    /// recorder writes a mark at most every 100 µs of activity. Marks never go back, and
+    /// they are not counted as events: a trace with them runs the same events as one
+    /// without.
+    Time(u64),
 }
 
 /// The alignment a plain `malloc` guarantees on 64-bit platforms.

@@ -46,6 +46,32 @@ pub fn format_bytes(bytes: u64) -> String {
     format!("{text} {}", UNITS[unit])
 }
 
+/// A time in nanoseconds in the unit that reads best, with about three significant
+/// digits ("640 ns", "12.5 µs", "1.2 ms", "3.05 s"): how the model's clock is shown.
+pub fn format_duration_ns(ns: u64) -> String {
+    const UNITS: [(&str, f64); 3] = [("s", 1e9), ("ms", 1e6), ("µs", 1e3)];
+    for (unit, scale) in UNITS {
+        let value = ns as f64 / scale;
+        if value >= 1.0 {
+            let decimals = if value >= 100.0 {
+                0
+            } else if value >= 10.0 {
+                1
+            } else {
+                2
+            };
+            let text = format!("{value:.decimals$}");
+            let text = if text.contains('.') {
+                text.trim_end_matches('0').trim_end_matches('.')
+            } else {
+                &text
+            };
+            return format!("{text} {unit}");
+        }
+    }
+    format!("{ns} ns")
+}
+
 /// A size to the byte with thousands separators ("2,016 B"), where a reader compares it
 /// with another exact size (a chunk against its request, a mapping's length).
 pub fn format_exact_bytes(bytes: u64) -> String {
@@ -188,6 +214,17 @@ mod tests {
         assert_eq!(format_delta(5.0, 0.0, Direction::Smaller), "^ none");
         assert_eq!(format_delta(0.0, 5.0, Direction::Smaller), "! from none");
         assert_eq!(format_delta(f64::NAN, 5.0, Direction::Smaller), "");
+    }
+
+    #[test]
+    fn durations_read_in_the_unit_that_fits() {
+        assert_eq!(format_duration_ns(0), "0 ns");
+        assert_eq!(format_duration_ns(640), "640 ns");
+        assert_eq!(format_duration_ns(12_500), "12.5 µs");
+        assert_eq!(format_duration_ns(1_000_000), "1 ms");
+        assert_eq!(format_duration_ns(1_234_567), "1.23 ms");
+        assert_eq!(format_duration_ns(3_050_000_000), "3.05 s");
+        assert_eq!(format_duration_ns(125_000_000_000), "125 s");
     }
 
     #[test]

@@ -19,6 +19,7 @@
 //! assert!(out.report.summary.peak_resident_bytes() >= 4096);
 //! ```
 
+pub mod clock;
 pub mod config;
 pub mod decision;
 pub mod event;

@@ -442,4 +442,75 @@ mod tests {
             );
         }
     }
+
+    /// Streams `text` through one config of `policy`, with `clock` when given.
+    fn streamed_run(text: &str, policy: &str, clock: Option<crate::clock::Clock>) -> RunOutput {
+        let mut config = RunConfig::new("trace", policy);
+        config.workload = crate::config::WorkloadConfig::trace("t.trace");
+        config.clock = clock;
+        let mut run =
+            TraceRun::new(std::slice::from_ref(&config), &ImportOptions::default()).unwrap();
+        run.push(text.as_bytes()).unwrap();
+        run.finish().unwrap().remove(0)
+    }
+
+    /// Marks move the model's clock and nothing else: the same events, the same
+    /// figures, with the time of the last mark, or of the rate when one is given.
+    #[test]
+    fn time_marks_give_the_run_a_clock_and_change_no_figure() {
+        let plain: String = (0..2000)
+            .map(|i| format!("a {i} {}\n", 32 + (i % 5) * 700))
+            .chain((0..2000).step_by(3).map(|i| format!("f {i}\n")))
+            .collect();
+        // A mark every 250 lines, 100 µs apart: the last is mark 10, at 1 ms.
+        let marked: String = plain
+            .lines()
+            .enumerate()
+            .map(|(i, line)| match i % 250 {
+                0 => format!("t {}\n{line}\n", i / 250 * 100_000),
+                _ => format!("{line}\n"),
+            })
+            .collect();
+        for policy in ["glibc-like", "mimalloc-like", "jemalloc-like", "buddy"] {
+            let without = streamed_run(&plain, policy, None);
+            let with = streamed_run(&marked, policy, None);
+            let s = &with.report.summary;
+            assert_eq!(s.events(), 2667, "{policy}: marks are not events");
+            assert_eq!(
+                serde_json::to_value(s.time).unwrap(),
+                serde_json::json!({"clock": "trace", "elapsed_ns": 1_000_000, "marks": 11}),
+                "{policy}"
+            );
+            let mut same = with.report.summary.clone();
+            same.time = without.report.summary.time;
+            assert_eq!(same, without.report.summary, "{policy}");
+            assert_eq!(with.series, without.series, "{policy}");
+            assert_eq!(without.report.summary.time.clock, None);
+            assert_eq!(without.report.summary.time.elapsed_ns, None);
+        }
+        // A rate ignores the marks: 2,667 events at 2.5 ns each end at 6,667.5, rounded.
+        let rated = streamed_run(&marked, "buddy", Some(crate::clock::Clock::Rate(2.5)));
+        assert_eq!(
+            serde_json::to_value(rated.report.summary.time).unwrap(),
+            serde_json::json!({"clock": "rate=2.5", "elapsed_ns": 6668, "marks": 11})
+        );
+    }
+
+    /// A built-in workload has no marks to run a trace clock on: refused up front.
+    #[test]
+    fn a_trace_clock_on_a_built_in_workload_is_refused_with_its_field() {
+        let mut config = RunConfig::new("churn", "buddy");
+        config.clock = Some(crate::clock::Clock::Trace);
+        let e = config.resolve().unwrap_err();
+        assert_eq!(e.field, "clock");
+        assert_eq!(
+            e.message,
+            "`trace` runs on a trace's time marks, and the built-in workload churn has none; \
+             give `rate=<ns per event>`"
+        );
+        config.clock = Some(crate::clock::Clock::Rate(40.0));
+        let out = run(&config.resolve().unwrap()).unwrap();
+        let events = out.report.summary.events();
+        assert_eq!(out.report.summary.time.elapsed_ns, Some(events * 40));
+    }
 }

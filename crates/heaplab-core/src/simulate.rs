@@ -6,11 +6,12 @@ use std::fmt;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
+use crate::clock::ModelTime;
 use crate::config::{RunConfig, TouchMode};
 use crate::event::{ArenaId, BlockId, Event, DEFAULT_ALIGN};
 use crate::live::LiveTable;
 use crate::metrics::versioned;
-pub use crate::metrics::{PhaseMark, ProgramCounts, Summary, SCHEMA};
+pub use crate::metrics::{PhaseMark, ProgramCounts, RunTime, Summary, SCHEMA};
 use crate::pages::Pages;
 use crate::params::ParamError;
 use crate::policy::{dispatch, AllocError, AnyPolicy, Block, Policy};
@@ -99,6 +100,8 @@ struct Books<P: PageProvider> {
     phases: Vec<PhaseMark>,
     /// See [`Simulation::hint_policy_from`].
     hint_from_live: usize,
+    /// The model's time: the clock the config chose and the trace's marks.
+    time: ModelTime,
 }
 
 /// Keeps the ids in `ids` of blocks live in arena `a`, each once.
@@ -149,6 +152,7 @@ impl<P: PageProvider> Simulation<P> {
                 series: SeriesRecorder::new(config.series_points),
                 phase: None,
                 phases: Vec::new(),
+                time: ModelTime::new(config.clock),
             },
         })
     }
@@ -314,6 +318,12 @@ impl<P: PageProvider> Books<P> {
     /// Carries out one event with the policy as its own family.
     #[inline]
     fn apply<Q: Policy>(&mut self, policy: &mut Q, event: &Event) -> Result<(), SimError> {
+        // A time mark is not a call: it moves the clock and counts as no event, so a
+        // trace with marks runs the same events as one without.
+        if let Event::Time(ns) = *event {
+            self.time.mark(ns);
+            return Ok(());
+        }
         self.events += 1;
         let n = self.events;
         if let Err(message) = self.step(policy, event) {
@@ -427,6 +437,8 @@ impl<P: PageProvider> Books<P> {
                 self.close_phase(self.events - 1);
                 self.phase = Some(label.clone());
             }
+            // Taken in `apply` before it counts the event.
+            Event::Time(_) => {}
             Event::ArenaCreate(a) => {
                 if self.arenas.contains_key(&a) {
                     return Err(format!("arena {a} already exists"));
@@ -559,6 +571,11 @@ impl<P: PageProvider> Books<P> {
             allocator_metadata_bytes: policy.metadata_bytes(),
             phases: self.phases,
             counters,
+            time: RunTime {
+                clock: self.time.clock(),
+                elapsed_ns: self.time.now(self.events),
+                marks: self.time.marks(),
+            },
         };
         let end = Sample {
             live: self.live_bytes.current,

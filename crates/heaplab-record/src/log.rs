@@ -13,6 +13,12 @@ const BUF_BYTES: usize = 1 << 20;
 /// The longest event line is under 100 bytes: write the buffer out before less is left.
 const LINE_ROOM: usize = 128;
 
+/// The least time between two time marks (`t <ns>` lines), in nanoseconds. A mark comes
+/// before the first call after this much time, so a busy program pays one line per
+/// hundreds of calls, an idle one a line per spell, and the model still sees a delay of
+/// a millisecond (mimalloc's purge delay is ten) to within a tenth of it.
+const MARK_EVERY_NS: u64 = 100_000;
+
 /// The default alignment: `a` lines leave it out.
 const DEFAULT_ALIGN: u64 = 16;
 
@@ -34,6 +40,9 @@ pub struct Log {
     /// Whether `a` and `r` lines carry their call site (`site=0x…`), and the trace ends
     /// with the executable mappings that symbolise them.
     callers: bool,
+    /// The monotonic clock when the trace began, and when the next mark is due.
+    started_ns: u64,
+    next_mark_ns: u64,
 }
 
 // SAFETY: the buffer pointer is a mapping the log owns; the log is only used under the
@@ -61,6 +70,8 @@ impl Log {
             generation: 0,
             next_thread: 1,
             callers: false,
+            started_ns: 0,
+            next_mark_ns: 0,
         }
     }
 
@@ -97,7 +108,26 @@ impl Log {
         self.next_id = 1;
         self.counts = Counts::ZERO;
         self.new_thread_numbering();
+        self.start_clock();
         Ok(())
+    }
+
+    /// The trace's time starts now; the first mark is due after [`MARK_EVERY_NS`].
+    fn start_clock(&mut self) {
+        self.started_ns = sys::monotonic_ns();
+        self.next_mark_ns = self.started_ns + MARK_EVERY_NS;
+    }
+
+    /// Writes a time mark before the line about to be written, when one is due.
+    #[inline]
+    fn time_mark(&mut self) {
+        let now = sys::monotonic_ns();
+        if now >= self.next_mark_ns {
+            self.next_mark_ns = now + MARK_EVERY_NS;
+            self.word(b"t ");
+            self.number(now - self.started_ns);
+            self.end_line();
+        }
     }
 
     /// In a forked child: the parent's trace is the parent's. Starts a new one on `fd`
@@ -112,6 +142,7 @@ impl Log {
         self.pid = pid;
         self.counts = Counts::ZERO;
         self.new_thread_numbering();
+        self.start_clock();
         header(self);
         let inherited = std::mem::replace(&mut self.table, Table::new());
         let mut n = 0u64;
@@ -228,6 +259,7 @@ impl Log {
         self.counts.reallocs += 1;
         self.counts.live_bytes = self.counts.live_bytes.saturating_sub(e.size);
         self.counts.add_live(size);
+        self.time_mark();
         self.word(b"r ");
         self.number(e.id);
         self.word(b" ");
@@ -252,6 +284,7 @@ impl Log {
 
     fn line_alloc(&mut self, e: Entry, thread: u32, site: usize) {
         self.counts.add_live(e.size);
+        self.time_mark();
         self.word(b"a ");
         self.number(e.id);
         self.word(b" ");
@@ -275,6 +308,7 @@ impl Log {
     fn line_free(&mut self, e: Entry, thread: u32) {
         self.counts.frees += 1;
         self.counts.live_bytes = self.counts.live_bytes.saturating_sub(e.size);
+        self.time_mark();
         self.word(b"f ");
         self.number(e.id);
         self.thread_suffix(thread);
@@ -289,6 +323,7 @@ impl Log {
         let id = self.next_id;
         self.next_id += 1;
         self.counts.arena_allocs += 1;
+        self.time_mark();
         self.word(b"a ");
         self.number(id);
         self.word(b" ");
@@ -305,6 +340,7 @@ impl Log {
 
     /// An arena line: `arena <n>`, `reset <n>` or `drop <n>` as `op` says.
     pub fn arena_op(&mut self, op: &[u8], arena: u32) {
+        self.time_mark();
         self.word(op);
         self.word(b" ");
         self.number(u64::from(arena));

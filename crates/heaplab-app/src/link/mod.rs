@@ -383,6 +383,13 @@ impl LinkState {
         let first = configs
             .first()
             .ok_or_else(|| LinkError::new("there is no configuration to link to"))?;
+        // A link that dropped the clock would show another run than the one linked to.
+        if let Some(clock) = configs.iter().find_map(|c| c.clock) {
+            return Err(LinkError::new(format!(
+                "clock: a page link does not carry a clock yet, and this run has `{clock}`; \
+                 share the config file (`--json` prints it) instead"
+            )));
+        }
         let workload = if first.workload.is_trace() {
             let path = first.workload.path.clone().unwrap_or_default();
             LinkWorkload::Trace(TraceRef {
@@ -434,6 +441,7 @@ impl LinkState {
                     provider: self.provider,
                     touch: self.touch,
                     series_points,
+                    clock: None,
                 };
                 config.resolve().map_err(|e| check::config_error(i, &e))
             })

@@ -393,3 +393,17 @@ fn the_block_maps_byte_zoom_and_the_configuration_compared_travel_in_the_teachin
         assert!(e.contains(says), "{teach}: {e}");
     }
 }
+
+/// A link cannot carry a clock yet: one asked of a run with a clock says so, rather than
+/// link to a run without it.
+#[test]
+fn a_run_with_a_clock_is_not_linked_without_it() {
+    let mut config = RunConfig::new("churn", "buddy");
+    config.clock = Some(heaplab_core::clock::Clock::Rate(350.0));
+    let e = LinkState::from_configs(&[config]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "link: clock: a page link does not carry a clock yet, and this run has `rate=350`; share the \
+         config file (`--json` prints it) instead"
+    );
+}

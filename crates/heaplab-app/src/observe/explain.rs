@@ -42,6 +42,10 @@ pub fn line(
         Event::ArenaCreate(a) => format!("create arena {a}"),
         Event::ArenaReset(a) => format!("reset arena {a}"),
         Event::ArenaDrop(a) => format!("drop arena {a}"),
+        Event::Time(ns) => format!(
+            "time mark {} ns",
+            heaplab_core::format::format_count(i128::from(*ns))
+        ),
     };
     // A call into your own allocator heads its line, though it is noted once it has
     // returned: what the module did inside the call (mem_sbrk) follows it.

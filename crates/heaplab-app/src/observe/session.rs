@@ -202,7 +202,7 @@ impl Session {
                     self.sim.live().map(|(id, _)| id).collect();
                 self.births.retain(|id, _| live.contains(id));
             }
-            Event::ArenaCreate(_) => {}
+            Event::ArenaCreate(_) | Event::Time(_) => {}
         }
         Ok(())
     }

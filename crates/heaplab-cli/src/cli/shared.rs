@@ -43,6 +43,11 @@ pub struct RunInputArgs {
     /// Most points in the memory-over-time series.
     #[arg(long)]
     pub points: Option<usize>,
+    /// How the model tells time: `trace` (the trace's `t <ns>` marks, which `heaplab
+    /// record` writes; the default when the trace has them) or `rate=<ns per event>` (a
+    /// fixed pace). The report's `time` says what the run saw pass.
+    #[arg(long, value_name = "CLOCK")]
+    pub clock: Option<String>,
     /// Run the config(s) in this JSON or TOML file: one config or an array of them, as the
     /// browser page and `--json` output hold them (`heaplab config --example` prints one).
     #[arg(long, conflicts_with_all = ["workload", "policy"])]
@@ -50,7 +55,7 @@ pub struct RunInputArgs {
     /// Run what a page link shows (`http://127.0.0.1:8000/#2.…`, or an older `#c=` link):
     /// the same workload, configurations and provider, so the numbers equal the page's. A
     /// link that names a trace file reads it from the current folder.
-    #[arg(long, value_name = "URL", conflicts_with_all = ["workload", "policy", "config", "set", "wset", "seed", "scale", "page_size", "provider", "touch"])]
+    #[arg(long, value_name = "URL", conflicts_with_all = ["workload", "policy", "config", "set", "wset", "seed", "scale", "page_size", "provider", "touch", "clock"])]
     pub link: Option<String>,
 }
 

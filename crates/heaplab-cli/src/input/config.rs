@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use heaplab_core::clock::Clock;
 use heaplab_core::config::{ProviderKind, RunConfig, TouchMode, WorkloadConfig};
 use heaplab_core::policy;
 use serde_json::Value;
@@ -22,9 +23,29 @@ use crate::error::CliError;
 /// configs are returned as given, not resolved, so defaults are filled in by the run.
 pub fn configs(args: &RunInputArgs) -> Result<Vec<RunConfig>, CliError> {
     match &args.config {
-        Some(path) => configs_from_file(path),
+        Some(path) => {
+            let mut configs = configs_from_file(path)?;
+            // `--clock` is the one run-wide flag a file's configs take: the same trace
+            // replayed at another pace is a question asked of any saved comparison.
+            if let Some(clock) = clock_arg(args)? {
+                for c in &mut configs {
+                    c.clock = Some(clock);
+                    c.resolve()
+                        .map_err(|e| CliError::input(format!("--clock: {}", e.message)))?;
+                }
+            }
+            Ok(configs)
+        }
         None => configs_from_flags(args),
     }
+}
+
+/// `--clock`'s value, read by the one reader of clocks.
+fn clock_arg(args: &RunInputArgs) -> Result<Option<Clock>, CliError> {
+    args.clock
+        .as_deref()
+        .map(|text| Clock::parse(text, "--clock").map_err(|e| CliError::input(e.to_string())))
+        .transpose()
 }
 
 /// The configs of a file: TOML when its name ends in `.toml`, JSON otherwise.
@@ -154,6 +175,7 @@ fn configs_from_flags(args: &RunInputArgs) -> Result<Vec<RunConfig>, CliError> {
         if let Some(points) = args.points {
             config.series_points = points;
         }
+        config.clock = clock_arg(args)?;
         config
             .resolve()
             .map_err(|e| match (file, flag_of(&e.field, args)) {
@@ -175,6 +197,7 @@ fn flag_of(field: &str, args: &RunInputArgs) -> Option<String> {
     match field {
         "provider.page_size" => args.page_size.map(|_| "--page-size".to_string()),
         "series_points" => args.points.map(|_| "--points".to_string()),
+        "clock" => args.clock.as_ref().map(|_| "--clock".to_string()),
         _ => {
             let key = field.strip_prefix("policy.params.")?;
             args.set

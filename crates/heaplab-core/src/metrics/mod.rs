@@ -23,7 +23,7 @@ mod summary;
 pub use list::METRICS;
 pub use phase::{phase_figures, valid_text, Measure, PhaseFigure, PHASE_FIGURES};
 pub use schema::{versioned, Schema, Versioned, SCHEMA};
-pub use summary::{PhaseMark, ProgramCounts, Summary};
+pub use summary::{PhaseMark, ProgramCounts, RunTime, Summary};
 
 /// Which block of a summary table a figure belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

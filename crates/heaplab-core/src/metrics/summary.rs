@@ -8,6 +8,7 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize};
 
 use super::METRICS;
+use crate::clock::Clock;
 use crate::stats::{Gauge, PageStats};
 
 /// Memory at the end of a phase, the figure a `ps` after each step gives (scenario S4).
@@ -40,7 +41,7 @@ pub struct ProgramCounts {
 
 /// The books a run ends with. Its JSON object (`heaplab run --json`, the browser's
 /// `window.heaplabResults`) holds every figure of [`METRICS`] by its key, in the list's
-/// order, then `phases` and `counters`; those names are a stable contract.
+/// order, then `phases`, `counters` and `time`; those names are a stable contract.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Summary {
     pub program: ProgramCounts,
@@ -55,16 +56,44 @@ pub struct Summary {
     /// `malloc_bytes`, `free_block_bytes`, ...), for the policies that keep them (the pool
     /// family); empty for the others.
     pub counters: BTreeMap<String, u64>,
+    /// How much time the model saw pass, on which clock.
+    pub time: RunTime,
+}
+
+impl RunTime {
+    /// The line a report prints under its table: how much time the model saw pass, on
+    /// which clock; `None` for a run without one.
+    pub fn describe(&self) -> Option<String> {
+        let elapsed = crate::format::format_duration_ns(self.elapsed_ns?);
+        let marks = crate::format::format_counted(i128::from(self.marks), "mark", "marks");
+        Some(match self.clock? {
+            Clock::Trace => format!("model time: {elapsed}, on the trace's clock ({marks})"),
+            Clock::Rate(ns) => format!("model time: {elapsed}, at {ns} ns per event"),
+        })
+    }
+}
+
+/// The model's time at the end of a run (see [`crate::clock`]). Its JSON object is
+/// `{"clock": "trace" | "rate=<ns>" | null, "elapsed_ns": <ns> | null, "marks": <n>}`:
+/// `null` when the run had no clock, since a time the model never had is not zero.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct RunTime {
+    pub clock: Option<Clock>,
+    /// The time of the last event, in nanoseconds since the start.
+    pub elapsed_ns: Option<u64>,
+    /// The trace's time marks read.
+    pub marks: u64,
 }
 
 impl Serialize for Summary {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(METRICS.len() + 2))?;
+        let mut map = s.serialize_map(Some(METRICS.len() + 3))?;
         for m in METRICS {
             map.serialize_entry(m.key, &m.figure(self))?;
         }
         map.serialize_entry("phases", &self.phases)?;
         map.serialize_entry("counters", &self.counters)?;
+        map.serialize_entry("time", &self.time)?;
         map.end()
     }
 }

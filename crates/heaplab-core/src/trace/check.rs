@@ -39,6 +39,8 @@ pub enum ProblemKind {
     UnpairedRealloc,
     /// A malloc-lab header whose counts disagree with the op lines after it.
     HeaderCounts,
+    /// A time mark earlier than the one before it.
+    TimeBack,
 }
 
 impl ProblemKind {
@@ -55,6 +57,7 @@ impl ProblemKind {
             ProblemKind::BadArena => "bad_arena",
             ProblemKind::UnpairedRealloc => "unpaired_realloc",
             ProblemKind::HeaderCounts => "header_counts",
+            ProblemKind::TimeBack => "time_back",
         }
     }
 }
@@ -455,6 +458,8 @@ pub struct Checker {
     keys: Keys,
     /// Each arena's blocks, by key; keys freed or reused since are skipped when it ends.
     arenas: FxHashMap<ArenaId, Vec<u64>>,
+    /// The latest time mark, in nanoseconds.
+    time: u64,
 }
 
 impl Checker {
@@ -463,6 +468,7 @@ impl Checker {
             naming,
             keys: Keys::new(),
             arenas: FxHashMap::default(),
+            time: 0,
         }
     }
 
@@ -501,7 +507,24 @@ impl Checker {
             Event::ArenaCreate(a) => self.arena_create(a),
             Event::ArenaReset(a) => self.arena_end(line, a, false),
             Event::ArenaDrop(a) => self.arena_end(line, a, true),
+            Event::Time(ns) => self.time(ns),
         }
+    }
+
+    /// A time mark: never earlier than the last, since the model's delays run on the
+    /// differences between marks.
+    fn time(&mut self, ns: u64) -> Result<(), Problem> {
+        if ns < self.time {
+            return Err(Problem::new(
+                ProblemKind::TimeBack,
+                format!(
+                    "time mark {ns} ns is earlier than the one before it ({} ns); marks never go back",
+                    self.time
+                ),
+            ));
+        }
+        self.time = ns;
+        Ok(())
     }
 
     /// A block allocated under `key`, to be simulated as block `id`.

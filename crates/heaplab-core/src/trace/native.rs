@@ -7,12 +7,20 @@
 //! f <id> [thread=<n>]                                              free
 //! r <id> <size> [thread=<n>] [site=0x<hex>]                        realloc
 //! p <label>                                                        phase marker
+//! t <ns>                                                           time mark
 //! arena <n> | reset <n> | drop <n>                                 arena create, reset, drop
 //! site 0x<hex> <name>                                              what a call site is
 //! ```
 //!
 //! The `a`, `f` and `r` lines are CS:APP malloc-lab's op lines, so a `.rep` without its
 //! header reads as a `.trace`.
+//!
+//! `t <ns>` says that the program's clock read `ns` nanoseconds since the trace began
+//! when its next call came: `heaplab record` writes one before a call when at least
+//! 100 µs have passed since the last, so a busy program's trace grows by a mark per
+//! hundreds of calls while an idle spell costs one line. Marks never go back. They are
+//! what `--clock trace` runs the model's time on (see [`crate::clock`]); a trace
+//! without them still runs, on a rate.
 //!
 //! `site=` is the call site of an allocation or realloc: the return address of the
 //! `malloc` (or `calloc`, `realloc`) call, which `heaplab record --callers` writes. A
@@ -38,7 +46,7 @@ use super::{quote, EventSink, Feed, TraceError};
 use crate::event::{ArenaId, Event, DEFAULT_ALIGN};
 
 /// The first words of this format's lines, for telling it from the others.
-pub const OPS: &[&str] = &["a", "f", "r", "p", "arena", "reset", "drop", "site"];
+pub const OPS: &[&str] = &["a", "f", "r", "p", "t", "arena", "reset", "drop", "site"];
 
 /// Reads one line of a `.trace`: its event checked and sent to the feed.
 #[inline]
@@ -192,6 +200,10 @@ pub fn parse_line(line: &str) -> Result<Option<Line>, Problem> {
                 thread,
             }
         }
+        "t" => {
+            arity(1, 1, "t <ns>")?;
+            Event::Time(number(positional[0], "time")?)
+        }
         "arena" | "reset" | "drop" => {
             arity(1, 1, &format!("{op} <arena>"))?;
             let a = number(positional[0], "arena")?;
@@ -205,7 +217,7 @@ pub fn parse_line(line: &str) -> Result<Option<Line>, Problem> {
             return Err(Problem::new(
                 ProblemKind::UnknownOp,
                 format!(
-                    "unknown op `{}` (expected a, f, r, p, arena, reset, drop or site)",
+                    "unknown op `{}` (expected a, f, r, p, t, arena, reset, drop or site)",
                     quote(other)
                 ),
             ))
@@ -372,6 +384,7 @@ fn write_line_of<W: Write>(
         Event::ArenaCreate(a) => writeln!(w, "arena {a}"),
         Event::ArenaReset(a) => writeln!(w, "reset {a}"),
         Event::ArenaDrop(a) => writeln!(w, "drop {a}"),
+        Event::Time(ns) => writeln!(w, "t {ns}"),
     }
 }
 
@@ -406,6 +419,7 @@ mod tests {
             (0u32..1000).prop_map(Event::ArenaCreate),
             (0u32..1000).prop_map(Event::ArenaReset),
             (0u32..1000).prop_map(Event::ArenaDrop),
+            any::<u64>().prop_map(Event::Time),
         ]
     }
 

@@ -119,7 +119,7 @@ fn each_bad_kind_names_file_and_line() {
     let cases = [
         (
             "a 1 16\nz 3\n",
-            "x.trace:2: unknown op `z` (expected a, f, r, p, arena, reset, drop or site)",
+            "x.trace:2: unknown op `z` (expected a, f, r, p, t, arena, reset, drop or site)",
         ),
         (
             "a 1 sixteen\n",
@@ -148,6 +148,15 @@ fn each_bad_kind_names_file_and_line() {
         (
             "a 1 16 arena=2\n",
             "x.trace:1: alloc in arena 2, which was not created",
+        ),
+        (
+            "t 500\na 1 16\nt 400\n",
+            "x.trace:3: time mark 400 ns is earlier than the one before it (500 ns); marks never go back",
+        ),
+        ("t\n", "x.trace:1: expected `t <ns>`, found \"t\""),
+        (
+            "t -5\n",
+            "x.trace:1: bad time \"-5\": expected a non-negative whole number",
         ),
     ];
     for (text, message) in cases {
@@ -1019,4 +1028,40 @@ fn bad_slabs_are_named_at_their_line() {
     .unwrap();
     assert_eq!(events, vec![Event::alloc(2, 8)]);
     assert_eq!(imported.skipped.unwrap()[&ProblemKind::BadLine], 2);
+}
+
+// ------------------------------------------------------------------------------------
+// Time marks
+
+#[test]
+fn time_marks_read_as_events_of_their_own_and_equal_marks_are_fine() {
+    let text = "t 0\na 1 16\nt 120000\nt 120000\nf 1\n";
+    let (events, _) = events_of(text.as_bytes(), "x.trace", false).unwrap();
+    assert_eq!(
+        events,
+        [
+            Event::Time(0),
+            Event::alloc(1, 16),
+            Event::Time(120_000),
+            Event::Time(120_000),
+            Event::free(1)
+        ]
+    );
+    // Streamed in pieces of any size, the same events.
+    for size in [1, 3, 64] {
+        let (pieces, _) =
+            streamed(text.as_bytes(), "x.trace", &ImportOptions::default(), size).unwrap();
+        assert_eq!(pieces, events, "{size}-byte pieces");
+    }
+}
+
+#[test]
+fn lenient_skips_a_mark_that_goes_back_and_counts_it() {
+    let (events, imported) = events_of(b"t 9\na 1 16\nt 3\nt 12\n", "x.trace", true).unwrap();
+    assert_eq!(
+        events,
+        [Event::Time(9), Event::alloc(1, 16), Event::Time(12)]
+    );
+    let skipped = serde_json::to_value(imported.skipped.unwrap()).unwrap();
+    assert_eq!(skipped, serde_json::json!({"time_back": 1}));
 }

@@ -120,7 +120,7 @@ impl Heap {
                 b.size = size;
                 b.align = heaplab_core::event::DEFAULT_ALIGN;
             }
-            Event::Phase(_) => {}
+            Event::Phase(_) | Event::Time(_) => {}
             Event::ArenaCreate(a) => {
                 if self.arenas.insert(a, Vec::new()).is_some() {
                     return Err(format!("arena {a} already exists"));
@@ -206,7 +206,7 @@ pub fn peak_live_blocks(events: &[Event]) -> usize {
                     arenas.insert(a, Vec::new());
                 }
             }
-            Event::Realloc { .. } | Event::Phase(_) => {}
+            Event::Realloc { .. } | Event::Phase(_) | Event::Time(_) => {}
         }
     }
     peak

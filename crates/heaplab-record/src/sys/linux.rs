@@ -128,6 +128,18 @@ pub fn tid() -> u32 {
     unsafe { libc::gettid() as u32 }
 }
 
+/// The monotonic clock, in nanoseconds: through the vDSO, a read of shared memory rather
+/// than a system call, about 20 ns.
+pub fn monotonic_ns() -> u64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec it is given and nothing else.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
+    (t.tv_sec as u64).wrapping_mul(1_000_000_000) + t.tv_nsec as u64
+}
+
 pub fn yield_now() {
     // SAFETY: sched_yield has no preconditions.
     unsafe { libc::sched_yield() };

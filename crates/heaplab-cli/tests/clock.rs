@@ -1,0 +1,109 @@
+//! The model's clock from the command line: a trace's time marks give a run its time,
+//! `--clock rate=<ns>` a pace of its own, and a clock that cannot be is refused with the
+//! flag named.
+
+mod common;
+
+use common::{heaplab, json_of};
+
+/// A trace of 300 events with a mark before every hundredth, 1 ms apart.
+fn marked_trace(dir: &std::path::Path) -> String {
+    let mut text = String::new();
+    for i in 0..150u64 {
+        if i % 50 == 0 {
+            text.push_str(&format!("t {}\n", i / 50 * 1_000_000));
+        }
+        text.push_str(&format!("a {i} {}\nf {i}\n", 16 + i * 8));
+    }
+    let path = dir.join("marked.trace");
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+fn scratch(test: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("heaplab-clock-{}-{test}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn a_marked_trace_runs_on_its_own_clock_and_says_so() {
+    let dir = scratch("marks");
+    let trace = marked_trace(&dir);
+    let json = json_of(&heaplab(&[
+        "run",
+        "-w",
+        &trace,
+        "-p",
+        "mimalloc-like",
+        "--json",
+    ]));
+    let summary = &json[0];
+    assert_eq!(summary["events"], 300);
+    assert_eq!(
+        summary["time"],
+        serde_json::json!({"clock": "trace", "elapsed_ns": 2_000_000, "marks": 3})
+    );
+    let out = heaplab(&["run", "-w", &trace, "-p", "mimalloc-like"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("model time: 2 ms, on the trace's clock (3 marks)"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn a_rate_sets_the_pace_and_travels_with_the_config() {
+    let dir = scratch("rate");
+    let trace = marked_trace(&dir);
+    let json = json_of(&heaplab(&[
+        "run", "-w", &trace, "-p", "buddy", "--clock", "rate=350", "--json",
+    ]));
+    // 300 events at 350 ns each; the marks are read and counted, not followed.
+    assert_eq!(
+        json[0]["time"],
+        serde_json::json!({"clock": "rate=350", "elapsed_ns": 105_000, "marks": 3})
+    );
+    assert_eq!(json[0]["config"]["clock"], "rate=350");
+    // The printed config runs again with the same clock.
+    let config = dir.join("again.json");
+    std::fs::write(&config, serde_json::to_string(&json).unwrap()).unwrap();
+    let again = json_of(&heaplab(&[
+        "run",
+        "--config",
+        config.to_str().unwrap(),
+        "--json",
+    ]));
+    assert_eq!(again[0]["time"], json[0]["time"]);
+    // A built-in workload without marks runs on a rate too.
+    let churn = json_of(&heaplab(&[
+        "run", "-w", "churn", "--scale", "0.001", "-p", "buddy", "--clock", "rate=2", "--json",
+    ]));
+    let events = churn[0]["events"].as_u64().unwrap();
+    assert_eq!(churn[0]["time"]["elapsed_ns"].as_u64(), Some(2 * events));
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn a_clock_that_cannot_be_is_refused_with_the_flag_named() {
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["run", "-w", "churn", "-p", "buddy", "--clock", "wall"],
+            "error: --clock: unknown clock \"wall\"; expected `trace` (the trace's time marks) or `rate=<ns per event>`\n",
+        ),
+        (
+            &["run", "-w", "churn", "-p", "buddy", "--clock", "rate=0"],
+            "error: --clock: rate 0 ns per event is outside 0 (excluded) to 1e9 (one event a second)\n",
+        ),
+        (
+            &["run", "-w", "churn", "-p", "buddy", "--clock", "trace"],
+            "error: --clock: `trace` runs on a trace's time marks, and the built-in workload churn has none; give `rate=<ns per event>`\n",
+        ),
+    ];
+    for (args, message) in cases {
+        let out = heaplab(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), message, "{args:?}");
+    }
+}

@@ -1,0 +1,210 @@
+//! The model's clock: how much time passes between a run's events.
+//!
+//! Real allocators count their delays in time, not in calls. mimalloc purges a page that
+//! has been free for `purge_delay` milliseconds, jemalloc lets dirty pages decay over
+//! `dirty_decay_ms`, and both act only when the program next calls them. So the memory a
+//! time-driven allocator holds at a given call depends on how fast the program made its
+//! calls, and a model of it must be told. A run chooses its clock:
+//!
+//! - [`Clock::Trace`]: the trace's own time marks (`t <ns>` lines, which `heaplab record`
+//!   writes). Each event happens at the latest mark before it. The default when the trace
+//!   has marks.
+//! - [`Clock::Rate`]: a fixed pace, `ns` nanoseconds per event: event `n` (counted from 1)
+//!   happens `n × ns` after the start. Marks, if any, are then ignored.
+//!
+//! Without either (a built-in workload, or a trace without marks and no rate given) the
+//! run has no clock, and its report says so rather than invent a time.
+
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::params::ParamError;
+
+/// The slowest pace a rate may give: one event a second. A slower one is a mistake of
+/// units (milliseconds for nanoseconds) rather than a program.
+pub const MAX_NS_PER_EVENT: f64 = 1e9;
+
+/// How a simulated run tells time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Clock {
+    /// The trace's own time marks.
+    Trace,
+    /// A fixed pace, in nanoseconds per event (fractions allowed: 0.35 µs is 350).
+    Rate(f64),
+}
+
+impl Clock {
+    /// Parses `trace` or `rate=<ns per event>`, the words of `--clock`, of a config
+    /// file's `clock` and of a link: one reading for all three. `field` names where the
+    /// text came from in the error.
+    pub fn parse(text: &str, field: &str) -> Result<Clock, ParamError> {
+        let error = |message: String| ParamError {
+            field: field.into(),
+            message,
+        };
+        let text = text.trim();
+        if text == "trace" {
+            return Ok(Clock::Trace);
+        }
+        let Some(rate) = text.strip_prefix("rate=") else {
+            return Err(error(format!(
+                "unknown clock {:?}; expected `trace` (the trace's time marks) or \
+                 `rate=<ns per event>`",
+                crate::format::clip(text, 40)
+            )));
+        };
+        let ns: f64 = rate.trim().parse().map_err(|_| {
+            error(format!(
+                "bad rate {:?}: expected nanoseconds per event, a number such as 350 or 2.5",
+                crate::format::clip(rate, 40)
+            ))
+        })?;
+        if !(ns.is_finite() && ns > 0.0 && ns <= MAX_NS_PER_EVENT) {
+            return Err(error(format!(
+                "rate {ns} ns per event is outside 0 (excluded) to {MAX_NS_PER_EVENT:e} \
+                 (one event a second)"
+            )));
+        }
+        Ok(Clock::Rate(ns))
+    }
+}
+
+/// `trace` or `rate=<ns>`, as [`Clock::parse`] reads it back.
+impl fmt::Display for Clock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Clock::Trace => f.write_str("trace"),
+            Clock::Rate(ns) => write!(f, "rate={ns}"),
+        }
+    }
+}
+
+impl Serialize for Clock {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Clock {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Clock, D::Error> {
+        let text = String::deserialize(d)?;
+        Clock::parse(&text, "clock").map_err(serde::de::Error::custom)
+    }
+}
+
+/// The model's time as a run goes: the clock it was given and the marks seen so far.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ModelTime {
+    clock: Option<Clock>,
+    /// The latest time mark, once one has come.
+    mark: Option<u64>,
+    marks: u64,
+}
+
+impl ModelTime {
+    pub fn new(clock: Option<Clock>) -> ModelTime {
+        ModelTime {
+            clock,
+            mark: None,
+            marks: 0,
+        }
+    }
+
+    /// A time mark of the trace, in nanoseconds since it began.
+    #[inline]
+    pub fn mark(&mut self, ns: u64) {
+        self.mark = Some(ns);
+        self.marks += 1;
+    }
+
+    /// The time of the `events`-th event, in nanoseconds since the start, or `None` when
+    /// the run has no clock (yet: a trace's clock starts at its first mark).
+    #[inline]
+    pub fn now(&self, events: u64) -> Option<u64> {
+        match self.clock {
+            Some(Clock::Rate(ns)) => Some((events as f64 * ns).round() as u64),
+            Some(Clock::Trace) | None => self.mark,
+        }
+    }
+
+    /// How many time marks the run has seen.
+    pub fn marks(&self) -> u64 {
+        self.marks
+    }
+
+    /// The clock the run's time follows: the one given, or the trace's when it had marks.
+    pub fn clock(&self) -> Option<Clock> {
+        self.clock
+            .or_else(|| (self.marks > 0).then_some(Clock::Trace))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clocks_read_back_as_written() {
+        assert_eq!(Clock::parse("trace", "clock").unwrap(), Clock::Trace);
+        assert_eq!(
+            Clock::parse("rate=350", "clock").unwrap(),
+            Clock::Rate(350.0)
+        );
+        assert_eq!(
+            Clock::parse(" rate=2.5 ", "clock").unwrap(),
+            Clock::Rate(2.5)
+        );
+        for clock in [Clock::Trace, Clock::Rate(0.35), Clock::Rate(11000.0)] {
+            assert_eq!(Clock::parse(&clock.to_string(), "x").unwrap(), clock);
+        }
+    }
+
+    #[test]
+    fn a_bad_clock_names_its_field_and_what_was_expected() {
+        let e = Clock::parse("wall", "--clock").unwrap_err();
+        assert_eq!(e.field, "--clock");
+        assert_eq!(
+            e.message,
+            "unknown clock \"wall\"; expected `trace` (the trace's time marks) or \
+             `rate=<ns per event>`"
+        );
+        let e = Clock::parse("rate=fast", "clock").unwrap_err();
+        assert_eq!(
+            e.message,
+            "bad rate \"fast\": expected nanoseconds per event, a number such as 350 or 2.5"
+        );
+        for bad in ["rate=0", "rate=-3", "rate=inf", "rate=NaN", "rate=2e9"] {
+            let e = Clock::parse(bad, "clock").unwrap_err();
+            assert!(
+                e.message.contains("is outside 0 (excluded)"),
+                "{bad}: {}",
+                e.message
+            );
+        }
+    }
+
+    #[test]
+    fn a_rate_spaces_the_events_evenly_and_a_trace_follows_its_marks() {
+        let rate = ModelTime::new(Some(Clock::Rate(2.5)));
+        assert_eq!(rate.now(0), Some(0));
+        assert_eq!(rate.now(4), Some(10));
+        assert_eq!(rate.now(1_000_000), Some(2_500_000));
+
+        let mut trace = ModelTime::new(None);
+        assert_eq!((trace.now(5), trace.clock()), (None, None));
+        trace.mark(100_000);
+        assert_eq!(trace.now(6), Some(100_000));
+        trace.mark(250_000);
+        assert_eq!((trace.now(900), trace.marks()), (Some(250_000), 2));
+        assert_eq!(trace.clock(), Some(Clock::Trace));
+
+        // A rate given ignores the marks.
+        let mut given = ModelTime::new(Some(Clock::Rate(10.0)));
+        given.mark(7);
+        assert_eq!(
+            (given.now(3), given.clock()),
+            (Some(30), Some(Clock::Rate(10.0)))
+        );
+    }
+}
