@@ -29,6 +29,12 @@ pub fn format_bytes(bytes: u64) -> String {
     if unit == 0 {
         return format!("{bytes} B");
     }
+    format!("{} {}", three_digits(value), UNITS[unit])
+}
+
+/// `value` with about three significant digits and no trailing zeros (64.00 is 64): the
+/// number of every figure [`format_bytes`] and [`format_duration_ns`] print.
+fn three_digits(value: f64) -> String {
     let decimals = if value >= 100.0 {
         0
     } else if value >= 10.0 {
@@ -37,13 +43,11 @@ pub fn format_bytes(bytes: u64) -> String {
         2
     };
     let text = format!("{value:.decimals$}");
-    // Trailing zeros say nothing: 64.00 KiB is 64 KiB.
-    let text = if text.contains('.') {
-        text.trim_end_matches('0').trim_end_matches('.')
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
     } else {
-        &text
-    };
-    format!("{text} {}", UNITS[unit])
+        text
+    }
 }
 
 /// A time in nanoseconds in the unit that reads best, with about three significant
@@ -53,20 +57,7 @@ pub fn format_duration_ns(ns: u64) -> String {
     for (unit, scale) in UNITS {
         let value = ns as f64 / scale;
         if value >= 1.0 {
-            let decimals = if value >= 100.0 {
-                0
-            } else if value >= 10.0 {
-                1
-            } else {
-                2
-            };
-            let text = format!("{value:.decimals$}");
-            let text = if text.contains('.') {
-                text.trim_end_matches('0').trim_end_matches('.')
-            } else {
-                &text
-            };
-            return format!("{text} {unit}");
+            return format!("{} {unit}", three_digits(value));
         }
     }
     format!("{ns} ns")
