@@ -43,6 +43,8 @@ pub struct Log {
     /// The monotonic clock when the trace began, and when the next mark is due.
     started_ns: u64,
     next_mark_ns: u64,
+    /// The least time between two marks: [`MARK_EVERY_NS`], but for the tests.
+    mark_every_ns: u64,
 }
 
 // SAFETY: the buffer pointer is a mapping the log owns; the log is only used under the
@@ -72,6 +74,7 @@ impl Log {
             callers: false,
             started_ns: 0,
             next_mark_ns: 0,
+            mark_every_ns: MARK_EVERY_NS,
         }
     }
 
@@ -115,7 +118,7 @@ impl Log {
     /// The trace's time starts now; the first mark is due after [`MARK_EVERY_NS`].
     fn start_clock(&mut self) {
         self.started_ns = sys::monotonic_ns();
-        self.next_mark_ns = self.started_ns + MARK_EVERY_NS;
+        self.next_mark_ns = self.started_ns.saturating_add(self.mark_every_ns);
     }
 
     /// Writes a time mark before the line about to be written, when one is due.
@@ -123,7 +126,7 @@ impl Log {
     fn time_mark(&mut self) {
         let now = sys::monotonic_ns();
         if now >= self.next_mark_ns {
-            self.next_mark_ns = now + MARK_EVERY_NS;
+            self.next_mark_ns = now.saturating_add(self.mark_every_ns);
             self.word(b"t ");
             self.number(now - self.started_ns);
             self.end_line();
@@ -545,7 +548,14 @@ mod tests {
     use super::*;
 
     /// The lines a log writes for `events`, run on a fresh log over a temporary file.
+    /// The lines `events` write, without time marks: how long a test takes is no part
+    /// of what it checks.
     fn lines_of(events: impl FnOnce(&mut Log)) -> (Vec<String>, Counts) {
+        marked_lines_of(u64::MAX, events)
+    }
+
+    /// The lines `events` write, with a mark once `every` nanoseconds have passed.
+    fn marked_lines_of(every: u64, events: impl FnOnce(&mut Log)) -> (Vec<String>, Counts) {
         let path = std::env::temp_dir().join(format!(
             "heaplab-log-test-{}-{:?}.trace",
             std::process::id(),
@@ -554,6 +564,7 @@ mod tests {
         let c_path = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
         let fd = sys::open(&c_path, sys::Create::Truncate).unwrap();
         let mut log = Log::new();
+        log.mark_every_ns = every;
         log.start(fd, sys::pid()).unwrap();
         events(&mut log);
         let counts = log.finish().unwrap();
@@ -670,5 +681,23 @@ mod tests {
         assert_eq!(lines, ["a 1 32", "a 2 16", "f 2", "f 1"]);
         assert_eq!((counts.missed_frees, counts.frees), (1, 2));
         assert_eq!(counts.live_bytes, 0);
+    }
+
+    /// With marks due at once, every call's line follows a mark, and the marks count up
+    /// from the trace's start.
+    #[test]
+    fn a_mark_comes_before_a_call_once_its_time_has_passed() {
+        let (lines, counts) = marked_lines_of(0, |log| {
+            log.alloc(0x1000, 32, 16, 0);
+            log.free(0x1000);
+        });
+        assert_eq!(lines.len(), 4, "{lines:?}");
+        let marks: Vec<u64> = [&lines[0], &lines[2]]
+            .iter()
+            .map(|l| l.strip_prefix("t ").unwrap().parse().unwrap())
+            .collect();
+        assert!(marks[0] <= marks[1], "{marks:?}");
+        assert_eq!((lines[1].as_str(), lines[3].as_str()), ("a 1 32", "f 1"));
+        assert_eq!((counts.allocs, counts.frees), (1, 1));
     }
 }
