@@ -35,9 +35,9 @@ pub enum Clock {
 }
 
 impl Clock {
-    /// Parses `trace` or `rate=<ns per event>`, the words of `--clock`, of a config
-    /// file's `clock` and of a link: one reading for all three. `field` names where the
-    /// text came from in the error.
+    /// Parses `trace` or `rate=<ns per event>`, the words of `--clock` and of a config
+    /// file's `clock`: one reading for both (a link will use it too once it carries a
+    /// clock). `field` names where the text came from in the error.
     pub fn parse(text: &str, field: &str) -> Result<Clock, ParamError> {
         let error = |message: String| ParamError {
             field: field.into(),
