@@ -162,14 +162,16 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
 }
 
 /// What the areas after criterion's share: the release CLI, the page's three wasm
-/// modules, Chromium and the npm packages that drive it. Built once a run, so the time
-/// the report gives counts each build once.
+/// modules, clang (the page bench builds allocator modules with `heaplab mm build`),
+/// Chromium and the npm packages that drive it. Built once a run, so the time the report
+/// gives counts each build once.
 fn prepare_browser(root: &Path) -> Result<()> {
     run_cmd(
         cargo().args(["build", "--release", "-p", "heaplab-cli"]),
         root,
     )?;
     crate::tools::build_wasm(root)?;
+    crate::tools::ensure_clang(root)?;
     crate::tools::ensure_chromium(root)?;
     crate::tools::ensure_playwright(root)
 }
