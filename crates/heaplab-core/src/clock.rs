@@ -93,6 +93,21 @@ impl<'de> Deserialize<'de> for Clock {
     }
 }
 
+/// When an event happens, as a policy is told: its number, counted from 1, and its time
+/// in nanoseconds on the run's clock, when the run has a clock from its first event on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Now {
+    pub event: u64,
+    pub ns: Option<u64>,
+}
+
+impl Now {
+    /// The `event`-th event of a run without a clock.
+    pub fn event(event: u64) -> Now {
+        Now { event, ns: None }
+    }
+}
+
 /// The model's time as a run goes: the clock it was given and the marks seen so far.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ModelTime {
@@ -100,6 +115,9 @@ pub struct ModelTime {
     /// The latest time mark, once one has come.
     mark: Option<u64>,
     marks: u64,
+    /// Whether a mark came before the first event, so that a trace's own clock, chosen by
+    /// default, tells the time of every event and not just of those after its first mark.
+    from_start: bool,
 }
 
 impl ModelTime {
@@ -108,14 +126,34 @@ impl ModelTime {
             clock,
             mark: None,
             marks: 0,
+            from_start: false,
         }
     }
 
-    /// A time mark of the trace, in nanoseconds since it began.
+    /// A time mark of the trace, in nanoseconds since it began, coming after `events`
+    /// events.
     #[inline]
-    pub fn mark(&mut self, ns: u64) {
+    pub fn mark(&mut self, ns: u64, events: u64) {
+        self.from_start |= events == 0;
         self.mark = Some(ns);
         self.marks += 1;
+    }
+
+    /// The `events`-th event as a policy sees it. Its time is given only when every event
+    /// of the run has one, so a policy counting its delays in time never has to mix them
+    /// with delays counted in events: under a rate, under `--clock trace` (where events
+    /// before the first mark happen at 0), and under the trace's clock chosen by default
+    /// when the trace opens with a mark, as `heaplab record` writes it. A trace whose
+    /// first mark comes later runs its delays in events unless `--clock trace` is given.
+    #[inline]
+    pub fn policy_now(&self, events: u64) -> Now {
+        let ns = match self.clock {
+            Some(Clock::Rate(_)) => self.now(events),
+            Some(Clock::Trace) => Some(self.mark.unwrap_or(0)),
+            None if self.from_start => self.mark,
+            None => None,
+        };
+        Now { event: events, ns }
     }
 
     /// The time of the `events`-th event, in nanoseconds since the start, or `None` when
@@ -193,18 +231,47 @@ mod tests {
 
         let mut trace = ModelTime::new(None);
         assert_eq!((trace.now(5), trace.clock()), (None, None));
-        trace.mark(100_000);
+        trace.mark(100_000, 5);
         assert_eq!(trace.now(6), Some(100_000));
-        trace.mark(250_000);
+        trace.mark(250_000, 800);
         assert_eq!((trace.now(900), trace.marks()), (Some(250_000), 2));
         assert_eq!(trace.clock(), Some(Clock::Trace));
 
         // A rate given ignores the marks.
         let mut given = ModelTime::new(Some(Clock::Rate(10.0)));
-        given.mark(7);
+        given.mark(7, 0);
         assert_eq!(
             (given.now(3), given.clock()),
             (Some(30), Some(Clock::Rate(10.0)))
         );
+    }
+
+    /// A policy is given times only when every event of the run has one.
+    #[test]
+    fn policies_see_time_only_when_the_whole_run_has_it() {
+        let rate = ModelTime::new(Some(Clock::Rate(2.5)));
+        assert_eq!(
+            rate.policy_now(4),
+            Now {
+                event: 4,
+                ns: Some(10)
+            }
+        );
+
+        // The trace's clock by default: from the start only when a mark opens the trace.
+        let mut late = ModelTime::new(None);
+        late.mark(100, 3);
+        assert_eq!(late.policy_now(4), Now::event(4));
+        let mut opening = ModelTime::new(None);
+        opening.mark(0, 0);
+        assert_eq!(opening.policy_now(1).ns, Some(0));
+        opening.mark(900, 10);
+        assert_eq!(opening.policy_now(11).ns, Some(900));
+
+        // Asked for, the trace's clock starts at 0 before its first mark.
+        let mut asked = ModelTime::new(Some(Clock::Trace));
+        assert_eq!(asked.policy_now(1).ns, Some(0));
+        asked.mark(700, 2);
+        assert_eq!(asked.policy_now(3).ns, Some(700));
     }
 }

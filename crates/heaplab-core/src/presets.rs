@@ -227,12 +227,13 @@ pub const PRESETS: &[PresetSpec] = &[
     PresetSpec {
         id: "mimalloc-like",
         family: Family::SizeClass,
-        title: "mimalloc (v1 layout)",
+        title: "mimalloc 3 (v1 page layout)",
         description: "Per-thread heaps of 64 KiB pages in 4 MiB segments, 16-byte granularity \
                       and about four classes per doubling; pages are committed one at a time as \
-                      they are used and purged one at a time after a delay. Many small commit \
-                      and decommit calls, little memory held: the most page operations and the \
-                      least commit in scenario S3.",
+                      they are used and purged one at a time once they have been free for \
+                      mimalloc 3's purge delay of 1 s, checked when a page is taken or given \
+                      back. Many small commit and decommit calls, little memory held: the \
+                      most page operations and the least commit in scenario S3.",
         params: &[
             ("granularity", "16"),
             ("classes_per_doubling", "4"),
@@ -241,6 +242,8 @@ pub const PRESETS: &[PresetSpec] = &[
             ("large_threshold", "128KiB"),
             ("empty_pages", "delay"),
             ("decommit_delay", "1000"),
+            ("decommit_ms", "1000"),
+            ("purge_on", "slow-path"),
             ("commit_granularity", "0"),
             ("decommit_granularity", "0"),
             ("heaps", "per-thread"),
@@ -248,18 +251,58 @@ pub const PRESETS: &[PresetSpec] = &[
             ("thread_cache", "0"),
             ("share_small_large", "false"),
         ],
-        sources: "mimalloc: MI_SEGMENT_SIZE 4 MiB and MI_SMALL_PAGE_SIZE 64 KiB (v1), \
-                  MI_MEDIUM_OBJ_SIZE_MAX 128 KiB, purge_delay 10 ms (here 1000 events), \
+        sources: "mimalloc 3.3 (the version libmimalloc-sys 0.1.49 builds): purge_delay 1000 \
+                  ms (options.c); an emptied page's purge is scheduled in its arena \
+                  (arena.c `mi_arena_schedule_purge`) and carried out by \
+                  `_mi_arenas_collect`, which runs when a page is freed (page.c \
+                  `_mi_page_free`) or abandoned; MI_SEGMENT_SIZE 4 MiB and \
+                  MI_SMALL_PAGE_SIZE 64 KiB (v1), MI_MEDIUM_OBJ_SIZE_MAX 128 KiB, \
                   thread-delayed free of cross-thread blocks, each page's free list sharded \
                   into `free` and `local_free` (page.c `_mi_page_free_collect`); LLVM review \
                   D71786 for the commit behaviour.",
-        leaves_out: "v2's 32 MiB segments of 64 KiB slices, page reset versus decommit, huge \
-                     OS pages, eager commit of the first segment, abandoned segments of exited \
-                     threads. Its purge delay is counted in events, not milliseconds, so on a \
-                     short replay it gives pages back far sooner than real mimalloc, which \
-                     `heaplab fidelity` shows: 0.2-0.9x of mimalloc's peak heap RSS on the \
-                     MallocBench ports, and much less at the end.",
+        leaves_out: "v3's arenas of 64 KiB slices in place of segments, page reset versus \
+                     decommit, huge OS pages, abandoned pages of exited threads, the \
+                     retired-page cycles (16) and the collection every 10,000 generic \
+                     allocations. Its purges run over the whole heap where mimalloc's run per \
+                     arena. Without a clock its delay is 1,000 events.",
         calibration: Calibration::Unchecked("mimalloc"),
+    },
+    PresetSpec {
+        id: "mimalloc2-like",
+        family: Family::SizeClass,
+        title: "mimalloc 2.0 (Debian's libmimalloc2.0)",
+        description: "mimalloc-like with the delay of mimalloc 2.0: an emptied page is \
+                      decommitted once it has been free for 25 ms, checked only when a page is \
+                      taken from a segment or given back to one, so a program that stops \
+                      allocating keeps its freed pages.",
+        params: &[
+            ("granularity", "16"),
+            ("classes_per_doubling", "4"),
+            ("page_size", "64KiB"),
+            ("segment_size", "4MiB"),
+            ("large_threshold", "128KiB"),
+            ("empty_pages", "delay"),
+            ("decommit_delay", "1000"),
+            ("decommit_ms", "25"),
+            ("purge_on", "slow-path"),
+            ("commit_granularity", "0"),
+            ("decommit_granularity", "0"),
+            ("heaps", "per-thread"),
+            ("free_lists", "sharded"),
+            ("thread_cache", "0"),
+            ("share_small_large", "false"),
+        ],
+        sources: "mimalloc 2.0.9 (Debian 12's libmimalloc2.0): decommit_delay 25 ms \
+                  (options.c); the delay is checked when a span of pages is freed to its \
+                  segment (segment.c `mi_segment_perhaps_decommit` from \
+                  `mi_segment_span_free`) and when a page is allocated from one \
+                  (`mi_segments_page_alloc`), never on the malloc and free fast paths.",
+        leaves_out: "2.0's 32 MiB segments of 64 KiB slices, the 1 ms by which each further \
+                     freed span postpones a segment's pending decommit (so a slow free phase \
+                     purges here what mimalloc 2.0 keeps), the segment cache \
+                     that holds a wholly free segment for another 500 ms, and what \
+                     mimalloc-like leaves out. Without a clock its delay is 1,000 events.",
+        calibration: Calibration::Unchecked("mimalloc 2.0"),
     },
     PresetSpec {
         id: "rpmalloc-like",
@@ -358,10 +401,11 @@ pub const PRESETS: &[PresetSpec] = &[
     PresetSpec {
         id: "jemalloc-like",
         family: Family::SizeClass,
-        title: "jemalloc 5",
+        title: "jemalloc 5.3",
         description: "Size classes four per doubling from 16 bytes, small slabs and large \
                       extents from one pool of pages, a thread cache, and freed pages returned \
-                      gradually after a delay (dirty-page decay) instead of kept.",
+                      gradually (dirty-page decay): over 10 s along a smooth curve, so that \
+                      half a span's pages are back after 5 s and all after 10 s.",
         params: &[
             ("granularity", "16"),
             ("classes_per_doubling", "4"),
@@ -370,17 +414,24 @@ pub const PRESETS: &[PresetSpec] = &[
             ("large_threshold", "16KiB"),
             ("empty_pages", "delay"),
             ("decommit_delay", "10000"),
+            ("decommit_ms", "10000"),
+            ("decay", "smootherstep"),
             ("heaps", "shared"),
             ("thread_cache", "32KiB"),
             ("share_small_large", "true"),
+            ("large_free", "delay"),
         ],
-        sources: "jemalloc(3): LG_QUANTUM 4, four size classes per doubling, SC_LARGE_MINCLASS \
-                  16 KiB, dirty_decay_ms 10 s (here 10000 events), tcache.",
-        leaves_out: "multiple arenas, muzzy pages (MADV_FREE), the decay curve's smooth rate, \
-                     and extent coalescing across slab and large sizes. Decay is counted in \
-                     events, not seconds: `heaplab fidelity` puts its peak within about 10% of \
-                     jemalloc's on most MallocBench ports, but its memory at end far below, \
-                     since real jemalloc's 10 s decay never runs out during a replay.",
+        sources: "jemalloc 5.3 (Debian 12's libjemalloc2 5.3.0; tikv-jemalloc-sys 0.7 \
+                  bundles 5.3.1): LG_QUANTUM 4, four size classes per doubling, \
+                  SC_LARGE_MINCLASS 16 KiB, tcache; DIRTY_DECAY_MS_DEFAULT 10 s and \
+                  MUZZY_DECAY_MS_DEFAULT 0 (arena_types.h), so decayed pages are purged \
+                  outright; the decay's 200 epochs and smoother-step curve (smoothstep.h, \
+                  decay.c `decay_backlog_npages_limit`).",
+        leaves_out: "multiple arenas, extent coalescing across slab and large sizes, the \
+                     random jitter of each epoch's end, and that jemalloc advances its \
+                     epochs only on about one in 1,000 of its slow-path calls (tcache fills \
+                     and flushes) where this model looks at every call. Without a clock its \
+                     decay takes 10,000 events.",
         calibration: Calibration::Unchecked("jemalloc"),
     },
     PresetSpec {

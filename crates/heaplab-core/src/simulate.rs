@@ -321,7 +321,7 @@ impl<P: PageProvider> Books<P> {
         // A time mark is not a call: it moves the clock and counts as no event, so a
         // trace with marks runs the same events as one without.
         if let Event::Time(ns) = *event {
-            self.time.mark(ns);
+            self.time.mark(ns, self.events);
             return Ok(());
         }
         self.events += 1;
@@ -329,7 +329,8 @@ impl<P: PageProvider> Books<P> {
         if let Err(message) = self.step(policy, event) {
             return Err(self.failed(policy, n, message));
         }
-        policy.tick(&mut self.mem, n).map_err(|e| SimError {
+        let now = self.time.policy_now(n);
+        policy.tick(&mut self.mem, now).map_err(|e| SimError {
             event: n,
             message: e.to_string(),
         })?;

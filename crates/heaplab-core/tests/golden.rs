@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
+use heaplab_core::clock::Clock;
 use heaplab_core::config::{PolicyConfig, ProviderKind, RunConfig};
 use heaplab_core::params::{ParamKind, ParamSpec};
 use heaplab_core::policy::FAMILIES;
@@ -83,6 +84,11 @@ const ENABLERS: &[(&str, &str, &str, &str)] = &[
 /// resolves: half the trim threshold is still below the heap's top pad, so the top is
 /// trimmed just as often.
 const SETTINGS: &[(&str, &str, u64)] = &[("free-list", "trim_threshold", 512 << 10)];
+
+/// Knobs that act only when the run has a clock, and the pace their runs are given: at
+/// 1 µs an event, `decommit_ms = 7` is 7,000 events against the default 10,000.
+const CLOCKED: &[(&str, &str)] = &[("size-class", "decommit_ms")];
+const CLOCK: Clock = Clock::Rate(1000.0);
 
 /// `policy` with the setting that makes `knob` act, if it needs one.
 fn enabled(family: &str, knob: &str, policy: &mut PolicyConfig) {
@@ -165,7 +171,7 @@ fn other_settings(family: &str, p: &ParamSpec) -> Vec<Value> {
 /// The summary and series of `policy` on workload `w` at `scale`, stopped after `cut`
 /// events.
 fn run_one(w: &str, policy: &PolicyConfig, provider: ProviderKind) -> Value {
-    run_cut(w, policy, provider, 0.01, CUT, 16)
+    run_cut(w, policy, provider, 0.01, CUT, 16, None)
 }
 
 fn run_cut(
@@ -175,8 +181,10 @@ fn run_cut(
     scale: f64,
     cut: u64,
     points: usize,
+    clock: Option<Clock>,
 ) -> Value {
     let mut c = RunConfig::new(w, "bump");
+    c.clock = clock;
     c.policy = policy.clone();
     c.provider.kind = provider;
     c.workload.params.insert("scale".into(), Value::from(scale));
@@ -201,12 +209,14 @@ fn run_cut(
     }
     let (summary, series) = sim.finish();
     let mut summary = serde_json::to_value(&summary).unwrap();
-    // Built-in workloads run without a clock, so their time is always the same nothing;
-    // it is checked here rather than repeated in every entry of the file.
+    // Built-in workloads run without a clock unless given one, so their time is the same
+    // nothing or the rate's product; it is checked here rather than repeated in every
+    // entry of the file.
     let time = summary.as_object_mut().unwrap().remove("time");
+    let elapsed = clock.map(|_| n * 1000);
     assert_eq!(
         time,
-        Some(json!({ "clock": null, "elapsed_ns": null, "marks": 0 }))
+        Some(json!({ "clock": clock.map(|c| c.to_string()), "elapsed_ns": elapsed, "marks": 0 }))
     );
     json!({ "summary": summary, "series": series })
 }
@@ -227,7 +237,7 @@ fn all_runs() -> BTreeMap<String, Value> {
             params: BTreeMap::new(),
         };
         for w in KNOB_WORKLOADS {
-            let late = run_cut(w, &policy, ProviderKind::Sim, 0.03, LATE_CUT, 8);
+            let late = run_cut(w, &policy, ProviderKind::Sim, 0.03, LATE_CUT, 8, None);
             all.insert(format!("late family {} / {w}", f.id), late);
         }
     }
@@ -240,8 +250,25 @@ fn all_runs() -> BTreeMap<String, Value> {
                 0.03,
                 LATE_CUT,
                 8,
+                None,
             );
             all.insert(format!("late preset {} / {w}", p.id), late);
+        }
+        // A preset whose delays count time runs on a clock too, where they do.
+        if p.params.iter().any(|(k, _)| *k == "decommit_ms") {
+            for w in KNOB_WORKLOADS {
+                let policy = PolicyConfig::named(p.id);
+                let run = run_cut(
+                    w,
+                    &policy,
+                    ProviderKind::Sim,
+                    0.03,
+                    LATE_CUT,
+                    8,
+                    Some(CLOCK),
+                );
+                all.insert(format!("clocked preset {} / {w}", p.id), run);
+            }
         }
     }
     for f in FAMILIES {
@@ -261,7 +288,8 @@ fn all_runs() -> BTreeMap<String, Value> {
                     .collect();
                 for w in KNOB_WORKLOADS {
                     let key = format!("knob {} {} / {w}", f.id, with.join(" "));
-                    let run = run_cut(w, &policy, ProviderKind::Sim, 0.03, LATE_CUT, 8);
+                    let clock = CLOCKED.contains(&(f.id, spec.name)).then_some(CLOCK);
+                    let run = run_cut(w, &policy, ProviderKind::Sim, 0.03, LATE_CUT, 8, clock);
                     all.insert(key, run);
                 }
             }

@@ -17,6 +17,7 @@ use std::fmt;
 
 use serde::{Serialize, Serializer};
 
+use crate::clock::Now;
 use crate::event::ArenaId;
 use crate::pages::Pages;
 use crate::params::{ParamError, ParamSpec, Params};
@@ -242,8 +243,9 @@ pub trait Policy {
         Ok(())
     }
 
-    /// Called once per event with the event counter, for policies that act after a delay.
-    fn tick<P: PageProvider>(&mut self, _mem: &mut Pages<P>, _now: u64) -> Result<(), AllocError> {
+    /// Called once after each event with its number and, when the run has a clock, its
+    /// time, for policies that act after a delay.
+    fn tick<P: PageProvider>(&mut self, _mem: &mut Pages<P>, _now: Now) -> Result<(), AllocError> {
         Ok(())
     }
 
@@ -546,7 +548,7 @@ impl Policy for AnyPolicy {
     }
 
     #[inline]
-    fn tick<P: PageProvider>(&mut self, mem: &mut Pages<P>, now: u64) -> Result<(), AllocError> {
+    fn tick<P: PageProvider>(&mut self, mem: &mut Pages<P>, now: Now) -> Result<(), AllocError> {
         dispatch!(self, p => p.tick(mem, now))
     }
 

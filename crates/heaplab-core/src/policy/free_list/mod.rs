@@ -417,7 +417,13 @@ impl Policy for FreeList {
     }
 
     #[inline]
-    fn tick<P: PageProvider>(&mut self, mem: &mut Pages<P>, now: u64) -> Result<(), AllocError> {
+    fn tick<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        now: crate::clock::Now,
+    ) -> Result<(), AllocError> {
+        // glibc counts no time: its trims follow frees, and its delays here are events.
+        let now = now.event;
         self.now = now;
         // Most events find no purge due.
         match self.purge_queue.front() {

@@ -16,6 +16,8 @@ impl SizeClass {
         align: u64,
         thread: u32,
     ) -> Result<Addr, AllocError> {
+        // A large block is a slow-path call, mapped or carved, as it is in mimalloc.
+        self.slow = true;
         if self.share && size <= self.shared_large_limit() && align <= self.page_size() {
             let n = size.div_ceil(self.page_size()) as u32;
             let heap = self.heap_of(thread);
@@ -69,24 +71,25 @@ impl SizeClass {
         addr: Addr,
         len: u64,
     ) -> Result<(), AllocError> {
-        match &mut self.large_free {
-            None => mem.release(addr, len)?,
-            Some(free) => {
-                let due = self.now + 1 + self.delay;
-                let delay = self.delay;
-                mem.note(|| crate::decision::Decision::Rule {
-                    rule: "large free list",
-                    text: format!(
-                        "the {} mapping kept committed on the large free list until event {} (large_free = delay, decommit_delay {} events), unless a large request reuses it first",
-                        crate::format::format_bytes(len),
-                        crate::format::format_count(i128::from(due)),
-                        crate::format::format_count(i128::from(delay))
-                    ),
-                });
+        self.slow = true;
+        if self.large_free.is_none() {
+            mem.release(addr, len)?;
+        } else {
+            let due = self.now + 1 + self.delay();
+            mem.note(|| crate::decision::Decision::Rule {
+                rule: "large free list",
+                text: format!(
+                    "the {} mapping kept committed on the large free list until {} (large_free = delay, {}), unless a large request reuses it first",
+                    crate::format::format_bytes(len),
+                    self.moment(due),
+                    self.delay_named()
+                ),
+            });
+            if let Some(free) = &mut self.large_free {
                 free.insert((len, addr), due);
-                self.large_purge.push_back((due, addr, len));
-                self.next_due = self.next_due.min(due);
             }
+            self.large_purge.push_back((due, addr, len));
+            self.next_due = self.next_due.min(due);
         }
         Ok(())
     }
@@ -110,14 +113,13 @@ impl SizeClass {
                 .expect("only queued with a large free list");
             if free.get(&(len, addr)) == Some(&due) {
                 free.remove(&(len, addr));
-                let delay = self.delay;
                 mem.note(|| crate::decision::Decision::Rule {
                     rule: "large free list",
                     text: format!(
-                        "release due: the {} mapping freed at event {} was not reused within decommit_delay {} events",
+                        "release due: the {} mapping freed at {} was not reused within {}",
                         crate::format::format_bytes(len),
-                        crate::format::format_count(i128::from(due - delay)),
-                        crate::format::format_count(i128::from(delay))
+                        self.moment(due - self.delay()),
+                        self.delay_named()
                     ),
                 });
                 mem.release(addr, len)?;

@@ -34,7 +34,7 @@ use std::collections::{BTreeMap, VecDeque};
 use rustc_hash::FxHashMap;
 
 use self::heaps::{Heap, ThreadCache, ThreadHeaps};
-use self::params::{EmptyPages, FreeLists, Heaps, Knobs, LargeFree};
+use self::params::{Decay, EmptyPages, FreeLists, Heaps, Knobs, LargeFree, PurgeOn};
 use self::segments::{Segment, NO_SEG};
 use self::spans::Span;
 use super::{AllocError, Block, Policy};
@@ -67,7 +67,23 @@ pub struct SizeClass {
     slots_per_seg: u32,
     large_threshold: u64,
     empty: EmptyPages,
-    delay: u64,
+    /// The delay of `empty_pages = delay` and `large_free = delay` in events, and in
+    /// nanoseconds (0 when not given); which one counts is [`SizeClass::timed`].
+    delay_events: u64,
+    delay_ns: u64,
+    /// Whether this run's delays count nanoseconds: a time delay was given and the run's
+    /// every event has a time. Set by each tick, the same for the whole run.
+    timed: bool,
+    /// `purge_on = slow-path`: due decommits wait for a call on the slow path, which
+    /// sets `slow` until the tick after it.
+    slow_path_only: bool,
+    slow: bool,
+    /// `decay = smootherstep`: the end of the current decay epoch, when the pages emptied
+    /// within the delay are held to the curve (`u64::MAX` while none wait).
+    smooth: bool,
+    next_epoch: u64,
+    /// Under `decay = smootherstep`, the spans emptied within the delay: (when, slots).
+    emptied: VecDeque<(u64, u32)>,
     cache_cap: u64,
     /// Slots per commit unit and per decommit unit.
     commit_slots: u32,
@@ -187,7 +203,14 @@ impl SizeClass {
             slots_per_seg: (segment_size / page_size) as u32,
             large_threshold,
             empty: knobs.empty_pages,
-            delay: knobs.decommit_delay,
+            delay_events: knobs.decommit_delay,
+            delay_ns: knobs.decommit_ms * 1_000_000,
+            timed: false,
+            slow_path_only: knobs.purge_on == PurgeOn::SlowPath,
+            slow: false,
+            smooth: knobs.decay == Decay::Smootherstep,
+            next_epoch: u64::MAX,
+            emptied: VecDeque::new(),
             cache_cap,
             commit_slots: (commit_unit / page_size) as u32,
             decommit_slots: (decommit_unit / page_size) as u32,
@@ -495,10 +518,22 @@ impl Policy for SizeClass {
     }
 
     #[inline]
-    fn tick<P: PageProvider>(&mut self, mem: &mut Pages<P>, now: u64) -> Result<(), AllocError> {
+    fn tick<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        now: crate::clock::Now,
+    ) -> Result<(), AllocError> {
+        let now = match now.ns {
+            Some(ns) if self.delay_ns > 0 => {
+                self.timed = true;
+                ns
+            }
+            _ => now.event,
+        };
         self.now = now;
+        let slow = std::mem::take(&mut self.slow);
         // Most events find nothing due.
-        if now < self.next_due {
+        if now < self.next_due || (self.slow_path_only && !slow) {
             return Ok(());
         }
         self.tick_due(mem, now)

@@ -29,6 +29,22 @@ choice! {
 }
 
 choice! {
+    /// Which calls carry out the delayed decommits that are due.
+    pub(super) enum PurgeOn {
+        EveryCall = "every-call",
+        SlowPath = "slow-path",
+    }
+}
+
+choice! {
+    /// How the delay of an empty span's pages runs out.
+    pub(super) enum Decay {
+        AtOnce = "at-once",
+        Smootherstep = "smootherstep",
+    }
+}
+
+choice! {
     /// Where a span's own thread puts the blocks it frees.
     pub(super) enum FreeLists {
         One = "one",
@@ -131,7 +147,46 @@ knobs! {
         },
         default: "10000",
         unit: "events",
-        doc: "How long an empty span keeps its memory under `empty_pages = delay`.",
+        doc: "How long an empty span keeps its memory under `empty_pages = delay`, and a \
+              large mapping under `large_free = delay`, in events, when the run has no clock \
+              or `decommit_ms` is 0.",
+        zero_means: "",
+    },
+    decommit_ms: u64 = ParamSpec {
+        kind: ParamKind::Int {
+            min: 0,
+            max: 3_600_000,
+        },
+        default: "0",
+        unit: "ms",
+        doc: "The same delay in milliseconds of the run's clock, as the real allocators count \
+              it (mimalloc's purge delay, jemalloc's decay time). It applies when every event \
+              of the run has a time: a trace that opens with a time mark, `--clock trace` or \
+              `--clock rate=<ns>`; otherwise `decommit_delay` events count, and 0 means \
+              they always do.",
+        zero_means: "count `decommit_delay` events",
+    },
+    decay: Decay = ParamSpec {
+        kind: ParamKind::Choice(Decay::NAMES),
+        default: "at-once",
+        unit: "",
+        doc: "How the delay of `empty_pages = delay` runs out: each empty span's pages all at \
+              once when it is up (mimalloc), or gradually, as jemalloc decays dirty pages: \
+              the delay is cut into 200 epochs, and at the end of each the pages emptied \
+              within the delay may stay committed only up to the smoother-step curve \
+              1 - (6x^5 - 15x^4 + 10x^3) of their age x (a fraction of the delay), the \
+              oldest going first (jemalloc's smoothstep.h and decay.c).",
+        zero_means: "",
+    },
+    purge_on: PurgeOn = ParamSpec {
+        kind: ParamKind::Choice(PurgeOn::NAMES),
+        default: "every-call",
+        unit: "",
+        doc: "Which calls carry out delayed decommits once they are due: any call, or only a \
+              call on the slow path, an allocation that finds no free block in its class's \
+              current span (or no span, or is large). mimalloc acts on an expired purge \
+              delay only from its generic allocation path, so a program that stops \
+              allocating keeps its freed pages however long it runs.",
         zero_means: "",
     },
     cache_size: u64 = ParamSpec {

@@ -172,6 +172,9 @@ impl SizeClass {
         heap: u32,
         n: u32,
     ) -> Result<u32, AllocError> {
+        // Taking a span from a segment is a slow-path call, where mimalloc 2.0.9 checks
+        // its delayed decommits (segment.c, `mi_segments_page_alloc`).
+        self.slow = true;
         let cached = self.heaps[heap as usize]
             .cache
             .get(&n)
@@ -339,7 +342,9 @@ impl SizeClass {
             let s = &self.spans[id as usize];
             (s.seg, s.first, s.slots)
         };
-        let due = self.now + 1 + self.delay;
+        // So is giving one back (`_mi_segment_page_free` via `mi_segment_span_free`).
+        self.slow = true;
+        let due = self.now + 1 + self.delay();
         let seg = self.segments[si as usize].as_mut().expect("live segment");
         let delay = self.empty == EmptyPages::Delay;
         for s in &mut seg.slots[first as usize..(first + n) as usize] {
@@ -353,7 +358,7 @@ impl SizeClass {
         let (generation, all_free) = (seg.generation, seg.free_slots == self.slots_per_seg);
         self.free_span_ids.push(id);
         self.live_spans -= 1;
-        let (delay, bytes) = (self.delay, u64::from(n) << self.page_shift);
+        let bytes = u64::from(n) << self.page_shift;
         match self.empty {
             EmptyPages::Keep => {
                 mem.note(|| crate::decision::Decision::Rule {
@@ -372,19 +377,24 @@ impl SizeClass {
                 mem.note(|| crate::decision::Decision::Rule {
                     rule: "decommit",
                     text: format!(
-                        "decommit of empty span {id}'s {} postponed to event {} (decommit_delay {} events), unless it is reused first",
+                        "decommit of empty span {id}'s {} postponed to {} ({}), unless it is reused first",
                         crate::format::format_bytes(bytes),
-                        crate::format::format_count(i128::from(due)),
-                        crate::format::format_count(i128::from(delay))
+                        self.moment(due),
+                        self.delay_named()
                     ),
                 });
                 self.purge.push_back((due, si, generation, first, n));
                 self.next_due = self.next_due.min(due);
+                if self.smooth {
+                    self.emptied.push_back((self.now, n));
+                    self.start_epochs();
+                }
             }
         }
         // A wholly free segment goes back to the shared pool at once (bmalloc returns a
-        // chunk whose pages are all free to its large free list, which is scavenged).
-        if self.share && all_free {
+        // chunk whose pages are all free to its large free list, which is scavenged);
+        // under jemalloc's decay its pages decay like any others.
+        if self.share && all_free && !self.smooth {
             self.decommit_units(mem, si, 0, self.slots_per_seg, false)?;
         }
         self.release_if_empty(mem, si)

@@ -1,10 +1,12 @@
 //! Tests of the size-class family's own mechanisms: exact division by reciprocals, class
 //! spacing, remote frees, thread caches, commit units, the large free list, per-thread
-//! segments, shared pages and the span cache.
+//! segments, shared pages, the span cache, and delays counted in time, checked on the slow
+//! path, or run out along jemalloc's decay curve.
 
 use super::params::PARAMS;
 use super::spans::Span;
 use super::*;
+use crate::clock::Now;
 
 #[test]
 fn index_of_divides_exactly() {
@@ -185,11 +187,11 @@ fn freed_large_mappings_wait_on_a_free_list_and_are_reused() {
     p.check_invariants(&mem).unwrap();
     // Once the delay has passed, the kept mapping goes back to the OS: freed while event
     // 1 was served, it is due 100 events later, at event 101.
-    p.tick(&mut mem, 50).unwrap();
+    p.tick(&mut mem, Now::event(50)).unwrap();
     assert_eq!(mem.stats().release_ops, 0);
-    p.tick(&mut mem, 100).unwrap();
+    p.tick(&mut mem, Now::event(100)).unwrap();
     assert_eq!(mem.stats().release_ops, 0);
-    p.tick(&mut mem, 101).unwrap();
+    p.tick(&mut mem, Now::event(101)).unwrap();
     assert_eq!(mem.stats().release_ops, 1);
     assert!(!mem.is_committed(a, 1));
     p.check_invariants(&mem).unwrap();
@@ -277,4 +279,124 @@ fn sharded_free_lists_hand_a_freed_block_out_only_after_the_free_list() {
             p.check_invariants(&mem).unwrap();
         }
     }
+}
+
+/// Fills `spans + 1` spans of 8 KiB blocks (eight to a 64 KiB span) and empties the first
+/// `spans`, ticking after every call from event 1 on a clock of 1 µs an event when
+/// `timed`. Returns the last event.
+fn empty_spans(p: &mut SizeClass, mem: &mut Pages<SimProvider>, spans: usize, timed: bool) -> u64 {
+    let mut event = 0;
+    let mut tick = |p: &mut SizeClass, mem: &mut Pages<SimProvider>| {
+        event += 1;
+        let ns = timed.then_some(event * 1000);
+        p.tick(mem, Now { event, ns }).unwrap();
+        event
+    };
+    let blocks: Vec<Addr> = (0..8 * spans + 1)
+        .map(|_| {
+            let a = p.alloc(mem, 8192, 16, None, 0).unwrap();
+            tick(p, mem);
+            a
+        })
+        .collect();
+    let mut last = 0;
+    for &a in &blocks[..8 * spans] {
+        p.free(mem, block(a, 8192), 0).unwrap();
+        last = tick(p, mem);
+    }
+    last
+}
+
+/// With a clock, `decommit_ms` counts: 5 ms is 5,000 events at 1 µs each, where the
+/// event count alone would wait a million.
+#[test]
+fn a_delay_in_milliseconds_counts_the_clock() {
+    let knobs = [("decommit_delay", "1000000"), ("decommit_ms", "5")];
+    let (mut p, mut mem) = policy(&knobs);
+    let last = empty_spans(&mut p, &mut mem, 4, true);
+    let committed = mem.stats().committed_pages.current;
+    // The spans emptied every 8 events up to event `last`, and each is due 5 ms (and a
+    // nanosecond) after it emptied: none before the first is due, all once the last is.
+    // (A span emptied by the call of event `e` counts from the tick before it, `e - 1`.)
+    let first = last - 24 - 1;
+    p.tick(
+        &mut mem,
+        Now {
+            event: last + 1,
+            ns: Some(first * 1000 + 5_000_000),
+        },
+    )
+    .unwrap();
+    assert_eq!(mem.stats().committed_pages.current, committed);
+    p.tick(
+        &mut mem,
+        Now {
+            event: last + 2,
+            ns: Some(last * 1000 + 5_000_001),
+        },
+    )
+    .unwrap();
+    assert_eq!(mem.stats().committed_pages.current, committed - 4 * 16);
+    p.check_invariants(&mem).unwrap();
+
+    // Without a clock the same knobs wait for the event count.
+    let (mut p, mut mem) = policy(&knobs);
+    let last = empty_spans(&mut p, &mut mem, 4, false);
+    let committed = mem.stats().committed_pages.current;
+    p.tick(&mut mem, Now::event(last + 500_000)).unwrap();
+    assert_eq!(mem.stats().committed_pages.current, committed);
+}
+
+/// Under `purge_on = slow-path` a due decommit waits for a call that takes a span or gives
+/// one back, as mimalloc's does; any call does under `every-call`.
+#[test]
+fn a_slow_path_purge_waits_for_a_slow_call() {
+    let (mut p, mut mem) = policy(&[("decommit_delay", "100"), ("purge_on", "slow-path")]);
+    let last = empty_spans(&mut p, &mut mem, 3, false);
+    let committed = mem.stats().committed_pages.current;
+    // Long past due, but fast-path calls only: an allocation from the span that is left.
+    p.alloc(&mut mem, 8192, 16, None, 0).unwrap();
+    p.tick(&mut mem, Now::event(last + 1000)).unwrap();
+    assert_eq!(mem.stats().committed_pages.current, committed);
+    // A block of a class with no span takes one from its segment: a slow-path call.
+    p.alloc(&mut mem, 100, 16, None, 0).unwrap();
+    p.tick(&mut mem, Now::event(last + 1001)).unwrap();
+    assert!(mem.stats().committed_pages.current < committed);
+    p.check_invariants(&mem).unwrap();
+
+    let (mut p, mut mem) = policy(&[("decommit_delay", "100")]);
+    let last = empty_spans(&mut p, &mut mem, 3, false);
+    let committed = mem.stats().committed_pages.current;
+    p.tick(&mut mem, Now::event(last + 1000)).unwrap();
+    assert_eq!(mem.stats().committed_pages.current, committed - 3 * 16);
+}
+
+/// Under `decay = smootherstep` spans emptied together go back gradually: none before the
+/// first epoch ends, about half at half the delay (the curve is 1/2 there), and all once
+/// the delay is up, the oldest first.
+#[test]
+fn smootherstep_decay_returns_pages_along_the_curve() {
+    let (mut p, mut mem) = policy(&[("decommit_delay", "2000"), ("decay", "smootherstep")]);
+    let last = empty_spans(&mut p, &mut mem, 20, false);
+    let committed = mem.stats().committed_pages.current;
+    let at = |p: &mut SizeClass, mem: &mut Pages<SimProvider>, event: u64| {
+        p.tick(mem, Now::event(event)).unwrap();
+        (committed - mem.stats().committed_pages.current) / 16
+    };
+    // 20 spans emptied over 160 events; epochs are 10 events long.
+    assert_eq!(at(&mut p, &mut mem, last + 1), 0);
+    let mut returned = Vec::new();
+    for event in (last + 100..=last + 2100).step_by(100) {
+        returned.push(at(&mut p, &mut mem, event));
+    }
+    // Never back down, and along 20 × smootherstep(age / 2000) for ages of 100 to 2,100
+    // events (the spans' ages differ by up to 160 events, within a span or two).
+    assert!(returned.windows(2).all(|w| w[0] <= w[1]), "{returned:?}");
+    assert!(returned[0] <= 1, "{returned:?}");
+    assert!(
+        (9..=12).contains(&returned[9]),
+        "half the delay: {returned:?}"
+    );
+    assert_eq!(*returned.last().unwrap(), 20, "{returned:?}");
+    p.check_invariants(&mem).unwrap();
 }
