@@ -9,6 +9,7 @@
 use heaplab_core::metrics::versioned;
 use std::path::{Path, PathBuf};
 
+use heaplab_core::clock::Clock;
 use heaplab_core::config::{PolicyConfig, RunConfig, WorkloadConfig};
 use heaplab_core::trace::ImportOptions;
 use heaplab_native::RealAllocator;
@@ -42,6 +43,18 @@ fn preset_of_library(a: &RealAllocator) -> Result<&'static str, CliError> {
                  `heaplab baseline -a {a}`"
             ))
         })
+}
+
+/// The preset for the version the real allocator reports: mimalloc 2.0 (Debian's
+/// libmimalloc2.0) has a preset of its own, since its purge delay is 25 ms where
+/// mimalloc 3's is 1 s.
+fn preset_of_version<'a>(preset: &'a str, version: &str) -> &'a str {
+    let number = version.trim_start_matches("mimalloc ");
+    if preset == "mimalloc-like" && number.starts_with("2.0.") {
+        "mimalloc2-like"
+    } else {
+        preset
+    }
 }
 
 /// The MallocBench ports fidelity leaves out: the message passers, whose meaning is in
@@ -103,11 +116,13 @@ pub fn run(args: FidelityArgs) -> Result<(), CliError> {
     for w in &workloads {
         let spec = serde_json::to_string(w).map_err(|e| CliError::failed(e.to_string()))?;
         for (preset, allocator) in &pairs {
+            let real = run_baseline(&exe, allocator, &spec, args.repeat)?;
+            let preset = preset_of_version(preset, &real.version);
             let mut config = RunConfig::new(&w.id, "");
             config.workload = w.clone();
             config.policy = PolicyConfig::named(preset);
+            config.clock = Some(real_clock(&real));
             let sim = run_one(&config, &ImportOptions::default())?.report.summary;
-            let real = run_baseline(&exe, allocator, &spec, args.repeat)?;
             rows.push(row(w, preset, allocator, &sim, &real));
         }
     }
@@ -119,6 +134,17 @@ pub fn run(args: FidelityArgs) -> Result<(), CliError> {
         output::fidelity::print_rows(&rows, [GLIBC_PEAK_TARGET, GLIBC_END_TARGET], skipped);
     }
     Ok(())
+}
+
+/// The model's clock for a comparison: the real replay's own pace, its median wall time
+/// per event. The allocators whose delays count time (mimalloc, jemalloc) return memory
+/// according to the time that passed in the replay, not in the program recorded, so the
+/// model must see the same time pass to be compared with them.
+fn real_clock(real: &heaplab_native::BaselineReport) -> Clock {
+    Clock::Rate(
+        real.ns_per_event
+            .clamp(f64::MIN_POSITIVE, heaplab_core::clock::MAX_NS_PER_EVENT),
+    )
 }
 
 fn row(
@@ -150,6 +176,7 @@ fn row(
             (peak_ratio - 1.0).abs() <= p && within(sim.end_resident_bytes(), real.end_rss_bytes, e)
         }),
         allocator_version: real.version.clone(),
+        clock: sim.time.clock.map(|c| c.to_string()).unwrap_or_default(),
         real_ns_per_event: real.ns_per_event,
         real_runs: real.runs.len(),
         real_peak_rss_bytes_min: peak_min as u64,

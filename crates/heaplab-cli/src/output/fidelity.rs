@@ -29,6 +29,9 @@ pub struct Row {
     /// The real replay's pace: the median over the runs of wall time per event, of the
     /// runs whose memory is reported.
     pub real_ns_per_event: f64,
+    /// The clock the model ran on, `rate=<ns per event>` at the real replay's pace, so
+    /// that time-driven delays saw as much time pass as the real allocator did.
+    pub clock: String,
     /// How many real runs, each in a fresh process; the real figures above are medians.
     pub real_runs: usize,
     pub real_peak_rss_bytes_min: u64,
@@ -127,5 +130,8 @@ pub fn print_rows(rows: &[Row], glibc_target: [f64; 2], skipped: usize) {
             SPREAD_FLAG * 100.0
         );
     }
-    println!("real ns/event: the real replay's pace, RSS sampling included");
+    println!(
+        "real ns/event: the real replay's pace, RSS sampling included; the model runs at the \
+         same pace (`--clock rate=<ns>`), so delays counted in time saw as much time pass"
+    );
 }
