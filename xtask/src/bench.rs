@@ -172,6 +172,8 @@ fn prepare_browser(root: &Path) -> Result<()> {
     )?;
     crate::tools::build_wasm(root)?;
     crate::tools::ensure_clang(root)?;
+    // Fidelity compares mimalloc2-like with Debian's mimalloc 2.0, preloaded.
+    crate::tools::ensure_allocator_libraries(root)?;
     crate::tools::ensure_chromium(root)?;
     crate::tools::ensure_playwright(root)
 }
