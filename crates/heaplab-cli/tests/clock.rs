@@ -107,3 +107,27 @@ fn a_clock_that_cannot_be_is_refused_with_the_flag_named() {
         assert_eq!(String::from_utf8_lossy(&out.stderr), message, "{args:?}");
     }
 }
+
+/// `--clock trace` on a trace file without marks is refused once the file is read, with
+/// the config field named (a file's `clock` gives it as well as the flag), rather than
+/// run with every event at 0.
+#[test]
+fn a_trace_clock_needs_a_trace_with_marks() {
+    let dir = std::env::temp_dir().join(format!("heaplab-clock-plain-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("plain.trace");
+    std::fs::write(&path, "a 1 64\nf 1\n").unwrap();
+    let path = path.to_str().unwrap();
+    let out = heaplab(&["run", "-w", path, "-p", "buddy", "--clock", "trace"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: clock: `trace` runs on the trace's time marks (`t <ns>` lines), and this \
+         trace has none; give `rate=<ns per event>` instead\n"
+    );
+    let out = heaplab(&[
+        "run", "-w", path, "-p", "buddy", "--clock", "rate=5", "--json",
+    ]);
+    assert_eq!(json_of(&out)[0]["time"]["elapsed_ns"], 10);
+    std::fs::remove_dir_all(dir).ok();
+}

@@ -105,11 +105,27 @@ pub fn run_trace<R: Read>(
     let (imported, _) = trace::import_into(input, &name, options, Replay(&mut sim))
         .map_err(|e| RunError::Event(e.to_string()))?;
     let (summary, series) = sim.finish();
+    had_its_clock(&summary)?;
     Ok(RunOutput {
         report: Report { config, summary },
         series,
         trace: Some(imported),
     })
+}
+
+/// Refuses a run asked to follow the trace's marks (`--clock trace`) of a trace that had
+/// none: its delays would all have counted from 0 and its time would be nothing, which no
+/// report should pass off as the trace's clock.
+fn had_its_clock(summary: &crate::simulate::Summary) -> Result<(), RunError> {
+    if summary.time.clock == Some(crate::clock::Clock::Trace) && summary.time.marks == 0 {
+        return Err(RunError::Config(ParamError {
+            field: "clock".into(),
+            message: "`trace` runs on the trace's time marks (`t <ns>` lines), and this \
+                      trace has none; give `rate=<ns per event>` instead"
+                .into(),
+        }));
+    }
+    Ok(())
 }
 
 /// One simulation as a trace's sink: each batch of events goes to
@@ -242,20 +258,20 @@ impl TraceRun {
             .stream
             .finish()
             .map_err(|e| RunError::Event(e.to_string()))?;
-        Ok(self
-            .configs
+        self.configs
             .into_iter()
             .zip(runs)
             .map(|(config, sim)| {
                 let (summary, series, page_ops) = sim.finish_with_page_ops();
+                had_its_clock(&summary)?;
                 let out = RunOutput {
                     report: Report { config, summary },
                     series,
                     trace: Some(imported.clone()),
                 };
-                (out, page_ops)
+                Ok((out, page_ops))
             })
-            .collect())
+            .collect()
     }
 }
 
@@ -494,6 +510,29 @@ mod tests {
             serde_json::to_value(rated.report.summary.time).unwrap(),
             serde_json::json!({"clock": "rate=2.5", "elapsed_ns": 6668, "marks": 11})
         );
+    }
+
+    /// A trace without marks has no clock to follow: `--clock trace` is refused by its
+    /// field once the trace has been read, streamed or not.
+    #[test]
+    fn a_trace_clock_on_a_trace_without_marks_is_refused() {
+        let text = "a 1 64\nf 1\n";
+        let mut config = RunConfig::new("trace", "buddy");
+        config.workload = crate::config::WorkloadConfig::trace("plain.trace");
+        config.clock = Some(crate::clock::Clock::Trace);
+        let e = run_trace(&config, text.as_bytes(), &ImportOptions::default()).unwrap_err();
+        assert!(
+            matches!(&e, RunError::Config(p) if p.field == "clock"),
+            "{e}"
+        );
+        assert!(e.to_string().contains("this trace has none"), "{e}");
+        let mut streamed = TraceRun::new(&[config], &ImportOptions::default()).unwrap();
+        streamed.push(text.as_bytes()).unwrap();
+        assert!(streamed
+            .finish()
+            .unwrap_err()
+            .to_string()
+            .contains("this trace has none"));
     }
 
     /// A built-in workload has no marks to run a trace clock on: refused up front.
