@@ -131,3 +131,30 @@ fn a_trace_clock_needs_a_trace_with_marks() {
     assert_eq!(json_of(&out)[0]["time"]["elapsed_ns"], 10);
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// A link made with `--clock` opens a run on the same clock, as the page and
+/// `run --link` both read it.
+#[test]
+fn a_link_keeps_the_clock() {
+    let out = heaplab(&[
+        "link",
+        "-w",
+        "churn",
+        "--scale",
+        "0.001",
+        "-p",
+        "jemalloc-like",
+        "--clock",
+        "rate=350",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let url = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let v = json_of(&heaplab(&["run", "--link", &url, "--json"]));
+    assert_eq!(v[0]["time"]["clock"], "rate=350", "{v:#}");
+    let events = v[0]["events"].as_u64().unwrap();
+    assert_eq!(v[0]["time"]["elapsed_ns"], 350 * events);
+}

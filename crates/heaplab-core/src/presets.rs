@@ -275,22 +275,14 @@ pub const PRESETS: &[PresetSpec] = &[
                       decommitted once it has been free for 25 ms, checked only when a page is \
                       taken from a segment or given back to one, so a program that stops \
                       allocating keeps its freed pages.",
+        // mimalloc-like's layout is the family's defaults; only what differs from them
+        // is listed, so the two presets say their layout once.
         params: &[
-            ("granularity", "16"),
-            ("classes_per_doubling", "4"),
-            ("page_size", "64KiB"),
-            ("segment_size", "4MiB"),
-            ("large_threshold", "128KiB"),
             ("empty_pages", "delay"),
             ("decommit_delay", "1000"),
             ("decommit_ms", "25"),
             ("purge_on", "slow-path"),
-            ("commit_granularity", "0"),
-            ("decommit_granularity", "0"),
-            ("heaps", "per-thread"),
             ("free_lists", "sharded"),
-            ("thread_cache", "0"),
-            ("share_small_large", "false"),
         ],
         sources: "mimalloc 2.0.9 (Debian 12's libmimalloc2.0): decommit_delay 25 ms \
                   (options.c); the delay is checked when a span of pages is freed to its \
@@ -298,8 +290,8 @@ pub const PRESETS: &[PresetSpec] = &[
                   `mi_segment_span_free`) and when a page is allocated from one \
                   (`mi_segments_page_alloc`), never on the malloc and free fast paths.",
         leaves_out: "2.0's 32 MiB segments of 64 KiB slices, the 1 ms by which each further \
-                     freed span postpones a segment's pending decommit (so a slow free phase \
-                     purges here what mimalloc 2.0 keeps), the segment cache \
+                     freed span postpones a segment's pending decommit (so in a fast free \
+                     phase this preset purges what mimalloc 2.0 keeps), the segment cache \
                      that holds a wholly free segment for another 500 ms, and what \
                      mimalloc-like leaves out. Without a clock its delay is 1,000 events.",
         calibration: Calibration::Unchecked("mimalloc 2.0"),

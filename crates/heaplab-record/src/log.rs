@@ -115,10 +115,17 @@ impl Log {
         Ok(())
     }
 
-    /// The trace's time starts now; the first mark is due after [`MARK_EVERY_NS`].
+    /// The trace's time starts now, and the first call gets a mark: a trace that opens
+    /// with one gives every event a time, which a replay's time-driven presets need to
+    /// count their delays in time rather than in events. (`u64::MAX` between marks, for
+    /// the tests, writes none.)
     fn start_clock(&mut self) {
         self.started_ns = sys::monotonic_ns();
-        self.next_mark_ns = self.started_ns.saturating_add(self.mark_every_ns);
+        self.next_mark_ns = if self.mark_every_ns == u64::MAX {
+            u64::MAX
+        } else {
+            self.started_ns
+        };
     }
 
     /// Writes a time mark before the line about to be written, when one is due.
@@ -685,6 +692,15 @@ mod tests {
 
     /// With marks due at once, every call's line follows a mark, and the marks count up
     /// from the trace's start.
+    #[test]
+    fn a_recording_opens_with_a_mark() {
+        let (lines, _) = marked_lines_of(MARK_EVERY_NS, |log| {
+            log.alloc(0x1000, 32, 16, 0);
+        });
+        assert!(lines[0].starts_with("t "), "{lines:?}");
+        assert_eq!(lines[1], "a 1 32", "{lines:?}");
+    }
+
     #[test]
     fn a_mark_comes_before_a_call_once_its_time_has_passed() {
         let (lines, counts) = marked_lines_of(0, |log| {

@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use heaplab_core::clock::Clock;
 use heaplab_core::config::{PolicyConfig, ProviderConfig, RunConfig, TouchMode, WorkloadConfig};
 
 pub use check::{
@@ -83,6 +84,11 @@ pub struct LinkState {
     /// The allocator modules the configurations of the module family run, by SHA-256.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub modules: Vec<ModuleRef>,
+    /// The model's clock, when the run was given one (`trace` or `rate=<ns>`): the
+    /// presets whose delays count time return memory by it, so a link without it would
+    /// open another run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock: Option<Clock>,
 }
 
 fn is_default<T: Default + PartialEq>(value: &T) -> bool {
@@ -101,6 +107,7 @@ impl Default for LinkState {
             view: View::default(),
             scenario: None,
             modules: Vec::new(),
+            clock: None,
         }
     }
 }
@@ -383,11 +390,14 @@ impl LinkState {
         let first = configs
             .first()
             .ok_or_else(|| LinkError::new("there is no configuration to link to"))?;
-        // A link that dropped the clock would show another run than the one linked to.
-        if let Some(clock) = configs.iter().find_map(|c| c.clock) {
+        // The clock is the run's, one for every configuration, as `--clock` gives it.
+        if let Some(other) = configs.iter().find(|c| c.clock != first.clock) {
+            let said = |c: Option<Clock>| c.map_or("none".to_string(), |c| format!("`{c}`"));
             return Err(LinkError::new(format!(
-                "clock: a page link does not carry a clock yet, and this run has `{clock}`; \
-                 share the config file (`--json` prints it) instead"
+                "clock: a link gives all its configurations one clock, and these have {} \
+                 and {}",
+                said(first.clock),
+                said(other.clock)
             )));
         }
         let workload = if first.workload.is_trace() {
@@ -414,6 +424,7 @@ impl LinkState {
             configs: out,
             provider: first.provider,
             touch: first.touch,
+            clock: first.clock,
             ..LinkState::default()
         })
     }
@@ -441,7 +452,7 @@ impl LinkState {
                     provider: self.provider,
                     touch: self.touch,
                     series_points,
-                    clock: None,
+                    clock: self.clock,
                 };
                 config.resolve().map_err(|e| check::config_error(i, &e))
             })

@@ -394,16 +394,27 @@ fn the_block_maps_byte_zoom_and_the_configuration_compared_travel_in_the_teachin
     }
 }
 
-/// A link cannot carry a clock yet: one asked of a run with a clock says so, rather than
-/// link to a run without it.
+/// A run's clock travels in its link and comes back in every configuration; one link
+/// cannot hold configurations on different clocks.
 #[test]
-fn a_run_with_a_clock_is_not_linked_without_it() {
-    let mut config = RunConfig::new("churn", "buddy");
+fn a_link_carries_the_run_clock() {
+    let mut config = RunConfig::new("churn", "jemalloc-like");
     config.clock = Some(heaplab_core::clock::Clock::Rate(350.0));
-    let e = LinkState::from_configs(&[config]).unwrap_err();
+    let state = LinkState::from_configs(&[config.clone(), config.clone()]).unwrap();
+    assert_eq!(state.clock, Some(heaplab_core::clock::Clock::Rate(350.0)));
+    let back = decode(&encode(&state)).unwrap();
+    assert_eq!(back, state);
+    let configs = back.run_configs(100).unwrap();
+    assert!(configs
+        .iter()
+        .all(|c| c.clock == Some(heaplab_core::clock::Clock::Rate(350.0))));
+
+    let mut other = config.clone();
+    other.clock = None;
+    let e = LinkState::from_configs(&[config, other]).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "link: clock: a page link does not carry a clock yet, and this run has `rate=350`; share the \
-         config file (`--json` prints it) instead"
+        "link: clock: a link gives all its configurations one clock, and these have \
+         `rate=350` and none"
     );
 }

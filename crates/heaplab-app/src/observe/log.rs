@@ -26,6 +26,8 @@ const PHASE: u8 = 3;
 const ARENA_CREATE: u8 = 4;
 const ARENA_RESET: u8 = 5;
 const ARENA_DROP: u8 = 6;
+/// A time mark: written in its place, but not counted or numbered as an event.
+const TIME: u8 = 7;
 const KIND: u8 = 0b111;
 /// The event names a thread other than 0.
 const THREAD: u8 = 1 << 3;
@@ -127,9 +129,10 @@ impl LogBuilder {
         self.out().push(kind | flags);
     }
 
-    /// Appends one event. Time marks are left out: the log numbers its entries as the
-    /// simulator numbers events, which marks are not, and no policy teaching mode
-    /// replays reads the time yet.
+    /// Appends one event. A time mark is kept in its place but not counted: the log
+    /// numbers its entries as the simulator numbers events, which marks are not, and the
+    /// reader hands the marks before an event over with it ([`LogReader::take_marks`]),
+    /// so a replay's time-driven delays see the time the run saw.
     pub fn push(&mut self, event: &Event) {
         let threaded = |t: &u32| if *t != 0 { THREAD } else { 0 };
         match event {
@@ -187,7 +190,11 @@ impl LogBuilder {
                 self.tag(kind, 0);
                 self.number(u64::from(*a));
             }
-            Event::Time(_) => return,
+            Event::Time(ns) => {
+                self.tag(TIME, 0);
+                self.number(*ns);
+                return;
+            }
         }
         self.data.len += 1;
     }
@@ -224,6 +231,7 @@ impl EventLog {
             chunk: 0,
             offset: 0,
             last_id: 0,
+            marks: (0, 0),
         }
     }
 
@@ -271,6 +279,8 @@ pub struct LogReader {
     chunk: usize,
     offset: usize,
     last_id: BlockId,
+    /// The time marks read before the event last read: the latest, and how many.
+    marks: (u64, u32),
 }
 
 /// A reader's place, kept to go back to it ([`LogReader::rewind`]).
@@ -293,10 +303,19 @@ impl LogReader {
         }
     }
 
-    /// Goes back to a place this reader stood at.
+    /// Goes back to a place this reader stood at; the marks after it are read again.
     pub fn rewind(&mut self, mark: Mark) {
         (self.read, self.chunk, self.offset, self.last_id) =
             (mark.read, mark.chunk, mark.offset, mark.last_id);
+        self.marks.1 = 0;
+    }
+
+    /// The time marks read on the way to the event last read, once: the latest mark's
+    /// time and how many there were, or `None` when none came between it and the one
+    /// before.
+    pub fn take_marks(&mut self) -> Option<(u64, u32)> {
+        let (ns, n) = std::mem::take(&mut self.marks);
+        (n > 0).then_some((ns, n))
     }
 
     /// How many events are read.
@@ -347,12 +366,18 @@ impl Iterator for LogReader {
             return None;
         }
         // The builder wrote every byte read here, and each event within one chunk, so an
-        // index past the end cannot occur.
-        if self.offset == self.log.data.chunks[self.chunk].len() {
-            (self.chunk, self.offset) = (self.chunk + 1, 0);
-        }
-        let tag = self.log.data.chunks[self.chunk][self.offset];
-        self.offset += 1;
+        // index past the end cannot occur. Marks after the last event are never read.
+        let tag = loop {
+            if self.offset == self.log.data.chunks[self.chunk].len() {
+                (self.chunk, self.offset) = (self.chunk + 1, 0);
+            }
+            let tag = self.log.data.chunks[self.chunk][self.offset];
+            self.offset += 1;
+            if tag & KIND != TIME {
+                break tag;
+            }
+            self.marks = (self.number(), self.marks.1 + 1);
+        };
         self.read += 1;
         Some(match tag & KIND {
             ALLOC => {
@@ -447,6 +472,36 @@ mod tests {
             prop_assert_eq!(log.len(), events.len());
             prop_assert_eq!(log.to_vec(), events);
         }
+    }
+
+    /// Marks are kept in their places without being counted: the reader hands those
+    /// before an event over once, the latest with how many; those after the last event
+    /// are never read; a rewind reads them again.
+    #[test]
+    fn marks_come_with_the_event_after_them() {
+        let events = vec![
+            Event::Time(0),
+            Event::alloc(1, 64),
+            Event::free(1),
+            Event::Time(150_000),
+            Event::Time(400_000),
+            Event::alloc(2, 32),
+            Event::Time(900_000),
+        ];
+        let log = EventLog::from(&events);
+        assert_eq!(log.len(), 3);
+        let mut r = log.reader();
+        assert_eq!(r.next(), Some(Event::alloc(1, 64)));
+        assert_eq!(r.take_marks(), Some((0, 1)));
+        assert_eq!(r.take_marks(), None);
+        assert_eq!(r.next(), Some(Event::free(1)));
+        assert_eq!(r.take_marks(), None);
+        let before = r.mark();
+        assert_eq!(r.next(), Some(Event::alloc(2, 32)));
+        r.rewind(before);
+        assert_eq!(r.next(), Some(Event::alloc(2, 32)));
+        assert_eq!(r.take_marks(), Some((400_000, 2)));
+        assert_eq!((r.next(), r.take_marks()), (None, None));
     }
 
     #[test]

@@ -181,6 +181,13 @@ impl Session {
     /// nothing more.
     fn apply(&mut self, event: &Event) -> Result<(), SimError> {
         let n = self.done as u64 + 1;
+        // The trace's time marks before the event move the model's clock first, as they
+        // did in the run: a preset counting its delays in time must decide the same here.
+        if let Some((ns, marks)) = self.events.take_marks() {
+            for _ in 0..marks {
+                self.sim.apply_ref(&Event::Time(ns))?;
+            }
+        }
         self.sim.apply_ref(event)?;
         self.done += 1;
         match event {

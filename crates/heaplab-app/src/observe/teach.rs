@@ -436,6 +436,64 @@ mod tests {
         }
     }
 
+    /// On a trace whose every event has a time (it opens with a mark), the presets
+    /// whose delays count time decide in teaching mode as they do in the run: the marks
+    /// in the log move the replay's clock as the trace's moved the run's.
+    #[test]
+    fn teaching_keeps_the_trace_clock_of_the_run() {
+        let mut w = RunConfig::new("balloon", "buddy");
+        w.workload.params.insert("scale".into(), 0.02.into());
+        let plain = Session::workload_events(&w).unwrap();
+        let mut marked = Vec::new();
+        for (i, e) in plain.iter().enumerate() {
+            if i % 50 == 0 {
+                // 20 ms a mark: the delays of mimalloc 2.0 (25 ms) and jemalloc's decay
+                // epochs (50 ms) run out many times over.
+                marked.push(Event::Time(i as u64 * 400_000));
+            }
+            marked.push(e.clone());
+        }
+        for preset in ["mimalloc2-like", "jemalloc-like"] {
+            let mut c = RunConfig::new("trace", preset);
+            c.workload = heaplab_core::config::WorkloadConfig::trace("marked.trace");
+            let run = |events: &[Event]| {
+                heaplab_core::run::run_with(&c, |sink| {
+                    for e in events {
+                        sink(e.clone()).map_err(|e| RunError::Event(e.to_string()))?;
+                    }
+                    Ok(())
+                })
+                .unwrap()
+                .report
+                .summary
+            };
+            let (clocked, counted) = (run(&marked), run(&plain));
+            // The clock changes what the preset gives back, or this would prove nothing.
+            assert_ne!(
+                (
+                    clocked.pages.resident_pages.current,
+                    clocked.pages.decommit_ops
+                ),
+                (
+                    counted.pages.resident_pages.current,
+                    counted.pages.decommit_ops
+                ),
+                "{preset}"
+            );
+            let mut t = Session::new(&c, marked.clone()).unwrap();
+            t.run_to(plain.len()).unwrap();
+            let pages = &t.simulation().pages().stats();
+            assert_eq!(
+                (pages.resident_pages.current, pages.decommit_ops),
+                (
+                    clocked.pages.resident_pages.current,
+                    clocked.pages.decommit_ops
+                ),
+                "{preset}"
+            );
+        }
+    }
+
     #[test]
     fn stepping_back_starts_from_a_checkpoint_and_equals_a_fresh_run_for_every_family() {
         // Long enough for two checkpoints (every 65,536 events) before its end.
