@@ -119,7 +119,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(meanings, 9);
+        assert_eq!(meanings, 10);
         let json = families();
         let commit = json
             .as_array()

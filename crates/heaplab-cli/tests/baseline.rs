@@ -529,13 +529,9 @@ fn the_baseline_agrees_with_an_independent_c_replay() {
 /// The presets whose delays count time, against the allocators they model, each run on
 /// the real replay's clock: `jemalloc-like` against the jemalloc heaplab links (5.3) and
 /// `mimalloc2-like` against Debian's mimalloc 2.0, paired by the version it reports. The
-/// bounds are worked out here from the raw bytes: `jemalloc-like` within 15% of the real
-/// peak and 25% of its end on every single-threaded MallocBench port and recorded trace
-/// but those named below. `mimalloc2-like` is not held to them yet: mimalloc 2.0
-/// postpones a segment's decommit by 1 ms at each further span freed into it, so in a free
-/// phase faster than a span a millisecond it keeps pages the preset gives back, and its
-/// end moves with the replay's pace (a quarter to a third below on `tree_churn`, `medium`,
-/// `tree_allocate` and the Python trace in some runs).
+/// bounds are worked out here from the raw bytes: within 15% of the real peak and 25% of
+/// its end, on every single-threaded MallocBench port and recorded trace but those named
+/// below, where the models are not that close yet (and which the report says).
 #[test]
 fn time_driven_presets_follow_their_allocators_on_the_same_clock() {
     let test = "time_driven_presets_follow_their_allocators_on_the_same_clock";
@@ -547,7 +543,16 @@ fn time_driven_presets_follow_their_allocators_on_the_same_clock() {
     };
     // Both real allocators hold more than the models on the compiler's trace, and
     // jemalloc's peak on the Python trace is 8-15% above the model's from run to run.
-    const GAPS: [&str; 2] = ["cc1.trace.gz", "python-json.trace.gz"];
+    // mimalloc 2.0 holds a few pages less than the model on a 1.5 MiB heap of list nodes,
+    // and at the end of `tree_churn` keeps its freed pages in some runs and gives half of
+    // them back in others, at the same pace.
+    const GAPS: [(&str, &str); 5] = [
+        ("jemalloc-like", "cc1.trace.gz"),
+        ("jemalloc-like", "python-json.trace.gz"),
+        ("mimalloc2-like", "cc1.trace.gz"),
+        ("mimalloc2-like", "list_allocate"),
+        ("mimalloc2-like", "tree_churn"),
+    ];
     let traces = concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/traces");
     let a = format!("preload:{mimalloc2}");
     let rows = json_of(&heaplab(&[
@@ -577,7 +582,7 @@ fn time_driven_presets_follow_their_allocators_on_the_same_clock() {
             .parse()
             .unwrap();
         assert_eq!(rate, r["real_ns_per_event"].as_f64().unwrap(), "{r:#}");
-        if preset != "jemalloc-like" || GAPS.contains(&workload) {
+        if GAPS.contains(&(preset, workload)) {
             continue;
         }
         let off = |sim: &str, real: &str| {
@@ -598,5 +603,5 @@ fn time_driven_presets_follow_their_allocators_on_the_same_clock() {
         );
         judged += 1;
     }
-    assert_eq!(judged, 11 - GAPS.len());
+    assert_eq!(judged, 22 - GAPS.len());
 }

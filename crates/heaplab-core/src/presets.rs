@@ -281,6 +281,7 @@ pub const PRESETS: &[PresetSpec] = &[
             ("empty_pages", "delay"),
             ("decommit_delay", "1000"),
             ("decommit_ms", "25"),
+            ("purge_extend_ms", "1"),
             ("purge_on", "slow-path"),
             ("free_lists", "sharded"),
         ],
@@ -288,10 +289,10 @@ pub const PRESETS: &[PresetSpec] = &[
                   (options.c); the delay is checked when a span of pages is freed to its \
                   segment (segment.c `mi_segment_perhaps_decommit` from \
                   `mi_segment_span_free`) and when a page is allocated from one \
-                  (`mi_segments_page_alloc`), never on the malloc and free fast paths.",
-        leaves_out: "2.0's 32 MiB segments of 64 KiB slices, the 1 ms by which each further \
-                     freed span postpones a segment's pending decommit (so in a fast free \
-                     phase this preset purges what mimalloc 2.0 keeps), the segment cache \
+                  (`mi_segments_page_alloc`), never on the malloc and free fast paths; one \
+                  expiry per segment, pushed back by decommit_extend_delay (1 ms) at each \
+                  further span freed before it runs out.",
+        leaves_out: "2.0's 32 MiB segments of 64 KiB slices, the segment cache \
                      that holds a wholly free segment for another 500 ms, and what \
                      mimalloc-like leaves out. Without a clock its delay is 1,000 events.",
         calibration: Calibration::Unchecked("mimalloc 2.0"),

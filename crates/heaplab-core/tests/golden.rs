@@ -78,6 +78,7 @@ const ENABLERS: &[(&str, &str, &str, &str)] = &[
     ("free-list", "release_delay", "release_free_pages", "delay"),
     ("free-list", "tcache_max", "tcache_count", "7"),
     ("size-class", "cache_size", "empty_pages", "cache"),
+    ("size-class", "purge_extend_ms", "decommit_ms", "5"),
 ];
 
 /// Knobs tried at a number of their own rather than the first near their default that
@@ -87,7 +88,10 @@ const SETTINGS: &[(&str, &str, u64)] = &[("free-list", "trim_threshold", 512 << 
 
 /// Knobs that act only when the run has a clock, and the pace their runs are given: at
 /// 1 µs an event, `decommit_ms = 7` is 7,000 events against the default 10,000.
-const CLOCKED: &[(&str, &str)] = &[("size-class", "decommit_ms")];
+const CLOCKED: &[(&str, &str)] = &[
+    ("size-class", "decommit_ms"),
+    ("size-class", "purge_extend_ms"),
+];
 const CLOCK: Clock = Clock::Rate(1000.0);
 
 /// `policy` with the setting that makes `knob` act, if it needs one.

@@ -152,6 +152,79 @@ impl SizeClass {
         Ok(())
     }
 
+    /// Whether delayed decommits wait on their segment's expiry (`purge_extend_ms`,
+    /// with the run's time) rather than each on its own due time.
+    pub(super) fn segment_expiry(&self) -> bool {
+        self.timed && self.extend_ns > 0
+    }
+
+    /// A span of segment `si` has just emptied: its segment's expiry is set, pushed back or
+    /// run out, as mimalloc 2.0's `mi_segment_perhaps_decommit` does. Set when none was;
+    /// one that ran out at least `purge_extend_ms` ago is due now; one that ran out more
+    /// recently waits that long again, in case more frees follow; one still running is
+    /// pushed back by it.
+    pub(super) fn extend_expiry(&mut self, si: u32) {
+        let (now, delay, extend) = (self.now, self.delay_ns, self.extend_ns);
+        let Some(seg) = self.segments[si as usize].as_mut() else {
+            return;
+        };
+        seg.expire = match seg.expire {
+            0 => now + delay,
+            e if e <= now && e + extend <= now => now,
+            e if e <= now => now + extend,
+            e => e + extend,
+        };
+        self.next_due = self.next_due.min(seg.expire);
+    }
+
+    /// Under a segment expiry, the segments whose expiry has passed give back every span
+    /// waiting in them, together.
+    #[cold]
+    #[inline(never)]
+    fn purge_expired<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        now: u64,
+    ) -> Result<(), AllocError> {
+        let expired = |seg: &super::segments::Segment| seg.expire != 0 && seg.expire <= now;
+        if !self.segments.iter().flatten().any(expired) {
+            return Ok(());
+        }
+        let mut kept = std::collections::VecDeque::with_capacity(self.purge.len());
+        while let Some(entry @ (_, si, generation, first, n)) = self.purge.pop_front() {
+            let due = self.segments[si as usize]
+                .as_ref()
+                .is_some_and(|seg| seg.generation == generation && expired(seg));
+            if !due {
+                kept.push_back(entry);
+                continue;
+            }
+            if self.waiting(si, generation, first, n) {
+                mem.note(|| crate::decision::Decision::Rule {
+                    rule: "decommit",
+                    text: format!(
+                        "decommit due: the {} emptied in a segment whose expiry passed at {} \
+                         ({}, pushed back by purge_extend_ms {} ms at each span emptied \
+                         before it)",
+                        crate::format::format_bytes(u64::from(n) << self.page_shift),
+                        self.moment(now),
+                        self.delay_named(),
+                        self.extend_ns / 1_000_000
+                    ),
+                });
+                self.decommit_units(mem, si, first, n, false)?;
+                self.release_if_empty(mem, si)?;
+            }
+        }
+        self.purge = kept;
+        for seg in self.segments.iter_mut().flatten() {
+            if expired(seg) {
+                seg.expire = 0;
+            }
+        }
+        Ok(())
+    }
+
     /// Under `decay = smootherstep`, starts the next epoch from now unless one is running
     /// or no span waits.
     pub(super) fn start_epochs(&mut self) {
@@ -188,7 +261,9 @@ impl SizeClass {
         {
             self.release_large_due(mem, now)?;
         }
-        if self.purge.front().is_some_and(|&(due, ..)| due <= now) {
+        if self.segment_expiry() {
+            self.purge_expired(mem, now)?;
+        } else if self.purge.front().is_some_and(|&(due, ..)| due <= now) {
             self.purge_due(mem, now)?;
         }
         if self.smooth && now >= self.next_epoch {
@@ -199,7 +274,12 @@ impl SizeClass {
             self.start_epochs();
         }
         let large = self.large_purge.front().map_or(u64::MAX, |e| e.0);
-        let pages = self.purge.front().map_or(u64::MAX, |e| e.0);
+        let pages = if self.segment_expiry() {
+            let expiries = self.segments.iter().flatten().map(|seg| seg.expire);
+            expiries.filter(|&e| e != 0).min().unwrap_or(u64::MAX)
+        } else {
+            self.purge.front().map_or(u64::MAX, |e| e.0)
+        };
         self.next_due = large.min(pages).min(self.next_epoch);
         Ok(())
     }

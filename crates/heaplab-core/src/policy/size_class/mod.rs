@@ -71,6 +71,8 @@ pub struct SizeClass {
     /// nanoseconds (0 when not given); which one counts is [`SizeClass::timed`].
     delay_events: u64,
     delay_ns: u64,
+    /// `purge_extend_ms` in nanoseconds: 0, or the per-segment expiry of mimalloc 2.0.
+    extend_ns: u64,
     /// Whether this run's delays count nanoseconds: a time delay was given and the run's
     /// every event has a time. Set by each tick, the same for the whole run.
     timed: bool,
@@ -205,6 +207,7 @@ impl SizeClass {
             empty: knobs.empty_pages,
             delay_events: knobs.decommit_delay,
             delay_ns: knobs.decommit_ms * 1_000_000,
+            extend_ns: knobs.purge_extend_ms * 1_000_000,
             timed: false,
             slow_path_only: knobs.purge_on == PurgeOn::SlowPath,
             slow: false,

@@ -178,6 +178,22 @@ knobs! {
               oldest going first (jemalloc's smoothstep.h and decay.c).",
         zero_means: "",
     },
+    purge_extend_ms: u64 = ParamSpec {
+        kind: ParamKind::Int {
+            min: 0,
+            max: 60_000,
+        },
+        default: "0",
+        unit: "ms",
+        doc: "With a delay in milliseconds, keeps one expiry per segment, as mimalloc 2.0 \
+              does (segment.c `mi_segment_perhaps_decommit`): the first span to empty sets \
+              it `decommit_ms` ahead, each further one before it runs out pushes it this much \
+              later, and when it passes every waiting span of the segment is decommitted \
+              together. A free phase that empties spans faster than one per this many \
+              milliseconds keeps its pages until it ends. 0 means each span waits out its \
+              own delay.",
+        zero_means: "each span waits out its own delay",
+    },
     purge_on: PurgeOn = ParamSpec {
         kind: ParamKind::Choice(PurgeOn::NAMES),
         default: "every-call",

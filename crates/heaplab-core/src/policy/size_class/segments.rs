@@ -33,6 +33,9 @@ pub(super) struct Segment {
     /// Distinguishes this segment from a later one in the same table entry, so a delayed
     /// decommit queued for a released segment does not touch its successor.
     pub(super) generation: u64,
+    /// Under `purge_extend_ms`: when this segment's pending decommits are carried out, all
+    /// together (0 while none wait), as mimalloc 2.0 keeps one expiry per segment.
+    pub(super) expire: u64,
 }
 
 impl SizeClass {
@@ -80,6 +83,7 @@ impl SizeClass {
             slots: (0..u64::from(self.slots_per_seg)).map(slot).collect(),
             free_slots: self.slots_per_seg,
             generation: self.generations,
+            expire: 0,
         };
         let si = match self.segments.iter().position(Option::is_none) {
             Some(i) => {

@@ -385,6 +385,9 @@ impl SizeClass {
                 });
                 self.purge.push_back((due, si, generation, first, n));
                 self.next_due = self.next_due.min(due);
+                if self.segment_expiry() {
+                    self.extend_expiry(si);
+                }
                 if self.smooth {
                     self.emptied.push_back((self.now, n));
                     self.start_epochs();

@@ -400,3 +400,42 @@ fn smootherstep_decay_returns_pages_along_the_curve() {
     assert_eq!(*returned.last().unwrap(), 20, "{returned:?}");
     p.check_invariants(&mem).unwrap();
 }
+
+/// Under `purge_extend_ms`, as in mimalloc 2.0, a segment has one expiry: spans emptied
+/// faster than one per extension keep pushing it back, so nothing is decommitted while
+/// they go on, and once it passes every waiting span goes together.
+#[test]
+fn a_segment_expiry_is_pushed_back_while_spans_keep_emptying() {
+    let knobs = [("decommit_ms", "5"), ("purge_extend_ms", "1")];
+    let (mut p, mut mem) = policy(&knobs);
+    // Eight spans emptied 8 µs apart (1 µs an event): each pushes the expiry 1 ms back.
+    let last = empty_spans(&mut p, &mut mem, 8, true);
+    let committed = mem.stats().committed_pages.current;
+    let expire = p.segments[0].as_ref().unwrap().expire;
+    let first = (last - 56 - 1) * 1000;
+    assert_eq!(expire, first + 5_000_000 + 7 * 1_000_000);
+    // Past each span's own 5 ms, but not the segment's expiry: nothing goes.
+    p.tick(
+        &mut mem,
+        Now {
+            event: last + 1,
+            ns: Some(last * 1000 + 6_000_000),
+        },
+    )
+    .unwrap();
+    assert_eq!(mem.stats().committed_pages.current, committed);
+    // Past the expiry: all eight together.
+    let ops = mem.stats().decommit_ops;
+    p.tick(
+        &mut mem,
+        Now {
+            event: last + 2,
+            ns: Some(expire),
+        },
+    )
+    .unwrap();
+    assert_eq!(mem.stats().committed_pages.current, committed - 8 * 16);
+    assert!(mem.stats().decommit_ops > ops);
+    assert_eq!(p.segments[0].as_ref().unwrap().expire, 0);
+    p.check_invariants(&mem).unwrap();
+}
