@@ -319,8 +319,12 @@ describe('heaplab page', () => {
     const other = path.join(scratch, 'other.trace');
     await writeFile(other, 'a 1 64\nf 1\n');
     await reopened.page.setInputFiles('#trace-file', other);
+    // It warns by size at once and adds the file's hash when hashing ends, so the test
+    // waits for the second form rather than reading whichever is there.
     const note = reopened.page.locator('#link-note.warning');
     await note.waitFor();
+    assert.match(await note.textContent(), /other\.trace is not the file this link ran: it has 11 bytes/);
+    await reopened.page.waitForFunction(() => /SHA-256/.test(document.querySelector('#link-note.warning')?.textContent ?? ''));
     assert.match(await note.textContent(), /other\.trace is not the file this link ran: it has 11 bytes, SHA-256 [0-9a-f]{12}…; the link's small\.trace\.gz had \d+ bytes/);
     // The very file clears the warning, whatever its name.
     await reopened.page.setInputFiles('#trace-file', file);
