@@ -87,10 +87,14 @@ fn a_rate_sets_the_pace_and_travels_with_the_config() {
 
 #[test]
 fn a_clock_that_cannot_be_is_refused_with_the_flag_named() {
-    let cases: [(&[&str], &str); 3] = [
+    let cases: [(&[&str], &str); 4] = [
         (
             &["run", "-w", "churn", "-p", "buddy", "--clock", "wall"],
-            "error: --clock: unknown clock \"wall\"; expected `trace` (the trace's time marks) or `rate=<ns per event>`\n",
+            "error: --clock: unknown clock \"wall\"; expected `trace` (the trace's time marks), `rate=<ns per event>` or `real` (a real run's time, with --real)\n",
+        ),
+        (
+            &["run", "-w", "churn", "-p", "buddy", "--clock", "real"],
+            "error: clock: `real` is the time a real run of the same events took, and only a real run has it: add --real (heaplab run --real), or give `trace` or `rate=<ns per event>`\n",
         ),
         (
             &["run", "-w", "churn", "-p", "buddy", "--clock", "rate=0"],
@@ -157,4 +161,80 @@ fn a_link_keeps_the_clock() {
     assert_eq!(v[0]["time"]["clock"], "rate=350", "{v:#}");
     let events = v[0]["events"].as_u64().unwrap();
     assert_eq!(v[0]["time"]["elapsed_ns"], 350 * events);
+}
+
+/// `run --real --clock real`: the policy's delays follow the wall clock of its run over
+/// real memory, the model replays that run's marks and still equals it page by page, and
+/// the time reaches the policy: a 1 ms purge delay gives back more than an hour's on the
+/// same run, which without a clock (delays counted in events) would make no difference.
+#[test]
+fn a_real_run_lends_the_model_its_own_clock() {
+    if !cfg!(target_os = "linux") {
+        println!("skipped: real memory runs on Linux here");
+        return;
+    }
+    let run = |decommit_ms: &str| {
+        let json = json_of(&heaplab(&[
+            "run",
+            "--real",
+            "--repeat",
+            "2",
+            "--clock",
+            "real",
+            "-w",
+            "tree_churn",
+            "-p",
+            "mimalloc2-like",
+            "--set",
+            &format!("decommit_ms={decommit_ms}"),
+            "--json",
+        ]));
+        json[0].clone()
+    };
+    let (quick, slow) = (run("1"), run("3600000"));
+    for r in [&quick, &slow] {
+        assert_eq!(r["time"]["clock"], "real", "{r:#}");
+        assert_eq!(r["matches_simulation"], true, "{r:#}");
+        assert_eq!(r["max_residency_mismatch_pages"], 0, "{r:#}");
+        // The first timed run told the time: its last mark is no later than its end.
+        let events = r["events"].as_f64().unwrap();
+        let first_run_ns = r["ns_per_event_runs"][0].as_f64().unwrap() * events;
+        let elapsed = r["time"]["elapsed_ns"].as_f64().unwrap();
+        assert!(
+            elapsed > 0.0 && elapsed <= first_run_ns,
+            "{elapsed} against {first_run_ns}"
+        );
+        // At most one mark per 100 µs, and more than one over a run of milliseconds.
+        let marks = r["time"]["marks"].as_f64().unwrap();
+        assert!(
+            marks >= 2.0 && marks <= 1.0 + elapsed / 100_000.0,
+            "{marks} marks"
+        );
+    }
+    let end = |r: &serde_json::Value| r["end_resident_bytes"].as_u64().unwrap();
+    assert!(
+        end(&quick) < end(&slow),
+        "a 1 ms delay ended at {} bytes, an hour's at {}",
+        end(&quick),
+        end(&slow)
+    );
+    let text = String::from_utf8(
+        heaplab(&[
+            "run",
+            "--real",
+            "--repeat",
+            "1",
+            "--clock",
+            "real",
+            "-w",
+            "churn",
+            "--scale",
+            "0.01",
+            "-p",
+            "mimalloc-like",
+        ])
+        .stdout,
+    )
+    .unwrap();
+    assert!(text.contains("on the real run's clock ("), "{text}");
 }

@@ -11,6 +11,10 @@
 //!   has marks.
 //! - [`Clock::Rate`]: a fixed pace, `ns` nanoseconds per event: event `n` (counted from 1)
 //!   happens `n × ns` after the start. Marks, if any, are then ignored.
+//! - [`Clock::Real`]: the time a real run of the same events took, event by event. Only a
+//!   run that is itself real can give it (`heaplab run --real`, whose policy runs over
+//!   real memory with its delays on the wall clock): a simulation alone has no such time
+//!   and refuses it ([`Simulation::new`](crate::simulate::Simulation::new)).
 //!
 //! Without either (a built-in workload, or a trace without marks and no rate given) the
 //! run has no clock, and its report says so rather than invent a time.
@@ -32,25 +36,30 @@ pub enum Clock {
     Trace,
     /// A fixed pace, in nanoseconds per event (fractions allowed: 0.35 µs is 350).
     Rate(f64),
+    /// The wall-clock time of a real run of the same events, which that run hands in as
+    /// time marks. The trace's own marks are ignored under it.
+    Real,
 }
 
 impl Clock {
-    /// Parses `trace` or `rate=<ns per event>`, the words of `--clock` and of a config
-    /// file's `clock`: one reading for both (a link will use it too once it carries a
-    /// clock). `field` names where the text came from in the error.
+    /// Parses `trace`, `rate=<ns per event>` or `real`, the words of `--clock`, of a
+    /// config file's `clock` and of a link's: one reading for all. `field` names where the
+    /// text came from in the error.
     pub fn parse(text: &str, field: &str) -> Result<Clock, ParamError> {
         let error = |message: String| ParamError {
             field: field.into(),
             message,
         };
         let text = text.trim();
-        if text == "trace" {
-            return Ok(Clock::Trace);
+        match text {
+            "trace" => return Ok(Clock::Trace),
+            "real" => return Ok(Clock::Real),
+            _ => {}
         }
         let Some(rate) = text.strip_prefix("rate=") else {
             return Err(error(format!(
-                "unknown clock {:?}; expected `trace` (the trace's time marks) or \
-                 `rate=<ns per event>`",
+                "unknown clock {:?}; expected `trace` (the trace's time marks), \
+                 `rate=<ns per event>` or `real` (a real run's time, with --real)",
                 crate::format::clip(text, 40)
             )));
         };
@@ -76,6 +85,7 @@ impl fmt::Display for Clock {
         match self {
             Clock::Trace => f.write_str("trace"),
             Clock::Rate(ns) => write!(f, "rate={ns}"),
+            Clock::Real => f.write_str("real"),
         }
     }
 }
@@ -130,8 +140,9 @@ impl ModelTime {
         }
     }
 
-    /// A time mark of the trace, in nanoseconds since it began, coming after `events`
-    /// events.
+    /// A time mark, in nanoseconds since the run began, coming after `events` events: the
+    /// trace's own, or under [`Clock::Real`] the real run's (a real replay leaves the
+    /// trace's out of the events it runs).
     #[inline]
     pub fn mark(&mut self, ns: u64, events: u64) {
         self.from_start |= events == 0;
@@ -149,7 +160,7 @@ impl ModelTime {
     pub fn policy_now(&self, events: u64) -> Now {
         let ns = match self.clock {
             Some(Clock::Rate(_)) => self.now(events),
-            Some(Clock::Trace) => Some(self.mark.unwrap_or(0)),
+            Some(Clock::Trace | Clock::Real) => Some(self.mark.unwrap_or(0)),
             None if self.from_start => self.mark,
             None => None,
         };
@@ -162,7 +173,7 @@ impl ModelTime {
     pub fn now(&self, events: u64) -> Option<u64> {
         match self.clock {
             Some(Clock::Rate(ns)) => Some((events as f64 * ns).round() as u64),
-            Some(Clock::Trace) | None => self.mark,
+            Some(Clock::Trace | Clock::Real) | None => self.mark,
         }
     }
 
@@ -185,6 +196,7 @@ mod tests {
     #[test]
     fn clocks_read_back_as_written() {
         assert_eq!(Clock::parse("trace", "clock").unwrap(), Clock::Trace);
+        assert_eq!(Clock::parse("real", "clock").unwrap(), Clock::Real);
         assert_eq!(
             Clock::parse("rate=350", "clock").unwrap(),
             Clock::Rate(350.0)
@@ -193,7 +205,12 @@ mod tests {
             Clock::parse(" rate=2.5 ", "clock").unwrap(),
             Clock::Rate(2.5)
         );
-        for clock in [Clock::Trace, Clock::Rate(0.35), Clock::Rate(11000.0)] {
+        for clock in [
+            Clock::Trace,
+            Clock::Rate(0.35),
+            Clock::Rate(11000.0),
+            Clock::Real,
+        ] {
             assert_eq!(Clock::parse(&clock.to_string(), "x").unwrap(), clock);
         }
     }
@@ -204,8 +221,8 @@ mod tests {
         assert_eq!(e.field, "--clock");
         assert_eq!(
             e.message,
-            "unknown clock \"wall\"; expected `trace` (the trace's time marks) or \
-             `rate=<ns per event>`"
+            "unknown clock \"wall\"; expected `trace` (the trace's time marks), \
+             `rate=<ns per event>` or `real` (a real run's time, with --real)"
         );
         let e = Clock::parse("rate=fast", "clock").unwrap_err();
         assert_eq!(

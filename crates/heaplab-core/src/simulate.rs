@@ -6,7 +6,7 @@ use std::fmt;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
-use crate::clock::ModelTime;
+use crate::clock::{Clock, ModelTime};
 use crate::config::{RunConfig, TouchMode};
 use crate::event::{ArenaId, BlockId, Event, DEFAULT_ALIGN};
 use crate::live::LiveTable;
@@ -131,8 +131,26 @@ impl<P: PageProvider + Clone> Simulation<P> {
 }
 
 impl<P: PageProvider> Simulation<P> {
-    /// A simulation of a resolved config over `provider`.
+    /// A simulation of a resolved config over `provider`. A config on a real run's clock
+    /// is refused: nothing here would hand in that run's time (see
+    /// [`Simulation::on_real_clock`]).
     pub fn new(config: &RunConfig, provider: P) -> Result<Simulation<P>, ParamError> {
+        if config.clock == Some(Clock::Real) {
+            return Err(ParamError {
+                field: "clock".into(),
+                message: "`real` is the time a real run of the same events took, and only a \
+                          real run has it: add --real (heaplab run --real), or give `trace` \
+                          or `rate=<ns per event>`"
+                    .into(),
+            });
+        }
+        Simulation::on_real_clock(config, provider)
+    }
+
+    /// [`Simulation::new`] for a caller that is, or replays, a real run: under
+    /// [`Clock::Real`] it hands in that run's time as [`Event::Time`] marks, the first
+    /// before the first event.
+    pub fn on_real_clock(config: &RunConfig, provider: P) -> Result<Simulation<P>, ParamError> {
         let params = config.policy_params()?;
         let mem = Pages::new(provider);
         let policy = AnyPolicy::build(&config.policy.family, &params, mem.page_size())?;

@@ -9,12 +9,18 @@
 //! a peak between two 1% samples would otherwise be missed, and the real peak reported
 //! below the trace's peak live. Then `repeat` runs, each a fresh `Simulation` over a fresh
 //! `MmapProvider`, time the events alone, and the median is reported.
+//!
+//! On the real clock (`--clock real`) the policy's delays follow the wall clock: the first
+//! timed run reads it as it goes and hands it to the policy as time marks, and the model's
+//! run and the sampled run replay those marks at the same events, so the three agree and
+//! the comparison with the model stays exact.
 
 use std::convert::Infallible;
 use std::fmt;
 use std::fs::File;
 use std::time::Instant;
 
+use heaplab_core::clock::Clock;
 use heaplab_core::config::{ProviderKind, RunConfig, WorkloadConfig};
 use heaplab_core::event::Event;
 use heaplab_core::params::{ParamError, Params};
@@ -216,11 +222,24 @@ pub fn replay(
 ) -> Result<RealReport, ReplayError> {
     let config = config.resolve()?;
     check_config(&config)?;
-    // The model's own run first: it gives the event to sample the peak at, and the
-    // summary the real run must equal.
-    let mut sim = Simulation::new(&config, sim_provider(&config))?;
+    let mut runs = Vec::with_capacity(opts.repeat.max(1));
+    // On a real run's clock the first timed run tells the time, and the model and the
+    // sampled run replay the marks it took, so that all three see the same time pass.
+    let live = config.clock == Some(Clock::Real);
+    let mut marks = Marks::default();
+    let mut first = None;
+    if live {
+        let (ns, summary) = timed_run(&config, events, Some(&mut marks))?;
+        runs.push(ns);
+        first = Some(summary);
+    }
+    // The model's own run: it gives the event to sample the peak at, and the summary the
+    // real run must equal.
+    let mut sim = Simulation::on_real_clock(&config, sim_provider(&config))?;
+    let mut feed = marks.feed();
     let mut peak = (0u64, 0u64);
     for (i, e) in events.iter().enumerate() {
+        feed.before(i as u64, &mut sim)?;
         sim.apply(e.clone())?;
         let resident = sim.pages().stats().resident_pages.current;
         if resident > peak.0 {
@@ -228,16 +247,24 @@ pub fn replay(
         }
     }
     let simulated = sim.finish().0;
-    let sampled = sampled_run(&config, events, opts.samples, peak.1)?;
-    let mut runs = Vec::with_capacity(opts.repeat.max(1));
-    for _ in 0..opts.repeat.max(1) {
-        let (ns, summary) = timed_run(&config, events)?;
-        if summary != sampled.summary {
-            return Err(ReplayError::Failed(
-                "two runs of the same events over real memory ended differently: the policy \
-                 depends on something other than its input"
-                    .into(),
-            ));
+    let sampled = sampled_run(&config, events, &marks, opts.samples, peak.1)?;
+    let differ = || {
+        ReplayError::Failed(
+            "two runs of the same events over real memory ended differently: the policy \
+             depends on something other than its input"
+                .into(),
+        )
+    };
+    if first.is_some_and(|summary| summary != sampled.summary) {
+        return Err(differ());
+    }
+    while runs.len() < opts.repeat.max(1) {
+        // Each timed run on the real clock tells its own time, so its policy may act at
+        // other events than the first's: only its time per event is kept.
+        let mut own = Marks::default();
+        let (ns, summary) = timed_run(&config, events, live.then_some(&mut own))?;
+        if !live && summary != sampled.summary {
+            return Err(differ());
         }
         runs.push(ns);
     }
@@ -273,11 +300,80 @@ pub fn replay(
     })
 }
 
-/// The events of one run, timed; the provider is unmapped after the clock stops.
-fn timed_run(config: &RunConfig, events: &[Event]) -> Result<(f64, Summary), ReplayError> {
-    let mut sim = Simulation::new(config, MmapProvider::new()?)?;
+/// How often, in events, a run on the real clock reads it: often enough that a delay of a
+/// millisecond is seen within microseconds, seldom enough that reading the clock (a call
+/// of some 20 ns) stays out of the time per event.
+const CLOCK_EVERY: u64 = 64;
+
+/// The least time between two marks of the real clock, as `heaplab record` spaces a
+/// trace's: the delays it serves are milliseconds long.
+const MARK_EVERY_NS: u64 = 100_000;
+
+/// The time marks a run on the real clock took: `(events before it, ns since the start)`,
+/// the first at 0 before any event.
+#[derive(Default)]
+struct Marks(Vec<(u64, u64)>);
+
+impl Marks {
+    fn feed(&self) -> Feed<'_> {
+        Feed {
+            marks: &self.0,
+            next: 0,
+        }
+    }
+}
+
+/// Hands a run the marks of [`Marks`] where the real run took them.
+struct Feed<'a> {
+    marks: &'a [(u64, u64)],
+    next: usize,
+}
+
+impl Feed<'_> {
+    /// Applies the marks taken before event `i` (counted from 0).
+    #[inline]
+    fn before<P: heaplab_core::provider::PageProvider>(
+        &mut self,
+        i: u64,
+        sim: &mut Simulation<P>,
+    ) -> Result<(), SimError> {
+        while let Some(&(at, ns)) = self.marks.get(self.next) {
+            if at != i {
+                break;
+            }
+            sim.apply(Event::Time(ns))?;
+            self.next += 1;
+        }
+        Ok(())
+    }
+}
+
+/// The events of one run, timed; the provider is unmapped after the clock stops. With
+/// `marks`, the run is on the real clock: it reads the time as it goes, hands it to the
+/// policy and keeps each mark there.
+fn timed_run(
+    config: &RunConfig,
+    events: &[Event],
+    mut marks: Option<&mut Marks>,
+) -> Result<(f64, Summary), ReplayError> {
+    let mut sim = Simulation::on_real_clock(config, MmapProvider::new()?)?;
     let start = Instant::now();
-    for e in events {
+    if let Some(marks) = marks.as_deref_mut() {
+        sim.apply(Event::Time(0))?;
+        marks.0.push((0, 0));
+    }
+    let mut last = 0;
+    for (i, e) in (0u64..).zip(events) {
+        if let Some(marks) = marks.as_deref_mut() {
+            if i > 0 && i.is_multiple_of(CLOCK_EVERY) {
+                let ns = start.elapsed().as_nanos() as u64;
+                if ns >= last + MARK_EVERY_NS {
+                    sim.apply(Event::Time(ns))?;
+                    marks.0.push((i, ns));
+                    last = ns;
+                }
+            }
+        }
         sim.apply(e.clone())?;
     }
     let elapsed = start.elapsed();
@@ -309,10 +405,12 @@ struct Samples {
 fn sampled_run(
     config: &RunConfig,
     events: &[Event],
+    marks: &Marks,
     samples: u64,
     peak_at: u64,
 ) -> Result<Sampled, ReplayError> {
-    let mut sim = Simulation::new(config, MmapProvider::new()?)?;
+    let mut sim = Simulation::on_real_clock(config, MmapProvider::new()?)?;
+    let mut feed = marks.feed();
     let every = (events.len() as u64 / samples.max(1)).max(1);
     let rss_before = os::rss_bytes();
     let mut out = Samples {
@@ -322,6 +420,7 @@ fn sampled_run(
     };
     let mut buf = Vec::new();
     for (i, e) in events.iter().enumerate() {
+        feed.before(i as u64, &mut sim)?;
         sim.apply(e.clone())?;
         let n = i as u64 + 1;
         if n.is_multiple_of(every) || n == events.len() as u64 || n == peak_at {

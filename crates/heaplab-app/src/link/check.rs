@@ -46,6 +46,18 @@ pub const MAX_SWEEP_VALUES: usize = 64;
 /// grid of two full axes (4,096 runs) would keep a tab busy for many minutes.
 pub const MAX_SWEEP_POINTS: usize = 256;
 
+/// Refuses a real run's clock in a link: whoever opens the link replays it in the page or
+/// with `heaplab run --link`, simulated runs that have no real run to take the time of.
+pub(super) fn travels(clock: Option<heaplab_core::clock::Clock>) -> Result<(), LinkError> {
+    if clock == Some(heaplab_core::clock::Clock::Real) {
+        return Err(LinkError::new(
+            "clock: `real` is the time of a real run, which a link's simulated replay does not \
+             have; give `trace` or `rate=<ns per event>`",
+        ));
+    }
+    Ok(())
+}
+
 /// Checks `state`: sizes and counts first, then every configuration as a run would
 /// resolve it.
 pub(super) fn check(state: &LinkState) -> Result<(), LinkError> {
@@ -55,6 +67,7 @@ pub(super) fn check(state: &LinkState) -> Result<(), LinkError> {
             .map(|_| ())
             .map_err(LinkError::new);
     }
+    travels(state.clock)?;
     let n = state.configs.len();
     if n == 0 || n > MAX_CONFIGS {
         return Err(LinkError::new(format!(

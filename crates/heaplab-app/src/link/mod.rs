@@ -84,7 +84,8 @@ pub struct LinkState {
     /// The allocator modules the configurations of the module family run, by SHA-256.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub modules: Vec<ModuleRef>,
-    /// The model's clock, when the run was given one (`trace` or `rate=<ns>`): the
+    /// The model's clock, when the run was given one (`trace` or `rate=<ns>`; never `real`,
+    /// which no replay of a link has): the
     /// presets whose delays count time return memory by it, so a link without it would
     /// open another run.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -391,6 +392,7 @@ impl LinkState {
             .first()
             .ok_or_else(|| LinkError::new("there is no configuration to link to"))?;
         // The clock is the run's, one for every configuration, as `--clock` gives it.
+        check::travels(first.clock)?;
         if let Some(other) = configs.iter().find(|c| c.clock != first.clock) {
             let said = |c: Option<Clock>| c.map_or("none".to_string(), |c| format!("`{c}`"));
             return Err(LinkError::new(format!(

@@ -418,3 +418,20 @@ fn a_link_carries_the_run_clock() {
          `rate=350` and none"
     );
 }
+
+/// A real run's clock does not travel: neither made into a link nor read from one, since
+/// the page and `run --link` only simulate.
+#[test]
+fn a_link_refuses_a_real_runs_clock() {
+    let real = "link: clock: `real` is the time of a real run, which a link's simulated \
+                replay does not have; give `trace` or `rate=<ns per event>`";
+    let mut config = RunConfig::new("churn", "jemalloc-like");
+    config.clock = Some(heaplab_core::clock::Clock::Real);
+    assert_eq!(
+        LinkState::from_configs(&[config]).unwrap_err().to_string(),
+        real
+    );
+    let mut state = LinkState::from_configs(&[RunConfig::new("churn", "buddy")]).unwrap();
+    state.clock = Some(heaplab_core::clock::Clock::Real);
+    assert_eq!(decode(&encode(&state)).unwrap_err().to_string(), real);
+}

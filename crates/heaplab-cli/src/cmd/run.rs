@@ -88,13 +88,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         output::print_json(&reports)?;
     } else {
         output::runs::print_runs(&outputs);
-        // Every config reads the same events on the same clock: one line says it.
-        if let Some(time) = outputs
-            .first()
-            .and_then(|o| o.report.summary.time.describe())
-        {
-            println!("{time}");
-        }
+        output::runs::print_model_time(&outputs);
     }
     Ok(())
 }

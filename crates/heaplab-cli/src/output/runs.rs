@@ -13,6 +13,24 @@ use super::{label, workload_line};
 
 /// The table of runs: a column per run, the workload above it (and what a lenient import
 /// skipped on stderr), then each run's memory at the end of each phase.
+/// The line under the table saying how much time the model saw pass, on which clock: one
+/// line when every config saw the same (simulated runs read the same events on the same
+/// clock), else one per config (each run over real memory tells its own time).
+pub fn print_model_time(outputs: &[RunOutput]) {
+    let times: Vec<_> = outputs.iter().map(|o| o.report.summary.time).collect();
+    if times.windows(2).all(|w| w[0] == w[1]) {
+        if let Some(line) = times.first().and_then(|t| t.describe()) {
+            println!("{line}");
+        }
+        return;
+    }
+    for (o, time) in outputs.iter().zip(&times) {
+        if let Some(line) = time.describe() {
+            println!("{}: {line}", label(&o.report.config));
+        }
+    }
+}
+
 pub fn print_runs(outputs: &[RunOutput]) {
     let Some(first) = outputs.first() else { return };
     let w = &first.report.config.workload;

@@ -69,12 +69,13 @@ impl RunTime {
         Some(match self.clock? {
             Clock::Trace => format!("model time: {elapsed}, on the trace's clock ({marks})"),
             Clock::Rate(ns) => format!("model time: {elapsed}, at {ns} ns per event"),
+            Clock::Real => format!("model time: {elapsed}, on the real run's clock ({marks})"),
         })
     }
 }
 
 /// The model's time at the end of a run (see [`crate::clock`]). Its JSON object is
-/// `{"clock": "trace" | "rate=<ns>" | null, "elapsed_ns": <ns> | null, "marks": <n>}`:
+/// `{"clock": "trace" | "rate=<ns>" | "real" | null, "elapsed_ns": <ns> | null, "marks": <n>}`:
 /// `null` when the run had no clock, since a time the model never had is not zero.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct RunTime {

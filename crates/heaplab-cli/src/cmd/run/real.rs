@@ -84,6 +84,7 @@ pub(super) fn run(args: &RunArgs, configs: &[RunConfig]) -> Result<(), CliError>
     }
     let outputs: Vec<_> = reports.iter().map(|r| r.output.clone()).collect();
     output::runs::print_runs(&outputs);
+    output::runs::print_model_time(&outputs);
     output::runs::print_real(&reports);
     Ok(())
 }
