@@ -274,8 +274,8 @@ fn glibc_like_stays_within_its_fidelity_targets() {
     let out = heaplab(&["fidelity", "-a", "system", "--traces", traces, "--json"]);
     let rows = json_of(&out);
     let rows = rows.as_array().expect("an array of rows");
-    // Eight built-in workloads and the three recorded programs.
-    assert!(rows.len() >= 11, "{rows:#?}");
+    // Eight built-in workloads and the five recorded programs.
+    assert_eq!(rows.len(), 13, "{rows:#?}");
     assert!(rows
         .iter()
         .any(|r| r["workload"].as_str().unwrap().starts_with("python")));
@@ -466,8 +466,8 @@ fn fidelity_names_the_recorded_traces_it_did_not_find() {
     assert_eq!(
         stderr,
         "heaplab fidelity: skipped the recorded traces python-json.trace.gz, cc1.trace.gz, \
-         perl-words.trace.gz: there is no folder workloads/traces here; run in the heaplab \
-         checkout, or give --traces DIR\n"
+         perl-words.trace.gz, python-dict.trace.gz, clang.trace.gz: there is no folder \
+         workloads/traces here; run in the heaplab checkout, or give --traces DIR\n"
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let summary = stdout
@@ -476,7 +476,7 @@ fn fidelity_names_the_recorded_traces_it_did_not_find() {
         .unwrap_or_else(|| panic!("no summary line: {stdout}"));
     assert!(
         summary.starts_with("glibc-like within ±15% of glibc's peak and ±25% of its end on ")
-            && summary.ends_with(" of 8 workloads; 3 recorded traces skipped, not found"),
+            && summary.ends_with(" of 8 workloads; 5 recorded traces skipped, not found"),
         "{summary}"
     );
     // A comparison without a target still counts what it skipped.
@@ -485,7 +485,7 @@ fn fidelity_names_the_recorded_traces_it_did_not_find() {
     assert!(
         stdout
             .lines()
-            .any(|l| l == "3 recorded traces skipped, not found"),
+            .any(|l| l == "5 recorded traces skipped, not found"),
         "{stdout}"
     );
     let _ = std::fs::remove_dir(&dir);

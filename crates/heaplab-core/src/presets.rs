@@ -260,8 +260,14 @@ pub const PRESETS: &[PresetSpec] = &[
                   thread-delayed free of cross-thread blocks, each page's free list sharded \
                   into `free` and `local_free` (page.c `_mi_page_free_collect`); LLVM review \
                   D71786 for the commit behaviour.",
-        leaves_out: "v3's arenas of 64 KiB slices in place of segments, page reset versus \
-                     decommit, huge OS pages, abandoned pages of exited threads, the \
+        leaves_out: "transparent huge pages: mimalloc 3 advises the memory it maps \
+                     `MADV_HUGEPAGE` (prim/unix/prim.c, option allow_thp, on by default), so \
+                     on a Linux whose THP setting is `madvise`, Debian's default, the kernel \
+                     makes it resident 2 MiB at a time and its resident set comes in whole \
+                     2 MiB steps, up to 2 MiB above the model's per region touched \
+                     (`MIMALLOC_ALLOW_THP=0` turns it off, and mimalloc then comes near the \
+                     model); v3's arenas of 64 KiB slices in place of segments, page reset \
+                     versus decommit, abandoned pages of exited threads, the \
                      retired-page cycles (16) and the collection every 10,000 generic \
                      allocations. Its purges run over the whole heap where mimalloc's run per \
                      arena. Without a clock its delay is 1,000 events.",

@@ -67,10 +67,12 @@ const LEFT_OUT: [&str; 3] = ["churn", "message_one", "message_many"];
 /// Named here so that a trace not found (outside the checkout, the folder is not there)
 /// is reported as skipped, never left out without a word.
 const TRACES: &str = "workloads/traces";
-const RECORDED: [&str; 3] = [
+const RECORDED: [&str; 5] = [
     "python-json.trace.gz",
     "cc1.trace.gz",
     "perl-words.trace.gz",
+    "python-dict.trace.gz",
+    "clang.trace.gz",
 ];
 
 /// The scale of the built-in workloads unless `--scale` is given: small enough that every
