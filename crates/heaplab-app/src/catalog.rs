@@ -28,10 +28,20 @@ pub fn providers() -> Value {
         .collect()
 }
 
+/// Every built-in workload, with `rate_ns`, the real pace it runs at when a run gives no
+/// clock (`null` for those without one).
 pub fn workloads() -> Value {
     WORKLOADS
         .iter()
-        .map(|w| json!({"id": w.id, "title": w.title, "description": w.description, "params": w.params}))
+        .map(|w| {
+            json!({
+                "id": w.id,
+                "title": w.title,
+                "description": w.description,
+                "params": w.params,
+                "rate_ns": w.rate_ns(),
+            })
+        })
         .collect()
 }
 

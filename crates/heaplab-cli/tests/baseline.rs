@@ -22,6 +22,18 @@ const LIBRARIES: [(&str, &str); 3] = [
     ),
 ];
 
+/// Holds the real machine for one test at a time. These tests compare memory and pace
+/// measured in child processes, and the harness runs a file's tests in parallel: on two
+/// cores, the others' children slow a replay down and stretch its pauses, which time-driven
+/// allocators see and a model at an even pace does not. One at a time, each measures what
+/// it names.
+fn measuring() -> std::sync::MutexGuard<'static, ()> {
+    static MACHINE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    MACHINE
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// Says, past the harness's capture so it shows in every run, that `test` skipped `what`.
 /// Under CI nothing may be skipped: the gate installs what these tests need.
 fn skipped(test: &str, what: &str) {
@@ -100,6 +112,7 @@ fn u(v: &Value, field: &str) -> u64 {
 /// small events (a sample every 40): only the kernel's high water mark sees it.
 #[test]
 fn the_peak_covers_a_one_event_spike_between_samples() {
+    let _machine = measuring();
     let mut trace = String::new();
     for id in 1..=2000 {
         trace.push_str(&format!("a {id} 64\n"));
@@ -138,6 +151,7 @@ fn the_peak_covers_a_one_event_spike_between_samples() {
 /// figures at the top are their medians, and the table gives smallest, median, largest.
 #[test]
 fn each_run_is_a_fresh_process_with_its_pace_and_memory() {
+    let _machine = measuring();
     let w = ["-w", "tree_churn", "--scale", "0.02", "--repeat", "3"];
     let v = json_of(&heaplab(
         &[
@@ -196,6 +210,7 @@ fn each_run_is_a_fresh_process_with_its_pace_and_memory() {
 /// spread, and the allocator's version.
 #[test]
 fn fidelity_reports_the_real_pace_runs_and_version() {
+    let _machine = measuring();
     let args = [
         "fidelity",
         "-a",
@@ -245,6 +260,7 @@ fn fidelity_reports_the_real_pace_runs_and_version() {
 /// under `system` and never under mimalloc or jemalloc.
 #[test]
 fn glibc_calls_are_made_only_under_glibc() {
+    let _machine = measuring();
     let test = "glibc_calls_are_made_only_under_glibc";
     let Some(spy) = compile(test, "glibc_spy.c", "glibc_spy.so", &["-shared", "-fPIC"]) else {
         return;
@@ -277,6 +293,7 @@ fn glibc_calls_are_made_only_under_glibc() {
 /// in baseline's, fidelity's and compare's tables.
 #[test]
 fn preload_measures_any_allocator_library() {
+    let _machine = measuring();
     let test = "preload_measures_any_allocator_library";
     let w = ["-w", "short_strings", "--scale", "1"];
     let sim = json_of(&heaplab(
@@ -346,6 +363,7 @@ fn preload_measures_any_allocator_library() {
 /// A library that is missing, or that is not an allocator, is refused by name.
 #[test]
 fn preload_refuses_what_is_not_an_allocator_library() {
+    let _machine = measuring();
     let w = ["-w", "churn", "--repeat", "1"];
     fails_with(
         &[
@@ -477,6 +495,7 @@ fn c_replay(replay: &Path, trace: &Path, pace: f64, preload: Option<&str>) -> (u
 /// jemalloc preloaded into both.
 #[test]
 fn the_baseline_agrees_with_an_independent_c_replay() {
+    let _machine = measuring();
     let test = "the_baseline_agrees_with_an_independent_c_replay";
     let Some(replay) = compile(test, "replay.c", "replay", &[]) else {
         return;
@@ -534,6 +553,7 @@ fn the_baseline_agrees_with_an_independent_c_replay() {
 /// below, where the models are not that close yet (and which the report says).
 #[test]
 fn time_driven_presets_follow_their_allocators_on_the_same_clock() {
+    let _machine = measuring();
     let test = "time_driven_presets_follow_their_allocators_on_the_same_clock";
     let Some((mimalloc2, _)) = libraries(test)
         .into_iter()

@@ -90,7 +90,7 @@ fn a_clock_that_cannot_be_is_refused_with_the_flag_named() {
     let cases: [(&[&str], &str); 4] = [
         (
             &["run", "-w", "churn", "-p", "buddy", "--clock", "wall"],
-            "error: --clock: unknown clock \"wall\"; expected `trace` (the trace's time marks), `rate=<ns per event>` or `real` (a real run's time, with --real)\n",
+            "error: --clock: unknown clock \"wall\"; expected `trace` (the trace's time marks), `rate=<ns per event>`, `real` (a real run's time, with --real) or `events` (no time: delays count events)\n",
         ),
         (
             &["run", "-w", "churn", "-p", "buddy", "--clock", "real"],
@@ -237,4 +237,64 @@ fn a_real_run_lends_the_model_its_own_clock() {
     )
     .unwrap();
     assert!(text.contains("on the real run's clock ("), "{text}");
+}
+
+/// A MallocBench port given no clock runs at the pace a real run of its events took, which
+/// `heaplab workloads` states; `--clock rate=` overrides it, and `--clock events` takes the
+/// time away so that delays count events, which changes what a time-driven preset holds.
+#[test]
+fn a_mallocbench_port_runs_at_its_real_pace_unless_told_otherwise() {
+    let run = |clock: Option<&str>| {
+        let mut args = vec![
+            "run",
+            "-w",
+            "tree_churn",
+            "--scale",
+            "0.01",
+            "-p",
+            "mimalloc2-like",
+            "--json",
+        ];
+        if let Some(clock) = clock {
+            args.extend(["--clock", clock]);
+        }
+        json_of(&heaplab(&args))[0].clone()
+    };
+    let default = run(None);
+    let events = default["events"].as_u64().unwrap();
+    // tree_churn's declared pace, written out here: 110 ns per event.
+    assert_eq!(
+        default["time"],
+        serde_json::json!({"clock": "rate=110", "elapsed_ns": 110 * events, "marks": 0})
+    );
+    // The same run as one given that rate, but for the config, which names the rate only
+    // when it was given.
+    let without_config = |mut v: serde_json::Value| {
+        v.as_object_mut().unwrap().remove("config");
+        v
+    };
+    assert_eq!(
+        without_config(run(Some("rate=110"))),
+        without_config(default.clone())
+    );
+    let counted = run(Some("events"));
+    assert_eq!(
+        counted["time"],
+        serde_json::json!({"clock": "events", "elapsed_ns": null, "marks": 0})
+    );
+    // At 110 ns an event the run lasts a few milliseconds, less than mimalloc 2.0's 25 ms
+    // purge delay, so nothing is purged; counted in events (1,000), pages are.
+    assert_eq!(default["decommit_ops"], 0, "{default:#}");
+    assert!(counted["decommit_ops"].as_u64().unwrap() > 0, "{counted:#}");
+    // Workloads that are not MallocBench ports have no pace of their own.
+    let binary = json_of(&heaplab(&["run", "-w", "binary", "-p", "buddy", "--json"]));
+    assert_eq!(binary[0]["time"]["clock"], serde_json::Value::Null);
+    let listed = String::from_utf8(heaplab(&["workloads"]).stdout).unwrap();
+    assert!(
+        listed.contains(
+            "  Clock: 110 ns per event unless --clock says otherwise, the pace of a real run \
+             of its events (glibc)"
+        ),
+        "{listed}"
+    );
 }

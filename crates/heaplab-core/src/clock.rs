@@ -16,8 +16,12 @@
 //!   real memory with its delays on the wall clock): a simulation alone has no such time
 //!   and refuses it ([`Simulation::new`](crate::simulate::Simulation::new)).
 //!
-//! Without either (a built-in workload, or a trace without marks and no rate given) the
-//! run has no clock, and its report says so rather than invent a time.
+//! - [`Clock::Events`]: no time at all: delays are counted in events (`decommit_delay`).
+//!
+//! A built-in MallocBench port given no clock runs at the pace a real run of its events
+//! took ([`crate::workload::WorkloadSpec::rate_ns`]). Without any (another built-in
+//! workload, or a trace without marks and no rate given) the run has no clock, and its
+//! report says so rather than invent a time.
 
 use std::fmt;
 
@@ -39,6 +43,8 @@ pub enum Clock {
     /// The wall-clock time of a real run of the same events, which that run hands in as
     /// time marks. The trace's own marks are ignored under it.
     Real,
+    /// No clock, even where there would be one by default: delays count events.
+    Events,
 }
 
 impl Clock {
@@ -54,12 +60,14 @@ impl Clock {
         match text {
             "trace" => return Ok(Clock::Trace),
             "real" => return Ok(Clock::Real),
+            "events" => return Ok(Clock::Events),
             _ => {}
         }
         let Some(rate) = text.strip_prefix("rate=") else {
             return Err(error(format!(
                 "unknown clock {:?}; expected `trace` (the trace's time marks), \
-                 `rate=<ns per event>` or `real` (a real run's time, with --real)",
+                 `rate=<ns per event>`, `real` (a real run's time, with --real) or `events` \
+                 (no time: delays count events)",
                 crate::format::clip(text, 40)
             )));
         };
@@ -86,6 +94,7 @@ impl fmt::Display for Clock {
             Clock::Trace => f.write_str("trace"),
             Clock::Rate(ns) => write!(f, "rate={ns}"),
             Clock::Real => f.write_str("real"),
+            Clock::Events => f.write_str("events"),
         }
     }
 }
@@ -161,6 +170,7 @@ impl ModelTime {
         let ns = match self.clock {
             Some(Clock::Rate(_)) => self.now(events),
             Some(Clock::Trace | Clock::Real) => Some(self.mark.unwrap_or(0)),
+            Some(Clock::Events) => None,
             None if self.from_start => self.mark,
             None => None,
         };
@@ -174,6 +184,7 @@ impl ModelTime {
         match self.clock {
             Some(Clock::Rate(ns)) => Some((events as f64 * ns).round() as u64),
             Some(Clock::Trace | Clock::Real) | None => self.mark,
+            Some(Clock::Events) => None,
         }
     }
 
@@ -222,7 +233,8 @@ mod tests {
         assert_eq!(
             e.message,
             "unknown clock \"wall\"; expected `trace` (the trace's time marks), \
-             `rate=<ns per event>` or `real` (a real run's time, with --real)"
+             `rate=<ns per event>`, `real` (a real run's time, with --real) or `events` (no \
+             time: delays count events)"
         );
         let e = Clock::parse("rate=fast", "clock").unwrap_err();
         assert_eq!(

@@ -32,8 +32,9 @@ pub struct RunConfig {
     /// Most points kept in the memory-over-time series.
     #[serde(default = "default_points")]
     pub series_points: usize,
-    /// How the model tells time (see [`crate::clock`]): unset, a trace's time marks when
-    /// it has them.
+    /// How the model tells time (see [`crate::clock`]): unset, a built-in workload's real
+    /// pace when it has one ([`RunConfig::model_clock`]), or a trace's time marks when it
+    /// has them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<Clock>,
 }
@@ -399,6 +400,17 @@ impl RunConfig {
     pub fn policy_params(&self) -> Result<Params, ParamError> {
         let (family, given) = self.policy.merged()?;
         Params::resolve(family.spec().params, &given, "policy.params")
+    }
+
+    /// The clock the model runs on: the one given, else a built-in workload's real pace
+    /// ([`workload::WorkloadSpec::rate_ns`]), else none, when a trace's own marks, if it
+    /// opens with one, tell the time (see [`crate::clock::ModelTime`]).
+    pub fn model_clock(&self) -> Option<Clock> {
+        if self.clock.is_some() || self.workload.is_trace() {
+            return self.clock;
+        }
+        let spec = workload::find(&self.workload.id).ok()?;
+        spec.rate_ns().map(Clock::Rate)
     }
 
     /// The resolved workload parameters of a built-in workload.

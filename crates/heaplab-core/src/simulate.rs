@@ -170,7 +170,7 @@ impl<P: PageProvider> Simulation<P> {
                 series: SeriesRecorder::new(config.series_points),
                 phase: None,
                 phases: Vec::new(),
-                time: ModelTime::new(config.clock),
+                time: ModelTime::new(config.model_clock()),
             },
         })
     }

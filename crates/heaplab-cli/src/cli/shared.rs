@@ -45,8 +45,10 @@ pub struct RunInputArgs {
     pub points: Option<usize>,
     /// How the model tells time: `trace` (the trace's `t <ns>` marks, which `heaplab
     /// record` writes; the default when the trace has them), `rate=<ns per event>` (a
-    /// fixed pace) or, with `run --real`, `real` (the wall clock of the run over real
-    /// memory). The report's `time` says what the run saw pass.
+    /// fixed pace; a MallocBench port runs at its real pace, listed by `heaplab
+    /// workloads`, unless told otherwise), `events` (no time: delays count events) or,
+    /// with `run --real`, `real` (the wall clock of the run over real memory). The
+    /// report's `time` says what the run saw pass.
     #[arg(long, value_name = "CLOCK")]
     pub clock: Option<String>,
     /// Run the config(s) in this JSON or TOML file: one config or an array of them, as the

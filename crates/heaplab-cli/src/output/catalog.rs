@@ -59,6 +59,12 @@ pub fn print_workloads(workloads: &Value) {
             w["title"].as_str().unwrap_or("")
         );
         println!("  {}", w["description"].as_str().unwrap_or(""));
+        if let Some(ns) = w["rate_ns"].as_f64() {
+            println!(
+                "  Clock: {ns} ns per event unless --clock says otherwise, the pace of a real \
+                 run of its events (glibc)"
+            );
+        }
         print_params(&w["params"]);
         println!();
     }

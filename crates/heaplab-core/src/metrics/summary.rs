@@ -70,12 +70,14 @@ impl RunTime {
             Clock::Trace => format!("model time: {elapsed}, on the trace's clock ({marks})"),
             Clock::Rate(ns) => format!("model time: {elapsed}, at {ns} ns per event"),
             Clock::Real => format!("model time: {elapsed}, on the real run's clock ({marks})"),
+            // A run told to count events has no time to report.
+            Clock::Events => return None,
         })
     }
 }
 
 /// The model's time at the end of a run (see [`crate::clock`]). Its JSON object is
-/// `{"clock": "trace" | "rate=<ns>" | "real" | null, "elapsed_ns": <ns> | null, "marks": <n>}`:
+/// `{"clock": "trace" | "rate=<ns>" | "real" | "events" | null, "elapsed_ns": <ns> | null, "marks": <n>}`:
 /// `null` when the run had no clock, since a time the model never had is not zero.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct RunTime {

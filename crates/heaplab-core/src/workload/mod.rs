@@ -85,6 +85,40 @@ impl WorkloadSpec {
         }
     }
 
+    /// The pace of a real run of this workload's events, in nanoseconds per event: the
+    /// model's clock when a run gives none, so that delays a real allocator counts in time
+    /// (mimalloc's purge delay, jemalloc's decay) see as much time pass as they would. Only
+    /// the MallocBench ports have one, each measured once as the median of five replays
+    /// of its events at its default scale through glibc, every byte written
+    /// (`heaplab baseline -a system -w <id> --repeat 5`, on a 2-core x86_64 Debian 12
+    /// machine, glibc 2.36, December 2026), rounded to two figures. A replay makes the
+    /// calls and writes the blocks but does none of the benchmark's own work between them
+    /// (walking its tree or list), so a real MallocBench run is somewhat slower still.
+    pub fn rate_ns(&self) -> Option<f64> {
+        Some(match self.kind {
+            Kind::Churn => 30.0,
+            Kind::TreeChurn => 110.0,
+            Kind::Medium => 2_400.0,
+            Kind::ListAllocate => 70.0,
+            Kind::TreeAllocate => 150.0,
+            Kind::Fragment => 130.0,
+            Kind::FragmentIterate => 140.0,
+            Kind::Big => 39_000.0,
+            Kind::MessageOne => 63.0,
+            Kind::MessageMany => 120.0,
+            Kind::Balloon => 420.0,
+            Kind::Binary
+            | Kind::Coalescing
+            | Kind::Random
+            | Kind::Realloc
+            | Kind::Parametric
+            | Kind::Jit
+            | Kind::Linker
+            | Kind::Browser
+            | Kind::ShortStrings => return None,
+        })
+    }
+
     /// Checks what the parameters' own ranges cannot, such as a histogram's syntax.
     pub fn check(&self, params: &Params) -> Result<(), ParamError> {
         match self.kind {
