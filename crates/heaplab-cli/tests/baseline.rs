@@ -110,6 +110,13 @@ fn u(v: &Value, field: &str) -> u64 {
 
 /// A 32 MiB block allocated and freed at once, between two samples of a replay of 4,000
 /// small events (a sample every 40): only the kernel's high water mark sees it.
+///
+/// The mark is not exact to the page. Linux counts a process's resident pages per CPU and
+/// adds each CPU's count to the total in batches (32 pages or more), and the mark is taken
+/// from the total, so it may read short by up to a batch for every CPU the process ran on;
+/// which CPUs those are is the scheduler's choice, and on a busy machine the mark came out
+/// 12 KiB below the spike. So the peak is held to half the spike: far above what the
+/// samples see (well under a mebibyte here), and below the spike less any such shortfall.
 #[test]
 fn the_peak_covers_a_one_event_spike_between_samples() {
     let _machine = measuring();
@@ -137,7 +144,7 @@ fn the_peak_covers_a_one_event_spike_between_samples() {
         let r = &v[0];
         let run = &r["runs"][0];
         assert_eq!(run["peak_from_high_water_mark"], true, "{a}: {r:#}");
-        assert!(u(r, "peak_rss_bytes") >= 32 << 20, "{a}: {r:#}");
+        assert!(u(r, "peak_rss_bytes") >= 16 << 20, "{a}: {r:#}");
         if a == "system" {
             // glibc serves a block this large with its own mmap and unmaps it on free
             // (malloc.c: requests of mmap_threshold or more, 128 KiB at first, are

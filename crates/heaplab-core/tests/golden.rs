@@ -215,11 +215,20 @@ fn run_cut(
     let mut summary = serde_json::to_value(&summary).unwrap();
     // A built-in workload runs at the rate given, else at its own declared pace (the
     // MallocBench ports), else without a clock, so its time is a rate's product or
-    // nothing; it is checked here rather than repeated in every entry of the file.
+    // nothing; it is checked here rather than repeated in every entry of the file. The
+    // product is worked out in whole nanoseconds, apart from the clock's own arithmetic,
+    // so that it checks it.
     let time = summary.as_object_mut().unwrap().remove("time");
     let clock = c.model_clock();
-    let elapsed = clock.map(|clock| match clock {
-        Clock::Rate(ns) => (n as f64 * ns).round() as u64,
+    let elapsed = clock.map(|c| match c {
+        Clock::Rate(ns) => {
+            assert_eq!(
+                ns.fract(),
+                0.0,
+                "the golden runs' paces are whole nanoseconds"
+            );
+            n * ns as u64
+        }
         other => panic!("{other}: the golden runs are given rates only"),
     });
     assert_eq!(

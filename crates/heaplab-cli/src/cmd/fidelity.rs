@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use heaplab_core::clock::Clock;
 use heaplab_core::config::{PolicyConfig, RunConfig, WorkloadConfig};
 use heaplab_core::trace::ImportOptions;
+use heaplab_native::baseline::{Library, Release};
 use heaplab_native::RealAllocator;
 
 use crate::child::{self, run_baseline};
@@ -45,12 +46,12 @@ fn preset_of_library(a: &RealAllocator) -> Result<&'static str, CliError> {
         })
 }
 
-/// The preset for the version the real allocator reports: mimalloc 2.0 (Debian's
-/// libmimalloc2.0) has a preset of its own, since its purge delay is 25 ms where
-/// mimalloc 3's is 1 s.
-fn preset_of_version<'a>(preset: &'a str, version: &str) -> &'a str {
-    let number = version.trim_start_matches("mimalloc ");
-    if preset == "mimalloc-like" && number.starts_with("2.0.") {
+/// The preset for the version the real allocator reports, by its numbers: mimalloc 2.0
+/// (Debian's libmimalloc2.0) has a preset of its own, since its purge delay is 25 ms
+/// where mimalloc 3's is 1 s.
+fn preset_of_version<'a>(preset: &'a str, release: Option<&Release>) -> &'a str {
+    let mimalloc_2_0 = release.is_some_and(|r| r.is(Library::Mimalloc, 2, 0));
+    if preset == "mimalloc-like" && mimalloc_2_0 {
         "mimalloc2-like"
     } else {
         preset
@@ -119,7 +120,7 @@ pub fn run(args: FidelityArgs) -> Result<(), CliError> {
         let spec = serde_json::to_string(w).map_err(|e| CliError::failed(e.to_string()))?;
         for (preset, allocator) in &pairs {
             let real = run_baseline(&exe, allocator, &spec, args.repeat)?;
-            let preset = preset_of_version(preset, &real.version);
+            let preset = preset_of_version(preset, real.release.as_ref());
             let mut config = RunConfig::new(&w.id, "");
             config.workload = w.clone();
             config.policy = PolicyConfig::named(preset);
@@ -339,6 +340,30 @@ fn trace_workload(path: &Path) -> WorkloadConfig {
 
 #[cfg(test)]
 mod tests {
+    use heaplab_native::baseline::{Library, Release};
+
+    /// mimalloc 2.0 has its own preset, chosen by the version's numbers: a later mimalloc
+    /// 2 or 3, another allocator at 2.0, or no version keep the preset as it was.
+    #[test]
+    fn mimalloc_2_0_is_compared_with_its_own_preset() {
+        let of =
+            |preset, release: Option<Release>| super::preset_of_version(preset, release.as_ref());
+        assert_eq!(
+            of("mimalloc-like", Some(Release::mimalloc(209))),
+            "mimalloc2-like"
+        );
+        for v in [20302, 30302] {
+            assert_eq!(
+                of("mimalloc-like", Some(Release::mimalloc(v))),
+                "mimalloc-like"
+            );
+        }
+        assert_eq!(of("mimalloc-like", None), "mimalloc-like");
+        let glibc = Release::dotted(Library::Glibc, "2.0");
+        assert_eq!(of("glibc-like", glibc), "glibc-like");
+        assert_eq!(of("mimalloc-like", glibc), "mimalloc-like");
+    }
+
     /// The recorded traces fidelity names are the ones the checkout keeps.
     #[test]
     fn the_recorded_traces_are_in_the_checkout() {

@@ -11,7 +11,8 @@ use std::ffi::c_void;
 use std::ffi::CStr;
 
 use super::preload;
-use super::vendor::{jemalloc_purge, jemalloc_version, mimalloc_version};
+use super::release::{Library, Release};
+use super::vendor::{jemalloc_purge, jemalloc_version};
 use super::RealAllocator;
 
 /// Which functions a replay calls: the C names (glibc's, or those of a preloaded library,
@@ -128,31 +129,35 @@ pub fn trim(a: &RealAllocator) -> String {
     }
 }
 
-/// The allocator's name and version, read from the allocator itself where it says.
-pub fn version(a: &RealAllocator) -> String {
+/// The allocator's name and version, read from the allocator itself where it says, and
+/// the version's numbers where it gives them.
+pub fn version(a: &RealAllocator) -> (String, Option<Release>) {
     match a {
         RealAllocator::System => glibc_version(),
-        // SAFETY: mi_version only returns a constant.
-        RealAllocator::Mimalloc => format!(
-            "mimalloc {} (linked)",
-            mimalloc_version(unsafe { libmimalloc_sys::mi_version() })
-        ),
+        RealAllocator::Mimalloc => {
+            // SAFETY: mi_version only returns a constant.
+            let release = Release::mimalloc(unsafe { libmimalloc_sys::mi_version() });
+            (format!("mimalloc {release} (linked)"), Some(release))
+        }
         // SAFETY: the linked jemalloc's own mallctl.
         RealAllocator::Jemalloc => match unsafe { jemalloc_version(tikv_jemalloc_sys::mallctl) } {
-            Some(v) => format!("jemalloc {v} (linked)"),
-            None => "jemalloc (linked)".into(),
+            Some(v) => (
+                format!("jemalloc {v} (linked)"),
+                Release::dotted(Library::Jemalloc, &v),
+            ),
+            None => ("jemalloc (linked)".into(), None),
         },
         RealAllocator::Preload(_) => preload::version(),
     }
 }
 
-fn glibc_version() -> String {
+fn glibc_version() -> (String, Option<Release>) {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
         // SAFETY: glibc returns a static C string.
-        let v = unsafe { CStr::from_ptr(libc::gnu_get_libc_version()) };
-        format!("glibc {}", v.to_string_lossy())
+        let v = unsafe { CStr::from_ptr(libc::gnu_get_libc_version()) }.to_string_lossy();
+        (format!("glibc {v}"), Release::dotted(Library::Glibc, &v))
     }
     #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-    "the C library's malloc".to_string()
+    ("the C library's malloc".to_string(), None)
 }

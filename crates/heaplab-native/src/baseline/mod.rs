@@ -16,6 +16,7 @@ mod ffi;
 mod heap;
 #[cfg(any(target_os = "linux", target_os = "macos"))]
 mod preload;
+mod release;
 mod report;
 #[cfg(any(target_os = "linux", target_os = "macos"))]
 mod vendor;
@@ -27,6 +28,7 @@ use heaplab_core::event::Event;
 use crate::os;
 
 pub use allocator::RealAllocator;
+pub use release::{Library, Release};
 pub use report::{BaselineReport, RunFigures, Spread, SPREAD_FLAG, SPREAD_SLACK_BYTES};
 
 /// Replays `events` through `alloc` once, sampling RSS, and reports the run's pace and
@@ -45,7 +47,7 @@ pub fn run(alloc: &RealAllocator, events: &[Event]) -> Result<BaselineReport, St
     let own = crate::own_heap::resident_bytes;
     let rss = || os::anon_rss_bytes().unwrap_or(0).saturating_sub(own());
     let mut heap = Heap::new(alloc, peak_live_blocks(events));
-    let version = ffi::version(alloc);
+    let (version, release) = ffi::version(alloc);
     let every = (events.len() / 100).max(1);
     if *alloc == RealAllocator::System {
         // Decoding left free chunks in glibc's heap that are still resident. A replay
@@ -83,6 +85,7 @@ pub fn run(alloc: &RealAllocator, events: &[Event]) -> Result<BaselineReport, St
     Ok(BaselineReport::single(
         alloc.clone(),
         version,
+        release,
         events.len() as u64,
         trim_call,
         RunFigures {

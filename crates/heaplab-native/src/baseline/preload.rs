@@ -6,6 +6,7 @@
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::path::Path;
 
+use super::release::{Library, Release};
 use super::vendor;
 
 /// A symbol of the process by name, or null.
@@ -87,14 +88,15 @@ pub fn trim() -> String {
 
 /// The library's name and version as it reports them: mimalloc's `mi_version()`,
 /// jemalloc's `version` mallctl, gperftools' `tc_version()` (tcmalloc.h); "version not
-/// reported" otherwise.
-pub fn version() -> String {
+/// reported" otherwise; and the version's numbers where it gives them.
+pub fn version() -> (String, Option<Release>) {
     let mi_version = symbol(c"mi_version");
     if !mi_version.is_null() {
         // SAFETY: mimalloc's `int mi_version(void)`.
         let f: unsafe extern "C" fn() -> c_int = unsafe { std::mem::transmute(mi_version) };
         // SAFETY: returns a constant.
-        return format!("mimalloc {}", vendor::mimalloc_version(unsafe { f() }));
+        let release = Release::mimalloc(unsafe { f() });
+        return (format!("mimalloc {release}"), Some(release));
     }
     let mallctl = symbol(c"mallctl");
     if !mallctl.is_null() {
@@ -102,8 +104,11 @@ pub fn version() -> String {
         let f: vendor::Mallctl = unsafe { std::mem::transmute(mallctl) };
         // SAFETY: jemalloc's own mallctl.
         return match unsafe { vendor::jemalloc_version(f) } {
-            Some(v) => format!("jemalloc {v}"),
-            None => "jemalloc".into(),
+            Some(v) => (
+                format!("jemalloc {v}"),
+                Release::dotted(Library::Jemalloc, &v),
+            ),
+            None => ("jemalloc".into(), None),
         };
     }
     let tc_version = symbol(c"tc_version");
@@ -115,11 +120,18 @@ pub fn version() -> String {
         let (mut major, mut minor, mut patch) = (0, 0, std::ptr::null());
         // SAFETY: writes the three out-parameters and returns a static string.
         let s = unsafe { f(&mut major, &mut minor, &mut patch) };
+        let release = Release {
+            library: Library::Tcmalloc,
+            major: major.max(0) as u32,
+            minor: minor.max(0) as u32,
+            patch: 0,
+        };
         if !s.is_null() {
             // SAFETY: a static C string.
-            return unsafe { CStr::from_ptr(s) }.to_string_lossy().into_owned();
+            let text = unsafe { CStr::from_ptr(s) }.to_string_lossy().into_owned();
+            return (text, Some(release));
         }
-        return format!("tcmalloc {major}.{minor}");
+        return (format!("tcmalloc {major}.{minor}"), Some(release));
     }
-    "version not reported".into()
+    ("version not reported".into(), None)
 }

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::RealAllocator;
+use super::{RealAllocator, Release};
 
 /// A spread (largest less smallest, over the median) above this is flagged: a real figure
 /// that moves that much between runs of the same events says more about the machine, or
@@ -60,6 +60,10 @@ pub struct BaselineReport {
     /// The allocator's name and version as it reports them (e.g. "glibc 2.36",
     /// "jemalloc 5.3.0"), and for a preloaded library its file.
     pub version: String,
+    /// The same version as numbers, where the allocator gives them: what a caller decides
+    /// by. Absent from a report written before it was kept.
+    #[serde(default)]
+    pub release: Option<Release>,
     pub events: u64,
     /// Median over the runs of wall time per event, of the same runs whose memory is
     /// reported.
@@ -88,6 +92,7 @@ impl BaselineReport {
     pub fn single(
         allocator: RealAllocator,
         version: String,
+        release: Option<Release>,
         events: u64,
         trim_call: String,
         run: RunFigures,
@@ -95,6 +100,7 @@ impl BaselineReport {
         let mut r = BaselineReport {
             allocator,
             version,
+            release,
             events,
             ns_per_event: 0.0,
             ns_per_event_runs: Vec::new(),
@@ -206,7 +212,14 @@ mod tests {
     }
 
     fn report(r: RunFigures) -> BaselineReport {
-        BaselineReport::single(RealAllocator::System, "glibc".into(), 10, "none".into(), r)
+        BaselineReport::single(
+            RealAllocator::System,
+            "glibc".into(),
+            None,
+            10,
+            "none".into(),
+            r,
+        )
     }
 
     #[test]

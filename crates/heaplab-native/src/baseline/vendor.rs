@@ -1,5 +1,6 @@
 //! Calls that mean the same in heaplab's linked mimalloc and jemalloc as in a preloaded
-//! copy: jemalloc's `mallctl` commands, and how mimalloc's version number is made.
+//! copy: jemalloc's `mallctl` commands. How mimalloc's version number is made is in
+//! [`Release::mimalloc`](super::release::Release::mimalloc).
 
 use std::ffi::{c_char, c_void, CStr};
 
@@ -50,16 +51,4 @@ pub unsafe fn jemalloc_version(mallctl: Mallctl) -> Option<String> {
     // SAFETY: jemalloc's version is a static C string.
     let v = unsafe { CStr::from_ptr(p) }.to_string_lossy();
     Some(v.split('-').next().unwrap_or(&v).to_string())
-}
-
-/// mimalloc's `mi_version()` as "major.minor.patch". `mimalloc.h` defines the number it
-/// returns, `MI_MALLOC_VERSION`: "major + 2 digits minor + 2 digits patch" in the v2 and
-/// v3 sources the crate builds (20302 is 2.3.2, 30302 is 3.3.2); older releases, such as
-/// Debian's 2.0.9, give one digit each (209).
-pub fn mimalloc_version(v: i32) -> String {
-    if v >= 10_000 {
-        format!("{}.{}.{}", v / 10_000, v / 100 % 100, v % 100)
-    } else {
-        format!("{}.{}.{}", v / 100, v / 10 % 10, v % 10)
-    }
 }

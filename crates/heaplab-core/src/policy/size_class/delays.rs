@@ -18,6 +18,36 @@ impl SizeClass {
         }
     }
 
+    /// The first tick: whether the run counts its delays in nanoseconds, once for the whole
+    /// run. [`ModelTime::policy_now`](crate::clock::ModelTime::policy_now) gives every
+    /// event of a run a time or none, so the first event tells.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn read_clock(&mut self, now: crate::clock::Now) {
+        self.timed = now.ns.is_some() && self.delay_ns > 0;
+        self.clock_read = true;
+    }
+
+    /// Explains a delayed decommit of `n` slots of emptied spans, in the one form all of
+    /// them take: "<why>: the <size> emptied <detail>". `detail` is worked out only when
+    /// the provider keeps decisions.
+    pub(super) fn note_emptied<P: PageProvider>(
+        &self,
+        mem: &mut Pages<P>,
+        why: &str,
+        n: u32,
+        detail: impl FnOnce() -> String,
+    ) {
+        mem.note(|| crate::decision::Decision::Rule {
+            rule: "decommit",
+            text: format!(
+                "{why}: the {} emptied {}",
+                crate::format::format_bytes(u64::from(n) << self.page_shift),
+                detail()
+            ),
+        });
+    }
+
     /// A moment on this run's count, as the decisions say it: "event 1,234", or "12.5 ms
     /// into the run".
     pub(super) fn moment(&self, t: u64) -> String {
@@ -66,14 +96,12 @@ impl SizeClass {
                         .any(|s| s.owner == super::NONE && s.committed)
                 });
                 if idle {
-                    mem.note(|| crate::decision::Decision::Rule {
-                        rule: "decommit",
-                        text: format!(
-                            "decommit due: the {} emptied at {} and not reused within {}",
-                            crate::format::format_bytes(u64::from(n) << self.page_shift),
+                    self.note_emptied(mem, "decommit due", n, || {
+                        format!(
+                            "at {} and not reused within {}",
                             self.moment(due - self.delay()),
                             self.delay_named()
-                        ),
+                        )
                     });
                 }
                 self.decommit_units(mem, si, first, n, true)?;
@@ -106,13 +134,23 @@ impl SizeClass {
         {
             self.emptied.pop_front();
         }
+        // Both sums below go through their whole queue each epoch, and cannot be kept as
+        // they go. Every term of the allowance changes as its span ages, and the sum of
+        // floating-point terms depends on the order it is added in, so a running total
+        // updated by differences would round otherwise than this sum, and move results.
+        // The waiting pages change with every slot reused or decommitted, and a span
+        // emptied again has two entries over the same slots: a running count would have to
+        // follow every span cut from a segment, on the allocation path, where this costs
+        // once an epoch. Only the curve's values are worked out ahead ([`KEEP`]), exactly
+        // as they were here.
         let allowed: f64 = self
             .emptied
             .iter()
             .map(|&(at, n)| {
-                // Whole epochs of age, as jemalloc counts them.
-                let epochs = (u128::from(now - at) * u128::from(EPOCHS) / u128::from(delay)) as f64;
-                f64::from(n) * (1.0 - smootherstep(epochs / EPOCHS as f64))
+                // Whole epochs of age, as jemalloc counts them: fewer than `EPOCHS`, since
+                // spans as old as the delay were dropped above.
+                let epochs = u128::from(now - at) * u128::from(EPOCHS) / u128::from(delay);
+                f64::from(n) * KEEP[epochs as usize]
             })
             .sum();
         let mut waiting: u64 = self
@@ -133,94 +171,19 @@ impl SizeClass {
             }
             self.purge.pop_front();
             waiting -= u64::from(n);
-            mem.note(|| crate::decision::Decision::Rule {
-                rule: "decommit",
-                text: format!(
-                    "decay: the {} emptied at {} decommitted ahead of its {}, as the oldest of \
-                     {} waiting where the smoother-step curve allows {} at {}",
-                    crate::format::format_bytes(u64::from(n) << self.page_shift),
+            self.note_emptied(mem, "decay", n, || {
+                format!(
+                    "at {} decommitted ahead of its {}, as the oldest of {} waiting where the \
+                     smoother-step curve allows {} at {}",
                     self.moment(due.saturating_sub(1 + self.delay())),
                     self.delay_named(),
                     crate::format::format_bytes((waiting + u64::from(n)) << self.page_shift),
                     crate::format::format_bytes((allowed.round() as u64) << self.page_shift),
                     self.moment(now)
-                ),
+                )
             });
             self.decommit_units(mem, si, first, n, false)?;
             self.release_if_empty(mem, si)?;
-        }
-        Ok(())
-    }
-
-    /// Whether delayed decommits wait on their segment's expiry (`purge_extend_ms`,
-    /// with the run's time) rather than each on its own due time.
-    pub(super) fn segment_expiry(&self) -> bool {
-        self.timed && self.extend_ns > 0
-    }
-
-    /// A span of segment `si` has just emptied: its segment's expiry is set, pushed back or
-    /// run out, as mimalloc 2.0's `mi_segment_perhaps_decommit` does. Set when none was;
-    /// one that ran out at least `purge_extend_ms` ago is due now; one that ran out more
-    /// recently waits that long again, in case more frees follow; one still running is
-    /// pushed back by it.
-    pub(super) fn extend_expiry(&mut self, si: u32) {
-        let (now, delay, extend) = (self.now, self.delay_ns, self.extend_ns);
-        let Some(seg) = self.segments[si as usize].as_mut() else {
-            return;
-        };
-        seg.expire = match seg.expire {
-            0 => now + delay,
-            e if e <= now && e + extend <= now => now,
-            e if e <= now => now + extend,
-            e => e + extend,
-        };
-        self.next_due = self.next_due.min(seg.expire);
-    }
-
-    /// Under a segment expiry, the segments whose expiry has passed give back every span
-    /// waiting in them, together.
-    #[cold]
-    #[inline(never)]
-    fn purge_expired<P: PageProvider>(
-        &mut self,
-        mem: &mut Pages<P>,
-        now: u64,
-    ) -> Result<(), AllocError> {
-        let expired = |seg: &super::segments::Segment| seg.expire != 0 && seg.expire <= now;
-        if !self.segments.iter().flatten().any(expired) {
-            return Ok(());
-        }
-        let mut kept = std::collections::VecDeque::with_capacity(self.purge.len());
-        while let Some(entry @ (_, si, generation, first, n)) = self.purge.pop_front() {
-            let due = self.segments[si as usize]
-                .as_ref()
-                .is_some_and(|seg| seg.generation == generation && expired(seg));
-            if !due {
-                kept.push_back(entry);
-                continue;
-            }
-            if self.waiting(si, generation, first, n) {
-                mem.note(|| crate::decision::Decision::Rule {
-                    rule: "decommit",
-                    text: format!(
-                        "decommit due: the {} emptied in a segment whose expiry passed at {} \
-                         ({}, pushed back by purge_extend_ms {} ms at each span emptied \
-                         before it)",
-                        crate::format::format_bytes(u64::from(n) << self.page_shift),
-                        self.moment(now),
-                        self.delay_named(),
-                        self.extend_ns / 1_000_000
-                    ),
-                });
-                self.decommit_units(mem, si, first, n, false)?;
-                self.release_if_empty(mem, si)?;
-            }
-        }
-        self.purge = kept;
-        for seg in self.segments.iter_mut().flatten() {
-            if expired(seg) {
-                seg.expire = 0;
-            }
         }
         Ok(())
     }
@@ -236,7 +199,7 @@ impl SizeClass {
 
     /// Whether a queued decommit still has pages waiting for it: its segment is the same
     /// one, and some of its slots are unowned and committed.
-    fn waiting(&self, si: u32, generation: u64, first: u32, n: u32) -> bool {
+    pub(super) fn waiting(&self, si: u32, generation: u64, first: u32, n: u32) -> bool {
         self.segments[si as usize].as_ref().is_some_and(|seg| {
             seg.generation == generation
                 && seg.slots[first as usize..(first + n) as usize]
@@ -275,8 +238,7 @@ impl SizeClass {
         }
         let large = self.large_purge.front().map_or(u64::MAX, |e| e.0);
         let pages = if self.segment_expiry() {
-            let expiries = self.segments.iter().flatten().map(|seg| seg.expire);
-            expiries.filter(|&e| e != 0).min().unwrap_or(u64::MAX)
+            self.earliest_expiry()
         } else {
             self.purge.front().map_or(u64::MAX, |e| e.0)
         };
@@ -288,8 +250,23 @@ impl SizeClass {
 /// The epochs a decay is cut into (jemalloc's `SMOOTHSTEP_NSTEPS`).
 const EPOCHS: u64 = 200;
 
+/// The share of its pages a span may keep after each whole number of epochs of age,
+/// `1 - smootherstep(epochs / EPOCHS)`, worked out at compile time. Floating-point
+/// arithmetic is exact to the last bit in a constant as at run time (both round to
+/// nearest, and neither fuses a multiply with an add), so the table holds the very values
+/// the curve gives.
+const KEEP: [f64; EPOCHS as usize] = {
+    let mut keep = [0.0; EPOCHS as usize];
+    let mut epochs = 0;
+    while epochs < EPOCHS as usize {
+        keep[epochs] = 1.0 - smootherstep(epochs as f64 / EPOCHS as f64);
+        epochs += 1;
+    }
+    keep
+};
+
 /// The smoother-step curve jemalloc decays along (smoothstep.h, "smoother"): 0 at 0, 1 at
 /// 1, flat at both ends.
-fn smootherstep(x: f64) -> f64 {
+const fn smootherstep(x: f64) -> f64 {
     x * x * x * (x * (x * 6.0 - 15.0) + 10.0)
 }

@@ -233,6 +233,13 @@ impl SizeClass {
             if self.seg_index.get(&(seg.base >> self.seg_shift)) != Some(&(si as u32)) {
                 return Err(format!("segment {si} is missing from the address index"));
             }
+            // The earliest expiry is read off the heap, so each one set must be in it.
+            let entry = std::cmp::Reverse((seg.expire, si as u32, seg.generation));
+            if seg.expire != 0 && !self.expiries.iter().any(|e| *e == entry) {
+                return Err(format!(
+                    "segment {si}'s expiry is missing from the expiry heap"
+                ));
+            }
             for (i, s) in seg.slots.iter().enumerate() {
                 let addr = seg.base + ((i as u64) << self.page_shift);
                 if s.committed != mem.is_committed(addr, 1 << self.page_shift) {

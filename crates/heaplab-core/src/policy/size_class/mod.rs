@@ -18,6 +18,7 @@
 //! freed blocks per thread in front of the spans.
 
 mod delays;
+mod expiry;
 mod heaps;
 mod invariants;
 mod large;
@@ -29,7 +30,8 @@ mod spans;
 mod tests;
 
 use std::cell::Cell;
-use std::collections::{BTreeMap, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 
 use rustc_hash::FxHashMap;
 
@@ -73,9 +75,15 @@ pub struct SizeClass {
     delay_ns: u64,
     /// `purge_extend_ms` in nanoseconds: 0, or the per-segment expiry of mimalloc 2.0.
     extend_ns: u64,
+    /// Under a segment expiry, each expiry set, as (expiry, segment, generation), earliest
+    /// on top; entries no longer in force are dropped lazily (see `expiry.rs`).
+    expiries: BinaryHeap<Reverse<(u64, u32, u64)>>,
     /// Whether this run's delays count nanoseconds: a time delay was given and the run's
-    /// every event has a time. Set by each tick, the same for the whole run.
+    /// every event has a time. A run's clock gives every event a time or none, so the
+    /// first tick decides it for the whole run ([`SizeClass::read_clock`]).
     timed: bool,
+    /// Whether the first tick has come and decided `timed`.
+    clock_read: bool,
     /// `purge_on = slow-path`: due decommits wait for a call on the slow path, which
     /// sets `slow` until the tick after it.
     slow_path_only: bool,
@@ -208,7 +216,9 @@ impl SizeClass {
             delay_events: knobs.decommit_delay,
             delay_ns: knobs.decommit_ms * 1_000_000,
             extend_ns: knobs.purge_extend_ms * 1_000_000,
+            expiries: BinaryHeap::new(),
             timed: false,
+            clock_read: false,
             slow_path_only: knobs.purge_on == PurgeOn::SlowPath,
             slow: false,
             smooth: knobs.decay == Decay::Smootherstep,
@@ -526,11 +536,16 @@ impl Policy for SizeClass {
         mem: &mut Pages<P>,
         now: crate::clock::Now,
     ) -> Result<(), AllocError> {
+        if !self.clock_read {
+            self.read_clock(now);
+        }
+        debug_assert_eq!(
+            self.timed,
+            now.ns.is_some() && self.delay_ns > 0,
+            "a run's clock gives every event a time or none"
+        );
         let now = match now.ns {
-            Some(ns) if self.delay_ns > 0 => {
-                self.timed = true;
-                ns
-            }
+            Some(ns) if self.timed => ns,
             _ => now.event,
         };
         self.now = now;
