@@ -142,6 +142,14 @@ function overPlot(x) {
   return frame !== null && lastRuns !== null && x >= frame.left - slack && x <= frame.right + slack;
 }
 
+/**
+ * The event under canvas column `x`, clamped to the plot; over time the module reads it
+ * off the runs' times, which a trace's clock does not spread evenly over the events.
+ */
+function eventAt(x) {
+  return chart_event_at(frame, x, frame?.time ? lastRuns : null);
+}
+
 /** The last event of the runs drawn: a zoom never reaches past it. */
 function lastEvent() {
   let last = 0;
@@ -174,7 +182,7 @@ function cssX(x) {
 }
 
 function showHover(x) {
-  const event = chart_event_at(frame, x);
+  const event = eventAt(x);
   const rows = chart_hover(lastRuns, kind, event);
   if (rows.length === 0) {
     hideHover();
@@ -252,10 +260,10 @@ function wireZoom() {
     const to = canvasX(event);
     // A click is not a drag: it leaves the zoom as it is and picks the event under it.
     if (Math.abs(to - from) < 6 * (window.devicePixelRatio || 1)) {
-      if (overPlot(to)) onPick(chart_event_at(frame, to));
+      if (overPlot(to)) onPick(eventAt(to));
       return;
     }
-    setZoom(chart_event_at(frame, from), chart_event_at(frame, to));
+    setZoom(eventAt(from), eventAt(to));
   });
   canvas.addEventListener('dblclick', () => {
     if (zoom) setZoom(0, Infinity);
@@ -266,7 +274,7 @@ function wireZoom() {
       const x = canvasX(event);
       if (!overPlot(x) || event.deltaY === 0) return;
       event.preventDefault();
-      const at = chart_event_at(frame, x);
+      const at = eventAt(x);
       const [lo, hi] = [frame.first_event, frame.last_event];
       // Each notch shows a fifth fewer (or a quarter more) events, the one under the
       // pointer staying where it is.

@@ -185,6 +185,11 @@ describe('the clock', () => {
     })()));
     await page.waitForFunction(() => !document.getElementById('chart-hover').hidden);
     assert.match(await page.textContent('#chart-hover .hover-event'), /^event [\d,]+, [\d.]+ (µs|ms|s)$/);
+    // Half way along the time is half way through the events under a rate, give or take
+    // a pixel's worth.
+    const { event } = await page.evaluate(() => window.heaplabHover);
+    const pixel = frame.last_event / (frame.right - frame.left);
+    assert.ok(Math.abs(event - frame.last_event / 2) <= 2 * pixel, `${event} of ${frame.last_event}`);
 
     // The exported SVG is drawn by the same function: an axis of model time, in the unit
     // the run's length calls for, with its ticks.

@@ -173,11 +173,29 @@ pub struct PlotFrame {
 
 impl PlotFrame {
     /// The event under pixel column `x`, clamped to the plot: where a pointer points.
+    /// On a chart drawn over time, events are spread as evenly as time only under a rate;
+    /// [`PlotFrame::event_on`] reads the event off the chart's times.
     pub fn event_at(&self, x: f64) -> u64 {
-        let width = f64::from((self.right - self.left).max(1));
-        let share = ((x - f64::from(self.left)) / width).clamp(0.0, 1.0);
         let span = (self.last_event - self.first_event) as f64;
-        self.first_event + (share * span).round() as u64
+        self.first_event + (self.share(x) * span).round() as u64
+    }
+
+    /// The event under pixel column `x` of this frame drawn over `tracks`: on a chart over
+    /// time, the first event at the time under the pointer, so that a trace's clock,
+    /// which stands still over many events and jumps at its marks, is read as drawn.
+    pub fn event_on(&self, x: f64, tracks: &[Track]) -> u64 {
+        let (Some([lo, hi]), Some(scale)) = (self.time, TimeScale::of(tracks)) else {
+            return self.event_at(x);
+        };
+        let ns = lo + (self.share(x) * hi.saturating_sub(lo) as f64).round() as u64;
+        scale.event_of(ns).clamp(self.first_event, self.last_event)
+    }
+
+    /// How far along the plot pixel column `x` is, from 0 at its left edge to 1 at its
+    /// right.
+    fn share(&self, x: f64) -> f64 {
+        let width = f64::from((self.right - self.left).max(1));
+        ((x - f64::from(self.left)) / width).clamp(0.0, 1.0)
     }
 }
 
@@ -459,6 +477,24 @@ impl<'a> TimeScale<'a> {
         let share = (event.saturating_sub(t0)) as f64 / (t1 - t0) as f64;
         n0 + ((n1.saturating_sub(n0)) as f64 * share).round() as u64
     }
+
+    /// The first event at time `ns` or later, read back the way [`TimeScale::at`] reads
+    /// forward; past the last point, the last event.
+    fn event_of(&self, ns: u64) -> u64 {
+        let i = self.ns.partition_point(|&x| x < ns);
+        let (Some(&t1), Some(&n1)) = (self.t.get(i), self.ns.get(i)) else {
+            return self.t.last().copied().unwrap_or(0);
+        };
+        let (t0, n0) = match i {
+            0 => (0, 0),
+            _ => (self.t[i - 1], self.ns[i - 1]),
+        };
+        if n1 <= n0 {
+            return t0;
+        }
+        let share = ns.saturating_sub(n0) as f64 / (n1 - n0) as f64;
+        t0 + ((t1.saturating_sub(t0)) as f64 * share).round() as u64
+    }
 }
 
 /// The events shown: the zoom window, put in order and at least one event wide, or the
@@ -600,6 +636,26 @@ mod tests {
         assert_eq!(scale.at(40), 5_000);
         assert_eq!(scale.at(99), 5_000);
         assert!(TimeScale::of(&[untimed]).is_none());
+        // Read back: the first event at a time.
+        assert_eq!(scale.event_of(0), 0);
+        assert_eq!(scale.event_of(500), 15);
+        assert_eq!(scale.event_of(3_000), 30);
+        assert_eq!(scale.event_of(9_999), 40);
+
+        // A pointer over a chart drawn over time reads the event drawn under it: here a
+        // quarter of the way along is 1,250 ns, which events 20 to 40 reach at 21.
+        let frame = PlotFrame {
+            left: 0,
+            right: 100,
+            top: 0,
+            bottom: 10,
+            first_event: 0,
+            last_event: 40,
+            time: Some([0, 5_000]),
+        };
+        assert_eq!(frame.event_on(25.0, &[track]), 21);
+        assert_eq!(frame.event_at(25.0), 10);
+        assert_eq!(frame.event_on(25.0, &[untimed]), 10);
     }
 
     #[test]

@@ -262,11 +262,17 @@ impl heaplab_plot::Chart for PageChart<'_> {
 }
 
 /// The event under canvas pixel column `x` of a chart whose `frame` [`draw_chart`]
-/// answered, clamped to the plot: where the pointer points.
+/// answered, clamped to the plot: where the pointer points. A chart drawn over time
+/// reads it off the times of the `runs` it drew, which it needs then.
 #[wasm_bindgen]
-pub fn chart_event_at(frame: JsValue, x: f64) -> Result<f64, JsError> {
+pub fn chart_event_at(frame: JsValue, x: f64, runs: JsValue) -> Result<f64, JsError> {
     let frame: PlotFrame = from_js(frame, "chart frame")?;
-    Ok(frame.event_at(x) as f64)
+    if frame.time.is_none() || runs.is_undefined() || runs.is_null() {
+        return Ok(frame.event_at(x) as f64);
+    }
+    let runs = chart_runs(&runs)?;
+    let tracks: Vec<Track> = runs.iter().map(|r| r.track(Kind::Memory)).collect();
+    Ok(frame.event_on(x, &tracks) as f64)
 }
 
 /// One configuration's values where the pointer is.
