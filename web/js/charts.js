@@ -2,7 +2,8 @@
 // time, page operations over time or the summary bars, redrawn when the window changes
 // size so lines stay sharp. On a timeline the pointer reads values off the curves, a drag
 // zooms to the events it spans, the wheel zooms around the pointer, and a double click or
-// "Reset zoom" shows the whole run again.
+// "Reset zoom" shows the whole run again. Runs with a clock can be drawn over their model
+// time instead of their events; the zoom and the pointer still count events.
 
 import { chart_event_at, chart_hover, draw_chart, run_labels } from '../pkg/heaplab_wasm.js';
 import { $, configLetter, fitCanvas, messageOf, showError } from './dom.js';
@@ -32,6 +33,8 @@ export function chartRun(label, series, report) {
 // `zoom` the window [first, last] of events a timeline shows, or null for the whole run.
 let kind = 'memory';
 let zoom = null;
+// What a timeline's x axis shows, "events" or "time" (for runs with a clock only).
+let xAxis = 'events';
 // Where the last timeline's plot landed (canvas pixels and its events), null for the bars.
 let frame = null;
 // The last runs drawn, kept so a resize, a tab or a zoom can redraw them.
@@ -53,15 +56,31 @@ export function chartKind() {
   return kind;
 }
 
+/** What the timelines' x axis shows: "events", or "time" when the runs have a clock. */
+export function chartX() {
+  return xAxis;
+}
+
+/** Whether the runs drawn have each point's model time, so they can be drawn over time. */
+function timed(runs) {
+  return (runs ?? []).length > 0 && runs.every((run) => (run.series.ns?.length ?? 0) > 0);
+}
+
+/** The x axis the chart is drawn over: time only when asked for and the runs have it. */
+function shownX(runs) {
+  return xAxis === 'time' && timed(runs) ? 'time' : 'events';
+}
+
 /** The zoom window [first, last] of the timeline shown, or null. */
 export function chartZoom() {
   return zoom;
 }
 
-/** Shows the view a link names (its `chart` and `zoom`), from the next draw on. */
+/** Shows the view a link names (its `chart`, `zoom` and `x`), from the next draw on. */
 export function setChartView(view) {
   kind = TIMELINES.has(view?.chart) || view?.chart === 'bars' ? view.chart : 'memory';
   zoom = Array.isArray(view?.zoom) ? [...view.zoom] : null;
+  xAxis = view?.x === 'time' ? 'time' : 'events';
   for (const tab of document.querySelectorAll('.tab[data-chart]')) tab.setAttribute('aria-selected', String(tab.dataset.chart === kind));
 }
 
@@ -69,12 +88,17 @@ function draw(runs) {
   const canvas = $('#chart');
   fitCanvas(canvas);
   // The series go to the module as the worker delivered them, Float64Arrays and all.
-  frame = draw_chart(canvas, runs, kind, TIMELINES.has(kind) ? zoom : null);
-  $('#chart-caption').textContent = CAPTIONS[kind];
+  const x = shownX(runs);
+  frame = draw_chart(canvas, runs, kind, TIMELINES.has(kind) ? zoom : null, x);
+  $('#chart-caption').textContent = x === 'time' ? CAPTIONS[kind].replace("over the workload's events", "over the run's model time") : CAPTIONS[kind];
   $('#reset-zoom').hidden = !(zoom && TIMELINES.has(kind));
+  // The choice of axis is offered only where it means something: a timeline of runs
+  // that have a clock.
+  $('#x-axis-field').hidden = !(TIMELINES.has(kind) && timed(runs));
+  $('#x-axis').value = xAxis;
   hideHover();
-  // Test contract: what the chart shows, and where its plot is.
-  window.heaplabChart = { kind, zoom, frame };
+  // Test contract: what the chart shows (its x axis too), and where its plot is.
+  window.heaplabChart = { kind, zoom, x, frame };
 }
 
 /** Draws `runs` (see `chartRun`); throws with the module's message if it cannot. */
@@ -118,6 +142,14 @@ function overPlot(x) {
   return frame !== null && lastRuns !== null && x >= frame.left - slack && x <= frame.right + slack;
 }
 
+/**
+ * The event under canvas column `x`, clamped to the plot; over time the module reads it
+ * off the runs' times, which a trace's clock does not spread evenly over the events.
+ */
+function eventAt(x) {
+  return chart_event_at(frame, x, frame?.time ? lastRuns : null);
+}
+
 /** The last event of the runs drawn: a zoom never reaches past it. */
 function lastEvent() {
   let last = 0;
@@ -150,7 +182,7 @@ function cssX(x) {
 }
 
 function showHover(x) {
-  const event = chart_event_at(frame, x);
+  const event = eventAt(x);
   const rows = chart_hover(lastRuns, kind, event);
   if (rows.length === 0) {
     hideHover();
@@ -161,7 +193,7 @@ function showHover(x) {
   const box = $('#chart-hover');
   const head = document.createElement('div');
   head.className = 'hover-event';
-  head.textContent = `event ${formatCount(rows[0].event)}`;
+  head.textContent = rows[0].ns == null ? `event ${formatCount(rows[0].event)}` : `event ${formatCount(rows[0].event)}, ${formatTime(rows[0].ns)}`;
   box.replaceChildren(
     head,
     ...rows.map((row) => {
@@ -228,10 +260,10 @@ function wireZoom() {
     const to = canvasX(event);
     // A click is not a drag: it leaves the zoom as it is and picks the event under it.
     if (Math.abs(to - from) < 6 * (window.devicePixelRatio || 1)) {
-      if (overPlot(to)) onPick(chart_event_at(frame, to));
+      if (overPlot(to)) onPick(eventAt(to));
       return;
     }
-    setZoom(chart_event_at(frame, from), chart_event_at(frame, to));
+    setZoom(eventAt(from), eventAt(to));
   });
   canvas.addEventListener('dblclick', () => {
     if (zoom) setZoom(0, Infinity);
@@ -242,7 +274,7 @@ function wireZoom() {
       const x = canvasX(event);
       if (!overPlot(x) || event.deltaY === 0) return;
       event.preventDefault();
-      const at = chart_event_at(frame, x);
+      const at = eventAt(x);
       const [lo, hi] = [frame.first_event, frame.last_event];
       // Each notch shows a fifth fewer (or a quarter more) events, the one under the
       // pointer staying where it is.
@@ -252,6 +284,17 @@ function wireZoom() {
     { passive: false },
   );
   $('#reset-zoom').addEventListener('click', () => setZoom(0, Infinity));
+  $('#x-axis').addEventListener('change', () => {
+    xAxis = $('#x-axis').value === 'time' ? 'time' : 'events';
+    redraw();
+    onViewChange();
+  });
+}
+
+/** A model time in nanoseconds as the hover reads it: "1.25 ms", "3.4 s". */
+function formatTime(ns) {
+  const [scale, unit] = ns >= 1e9 ? [1e9, 's'] : ns >= 1e6 ? [1e6, 'ms'] : [1e3, 'µs'];
+  return `${Number((ns / scale).toPrecision(4))} ${unit}`;
 }
 
 /**

@@ -3,6 +3,7 @@
 // shows run configs (resolved, every value present) in the form; it knows nothing of
 // links, which state.js turns into configs and back.
 
+import { readClock, showClock, wireClock } from './clock.js';
 import { $, configLetter, configName, option } from './dom.js';
 import {
   MAX_POLICIES,
@@ -243,6 +244,7 @@ export function buildEditor(onChange) {
     addPolicyCard(unusedFamily(), {});
     changed();
   });
+  wireClock();
 }
 
 /**
@@ -260,12 +262,16 @@ export function readForm() {
   const isTrace = workloadId === TRACE_ID;
   if (isTrace) workload.path = trace.traceName();
   const provider = { kind: $('#provider').value, page_size: Number($('#page-size').value) };
+  // One clock for the whole comparison, as `--clock` gives it and a link carries it.
+  const clock = readClock();
   const configs = policyCards().map((card) => {
     const { family, preset, module } = selection($('select.family', card).value);
     const params = readParams($('.params', card), editedParams(familyById(family), module), 'policy', family, policyWhere(card));
     if (module) params.sha256 = module;
     const policy = preset ? { family, preset: preset.id, params } : { family, params };
-    return structuredClone({ workload, policy, provider, touch, series_points: SERIES_POINTS });
+    const config = { workload, policy, provider, touch, series_points: SERIES_POINTS };
+    if (clock) config.clock = clock;
+    return structuredClone(config);
   });
   return { configs, lenient: isTrace && $('#lenient').checked, strict: isTrace && $('#strict').checked };
 }
@@ -285,6 +291,7 @@ export function showConfigs(configs, lenient = false, strict = false) {
     showWorkload(first.workload.id, first.workload.params);
   }
   showProvider(first.provider.kind, first.provider.page_size);
+  showClock(first.clock);
   $('#policies').replaceChildren();
   for (const { policy } of configs.slice(0, MAX_POLICIES)) {
     const value = policy.preset

@@ -7,7 +7,7 @@
 // of it itself.
 
 import { $, messageOf } from './dom.js';
-import { chartKind, chartRun, chartZoom } from './charts.js';
+import { chartKind, chartRun, chartX, chartZoom } from './charts.js';
 import { sweepShown } from './sweep.js';
 
 // The export's bindings are in the teaching module, which the page loads when Export (or
@@ -102,7 +102,7 @@ export async function exportShown(kind, comparison) {
   else if (kind === 'series-csv') download('heaplab-series.csv', wasm.series_csv(link, labels, outputs.map((output) => output.series)), 'text/csv');
   else {
     const runs = outputs.map((output, index) => chartRun(labels[index], output.series, output.report));
-    const svg = wasm.chart_svg(link, runs, WIDTH, HEIGHT, chartKind(), chartZoom());
+    const svg = wasm.chart_svg(link, runs, WIDTH, HEIGHT, chartKind(), chartZoom(), chartX());
     await saveChart(`heaplab-${chartKind()}`, svg, WIDTH, HEIGHT, kind === 'chart-png');
   }
   return true;

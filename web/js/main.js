@@ -11,7 +11,7 @@ import init, { link_decode } from '../pkg/heaplab_wasm.js';
 import { exportShown } from './export.js';
 import { $, beginRun, cancelledRun, clearError, endRun, fail, isRunning, messageOf, onIdle, option, restorePrevious, runsBegun, setProgress, setState, setStatus, showError } from './dom.js';
 import { TRACE_ID, loadLists } from './catalog.js';
-import { chartKind, chartRun, chartZoom, drawChart, forgetChart, runLabels, setChartView, wireCharts } from './charts.js';
+import { chartKind, chartRun, chartX, chartZoom, drawChart, forgetChart, runLabels, setChartView, wireCharts } from './charts.js';
 import { buildEditor, readForm, refreshModuleMenus, showModuleCard, showWorkload } from './editor.js';
 import { formatBytes, formatCount } from './format.js';
 import * as modules from './modules.js';
@@ -231,8 +231,8 @@ async function runForm({ writesLink }) {
     shown = { labels, configs, outputs };
     // A zoom into one workload's events means nothing for another's.
     if (lastRun && lastRun.key !== workloadKey(configs) && chartZoom()) {
-      setChartView({ chart: chartKind(), zoom: null });
-      setViewChart(chartKind(), null);
+      setChartView({ chart: chartKind(), zoom: null, x: chartX() });
+      setViewChart(chartKind(), null, chartX());
       if (writesLink) linkFollowsForm();
     }
     lastRun = { key: workloadKey(configs), events: reports[0]?.events ?? Infinity };
@@ -459,9 +459,10 @@ function wire() {
   const form = $('#config');
   form.addEventListener('submit', onRun);
   form.addEventListener('input', (event) => {
-    // A parameter's field says itself whether its text is refused (params.js); any other
-    // field a run refused is taken to be fixed once edited.
-    if (!event.target.dataset?.param) event.target.removeAttribute?.('aria-invalid');
+    // A parameter's field and the clock's rate say themselves whether their text is
+    // refused (params.js, clock.js); any other field a run refused is taken to be fixed
+    // once edited.
+    if (!event.target.dataset?.param && !event.target.dataset?.clock) event.target.removeAttribute?.('aria-invalid');
     linkFollowsForm();
     scheduleAutoRun(event.target);
   });
@@ -495,7 +496,7 @@ function wire() {
   });
   wireCharts(
     () => {
-      setViewChart(chartKind(), chartZoom());
+      setViewChart(chartKind(), chartZoom(), chartX());
       linkFollowsForm();
     },
     // A click on a timeline steps through the run from the event under the pointer.

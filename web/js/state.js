@@ -75,18 +75,26 @@ export function viewBaseline() {
   return view?.baseline ?? 0;
 }
 
-/** The chart and zoom a link named (`view.chart`, `view.zoom`), for the chart to show. */
+/**
+ * The chart, zoom and x axis a link named (`view.chart`, `view.zoom`, `view.x`), for the
+ * chart to show.
+ */
 export function viewChart() {
-  return { chart: view?.chart ?? 'memory', zoom: view?.zoom ?? null };
+  return { chart: view?.chart ?? 'memory', zoom: view?.zoom ?? null, x: view?.x ?? 'events' };
 }
 
-/** Shows chart `kind` zoomed to `zoom` (or the whole run); the link carries both. */
-export function setViewChart(kind, zoom) {
+/**
+ * Shows chart `kind` zoomed to `zoom` (or the whole run) over `x` ("events" or "time");
+ * the link carries all three.
+ */
+export function setViewChart(kind, zoom, x = 'events') {
   view = { ...(view ?? {}) };
   if (kind === 'memory') delete view.chart;
   else view.chart = kind;
   if (zoom) view.zoom = zoom;
   else delete view.zoom;
+  if (x === 'time') view.x = x;
+  else delete view.x;
   if (Object.keys(view).length === 0) view = null;
 }
 

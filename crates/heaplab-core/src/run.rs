@@ -428,6 +428,47 @@ mod tests {
         assert!(curve.commits.last().is_some_and(|&c| c > 0));
     }
 
+    /// Each point's time goes forward with its events, and the last is the time the
+    /// report gives the run, under a rate and under a trace's marks; a run without a
+    /// clock has no times.
+    #[test]
+    fn each_point_has_its_time_and_the_last_is_the_runs_elapsed_time() {
+        let mut config = RunConfig::new("jit", "mimalloc2-like");
+        config.series_points = 40;
+        let (out, curve) = run_with_page_ops(&config, Progress::none()).unwrap();
+        assert!(curve.ns.is_empty() && out.report.summary.time.elapsed_ns.is_none());
+
+        config.clock = Some(crate::clock::Clock::Rate(1000.0));
+        let (out, curve) = run_with_page_ops(&config, Progress::none()).unwrap();
+        assert_eq!(curve.ns.len(), out.series.t.len());
+        assert!(curve.ns.windows(2).all(|w| w[0] <= w[1]), "{:?}", curve.ns);
+        assert_eq!(curve.ns.last().copied(), out.report.summary.time.elapsed_ns);
+        for (&t, &ns) in out.series.t.iter().zip(&curve.ns) {
+            assert_eq!(ns, t * 1000);
+        }
+
+        let text: String = (0..400)
+            .map(|i| match i % 50 {
+                0 => format!("t {}\na {i} 64\n", i * 1_000),
+                _ => format!("a {i} 64\n"),
+            })
+            .chain(std::iter::once("t 999999\n".to_string()))
+            .collect();
+        let mut config = RunConfig::new("trace", "mimalloc2-like");
+        config.workload = crate::config::WorkloadConfig::trace("t.trace");
+        config.series_points = 16;
+        let (out, curve) = record_page_ops(&config, Progress::none(), |sink| {
+            trace::import(text.as_bytes(), "t.trace", &ImportOptions::default(), sink)
+                .map(|_| ())
+                .map_err(|e| RunError::Event(e.to_string()))
+        })
+        .unwrap();
+        assert_eq!(curve.ns.len(), out.series.t.len());
+        assert!(curve.ns.windows(2).all(|w| w[0] <= w[1]), "{:?}", curve.ns);
+        assert_eq!(out.report.summary.time.elapsed_ns, Some(999_999));
+        assert_eq!(curve.ns.last(), Some(&999_999));
+    }
+
     /// Each point of the curve holds the page map's counters after that point's last
     /// event, as reading them after every event would give.
     #[test]

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::clock::ModelTime;
 use crate::stats::PageStats;
 
 /// One sample of the gauges plotted over time.
@@ -38,14 +39,19 @@ pub struct Series {
     pub resident: Vec<u64>,
 }
 
-/// Cumulative commit and decommit calls on the series' events: the page's chart of page
-/// operations and its hover read them. They are not in [`Series`], whose shape is part of
-/// the golden results; [`crate::simulate::Simulation::finish_with_page_ops`] gives both.
+/// Cumulative commit and decommit calls on the series' events, and the time of each
+/// point: the page's chart of page operations, its hover and a chart over time read them.
+/// They are not in [`Series`], whose shape is part of the golden results;
+/// [`crate::simulate::Simulation::finish_with_page_ops`] gives both.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PageOpsCurve {
     pub t: Vec<u64>,
     pub commits: Vec<u64>,
     pub decommits: Vec<u64>,
+    /// The time of each point's last event on the run's clock, in nanoseconds since the
+    /// start (0 for events before a trace's first mark), so that the last is the report's
+    /// `elapsed_ns`. Empty when the run has no clock.
+    pub ns: Vec<u64>,
 }
 
 /// Records one sample per event into at most `capacity` buckets. When the buckets fill up,
@@ -54,7 +60,8 @@ pub struct PageOpsCurve {
 ///
 /// Beside each bucket it keeps the page operations asked for by the bucket's last event,
 /// read from the page map's counters only when a bucket closes: the counts only grow, so
-/// the last is also the maximum, and the curve costs nothing per event.
+/// the last is also the maximum, and the curve costs nothing per event. The time of the
+/// bucket's last event is read then too, for the same reason: time never goes back.
 #[derive(Clone, Debug)]
 pub struct SeriesRecorder {
     capacity: usize,
@@ -62,6 +69,8 @@ pub struct SeriesRecorder {
     points: Vec<(u64, Sample)>,
     /// Cumulative commit and decommit calls at each point's last event.
     ops: Vec<(u64, u64)>,
+    /// The model's time at each point's last event, when it had one then.
+    times: Vec<Option<u64>>,
     /// The bucket being filled: the maximum of its samples so far, and how many more it
     /// takes before it is full. Kept as plain fields rather than an `Option` because this
     /// runs after every event; the count goes down, so that the test for a full bucket
@@ -79,28 +88,31 @@ impl SeriesRecorder {
             width: 1,
             points: Vec::new(),
             ops: Vec::new(),
+            times: Vec::new(),
             pending: Sample::default(),
             left: 1,
         }
     }
 
-    /// Adds the sample taken after event number `t`, with the page map's counters then.
+    /// Adds the sample taken after event number `t`, with the page map's counters and the
+    /// model's time then.
     #[inline]
-    pub fn record(&mut self, t: u64, s: Sample, stats: &PageStats) {
+    pub fn record(&mut self, t: u64, s: Sample, stats: &PageStats, time: &ModelTime) {
         // Gauges are never negative, so the empty bucket's zeros are a neutral start.
         self.pending = self.pending.max(s);
         self.left -= 1;
         if self.left == 0 {
-            self.flush(t, stats);
+            self.flush(t, stats, time);
         }
     }
 
     /// Closes the full bucket, whose last sample was taken after event `t`.
     #[cold]
     #[inline(never)]
-    fn flush(&mut self, t: u64, stats: &PageStats) {
+    fn flush(&mut self, t: u64, stats: &PageStats, time: &ModelTime) {
         self.points.push((t, self.pending));
         self.ops.push((stats.commit_ops, stats.decommit_ops));
+        self.times.push(time.now(t));
         self.pending = Sample::default();
         if self.points.len() == self.capacity {
             // Neighbours merge in place: point `i` takes pair `2i` and `2i + 1`, which lie
@@ -112,34 +124,57 @@ impl SeriesRecorder {
             }
             for i in 0..n / 2 {
                 self.ops[i] = self.ops[2 * i + 1];
+                self.times[i] = self.times[2 * i + 1];
             }
             if n % 2 == 1 {
                 self.points[n / 2] = self.points[n - 1];
                 self.ops[n / 2] = self.ops[n - 1];
+                self.times[n / 2] = self.times[n - 1];
             }
             self.points.truncate(n.div_ceil(2));
             self.ops.truncate(n.div_ceil(2));
+            self.times.truncate(n.div_ceil(2));
             self.width *= 2;
         }
         self.left = self.width;
     }
 
     /// The series so far, including a partly filled last bucket, whose last sample was
-    /// taken after event `last`, when the counters were `stats` and the gauges `end`; and
-    /// the page operations on the same events. The series ends on `end`.
-    pub fn finish(mut self, last: u64, stats: &PageStats, end: Sample) -> (Series, PageOpsCurve) {
+    /// taken after event `last`, when the counters were `stats`, the gauges `end` and the
+    /// model's time `time`; and the page operations and times on the same events. The
+    /// series ends on `end`, at the time the report gives as the run's elapsed time.
+    pub fn finish(
+        mut self,
+        last: u64,
+        stats: &PageStats,
+        end: Sample,
+        time: &ModelTime,
+    ) -> (Series, PageOpsCurve) {
+        let end_ns = time.now(last);
         if self.left < self.width {
             self.points.push((last, self.pending));
             self.ops.push((stats.commit_ops, stats.decommit_ops));
+            self.times.push(end_ns);
         }
         // A bucket holds maxima, so its last point shows the run's end only when nothing
         // fell in the bucket after its highest sample; the end state follows it otherwise.
         if self.points.last().is_none_or(|&(_, s)| s != end) {
             self.points.push((last, end));
             self.ops.push((stats.commit_ops, stats.decommit_ops));
+            self.times.push(end_ns);
+        }
+        // A trace's clock may start after the first events, which happen at 0 as the
+        // model counts them; without a clock at the end the run has no times to give.
+        // The end is read again rather than kept from the last bucket, so that a mark
+        // after the last event moves the chart's end as it moves the report's.
+        if let Some(n) = self.times.last_mut() {
+            *n = end_ns;
+        }
+        let mut ops = PageOpsCurve::default();
+        if end_ns.is_some() {
+            ops.ns = self.times.iter().map(|n| n.unwrap_or(0)).collect();
         }
         let mut out = Series::default();
-        let mut ops = PageOpsCurve::default();
         for ((t, s), (commits, decommits)) in self.points.into_iter().zip(self.ops) {
             out.t.push(t);
             out.live.push(s.live);
@@ -172,11 +207,11 @@ mod tests {
         fn peaks_survive_and_points_stay_bounded(values in prop::collection::vec(0u64..1_000_000, 1..5000), cap in 2usize..64) {
             let mut r = SeriesRecorder::new(cap);
             for (i, &v) in values.iter().enumerate() {
-                r.record(i as u64 + 1, Sample { live: v, committed: v / 2, resident: v / 3 }, &counts(i as u64 + 1));
+                r.record(i as u64 + 1, Sample { live: v, committed: v / 2, resident: v / 3 }, &counts(i as u64 + 1), &ModelTime::default());
             }
             let n = values.len();
             let end = Sample { live: values[n - 1], committed: values[n - 1] / 2, resident: values[n - 1] / 3 };
-            let (s, _) = r.finish(n as u64, &counts(n as u64), end);
+            let (s, _) = r.finish(n as u64, &counts(n as u64), end, &ModelTime::default());
             prop_assert!(s.t.len() <= cap + 1);
             prop_assert_eq!(s.live.iter().max(), values.iter().max());
             prop_assert_eq!(*s.t.last().unwrap(), n as u64);
@@ -200,11 +235,11 @@ mod tests {
             let cap = 2 * half;
             let mut r = SeriesRecorder::new(cap);
             for (i, &v) in values.iter().enumerate() {
-                r.record(i as u64 + 1, Sample { live: v, committed: v % 7, resident: v % 5 }, &counts(i as u64 + 1));
+                r.record(i as u64 + 1, Sample { live: v, committed: v % 7, resident: v % 5 }, &counts(i as u64 + 1), &ModelTime::default());
             }
             let last = *values.last().unwrap();
             let end = Sample { live: last, committed: last % 7, resident: last % 5 };
-            let (mut s, mut ops) = r.finish(values.len() as u64, &counts(values.len() as u64), end);
+            let (mut s, mut ops) = r.finish(values.len() as u64, &counts(values.len() as u64), end, &ModelTime::default());
             // The end state, when it is a point of its own, is the last sample alone, at
             // the event its bucket's point ends on too.
             let k = s.t.len();
@@ -234,5 +269,59 @@ mod tests {
                 prop_assert_eq!(s.resident[i], chunk.iter().map(|v| v % 5).max().unwrap());
             }
         }
+    }
+
+    proptest! {
+        /// Each point's time is the clock's at its last event: under a rate, the event
+        /// times the rate; the times never go back, and the last is the run's end.
+        #[test]
+        fn times_follow_the_points_events(n in 1u64..5000, cap in 2usize..64, ns in 1u32..5000) {
+            let time = ModelTime::new(Some(crate::clock::Clock::Rate(f64::from(ns))));
+            let mut r = SeriesRecorder::new(cap);
+            for i in 1..=n {
+                r.record(i, Sample { live: i % 97, committed: 0, resident: i % 13 }, &counts(i), &time);
+            }
+            let end = Sample { live: n % 97, committed: 0, resident: n % 13 };
+            let (s, ops) = r.finish(n, &counts(n), end, &time);
+            prop_assert_eq!(ops.ns.len(), s.t.len());
+            for (&t, &at) in s.t.iter().zip(&ops.ns) {
+                prop_assert_eq!(Some(at), time.now(t));
+            }
+            prop_assert!(ops.ns.windows(2).all(|w| w[0] <= w[1]));
+            prop_assert_eq!(ops.ns.last().copied(), time.now(n));
+        }
+    }
+
+    /// A trace's marks: points before the first mark are at 0, a mark after the last
+    /// event moves the end, and a run without a clock has no times at all.
+    #[test]
+    fn times_follow_a_traces_marks_and_a_run_without_a_clock_has_none() {
+        let mut time = ModelTime::new(None);
+        let mut r = SeriesRecorder::new(4);
+        let sample = |i: u64| Sample {
+            live: i,
+            committed: i,
+            resident: i,
+        };
+        for i in 1..=3 {
+            r.record(i, sample(i), &counts(i), &time);
+        }
+        time.mark(500, 3);
+        for i in 4..=6 {
+            r.record(i, sample(i), &counts(i), &time);
+        }
+        time.mark(900, 6);
+        let (s, ops) = r.finish(6, &counts(6), sample(6), &time);
+        assert_eq!(s.t, [2, 4, 6]);
+        assert_eq!(ops.ns, [0, 500, 900]);
+
+        let none = ModelTime::new(None);
+        let mut r = SeriesRecorder::new(4);
+        for i in 1..=5 {
+            r.record(i, sample(i), &counts(i), &none);
+        }
+        let (s, ops) = r.finish(5, &counts(5), sample(5), &none);
+        assert!(!s.t.is_empty());
+        assert!(ops.ns.is_empty());
     }
 }

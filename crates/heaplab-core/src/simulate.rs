@@ -362,6 +362,7 @@ impl<P: PageProvider> Books<P> {
                 resident: st.resident_pages.current,
             },
             st,
+            &self.time,
         );
         Ok(())
     }
@@ -601,7 +602,7 @@ impl<P: PageProvider> Books<P> {
             committed: st.committed_pages.current,
             resident: st.resident_pages.current,
         };
-        let (mut series, page_ops) = self.series.finish(self.events, &st, end);
+        let (mut series, page_ops) = self.series.finish(self.events, &st, end, &self.time);
         for v in series
             .committed
             .iter_mut()

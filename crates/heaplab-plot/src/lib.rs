@@ -3,7 +3,8 @@
 //!
 //! - [`draw_track`]: each configuration's two curves over the events of a run, with the
 //!   phases: memory over time (resident and live bytes, [`TrackChart::memory`]) or page
-//!   operations over time (cumulative commits and decommits, [`TrackChart::page_ops`]);
+//!   operations over time (cumulative commits and decommits, [`TrackChart::page_ops`]),
+//!   over events or, for a run with a clock, over model time ([`XAxis`]);
 //! - [`draw_summary_bars`]: the summary's figures, one panel per metric;
 //! - [`draw_sweep`]: a metric against the values of a swept parameter;
 //! - [`draw_heap_map`] and [`draw_block_map`]: teaching mode's maps of a heap at one
@@ -57,7 +58,7 @@ pub use style::{color, PALETTE};
 pub use summary::{draw_summary_bars, SummaryChart, SummaryRow};
 pub use sweep::{draw_sweep, SweepChart, SweepLine, SweepMarks, SweepScale, SweepValue};
 pub use sweep_plot::{sweep_plot_size, PointMark, SweepPlot};
-pub use track::{draw_track, sample_at, PlotFrame, Track, TrackChart, TrackKind, ValueAxis};
+pub use track::{draw_track, sample_at, PlotFrame, Track, TrackChart, TrackKind, ValueAxis, XAxis};
 
 /// The largest width or height drawn, in pixels: a bitmap takes three bytes a pixel, and
 /// a size typed wrong should be an error, not an allocation of many gigabytes.

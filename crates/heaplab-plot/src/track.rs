@@ -1,7 +1,8 @@
 //! The track chart: each configuration's two curves over the events of a run, one solid
 //! and one dashed in the configuration's colour, with the workload's phases behind them.
 //! Memory over time (resident and live bytes) and page operations over time (commits and
-//! decommits so far) are both this chart, told apart by their [`TrackKind`].
+//! decommits so far) are both this chart, told apart by their [`TrackKind`]. A run with a
+//! clock can be drawn over its model time instead of its events ([`XAxis::Time`]).
 
 use heaplab_core::series::{PageOpsCurve, Series};
 use heaplab_core::simulate::PhaseMark;
@@ -49,14 +50,28 @@ impl TrackKind {
     };
 }
 
+/// What a track chart's x axis counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum XAxis {
+    /// The run's events.
+    #[default]
+    Events,
+    /// The run's model time, from each track's `ns`: a chart whose tracks have no times
+    /// (a run without a clock) is drawn over events.
+    Time,
+}
+
 /// One configuration's track: `solid[i]` and `dashed[i]` are its two values after event
-/// `t[i]`. Slices of different lengths are drawn as far as all of them go.
+/// `t[i]`, which happened `ns[i]` nanoseconds into the run on its clock (`ns` is empty
+/// when the run has no clock). Slices of different lengths are drawn as far as all of
+/// them go.
 #[derive(Clone, Copy, Debug)]
 pub struct Track<'a> {
     pub label: &'a str,
     pub t: &'a [u64],
     pub solid: &'a [u64],
     pub dashed: &'a [u64],
+    pub ns: &'a [u64],
 }
 
 impl<'a> Track<'a> {
@@ -69,7 +84,14 @@ impl<'a> Track<'a> {
             t: &series.t,
             solid: &series.resident,
             dashed: &series.live,
+            ns: &[],
         }
+    }
+
+    /// The track with its points' times (the core's [`PageOpsCurve::ns`]), for a chart
+    /// over time.
+    pub fn timed(self, ns: &'a [u64]) -> Track<'a> {
+        Track { ns, ..self }
     }
 
     /// A run's page operations as the core's [`heaplab_core::page_ops`] records them,
@@ -82,6 +104,7 @@ impl<'a> Track<'a> {
             t: &curve.t,
             solid: &curve.commits,
             dashed: &curve.decommits,
+            ns: &curve.ns,
         }
     }
 }
@@ -100,6 +123,8 @@ pub struct TrackChart<'a> {
     /// The first and last event shown; `None` shows the whole run. A reversed window is
     /// put in order and an empty one widened to one event.
     pub zoom: Option<(u64, u64)>,
+    /// Events or model time along the x axis.
+    pub x: XAxis,
 }
 
 impl<'a> TrackChart<'a> {
@@ -122,6 +147,7 @@ impl<'a> TrackChart<'a> {
             tracks,
             phases: &[],
             zoom: None,
+            x: XAxis::Events,
         }
     }
 }
@@ -139,15 +165,37 @@ pub struct PlotFrame {
     /// The events at the left and the right edge.
     pub first_event: u64,
     pub last_event: u64,
+    /// The model times at the left and the right edge, in nanoseconds, when the x axis
+    /// shows time.
+    #[serde(default)]
+    pub time: Option<[u64; 2]>,
 }
 
 impl PlotFrame {
     /// The event under pixel column `x`, clamped to the plot: where a pointer points.
+    /// On a chart drawn over time, events are spread as evenly as time only under a rate;
+    /// [`PlotFrame::event_on`] reads the event off the chart's times.
     pub fn event_at(&self, x: f64) -> u64 {
-        let width = f64::from((self.right - self.left).max(1));
-        let share = ((x - f64::from(self.left)) / width).clamp(0.0, 1.0);
         let span = (self.last_event - self.first_event) as f64;
-        self.first_event + (share * span).round() as u64
+        self.first_event + (self.share(x) * span).round() as u64
+    }
+
+    /// The event under pixel column `x` of this frame drawn over `tracks`: on a chart over
+    /// time, the first event at the time under the pointer, so that a trace's clock,
+    /// which stands still over many events and jumps at its marks, is read as drawn.
+    pub fn event_on(&self, x: f64, tracks: &[Track]) -> u64 {
+        let (Some([lo, hi]), Some(scale)) = (self.time, TimeScale::of(tracks)) else {
+            return self.event_at(x);
+        };
+        let ns = lo + (self.share(x) * hi.saturating_sub(lo) as f64).round() as u64;
+        scale.event_of(ns).clamp(self.first_event, self.last_event)
+    }
+
+    /// How far along the plot pixel column `x` is, from 0 at its left edge to 1 at its
+    /// right.
+    fn share(&self, x: f64) -> f64 {
+        let width = f64::from((self.right - self.left).max(1));
+        ((x - f64::from(self.left)) / width).clamp(0.0, 1.0)
     }
 }
 
@@ -202,11 +250,36 @@ pub fn draw_track<DB: DrawingBackend>(
         .copied()
         .max()
         .unwrap_or(0);
-    let (lo, hi) = window(tl.zoom, last_event);
+    let (first_event, last_shown) = window(tl.zoom, last_event);
+    // Over time, every x (the points, the window, the phases) is the model time of an
+    // event; the zoom stays a window of events, as the link keeps it.
+    let clock = match tl.x {
+        XAxis::Time => TimeScale::of(tl.tracks),
+        XAxis::Events => None,
+    };
+    let (lo, hi) = match (&clock, tl.zoom) {
+        (Some(c), Some(_)) => {
+            let lo = c.at(first_event);
+            (lo, c.at(last_shown).max(lo + 1))
+        }
+        (Some(c), None) => (0, c.end.max(1)),
+        (None, _) => (first_event, last_shown),
+    };
     let clipped: Vec<[Vec<(u64, f64)>; 2]> = tl
         .tracks
         .iter()
-        .map(|tr| [clip(tr.t, tr.solid, lo, hi), clip(tr.t, tr.dashed, lo, hi)])
+        .map(|tr| {
+            let xs = if clock.is_some() { tr.ns } else { tr.t };
+            [clip(xs, tr.solid, lo, hi), clip(xs, tr.dashed, lo, hi)]
+        })
+        .collect();
+    let phase_ends: Vec<(u64, &str)> = tl
+        .phases
+        .iter()
+        .map(|p| {
+            let x = clock.as_ref().map_or(p.end_event, |c| c.at(p.end_event));
+            (x, p.label.as_str())
+        })
         .collect();
     let max_v = clipped
         .iter()
@@ -226,13 +299,29 @@ pub fn draw_track<DB: DrawingBackend>(
     } else {
         1.0
     };
-    let x_desc = match tl.zoom {
-        Some(_) => format!(
+    let time_unit = units::time_unit(hi);
+    let x_desc = match (&clock, tl.zoom) {
+        (Some(_), Some(_)) => format!(
+            "model time ({}), events {} to {}",
+            time_unit.name,
+            units::count(first_event as f64),
+            units::count(last_shown as f64)
+        ),
+        (Some(_), None) => format!("model time ({})", time_unit.name),
+        (None, Some(_)) => format!(
             "events ({} to {})",
             units::count(lo as f64),
             units::count(hi as f64)
         ),
-        None => "events".to_string(),
+        (None, None) => "events".to_string(),
+    };
+    let timed = clock.is_some();
+    let x_fmt = move |v: &u64| {
+        if timed {
+            units::time_tick(*v as f64 / time_unit.ns as f64)
+        } else {
+            units::count(*v as f64)
+        }
     };
 
     let mut chart = ChartBuilder::on(&area)
@@ -245,7 +334,7 @@ pub fn draw_track<DB: DrawingBackend>(
         .build_cartesian_2d(lo..hi, 0f64..top)?;
 
     // Every other phase is shaded, so that phases stay apart where their names do not fit.
-    let stretches = phase_stretches(tl.phases, lo, hi);
+    let stretches = phase_stretches(&phase_ends, lo, hi);
     for (k, &(s, e, _)) in stretches.iter().enumerate() {
         if k % 2 == 1 && s < e {
             chart.draw_series(std::iter::once(Rectangle::new(
@@ -266,7 +355,7 @@ pub fn draw_track<DB: DrawingBackend>(
         .y_desc(y_desc)
         .x_labels(8)
         .y_labels(6)
-        .x_label_formatter(&|v| units::count(*v as f64))
+        .x_label_formatter(&x_fmt)
         .y_label_formatter(&y_fmt)
         .light_line_style(TRANSPARENT)
         .bold_line_style(GRID)
@@ -275,10 +364,10 @@ pub fn draw_track<DB: DrawingBackend>(
         .axis_desc_style(font(14))
         .draw()?;
 
-    for p in tl.phases {
-        if p.end_event > lo && p.end_event < hi {
+    for &(end, _) in &phase_ends {
+        if end > lo && end < hi {
             chart.draw_series(std::iter::once(PathElement::new(
-                vec![(p.end_event, 0.0), (p.end_event, top)],
+                vec![(end, 0.0), (end, top)],
                 RGBColor(170, 170, 170).stroke_width(1),
             )))?;
         }
@@ -338,9 +427,74 @@ pub fn draw_track<DB: DrawingBackend>(
         right: xs.end,
         top: ys.start,
         bottom: ys.end,
-        first_event: lo,
-        last_event: hi,
+        first_event,
+        last_event: last_shown,
+        time: timed.then_some([lo, hi]),
     })
+}
+
+/// The model time of a chart's runs, read off the first track that has times for all
+/// its points: every run of a comparison replays the same events on one clock.
+struct TimeScale<'a> {
+    t: &'a [u64],
+    ns: &'a [u64],
+    /// The latest time of any track: the run's end, as its report gives it.
+    end: u64,
+}
+
+impl<'a> TimeScale<'a> {
+    fn of(tracks: &[Track<'a>]) -> Option<TimeScale<'a>> {
+        let timed = |tr: &&Track| !tr.ns.is_empty() && tr.ns.len() == tr.t.len();
+        let first = tracks.iter().find(timed)?;
+        let end = tracks
+            .iter()
+            .filter(timed)
+            .filter_map(|tr| tr.ns.last())
+            .copied()
+            .max()?;
+        Some(TimeScale {
+            t: first.t,
+            ns: first.ns,
+            end,
+        })
+    }
+
+    /// The time of `event`, interpolated between the points around it (from time 0 at
+    /// event 0): exact under a rate, where time is a multiple of the event, and between
+    /// a trace's marks as near as the points allow.
+    fn at(&self, event: u64) -> u64 {
+        let i = self.t.partition_point(|&x| x < event);
+        let (Some(&t1), Some(&n1)) = (self.t.get(i), self.ns.get(i)) else {
+            return self.end;
+        };
+        let (t0, n0) = match i {
+            0 => (0, 0),
+            _ => (self.t[i - 1], self.ns[i - 1]),
+        };
+        if t1 <= t0 {
+            return n1;
+        }
+        let share = (event.saturating_sub(t0)) as f64 / (t1 - t0) as f64;
+        n0 + ((n1.saturating_sub(n0)) as f64 * share).round() as u64
+    }
+
+    /// The first event at time `ns` or later, read back the way [`TimeScale::at`] reads
+    /// forward; past the last point, the last event.
+    fn event_of(&self, ns: u64) -> u64 {
+        let i = self.ns.partition_point(|&x| x < ns);
+        let (Some(&t1), Some(&n1)) = (self.t.get(i), self.ns.get(i)) else {
+            return self.t.last().copied().unwrap_or(0);
+        };
+        let (t0, n0) = match i {
+            0 => (0, 0),
+            _ => (self.t[i - 1], self.ns[i - 1]),
+        };
+        if n1 <= n0 {
+            return t0;
+        }
+        let share = ns.saturating_sub(n0) as f64 / (n1 - n0) as f64;
+        t0 + ((t1.saturating_sub(t0)) as f64 * share).round() as u64
+    }
 }
 
 /// The events shown: the zoom window, put in order and at least one event wide, or the
@@ -356,15 +510,16 @@ fn window(zoom: Option<(u64, u64)>, last_event: u64) -> (u64, u64) {
     }
 }
 
-/// Each phase's stretch of events inside `lo..=hi`, with its name. Phases arrive as JSON
-/// from the page as well as from the core, so one whose end comes before the previous
-/// end is taken as empty rather than given a negative width.
-fn phase_stretches(phases: &[PhaseMark], lo: u64, hi: u64) -> Vec<(u64, u64, &str)> {
+/// Each phase's stretch inside `lo..=hi` of the x axis, with its name, from where each
+/// phase ends on that axis. Phases arrive as JSON from the page as well as from the core,
+/// so one whose end comes before the previous end is taken as empty rather than given a
+/// negative width.
+fn phase_stretches<'a>(ends: &[(u64, &'a str)], lo: u64, hi: u64) -> Vec<(u64, u64, &'a str)> {
     let mut start = 0;
-    let mut out = Vec::with_capacity(phases.len());
-    for p in phases {
-        let end = p.end_event.max(start);
-        out.push((start.max(lo), end.min(hi), p.label.as_str()));
+    let mut out = Vec::with_capacity(ends.len());
+    for &(end, label) in ends {
+        let end = end.max(start);
+        out.push((start.max(lo), end.min(hi), label));
         start = end;
     }
     out
@@ -434,6 +589,7 @@ mod tests {
             bottom: 90,
             first_event: 1_000,
             last_event: 2_000,
+            time: None,
         };
         assert_eq!(frame.event_at(100.0), 1_000);
         assert_eq!(frame.event_at(200.0), 1_500);
@@ -457,6 +613,49 @@ mod tests {
         assert_eq!(sample_at(&t, 12), Some(2));
         assert_eq!(sample_at(&t, 99), Some(2));
         assert_eq!(sample_at(&[], 3), None);
+    }
+
+    #[test]
+    fn an_events_time_is_read_between_the_points_around_it() {
+        let t = [10, 20, 40];
+        let ns = [0, 1_000, 5_000];
+        let track = Track {
+            label: "",
+            t: &t,
+            solid: &[],
+            dashed: &[],
+            ns: &ns,
+        };
+        let untimed = Track { ns: &[], ..track };
+        let scale = TimeScale::of(&[untimed, track]).unwrap();
+        assert_eq!(scale.end, 5_000);
+        assert_eq!(scale.at(0), 0);
+        assert_eq!(scale.at(10), 0);
+        assert_eq!(scale.at(15), 500);
+        assert_eq!(scale.at(30), 3_000);
+        assert_eq!(scale.at(40), 5_000);
+        assert_eq!(scale.at(99), 5_000);
+        assert!(TimeScale::of(&[untimed]).is_none());
+        // Read back: the first event at a time.
+        assert_eq!(scale.event_of(0), 0);
+        assert_eq!(scale.event_of(500), 15);
+        assert_eq!(scale.event_of(3_000), 30);
+        assert_eq!(scale.event_of(9_999), 40);
+
+        // A pointer over a chart drawn over time reads the event drawn under it: here a
+        // quarter of the way along is 1,250 ns, which events 20 to 40 reach at 21.
+        let frame = PlotFrame {
+            left: 0,
+            right: 100,
+            top: 0,
+            bottom: 10,
+            first_event: 0,
+            last_event: 40,
+            time: Some([0, 5_000]),
+        };
+        assert_eq!(frame.event_on(25.0, &[track]), 21);
+        assert_eq!(frame.event_at(25.0), 10);
+        assert_eq!(frame.event_on(25.0, &[untimed]), 10);
     }
 
     #[test]

@@ -57,6 +57,53 @@ pub fn byte_unit(max: u64) -> ByteUnit {
         .unwrap_or(BYTE_UNITS[0])
 }
 
+/// A unit of time that an axis is drawn in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeUnit {
+    /// Nanoseconds in one unit.
+    pub ns: u64,
+    /// The unit's symbol: `µs`, `ms` or `s`.
+    pub name: &'static str,
+}
+
+/// The largest of µs, ms and s in which `max_ns` is at least 1, for the same reason as
+/// [`byte_unit`]: an axis reads in small numbers rather than in runs of zeros.
+pub fn time_unit(max_ns: u64) -> TimeUnit {
+    const UNITS: [TimeUnit; 3] = [
+        TimeUnit {
+            ns: 1_000_000_000,
+            name: "s",
+        },
+        TimeUnit {
+            ns: 1_000_000,
+            name: "ms",
+        },
+        TimeUnit {
+            ns: 1_000,
+            name: "µs",
+        },
+    ];
+    UNITS
+        .iter()
+        .find(|u| max_ns >= u.ns)
+        .copied()
+        .unwrap_or(UNITS[2])
+}
+
+/// A time tick in a unit already chosen: like [`tick`] with a third decimal, since a
+/// decimal axis of time steps by such amounts as 0.125 s.
+pub fn time_tick(v: f64) -> String {
+    if !v.is_finite() {
+        return String::new();
+    }
+    let r = (v * 1000.0).round() / 1000.0;
+    if r == 0.0 {
+        return "0".into();
+    }
+    let s = format!("{r:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 /// A tick value in a unit already chosen: at most two decimals and no trailing zeros
 /// (`0`, `0.25`, `1.5`, `12`), since the axis description names the unit.
 pub fn tick(v: f64) -> String {
@@ -189,6 +236,19 @@ mod tests {
         assert_eq!(tick(12.0), "12");
         assert_eq!(tick(1.5), "1.5");
         assert_eq!(tick(f64::INFINITY), "");
+    }
+
+    #[test]
+    fn time_axes_read_in_the_unit_the_run_calls_for() {
+        assert_eq!(time_unit(0).name, "µs");
+        assert_eq!(time_unit(999_999).name, "µs");
+        assert_eq!(time_unit(1_000_000).name, "ms");
+        assert_eq!(time_unit(46_000_000).name, "ms");
+        assert_eq!(time_unit(1_500_000_000).name, "s");
+        assert_eq!(time_tick(0.125), "0.125");
+        assert_eq!(time_tick(20.0), "20");
+        assert_eq!(time_tick(0.1 + 0.2), "0.3");
+        assert_eq!(time_tick(f64::NAN), "");
     }
 
     #[test]

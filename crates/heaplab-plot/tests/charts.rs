@@ -8,8 +8,8 @@ mod svg_check;
 use expect_test::expect_file;
 use heaplab_core::simulate::PhaseMark;
 use heaplab_plot::{
-    render_png, render_svg, write, Chart, PlotError, SummaryChart, SummaryRow, SweepChart,
-    SweepLine, SweepScale, SweepValue, Track, TrackChart,
+    draw_track, render_png, render_svg, write, Chart, PlotError, SummaryChart, SummaryRow,
+    SweepChart, SweepLine, SweepScale, SweepValue, Track, TrackChart, XAxis,
 };
 
 const SIZE: (u32, u32) = (800, 400);
@@ -79,12 +79,14 @@ fn memory_runs(f: &Fixture) -> [Track<'_>; 2] {
             t: &f.t,
             solid: &f.kept,
             dashed: &f.live,
+            ns: &[],
         },
         Track {
             label: "returns freed pages",
             t: &f.t,
             solid: &f.returned,
             dashed: &f.live,
+            ns: &[],
         },
     ]
 }
@@ -166,12 +168,14 @@ fn page_ops_chart_snapshot() {
             t: &f.t,
             solid: &f.commits[0],
             dashed: &f.decommits[0],
+            ns: &[],
         },
         Track {
             label: "returns freed pages",
             t: &f.t,
             solid: &f.commits[1],
             dashed: &f.decommits[1],
+            ns: &[],
         },
     ];
     let out = svg(&TrackChart {
@@ -352,6 +356,7 @@ fn bad_input_still_draws() {
         t: &none,
         solid: &none,
         dashed: &none,
+        ns: &[],
     }];
     let phases = [phase("late", 50), phase("early", 10)];
     let out = svg(&TrackChart {
@@ -365,6 +370,7 @@ fn bad_input_still_draws() {
         t: &[7],
         solid: &[4096],
         dashed: &[100],
+        ns: &[],
     }];
     let out = svg(&TrackChart::memory(&one));
     assert!(out.contains("<circle"), "a lone sample is marked");
@@ -391,6 +397,7 @@ fn bad_input_still_draws() {
         t: &f.t,
         solid: &f.commits[0][..3],
         dashed: &[],
+        ns: &[],
     }];
     let out = svg(&TrackChart::page_ops(&mismatched));
     assert!(
@@ -709,4 +716,62 @@ fn a_sweep_plot_of_two_metrics_is_one_document() {
     let doc = svg_check::parse("a sweep of two metrics", &out);
     // A line through the three points in each metric's chart.
     assert_eq!(svg_check::lines(&doc, 0, 3), 2);
+}
+
+/// Over model time the same curves are drawn against each point's time: the axis names
+/// its unit, its ticks read in it, it ends at the last point's time, and the frame says
+/// which times and events its edges are; a zoom stays a window of events. Runs without
+/// times are drawn over events whatever was asked.
+#[test]
+fn a_timed_chart_is_drawn_over_model_time() {
+    let f = fixture();
+    // 250 ns per event: 1.2 million events take 300 ms.
+    let ns: Vec<u64> = f.t.iter().map(|&t| t * 250).collect();
+    let runs = memory_runs(&f).map(|tr| tr.timed(&ns));
+    let chart = TrackChart {
+        phases: &f.phases,
+        x: XAxis::Time,
+        ..TrackChart::memory(&runs)
+    };
+    let out = svg(&chart);
+    let t = texts(&out);
+    assert!(t.iter().any(|s| s == "model time (ms)"), "{t:?}");
+    for tick in ["0", "100", "200", "300"] {
+        assert!(t.iter().any(|s| s == tick), "no tick {tick}: {t:?}");
+    }
+    assert!(!t.iter().any(|s| s == "events"), "{t:?}");
+    let frame = draw_track(&svg_area(), &chart).unwrap();
+    assert_eq!(frame.time, Some([0, 300_000_000]));
+    assert_eq!((frame.first_event, frame.last_event), (0, 1_200_000));
+
+    let zoomed = TrackChart {
+        zoom: Some((400_000, 800_000)),
+        ..chart
+    };
+    let frame = draw_track(&svg_area(), &zoomed).unwrap();
+    assert_eq!(frame.time, Some([100_000_000, 200_000_000]));
+    assert_eq!((frame.first_event, frame.last_event), (400_000, 800_000));
+    let t = texts(&svg(&zoomed));
+    assert!(
+        t.iter()
+            .any(|s| s == "model time (ms), events 400k to 800k"),
+        "{t:?}"
+    );
+
+    let plain = memory_runs(&f);
+    let untimed = TrackChart {
+        x: XAxis::Time,
+        ..TrackChart::memory(&plain)
+    };
+    let t = texts(&svg(&untimed));
+    assert!(t.iter().any(|s| s == "events"), "{t:?}");
+    assert_eq!(draw_track(&svg_area(), &untimed).unwrap().time, None);
+}
+
+/// A drawing area on an SVG backend that is thrown away, for reading a chart's frame.
+fn svg_area(
+) -> plotters::prelude::DrawingArea<plotters_svg::SVGBackend<'static>, plotters::coord::Shift> {
+    use plotters::prelude::IntoDrawingArea;
+    let out = Box::leak(Box::new(String::new()));
+    plotters_svg::SVGBackend::with_string(out, SIZE).into_drawing_area()
 }

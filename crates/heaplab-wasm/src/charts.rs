@@ -4,7 +4,7 @@
 
 use heaplab_core::series::Series;
 use heaplab_core::simulate::PhaseMark;
-use heaplab_plot::{PlotError, PlotFrame, SummaryChart, SummaryRow, Track, TrackChart};
+use heaplab_plot::{PlotError, PlotFrame, SummaryChart, SummaryRow, Track, TrackChart, XAxis};
 use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, DrawingBackend, IntoDrawingArea};
 use plotters_canvas::CanvasBackend;
@@ -22,6 +22,8 @@ pub(crate) struct ChartRun {
     /// scenario's runs do not).
     commits: Vec<u64>,
     decommits: Vec<u64>,
+    /// Each point's model time, when the run had a clock.
+    ns: Vec<u64>,
     phases: Vec<PhaseMark>,
     /// The report's figures the summary bars show, when the page passed its report.
     figures: Option<Figures>,
@@ -37,9 +39,11 @@ impl ChartRun {
                 t: &self.series.t,
                 solid: &self.commits,
                 dashed: &self.decommits,
+                ns: &[],
             },
             Kind::Memory | Kind::Bars => Track::memory(&self.label, &self.series),
         }
+        .timed(&self.ns)
     }
 }
 
@@ -53,7 +57,7 @@ struct Figures {
     utilization: f64,
 }
 
-/// Reads `{label, series: {t, live, resident, commits?, decommits?}, phases?, report?}`:
+/// Reads `{label, series: {t, live, resident, commits?, decommits?, ns?}, phases?, report?}`:
 /// the series' gauges as the `Float64Array`s `run` returned (or plain arrays), the phases
 /// as in a report (the byte figures may be left out).
 fn chart_run(value: &JsValue, index: u32) -> Result<ChartRun, JsError> {
@@ -118,6 +122,7 @@ fn chart_run(value: &JsValue, index: u32) -> Result<ChartRun, JsError> {
         figures,
         commits: gauge("commits")?,
         decommits: gauge("decommits")?,
+        ns: gauge("ns")?,
         series: Series {
             t: gauge("t")?,
             live: gauge("live")?,
@@ -158,6 +163,18 @@ impl Kind {
     }
 }
 
+/// Reads what a timeline's x axis shows: "events" (the default) or "time", the model time
+/// of a run with a clock.
+pub(crate) fn x_axis(x: Option<String>) -> Result<XAxis, JsError> {
+    match x.as_deref() {
+        None | Some("events") => Ok(XAxis::Events),
+        Some("time") => Ok(XAxis::Time),
+        Some(other) => Err(JsError::new(&format!(
+            "chart: no x axis {other:?}; a timeline shows events or time"
+        ))),
+    }
+}
+
 /// Reads a zoom window `[first, last]` of events, or none for the whole run.
 pub(crate) fn zoom_window(zoom: Option<Vec<f64>>) -> Result<Option<(u64, u64)>, JsError> {
     let Some(zoom) = zoom else {
@@ -178,6 +195,7 @@ pub(crate) struct PageChart<'a> {
     pub runs: &'a [ChartRun],
     pub kind: Kind,
     pub zoom: Option<(u64, u64)>,
+    pub x: XAxis,
 }
 
 impl PageChart<'_> {
@@ -202,6 +220,7 @@ impl PageChart<'_> {
                     &TrackChart {
                         phases,
                         zoom: self.zoom,
+                        x: self.x,
                         ..chart
                     },
                 )
@@ -243,11 +262,17 @@ impl heaplab_plot::Chart for PageChart<'_> {
 }
 
 /// The event under canvas pixel column `x` of a chart whose `frame` [`draw_chart`]
-/// answered, clamped to the plot: where the pointer points.
+/// answered, clamped to the plot: where the pointer points. A chart drawn over time
+/// reads it off the times of the `runs` it drew, which it needs then.
 #[wasm_bindgen]
-pub fn chart_event_at(frame: JsValue, x: f64) -> Result<f64, JsError> {
+pub fn chart_event_at(frame: JsValue, x: f64, runs: JsValue) -> Result<f64, JsError> {
     let frame: PlotFrame = from_js(frame, "chart frame")?;
-    Ok(frame.event_at(x) as f64)
+    if frame.time.is_none() || runs.is_undefined() || runs.is_null() {
+        return Ok(frame.event_at(x) as f64);
+    }
+    let runs = chart_runs(&runs)?;
+    let tracks: Vec<Track> = runs.iter().map(|r| r.track(Kind::Memory)).collect();
+    Ok(frame.event_on(x, &tracks) as f64)
 }
 
 /// One configuration's values where the pointer is.
@@ -260,10 +285,13 @@ struct HoverRow<'a> {
     /// (live bytes, or decommits so far).
     solid: u64,
     dashed: u64,
+    /// The sample's model time in nanoseconds, when the run has a clock.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ns: Option<u64>,
 }
 
 /// What each run's curves of a timeline (`kind` "memory" or "page_ops") show at `event`:
-/// `[{label, event, solid, dashed}]`, a run without samples left out.
+/// `[{label, event, solid, dashed, ns?}]`, a run without samples left out.
 #[wasm_bindgen]
 pub fn chart_hover(runs: JsValue, kind: Option<String>, event: f64) -> Result<JsValue, JsError> {
     let runs = chart_runs(&runs)?;
@@ -283,6 +311,7 @@ pub fn chart_hover(runs: JsValue, kind: Option<String>, event: f64) -> Result<Js
                 event: track.t[i],
                 solid: *track.solid.get(i)?,
                 dashed: *track.dashed.get(i)?,
+                ns: track.ns.get(i).copied(),
             })
         })
         .collect();
@@ -292,22 +321,25 @@ pub fn chart_hover(runs: JsValue, kind: Option<String>, event: f64) -> Result<Js
 /// Draws `[{label, series, phases, report}]` on a canvas, with the drawing functions the
 /// CLI writes to SVG and PNG: memory over time (`kind` "memory", the default), page
 /// operations over time ("page_ops") or the summary bars ("bars", from the reports).
-/// `zoom` is the window `[first, last]` of events a timeline shows. Answers where a
-/// timeline's plot landed in canvas pixels and the events it spans, `{left, right, top,
-/// bottom, first_event, last_event}`, so the page can map the pointer to an event; null
-/// for the bars.
+/// `zoom` is the window `[first, last]` of events a timeline shows, `x` what its x axis
+/// shows ("events" or "time"). Answers where a timeline's plot landed in canvas pixels
+/// and the events it spans, `{left, right, top, bottom, first_event, last_event, time}`
+/// (`time` the model times at its edges when drawn over time), so the page can map the
+/// pointer to an event; null for the bars.
 #[wasm_bindgen]
 pub fn draw_chart(
     canvas: HtmlCanvasElement,
     runs: JsValue,
     kind: Option<String>,
     zoom: Option<Vec<f64>>,
+    x: Option<String>,
 ) -> Result<JsValue, JsError> {
     let runs = chart_runs(&runs)?;
     let chart = PageChart {
         runs: &runs,
         kind: Kind::parse(kind)?,
         zoom: zoom_window(zoom)?,
+        x: x_axis(x)?,
     };
     let backend = CanvasBackend::with_canvas_object(canvas)
         .ok_or_else(|| JsError::new("chart: the canvas has no 2D context"))?;

@@ -49,7 +49,8 @@ pub fn series_js(series: &Series) -> Result<JsValue, JsError> {
 
 /// `{report, series}`: the report exactly as `heaplab run --json` prints it, and memory
 /// over time as typed arrays. With `page_ops` (recorded on the series' own events), the
-/// series also has `commits` and `decommits`, the page operations so far.
+/// series also has `commits` and `decommits`, the page operations so far, and, when the
+/// run has a clock, `ns`, each point's model time in nanoseconds.
 pub fn output_js(out: &RunOutput, page_ops: Option<&PageOpsCurve>) -> Result<JsValue, JsError> {
     let object = Object::new();
     set(&object, "report", &to_js(&out.json())?)?;
@@ -58,6 +59,9 @@ pub fn output_js(out: &RunOutput, page_ops: Option<&PageOpsCurve>) -> Result<JsV
         let series = Object::from(series.clone());
         set(&series, "commits", &floats(&ops.commits))?;
         set(&series, "decommits", &floats(&ops.decommits))?;
+        if !ops.ns.is_empty() {
+            set(&series, "ns", &floats(&ops.ns))?;
+        }
     }
     set(&object, "series", &series)?;
     Ok(object.into())

@@ -10,7 +10,7 @@ use heaplab_plot::{Captioned, SweepPlot};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use crate::charts::{chart_runs, zoom_window, Kind, PageChart};
+use crate::charts::{chart_runs, x_axis, zoom_window, Kind, PageChart};
 use crate::convert::from_js;
 
 /// The provenance of what `link` (the page's address) shows, or the core's `link:`
@@ -56,7 +56,8 @@ pub fn series_csv(link: &str, labels: Vec<String>, series: JsValue) -> Result<St
     Ok(SeriesColumns::csv(&provenance(link)?, &labels, &series))
 }
 
-/// The chart the page shows (`kind` "memory", "page_ops" or "bars", zoomed to `zoom`) as
+/// The chart the page shows (`kind` "memory", "page_ops" or "bars", zoomed to `zoom`,
+/// over `x` "events" or "time") as
 /// SVG text of `width` by `height` pixels, drawn by the function that draws it on the
 /// canvas, with a title naming the chart and the workload over it and the provenance
 /// under it.
@@ -68,6 +69,7 @@ pub fn chart_svg(
     height: u32,
     kind: Option<String>,
     zoom: Option<Vec<f64>>,
+    x: Option<String>,
 ) -> Result<String, JsError> {
     let provenance = provenance(link)?;
     let runs = chart_runs(&runs)?;
@@ -82,6 +84,7 @@ pub fn chart_svg(
         runs: &runs,
         kind,
         zoom: zoom_window(zoom)?,
+        x: x_axis(x)?,
     };
     captioned_svg(&title, &provenance, &chart, size(width, height))
 }

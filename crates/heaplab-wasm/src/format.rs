@@ -52,6 +52,16 @@ pub fn run_labels(configs: JsValue) -> Result<Vec<String>, JsError> {
     Ok(heaplab_app::export::labels(&policies))
 }
 
+/// Reads a clock as `--clock` and a config's `clock` do (`trace` or `rate=<ns per
+/// event>`), with the core's one parser: the clock as the core writes it back, or an
+/// Error naming the field `clock` and saying why the run would refuse it.
+#[wasm_bindgen]
+pub fn parse_clock(text: &str) -> Result<String, JsError> {
+    heaplab_core::clock::Clock::parse(text, "clock")
+        .map(|clock| clock.to_string())
+        .map_err(|e| JsError::new(&e.to_string()))
+}
+
 /// The parameter `name` of a policy family (`scope` "policy") or a built-in workload
 /// (`scope` "workload") with id `id`.
 fn spec(scope: &str, id: &str, name: &str) -> Result<&'static ParamSpec, JsError> {

@@ -210,6 +210,17 @@ pub enum Chart {
     Sweep,
 }
 
+/// What a timeline's x axis shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum XAxis {
+    /// The run's events.
+    #[default]
+    Events,
+    /// The model time of runs with a clock; runs without one are drawn over events.
+    Time,
+}
+
 /// How the page shows the runs: none of it changes a number.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -228,6 +239,9 @@ pub struct View {
     /// page selected.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub teach: Option<TeachView>,
+    /// What the timelines' x axis shows.
+    #[serde(skip_serializing_if = "is_default")]
+    pub x: XAxis,
 }
 
 /// The teaching position a link opens at: "look at step 212".

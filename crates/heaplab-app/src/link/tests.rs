@@ -124,6 +124,18 @@ fn a_link_that_leaves_fields_out_still_opens() {
     assert_eq!(decode(&empty).unwrap(), LinkState::default());
 }
 
+/// A view over model time round-trips; over events, the default, it is left out.
+#[test]
+fn a_view_keeps_its_time_axis() {
+    let state: LinkState = serde_json::from_str(r#"{"view":{"x":"time"}}"#).unwrap();
+    assert_eq!(state.view.x, XAxis::Time);
+    assert_eq!(decode(&encode(&state)).unwrap(), state);
+    let events = serde_json::to_string(&View::default()).unwrap();
+    assert_eq!(events, "{}");
+    let e = serde_json::from_str::<LinkState>(r#"{"view":{"x":"hours"}}"#).unwrap_err();
+    assert!(e.to_string().contains("unknown variant `hours`"), "{e}");
+}
+
 /// Encodes raw JSON as a version-2 link, as a hand-edited or hostile link would be.
 fn v2_link(json: &str) -> String {
     let mut deflate = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());

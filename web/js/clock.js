@@ -1,0 +1,75 @@
+// The workload's clock control: none (a policy's delays count events), the trace's own
+// time marks, or a rate in nanoseconds per event, as `heaplab run --clock` takes it.
+//
+// The text goes to the core's one parser (`parse_clock`, which is `Clock::parse`), so the
+// page accepts exactly the clocks the CLI and a link accept and refuses the others in the
+// core's words, naming the field `clock`.
+
+import { parse_clock } from '../pkg/heaplab_wasm.js';
+import { $, FieldError, messageOf } from './dom.js';
+
+/** What the control says as the core reads it: '', 'trace' or `rate=<text typed>`. */
+function clockText() {
+  const kind = $('#clock-kind').value;
+  return kind === 'rate' ? `rate=${$('#clock-rate').value.trim()}` : kind;
+}
+
+/** The clock as the core writes it back, or `{ problem }` with its reason for refusing it. */
+function parse() {
+  const text = clockText();
+  if (text === '') return { clock: null };
+  try {
+    return { clock: parse_clock(text) };
+  } catch (error) {
+    return { problem: messageOf(error) };
+  }
+}
+
+/**
+ * Marks the control as the core reads it: a refused rate is marked invalid as it is
+ * typed, with the core's reason under it, so no bad clock waits for Run to be told.
+ */
+function mark() {
+  const rate = $('#clock-rate');
+  $('#clock-rate-field').hidden = $('#clock-kind').value !== 'rate';
+  const { problem } = parse();
+  const hint = $('#clock-hint');
+  hint.hidden = problem == null;
+  hint.textContent = problem == null ? '' : `not allowed: ${problem}`;
+  if (problem != null) rate.setAttribute('aria-invalid', 'true');
+  else rate.removeAttribute('aria-invalid');
+}
+
+/**
+ * The clock for every configuration the page runs (`trace`, `rate=<ns>`), or null for
+ * none; throws a `FieldError` in the core's words when the run would refuse it.
+ */
+export function readClock() {
+  const { clock, problem } = parse();
+  if (problem != null) throw new FieldError(problem, $('#clock-rate'));
+  return clock;
+}
+
+/** Shows a config's clock (`trace`, `rate=<ns>`, or none). */
+export function showClock(clock) {
+  const text = typeof clock === 'string' ? clock : '';
+  if (text.startsWith('rate=')) {
+    $('#clock-kind').value = 'rate';
+    $('#clock-rate').value = text.slice('rate='.length);
+  } else {
+    $('#clock-kind').value = text === 'trace' ? 'trace' : '';
+  }
+  mark();
+}
+
+/** Wires the control: the rate's field shows for a rate, and follows what is typed. */
+export function wireClock() {
+  $('#clock-kind').addEventListener('input', () => {
+    // A rate chosen with nothing typed starts from a pace people recognise: a
+    // microsecond per event.
+    if ($('#clock-kind').value === 'rate' && $('#clock-rate').value.trim() === '') $('#clock-rate').value = '1000';
+    mark();
+  });
+  $('#clock-rate').addEventListener('input', mark);
+  mark();
+}
