@@ -1,5 +1,6 @@
-// The workload's clock control: none (a policy's delays count events), the trace's own
-// time marks, or a rate in nanoseconds per event, as `heaplab run --clock` takes it.
+// The workload's clock control: the default (a MallocBench port's real pace, else none),
+// none at all (a policy's delays count events), the trace's own time marks, or a rate in
+// nanoseconds per event, as `heaplab run --clock` takes it.
 //
 // The text goes to the core's one parser (`parse_clock`, which is `Clock::parse`), so the
 // page accepts exactly the clocks the CLI and a link accept and refuses the others in the
@@ -8,7 +9,7 @@
 import { parse_clock } from '../pkg/heaplab_wasm.js';
 import { $, FieldError, messageOf } from './dom.js';
 
-/** What the control says as the core reads it: '', 'trace' or `rate=<text typed>`. */
+/** What the control says as the core reads it: '', 'events', 'trace' or `rate=<text typed>`. */
 function clockText() {
   const kind = $('#clock-kind').value;
   return kind === 'rate' ? `rate=${$('#clock-rate').value.trim()}` : kind;
@@ -41,8 +42,8 @@ function mark() {
 }
 
 /**
- * The clock for every configuration the page runs (`trace`, `rate=<ns>`), or null for
- * none; throws a `FieldError` in the core's words when the run would refuse it.
+ * The clock for every configuration the page runs (`trace`, `events`, `rate=<ns>`), or
+ * null for the default; throws a `FieldError` in the core's words when the run would refuse it.
  */
 export function readClock() {
   const { clock, problem } = parse();
@@ -50,14 +51,14 @@ export function readClock() {
   return clock;
 }
 
-/** Shows a config's clock (`trace`, `rate=<ns>`, or none). */
+/** Shows a config's clock (`trace`, `events`, `rate=<ns>`, or the default). */
 export function showClock(clock) {
   const text = typeof clock === 'string' ? clock : '';
   if (text.startsWith('rate=')) {
     $('#clock-kind').value = 'rate';
     $('#clock-rate').value = text.slice('rate='.length);
   } else {
-    $('#clock-kind').value = text === 'trace' ? 'trace' : '';
+    $('#clock-kind').value = text === 'trace' || text === 'events' ? text : '';
   }
   mark();
 }

@@ -78,6 +78,35 @@ describe('the clock', () => {
     await page.close();
   });
 
+  it('runs a MallocBench port at its real pace by default, and counts events when told to, as the CLI does', async () => {
+    const port = ['link', '--base-url', PAGE_URL, '-w', 'tree_churn', '--scale', '0.01', '-p', 'mimalloc2-like'];
+    const { page, problems } = await openPage((await heaplabText(port)).trim());
+    assert.equal(await ranOnOpen(page), 'done', await errorText(page));
+    assert.equal(await page.inputValue('#clock-kind'), '');
+    const paced = (await results(page)).reports;
+    // tree_churn's declared pace, 110 ns per event, written out here.
+    assert.equal(paced[0].time.clock, 'rate=110');
+    assert.equal(paced[0].time.elapsed_ns, 110 * paced[0].events);
+
+    await page.selectOption('#clock-kind', 'events');
+    assert.equal(await clickRun(page), 'done', await errorText(page));
+    const { reports, configs } = await results(page);
+    assert.equal(configs[0].clock, 'events');
+    assert.equal(reports[0].time.clock, 'events');
+    assert.equal(reports[0].time.elapsed_ns, null);
+    // Within a few milliseconds nothing reaches mimalloc 2.0's 25 ms; counted in events, pages go back.
+    assert.equal(paced[0].decommit_ops, 0);
+    assert.ok(reports[0].decommit_ops > 0, 'counting events purged nothing');
+    const link = await page.evaluate(() => window.heaplabLink);
+    assert.deepStrictEqual(await heaplabJson(['run', '--link', link, '--json']), reports);
+    const reopened = await openPage(link);
+    assert.equal(await ranOnOpen(reopened.page), 'done', await errorText(reopened.page));
+    assert.equal(await reopened.page.inputValue('#clock-kind'), 'events');
+    problemsSeen.push(...problems, ...reopened.problems);
+    await reopened.page.close();
+    await page.close();
+  });
+
   it('puts a clock set in the page into its runs and its link, which reopens at that clock', async () => {
     const { page, problems } = await openPage(await cliLink(null));
     assert.equal(await ranOnOpen(page), 'done', await errorText(page));
