@@ -305,9 +305,9 @@ pub fn replay(
 /// of some 20 ns) stays out of the time per event.
 const CLOCK_EVERY: u64 = 64;
 
-/// The least time between two marks of the real clock, as `heaplab record` spaces a
-/// trace's: the delays it serves are milliseconds long.
-const MARK_EVERY_NS: u64 = 100_000;
+// The least time between two marks of the real clock is `heaplab record`'s spacing of a
+// trace's, since the delays they serve are the same milliseconds.
+use heaplab_record::MARK_EVERY_NS;
 
 /// The time marks a run on the real clock took: `(events before it, ns since the start)`,
 /// the first at 0 before any event.

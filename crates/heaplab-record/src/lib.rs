@@ -55,7 +55,7 @@ pub mod sys;
 pub mod sys;
 
 pub use counts::{Counts, TRAILER};
-pub use log::StartError;
+pub use log::{StartError, MARK_EVERY_NS};
 
 /// A `GlobalAlloc` that passes every call to `A` and records it while a trace is open.
 #[derive(Debug)]

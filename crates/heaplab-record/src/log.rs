@@ -17,7 +17,7 @@ const LINE_ROOM: usize = 128;
 /// before the first call after this much time, so a busy program pays one line per
 /// hundreds of calls, an idle one a line per spell, and the model still sees a delay of
 /// a millisecond (mimalloc's purge delay is ten) to within a tenth of it.
-const MARK_EVERY_NS: u64 = 100_000;
+pub const MARK_EVERY_NS: u64 = 100_000;
 
 /// The default alignment: `a` lines leave it out.
 const DEFAULT_ALIGN: u64 = 16;
