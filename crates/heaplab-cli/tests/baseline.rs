@@ -253,6 +253,16 @@ fn fidelity_reports_the_real_pace_runs_and_version() {
     let ns = r["real_ns_per_event"].as_f64().unwrap();
     assert!(ns > 0.0 && ns < 1e6, "{r:#}");
     assert_eq!(r["real_runs"], 2);
+    // The model ran on the real runs' clocks, which read more than one mark over a replay
+    // of milliseconds, and at most one per 100 µs (of the median run's time, with room
+    // for the runs' spread: the count is a median too).
+    assert_eq!(r["clock"], "real", "{r:#}");
+    let marks = r["real_time_marks"].as_f64().unwrap();
+    let elapsed = ns * r["events"].as_f64().unwrap();
+    assert!(
+        marks >= 2.0 && marks <= 1.0 + 2.0 * elapsed / 100_000.0,
+        "{r:#}"
+    );
     assert!(u(r, "real_peak_rss_bytes_min") <= u(r, "real_peak_rss_bytes"));
     assert!(u(r, "real_peak_rss_bytes") <= u(r, "real_peak_rss_bytes_max"));
     let out = heaplab(&args);
@@ -569,19 +579,17 @@ fn time_driven_presets_follow_their_allocators_on_the_same_clock() {
         return;
     };
     // Both real allocators hold more than the models on GCC's trace, and jemalloc on
-    // clang's too (a quarter more at its peak); jemalloc's peak on the JSON trace is 8-15%
-    // above the model's from run to run. mimalloc 2.0 holds a few pages less than the
-    // model on a 1.5 MiB heap of list nodes, at the end of `tree_churn` keeps its freed
-    // pages in some runs and gives half of them back in others, at the same pace, and
-    // after the dict is dropped gives back more than the model, whose one expiry per
-    // segment the frees of the drop keep pushing back.
-    const GAPS: [(&str, &str); 7] = [
+    // clang's too (a quarter more at its peak); jemalloc's peak on the JSON trace is 12-15%
+    // above the model's from run to run. mimalloc 2.0 holds 14% less than the model on a
+    // 1.5 MiB heap of list nodes, at the edge of the bound, and at the end of `tree_churn`
+    // keeps its freed pages in some runs and gives half of them back in others, at the
+    // same pace.
+    const GAPS: [(&str, &str); 6] = [
         ("jemalloc-like", "cc1.trace.gz"),
         ("jemalloc-like", "clang.trace.gz"),
         ("jemalloc-like", "python-json.trace.gz"),
         ("mimalloc2-like", "cc1.trace.gz"),
         ("mimalloc2-like", "list_allocate"),
-        ("mimalloc2-like", "python-dict.trace.gz"),
         ("mimalloc2-like", "tree_churn"),
     ];
     let traces = concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/traces");
@@ -604,15 +612,9 @@ fn time_driven_presets_follow_their_allocators_on_the_same_clock() {
             "jemalloc-like" => assert!(version.starts_with("jemalloc 5.3."), "{r:#}"),
             other => panic!("{other}: {r:#}"),
         }
-        // The model ran at the real replay's pace.
-        let rate: f64 = r["clock"]
-            .as_str()
-            .unwrap()
-            .strip_prefix("rate=")
-            .unwrap()
-            .parse()
-            .unwrap();
-        assert_eq!(rate, r["real_ns_per_event"].as_f64().unwrap(), "{r:#}");
+        // The model ran on the real runs' own clocks.
+        assert_eq!(r["clock"], "real", "{r:#}");
+        assert!(r["real_time_marks"].as_u64().unwrap() >= 1, "{r:#}");
         if GAPS.contains(&(preset, workload)) {
             continue;
         }

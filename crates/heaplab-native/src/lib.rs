@@ -8,12 +8,15 @@
 //!   preloaded allocator library
 //!   (`heaplab baseline`).
 //!
+//! - [`marks`] keeps a real run's wall clock as time marks, for a model to run on.
 //! - [`own_heap`] keeps heaplab's own memory out of the heap a baseline measures.
 //!
 //! The platform is chosen in one place, [`os`]: Linux and macOS map real memory; elsewhere
 //! everything compiles and refuses with a message.
 
 pub mod baseline;
+mod error;
+pub mod marks;
 pub mod os;
 #[cfg(any(target_os = "linux", target_os = "macos"))]
 pub mod own_heap;
@@ -26,7 +29,7 @@ pub use provider::MmapProvider;
 pub use replay::{decode, decode_with, replay, RealFigures, RealOptions, RealReport, ReplayError};
 
 /// The median of timings: the middle one, or the mean of the middle two.
-pub(crate) fn median(runs: &[f64]) -> f64 {
+pub fn median(runs: &[f64]) -> f64 {
     let mut v = runs.to_vec();
     v.sort_by(f64::total_cmp);
     match v.len() {

@@ -16,61 +16,23 @@
 //! the comparison with the model stays exact.
 
 use std::convert::Infallible;
-use std::fmt;
 use std::fs::File;
-use std::time::Instant;
 
 use heaplab_core::clock::Clock;
 use heaplab_core::config::{ProviderKind, RunConfig, WorkloadConfig};
 use heaplab_core::event::Event;
-use heaplab_core::params::{ParamError, Params};
-use heaplab_core::provider::ProviderError;
+use heaplab_core::params::Params;
 use heaplab_core::run::RunOutput;
 use heaplab_core::series::Series;
-use heaplab_core::simulate::{sim_provider, Report, SimError, Simulation, Summary};
+use heaplab_core::simulate::{Report, Simulation, Summary};
 use heaplab_core::trace::{ImportOptions, Imported};
 use heaplab_core::{trace, workload};
 use serde::Serialize;
 
+pub use crate::error::ReplayError;
+use crate::marks::{self, Stopwatch, TimeMarks};
 use crate::os;
 use crate::provider::MmapProvider;
-
-/// Why a real replay could not be done.
-#[derive(Debug)]
-pub enum ReplayError {
-    /// Bad input: a config the real provider cannot run, a bad trace, an unknown workload.
-    Input(String),
-    /// The run itself failed: the platform refused, or an event could not be carried out.
-    Failed(String),
-}
-
-impl fmt::Display for ReplayError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ReplayError::Input(m) | ReplayError::Failed(m) => f.write_str(m),
-        }
-    }
-}
-
-impl std::error::Error for ReplayError {}
-
-impl From<ParamError> for ReplayError {
-    fn from(e: ParamError) -> ReplayError {
-        ReplayError::Input(e.to_string())
-    }
-}
-
-impl From<ProviderError> for ReplayError {
-    fn from(e: ProviderError) -> ReplayError {
-        ReplayError::Failed(e.to_string())
-    }
-}
-
-impl From<SimError> for ReplayError {
-    fn from(e: SimError) -> ReplayError {
-        ReplayError::Failed(e.to_string())
-    }
-}
 
 /// Decodes a workload's events into memory: a built-in workload's generator (its
 /// parameters checked and defaults filled in), or a trace file read whole (an error names
@@ -226,28 +188,18 @@ pub fn replay(
     // On a real run's clock the first timed run tells the time, and the model and the
     // sampled run replay the marks it took, so that all three see the same time pass.
     let live = config.clock == Some(Clock::Real);
-    let mut marks = Marks::default();
+    let mut marks = TimeMarks::default();
     let mut first = None;
     if live {
-        let (ns, summary) = timed_run(&config, events, Some(&mut marks))?;
+        let (ns, summary, taken) = timed_run(&config, events, true)?;
         runs.push(ns);
         first = Some(summary);
+        marks = taken;
     }
     // The model's own run: it gives the event to sample the peak at, and the summary the
     // real run must equal.
-    let mut sim = Simulation::on_real_clock(&config, sim_provider(&config))?;
-    let mut feed = marks.feed();
-    let mut peak = (0u64, 0u64);
-    for (i, e) in events.iter().enumerate() {
-        feed.before(i as u64, &mut sim)?;
-        sim.apply(e.clone())?;
-        let resident = sim.pages().stats().resident_pages.current;
-        if resident > peak.0 {
-            peak = (resident, i as u64 + 1);
-        }
-    }
-    let simulated = sim.finish().0;
-    let sampled = sampled_run(&config, events, &marks, opts.samples, peak.1)?;
+    let (simulated, peak_at) = marks::simulate(&config, events, &marks)?;
+    let sampled = sampled_run(&config, events, &marks, opts.samples, peak_at)?;
     let differ = || {
         ReplayError::Failed(
             "two runs of the same events over real memory ended differently: the policy \
@@ -261,8 +213,7 @@ pub fn replay(
     while runs.len() < opts.repeat.max(1) {
         // Each timed run on the real clock tells its own time, so its policy may act at
         // other events than the first's: only its time per event is kept.
-        let mut own = Marks::default();
-        let (ns, summary) = timed_run(&config, events, live.then_some(&mut own))?;
+        let (ns, summary, _) = timed_run(&config, events, live)?;
         if !live && summary != sampled.summary {
             return Err(differ());
         }
@@ -300,85 +251,34 @@ pub fn replay(
     })
 }
 
-/// How often, in events, a run on the real clock reads it: often enough that a delay of a
-/// millisecond is seen within microseconds, seldom enough that reading the clock (a call
-/// of some 20 ns) stays out of the time per event.
-const CLOCK_EVERY: u64 = 64;
-
-// The least time between two marks of the real clock is `heaplab record`'s spacing of a
-// trace's, since the delays they serve are the same milliseconds.
-use heaplab_record::MARK_EVERY_NS;
-
-/// The time marks a run on the real clock took: `(events before it, ns since the start)`,
-/// the first at 0 before any event.
-#[derive(Default)]
-struct Marks(Vec<(u64, u64)>);
-
-impl Marks {
-    fn feed(&self) -> Feed<'_> {
-        Feed {
-            marks: &self.0,
-            next: 0,
-        }
-    }
-}
-
-/// Hands a run the marks of [`Marks`] where the real run took them.
-struct Feed<'a> {
-    marks: &'a [(u64, u64)],
-    next: usize,
-}
-
-impl Feed<'_> {
-    /// Applies the marks taken before event `i` (counted from 0).
-    #[inline]
-    fn before<P: heaplab_core::provider::PageProvider>(
-        &mut self,
-        i: u64,
-        sim: &mut Simulation<P>,
-    ) -> Result<(), SimError> {
-        while let Some(&(at, ns)) = self.marks.get(self.next) {
-            if at != i {
-                break;
-            }
-            sim.apply(Event::Time(ns))?;
-            self.next += 1;
-        }
-        Ok(())
-    }
-}
-
 /// The events of one run, timed; the provider is unmapped after the clock stops. With
 /// `marks`, the run is on the real clock: it reads the time as it goes, hands it to the
 /// policy and keeps each mark there.
 fn timed_run(
     config: &RunConfig,
     events: &[Event],
-    mut marks: Option<&mut Marks>,
-) -> Result<(f64, Summary), ReplayError> {
+    on_real_clock: bool,
+) -> Result<(f64, Summary, TimeMarks), ReplayError> {
     let mut sim = Simulation::on_real_clock(config, MmapProvider::new()?)?;
-    let start = Instant::now();
-    if let Some(marks) = marks.as_deref_mut() {
+    let mut watch = Stopwatch::start(if on_real_clock { events.len() } else { 0 });
+    if on_real_clock {
         sim.apply(Event::Time(0))?;
-        marks.0.push((0, 0));
     }
-    let mut last = 0;
     for (i, e) in (0u64..).zip(events) {
-        if let Some(marks) = marks.as_deref_mut() {
-            if i > 0 && i.is_multiple_of(CLOCK_EVERY) {
-                let ns = start.elapsed().as_nanos() as u64;
-                if ns >= last + MARK_EVERY_NS {
-                    sim.apply(Event::Time(ns))?;
-                    marks.0.push((i, ns));
-                    last = ns;
-                }
+        if on_real_clock {
+            if let Some(ns) = watch.before(i) {
+                sim.apply(Event::Time(ns))?;
             }
         }
         sim.apply(e.clone())?;
     }
-    let elapsed = start.elapsed();
-    let ns = elapsed.as_nanos() as f64 / events.len().max(1) as f64;
-    Ok((ns, sim.finish().0))
+    let ns = watch.elapsed().as_nanos() as f64 / events.len().max(1) as f64;
+    let marks = if on_real_clock {
+        watch.into_marks()
+    } else {
+        TimeMarks::default()
+    };
+    Ok((ns, sim.finish().0, marks))
 }
 
 struct Sampled {
@@ -405,7 +305,7 @@ struct Samples {
 fn sampled_run(
     config: &RunConfig,
     events: &[Event],
-    marks: &Marks,
+    marks: &TimeMarks,
     samples: u64,
     peak_at: u64,
 ) -> Result<Sampled, ReplayError> {

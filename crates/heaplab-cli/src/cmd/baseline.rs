@@ -28,7 +28,7 @@ pub fn run(args: BaselineArgs) -> Result<(), CliError> {
     let exe = child::heaplab_exe()?;
     let mut reports = Vec::new();
     for a in &allocators {
-        reports.push(run_baseline(&exe, a, &spec, args.repeat)?);
+        reports.push(run_baseline(&exe, a, &spec, args.repeat)?.without_time_marks());
     }
     if args.json {
         let v: Vec<_> = reports

@@ -125,7 +125,7 @@ pub fn run(args: CompareArgs) -> Result<(), CliError> {
                 serde_json::to_string(&w.workload).map_err(|e| CliError::failed(e.to_string()))?;
             for (i, a) in allocators.iter().enumerate() {
                 progress.start(&format!("{} · {a}", w.label));
-                let r = child::run_baseline(&exe, a, &spec, repeat)?;
+                let r = child::run_baseline(&exe, a, &spec, repeat)?.without_time_marks();
                 // A preloaded library is named by its file and its version in the table.
                 if a.preload_path().is_some() {
                     labels[configs.len() + i] = format!("{} ({})", a.label(), r.version);

@@ -11,14 +11,14 @@ use std::path::{Path, PathBuf};
 
 use heaplab_core::clock::Clock;
 use heaplab_core::config::{PolicyConfig, RunConfig, WorkloadConfig};
-use heaplab_core::trace::ImportOptions;
+use heaplab_core::simulate::Summary;
 use heaplab_native::baseline::{Library, Release};
 use heaplab_native::RealAllocator;
 
 use crate::child::{self, run_baseline};
 use crate::cli::FidelityArgs;
 use crate::error::CliError;
-use crate::input::{builtin_workload, is_trace_arg, run_one, WorkloadSets};
+use crate::input::{builtin_workload, is_trace_arg, WorkloadSets};
 use crate::output::{self, fidelity::Row};
 
 /// The presets that model a real allocator, and the allocator each models.
@@ -118,14 +118,17 @@ pub fn run(args: FidelityArgs) -> Result<(), CliError> {
     let mut rows = Vec::new();
     for w in &workloads {
         let spec = serde_json::to_string(w).map_err(|e| CliError::failed(e.to_string()))?;
+        // The events the children replay, decoded as they decode them (without a trace's
+        // own time marks), so that the model's marks fall at the same events.
+        let events = heaplab_native::decode(w)?;
         for (preset, allocator) in &pairs {
             let real = run_baseline(&exe, allocator, &spec, args.repeat)?;
             let preset = preset_of_version(preset, real.release.as_ref());
             let mut config = RunConfig::new(&w.id, "");
             config.workload = w.clone();
             config.policy = PolicyConfig::named(preset);
-            config.clock = Some(real_clock(&real));
-            let sim = run_one(&config, &ImportOptions::default())?.report.summary;
+            config.clock = Some(Clock::Real);
+            let sim = on_real_clocks(&config, &events, &real)?;
             rows.push(row(w, preset, allocator, &sim, &real));
         }
     }
@@ -139,27 +142,53 @@ pub fn run(args: FidelityArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The model's clock for a comparison: the real replay's own pace, its median wall time
-/// per event. The allocators whose delays count time (mimalloc, jemalloc) return memory
-/// according to the time that passed in the replay, not in the program recorded, so the
-/// model must see the same time pass to be compared with them.
-fn real_clock(real: &heaplab_native::BaselineReport) -> Clock {
-    Clock::Rate(
-        real.ns_per_event
-            .clamp(f64::MIN_POSITIVE, heaplab_core::clock::MAX_NS_PER_EVENT),
-    )
+/// The model on each real run's clock: the allocators whose delays count time (mimalloc,
+/// jemalloc) return memory according to the time that passed in the replay, not in the
+/// program recorded, so the model must see the same time pass at the same events to be
+/// compared with them. Each real run read its clock as it went; the model runs once on
+/// each run's marks, and its figures are the medians over those runs, as the real ones are.
+fn on_real_clocks(
+    config: &RunConfig,
+    events: &[heaplab_core::event::Event],
+    real: &heaplab_native::BaselineReport,
+) -> Result<Model, CliError> {
+    let mut runs = Vec::with_capacity(real.runs.len());
+    for r in &real.runs {
+        runs.push(heaplab_native::marks::simulate(config, events, &r.time_marks)?.0);
+    }
+    let median = |f: fn(&Summary) -> u64| {
+        let v: Vec<f64> = runs.iter().map(|s| f(s) as f64).collect();
+        heaplab_native::median(&v).round() as u64
+    };
+    let marks: Vec<f64> = real
+        .runs
+        .iter()
+        .map(|r| r.time_marks.len() as f64)
+        .collect();
+    Ok(Model {
+        peak_resident_bytes: median(Summary::peak_resident_bytes),
+        end_resident_bytes: median(Summary::end_resident_bytes),
+        time_marks: heaplab_native::median(&marks).round() as u64,
+    })
+}
+
+/// The model's figures on the real runs' clocks: medians over the runs.
+struct Model {
+    peak_resident_bytes: u64,
+    end_resident_bytes: u64,
+    time_marks: u64,
 }
 
 fn row(
     w: &WorkloadConfig,
     preset: &str,
     allocator: &RealAllocator,
-    sim: &heaplab_core::simulate::Summary,
+    sim: &Model,
     real: &heaplab_native::BaselineReport,
 ) -> Row {
     let ratio = |a: u64, b: u64| a as f64 / b.max(1) as f64;
-    let peak_ratio = ratio(sim.peak_resident_bytes(), real.peak_rss_bytes);
-    let end_ratio = ratio(sim.end_resident_bytes(), real.end_rss_bytes);
+    let peak_ratio = ratio(sim.peak_resident_bytes, real.peak_rss_bytes);
+    let end_ratio = ratio(sim.end_resident_bytes, real.end_rss_bytes);
     let target =
         (*allocator == RealAllocator::System).then_some([GLIBC_PEAK_TARGET, GLIBC_END_TARGET]);
     let [peak_min, _, peak_max] = real.min_median_max(|r| r.peak_rss_bytes as f64);
@@ -168,18 +197,20 @@ fn row(
         workload: workload_name(w),
         preset: preset.to_string(),
         allocator: allocator.clone(),
-        sim_peak_resident_bytes: sim.peak_resident_bytes(),
+        sim_peak_resident_bytes: sim.peak_resident_bytes,
         real_peak_rss_bytes: real.peak_rss_bytes,
         peak_ratio,
-        sim_end_resident_bytes: sim.end_resident_bytes(),
+        sim_end_resident_bytes: sim.end_resident_bytes,
         real_end_rss_bytes: real.end_rss_bytes,
         end_ratio,
         target,
         within_target: target.map(|[p, e]| {
-            (peak_ratio - 1.0).abs() <= p && within(sim.end_resident_bytes(), real.end_rss_bytes, e)
+            (peak_ratio - 1.0).abs() <= p && within(sim.end_resident_bytes, real.end_rss_bytes, e)
         }),
+        events: real.events,
         allocator_version: real.version.clone(),
-        clock: sim.time.clock.map(|c| c.to_string()).unwrap_or_default(),
+        clock: Clock::Real.to_string(),
+        real_time_marks: sim.time_marks,
         real_ns_per_event: real.ns_per_event,
         real_runs: real.runs.len(),
         real_peak_rss_bytes_min: peak_min as u64,

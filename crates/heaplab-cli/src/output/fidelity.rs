@@ -24,14 +24,20 @@ pub struct Row {
     /// target (`glibc-like`); `null` for presets reported without one.
     pub target: Option<[f64; 2]>,
     pub within_target: Option<bool>,
+    /// The events each side replayed.
+    pub events: u64,
     /// The real allocator's name and version, as it reports them.
     pub allocator_version: String,
     /// The real replay's pace: the median over the runs of wall time per event, of the
     /// runs whose memory is reported.
     pub real_ns_per_event: f64,
-    /// The clock the model ran on, `rate=<ns per event>` at the real replay's pace, so
-    /// that time-driven delays saw as much time pass as the real allocator did.
+    /// The clock the model ran on: `real`, each real run's own, read as it went, so that
+    /// time-driven delays saw as much time pass at the same events as the real allocator
+    /// did. The model's figures are the medians over its runs on those clocks.
     pub clock: String,
+    /// How many time marks a real run took (the median over the runs): one at the start,
+    /// then at most one per 100 µs.
+    pub real_time_marks: u64,
     /// How many real runs, each in a fresh process; the real figures above are medians.
     pub real_runs: usize,
     pub real_peak_rss_bytes_min: u64,
@@ -131,7 +137,8 @@ pub fn print_rows(rows: &[Row], glibc_target: [f64; 2], skipped: usize) {
         );
     }
     println!(
-        "real ns/event: the real replay's pace, RSS sampling included; the model runs at the \
-         same pace (`--clock rate=<ns>`), so delays counted in time saw as much time pass"
+        "real ns/event: the real replay's pace, RSS sampling included; the model runs on each \
+         real run's own clock (`--clock real`: the time it read as it went, every 100 µs at \
+         most), so delays counted in time saw the same time pass at the same events"
     );
 }

@@ -36,6 +36,7 @@ pub use report::{BaselineReport, RunFigures, Spread, SPREAD_FLAG, SPREAD_SLACK_B
 /// allocator must be this process's `malloc` (`LD_PRELOAD`), which is checked first.
 #[cfg(any(target_os = "linux", target_os = "macos"))]
 pub fn run(alloc: &RealAllocator, events: &[Event]) -> Result<BaselineReport, String> {
+    use crate::marks::Stopwatch;
     use heap::{peak_live_blocks, Heap};
 
     if let Some(path) = alloc.preload_path() {
@@ -60,14 +61,17 @@ pub fn run(alloc: &RealAllocator, events: &[Event]) -> Result<BaselineReport, St
     let rss_before = rss();
     let mut peak = rss_before;
     let numbered = |i: usize, e: String| format!("event {}: {e}", i + 1);
-    let start = Instant::now();
+    // The clock is read as the replay goes, so that a model can run on the time this
+    // allocator saw pass (`heaplab fidelity`); room for the marks was made before.
+    let mut watch = Stopwatch::start(events.len());
     for (i, e) in events.iter().enumerate() {
+        watch.before(i as u64);
         heap.apply(e).map_err(|m| numbered(i, m))?;
         if (i + 1).is_multiple_of(every) {
             peak = peak.max(rss());
         }
     }
-    let ns_per_event = start.elapsed().as_nanos() as f64 / events.len().max(1) as f64;
+    let ns_per_event = watch.elapsed().as_nanos() as f64 / events.len().max(1) as f64;
     let end = rss();
     let sampled = peak.max(end);
     // heaplab's own heap only grows, so leaving out what it holds now leaves out at least
@@ -98,6 +102,7 @@ pub fn run(alloc: &RealAllocator, events: &[Event]) -> Result<BaselineReport, St
             end_rss_after_trim_bytes: heap_of(end_trimmed),
             rss_before_bytes: rss_before,
             own_heap_bytes: own(),
+            time_marks: watch.into_marks(),
         },
     ))
 }

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{RealAllocator, Release};
+use crate::marks::TimeMarks;
 
 /// A spread (largest less smallest, over the median) above this is flagged: a real figure
 /// that moves that much between runs of the same events says more about the machine, or
@@ -42,6 +43,11 @@ pub struct RunFigures {
     /// private mapping at the end and left out of every figure above; 0 where heaplab's
     /// memory is in the system allocator's heap (the baseline's process did not move it).
     pub own_heap_bytes: u64,
+    /// The replay's wall clock, read as it went: the time that passed at each event, for
+    /// a model to run on (`heaplab fidelity`). Empty in a report written without it, and
+    /// in `heaplab baseline`'s own output, where it would only be long.
+    #[serde(default, skip_serializing_if = "TimeMarks::is_empty")]
+    pub time_marks: TimeMarks,
 }
 
 /// How far apart the runs' figures are: largest less smallest, over the median.
@@ -129,6 +135,15 @@ impl BaselineReport {
         Some(first)
     }
 
+    /// The report without each run's time marks, as it is shown: they are there for a
+    /// model to run on, and only make a shown report long.
+    pub fn without_time_marks(mut self) -> BaselineReport {
+        for r in &mut self.runs {
+            r.time_marks = TimeMarks::default();
+        }
+        self
+    }
+
     /// Works out the medians, the spread and its flags from `runs`.
     fn summarize(&mut self) {
         let runs = &self.runs;
@@ -208,6 +223,7 @@ mod tests {
             end_rss_after_trim_bytes: end,
             rss_before_bytes: 1 << 20,
             own_heap_bytes: 0,
+            time_marks: TimeMarks::default(),
         }
     }
 
