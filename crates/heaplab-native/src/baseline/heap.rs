@@ -149,7 +149,7 @@ impl Heap {
     fn release(&mut self, b: Live) -> Result<(), String> {
         check(&self.name, &b)?;
         // SAFETY: a live block of this allocator with this size and alignment.
-        unsafe { ffi::free(self.entry, b.ptr, b.size, b.align) };
+        unsafe { ffi::free(self.entry, b.ptr) };
         Ok(())
     }
 
@@ -158,7 +158,7 @@ impl Heap {
     pub fn clear(&mut self) {
         for (_, b) in self.live.drain() {
             // SAFETY: as in `release`.
-            unsafe { ffi::free(self.entry, b.ptr, b.size, b.align) };
+            unsafe { ffi::free(self.entry, b.ptr) };
         }
         self.arenas.clear();
     }
