@@ -578,18 +578,15 @@ fn time_driven_presets_follow_their_allocators_on_the_same_clock() {
     else {
         return;
     };
-    // Both real allocators hold more than the models on GCC's trace, and jemalloc on
-    // clang's too (a quarter more at its peak); jemalloc's peak on the JSON trace is 12-15%
-    // above the model's from run to run. mimalloc 2.0 holds 14% less than the model on a
-    // 1.5 MiB heap of list nodes, at the edge of the bound, and at the end of `tree_churn`
-    // keeps its freed pages in some runs and gives half of them back in others, at the
-    // same pace.
-    const GAPS: [(&str, &str); 6] = [
+    // jemalloc holds 14-15% more than the model at its peak on GCC's trace and 11-15% more
+    // on the JSON trace, from run to run: inside the bound, but not by enough to hold it in
+    // every run. mimalloc 2.0 holds a quarter more than its model on GCC's trace, and at the
+    // end of `tree_churn` keeps its freed pages in some runs and gives half of them back in
+    // others, at the same pace.
+    const GAPS: [(&str, &str); 4] = [
         ("jemalloc-like", "cc1.trace.gz"),
-        ("jemalloc-like", "clang.trace.gz"),
         ("jemalloc-like", "python-json.trace.gz"),
         ("mimalloc2-like", "cc1.trace.gz"),
-        ("mimalloc2-like", "list_allocate"),
         ("mimalloc2-like", "tree_churn"),
     ];
     let traces = concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/traces");

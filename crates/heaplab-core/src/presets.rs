@@ -228,16 +228,18 @@ pub const PRESETS: &[PresetSpec] = &[
         id: "mimalloc-like",
         family: Family::SizeClass,
         title: "mimalloc 3 (v1 page layout)",
-        description: "Per-thread heaps of 64 KiB pages in 4 MiB segments, 16-byte granularity \
-                      and about four classes per doubling; pages are committed one at a time as \
+        description: "Per-thread heaps of 64 KiB pages in 4 MiB segments, an 8-byte class, \
+                      then 16-byte steps and about four classes per doubling; pages are committed one at a time as \
                       they are used and purged one at a time once they have been free for \
                       mimalloc 3's purge delay of 1 s, checked when a page is taken or given \
                       back. Many small commit and decommit calls, little memory held: the \
                       most page operations and the least commit in scenario S3.",
         params: &[
             ("granularity", "16"),
+            ("tiny_class", "true"),
             ("classes_per_doubling", "4"),
             ("page_size", "64KiB"),
+            ("medium_page_size", "512KiB"),
             ("segment_size", "4MiB"),
             ("large_threshold", "128KiB"),
             ("empty_pages", "delay"),
@@ -257,6 +259,7 @@ pub const PRESETS: &[PresetSpec] = &[
                   `_mi_arenas_collect`, which runs when a page is freed (page.c \
                   `_mi_page_free`) or abandoned; MI_SEGMENT_SIZE 4 MiB and \
                   MI_SMALL_PAGE_SIZE 64 KiB (v1), MI_MEDIUM_OBJ_SIZE_MAX 128 KiB, \
+                  bins of one word, then double words (page-queue.c `mi_bin`), \
                   thread-delayed free of cross-thread blocks, each page's free list sharded \
                   into `free` and `local_free` (page.c `_mi_page_free_collect`); LLVM review \
                   D71786 for the commit behaviour.",
@@ -265,8 +268,10 @@ pub const PRESETS: &[PresetSpec] = &[
                      on a Linux whose THP setting is `madvise`, Debian's default, the kernel \
                      makes it resident 2 MiB at a time and its resident set comes in whole \
                      2 MiB steps, up to 2 MiB above the model's per region touched \
-                     (`MIMALLOC_ALLOW_THP=0` turns it off, and mimalloc then comes near the \
-                     model); v3's arenas of 64 KiB slices in place of segments, page reset \
+                     (`MIMALLOC_ALLOW_THP=0` turns it off, and mimalloc then comes within 15% \
+                     of the model's peak on 11 of 13 fidelity workloads); v3's arenas of 64 \
+                     KiB slices in place of segments, with the arena's bitmaps in its first \
+                     2 MiB and medium and large pages at aligned slices further on, page reset \
                      versus decommit, abandoned pages of exited threads, the \
                      retired-page cycles (16) and the collection every 10,000 generic \
                      allocations. Its purges run over the whole heap where mimalloc's run per \
@@ -284,6 +289,8 @@ pub const PRESETS: &[PresetSpec] = &[
         // mimalloc-like's layout is the family's defaults; only what differs from them
         // is listed, so the two presets say their layout once.
         params: &[
+            ("tiny_class", "true"),
+            ("medium_page_size", "512KiB"),
             ("empty_pages", "delay"),
             ("decommit_delay", "1000"),
             ("decommit_ms", "25"),
@@ -407,6 +414,7 @@ pub const PRESETS: &[PresetSpec] = &[
                       half a span's pages are back after 5 s and all after 10 s.",
         params: &[
             ("granularity", "16"),
+            ("tiny_class", "true"),
             ("classes_per_doubling", "4"),
             ("page_size", "16KiB"),
             ("segment_size", "2MiB"),
@@ -421,7 +429,8 @@ pub const PRESETS: &[PresetSpec] = &[
             ("large_free", "delay"),
         ],
         sources: "jemalloc 5.3 (Debian 12's libjemalloc2 5.3.0; tikv-jemalloc-sys 0.7 \
-                  bundles 5.3.1): LG_QUANTUM 4, four size classes per doubling, \
+                  bundles 5.3.1): LG_QUANTUM 4 after an 8-byte tiny class (SC_LG_TINY_MIN 3), four \
+                  size classes per doubling, \
                   SC_LARGE_MINCLASS 16 KiB, tcache; DIRTY_DECAY_MS_DEFAULT 10 s and \
                   MUZZY_DECAY_MS_DEFAULT 0 (arena_types.h), so decayed pages are purged \
                   outright; the decay's 200 epochs and smoother-step curve (smoothstep.h, \

@@ -142,7 +142,9 @@ fn other_settings(family: &str, p: &ParamSpec) -> Vec<Value> {
         ParamKind::Bytes { min, max, pow2 } => {
             let d = heaplab_core::params::parse_bytes(p.default).unwrap() as u64;
             let tries = if d == 0 {
-                vec![256 << 10, 128, 4096, 16]
+                // 1 MiB last: a span size that must be at least four of the family's
+                // default large blocks, and adding it moves no other knob's first choice.
+                vec![256 << 10, 128, 4096, 16, 1 << 20]
             } else {
                 vec![d / 2, d * 2, d * 4, d / 4]
             };

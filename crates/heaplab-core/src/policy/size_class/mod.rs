@@ -62,11 +62,15 @@ const SEGMENT_META: u64 = 128;
 #[derive(Clone, Debug)]
 pub struct SizeClass {
     granularity: u64,
-    /// `log2(granularity)`, which the registry keeps a power of two.
-    granularity_shift: u32,
+    /// `log2` of the step of `small_lut`: the granularity, or the tiny class below it (both
+    /// powers of two, as the registry keeps them).
+    lut_shift: u32,
     page_shift: u32,
     seg_shift: u32,
     slots_per_seg: u32,
+    /// Slots of a span of a class above a quarter of a page under mimalloc's page kinds
+    /// (`medium_page_size`), or 0 for spans of at least eight blocks.
+    medium_slots: u32,
     large_threshold: u64,
     empty: EmptyPages,
     /// The delay of `empty_pages = delay` and `large_free = delay` in events, and in
@@ -170,6 +174,22 @@ impl SizeClass {
                 format!("{large_threshold} is more than half of segment_size {segment_size}"),
             ));
         }
+        let medium = knobs.medium_page_size;
+        if medium != 0
+            && (!medium.is_power_of_two()
+                || medium < 2 * page_size
+                || medium > segment_size
+                || medium < 4 * large_threshold)
+        {
+            return Err(field(
+                names.medium_page_size,
+                format!(
+                    "{medium} is not 0 or a power of two from twice page_size {page_size} to \
+                     segment_size {segment_size} and at least four times large_threshold \
+                     {large_threshold}"
+                ),
+            ));
+        }
         // A unit is a power of two between `floor` and the segment; 0 picks the floor.
         let unit = |name: &str, v: u64, floor: u64| -> Result<u64, ParamError> {
             if v == 0 {
@@ -196,10 +216,13 @@ impl SizeClass {
             knobs.decommit_granularity,
             commit_unit,
         )?;
-        let classes = class_sizes(granularity, per_doubling, large_threshold);
+        let classes = class_sizes(granularity, per_doubling, large_threshold, knobs.tiny_class);
         let small_limit = (granularity * 64).min(*classes.last().expect("at least one class"));
-        let small_lut = (0..=small_limit / granularity)
-            .map(|g| classes.partition_point(|&c| c < g * granularity) as u32)
+        // The table's step is the smallest class, so that a tiny class has entries of its
+        // own.
+        let lut_step = classes[0].min(granularity);
+        let small_lut = (0..=small_limit / lut_step)
+            .map(|g| classes.partition_point(|&c| c < g * lut_step) as u32)
             .collect();
         let cache_cap = match knobs.cache_size {
             0 => segment_size,
@@ -207,10 +230,11 @@ impl SizeClass {
         };
         Ok(SizeClass {
             granularity,
-            granularity_shift: granularity.trailing_zeros(),
+            lut_shift: lut_step.trailing_zeros(),
             page_shift: page_size.trailing_zeros(),
             seg_shift: segment_size.trailing_zeros(),
             slots_per_seg: (segment_size / page_size) as u32,
+            medium_slots: (medium / page_size) as u32,
             large_threshold,
             empty: knobs.empty_pages,
             delay_events: knobs.decommit_delay,
@@ -265,7 +289,8 @@ impl SizeClass {
         if size <= self.small_limit {
             // The granularity is a power of two (the registry says so), and a shift costs
             // a cycle where the divide `div_ceil` compiled to cost tens on every allocation.
-            self.small_lut[((size + self.granularity - 1) >> self.granularity_shift) as usize]
+            let step = 1 << self.lut_shift;
+            self.small_lut[((size + step - 1) >> self.lut_shift) as usize]
         } else {
             self.classes.partition_point(|&c| c < size) as u32
         }
@@ -581,10 +606,16 @@ impl Policy for SizeClass {
     }
 }
 
-/// The class sizes: multiples of the granule up to 8 granules, then `per_doubling` classes
-/// per power of two, each a multiple of the granule, up to and including the threshold.
-fn class_sizes(granularity: u64, per_doubling: u64, threshold: u64) -> Vec<u64> {
-    let mut sizes: Vec<u64> = (1..=8).map(|i| i * granularity).collect();
+/// The class sizes: an 8-byte `tiny` class below a larger granule, multiples of the granule
+/// up to 8 granules, then `per_doubling` classes per power of two, each a multiple of the
+/// granule, up to and including the threshold.
+fn class_sizes(granularity: u64, per_doubling: u64, threshold: u64, tiny: bool) -> Vec<u64> {
+    const TINY: u64 = 8;
+    let mut sizes: Vec<u64> = (tiny && granularity > TINY)
+        .then_some(TINY)
+        .into_iter()
+        .chain((1..=8).map(|i| i * granularity))
+        .collect();
     let mut base = 8 * granularity;
     while *sizes.last().expect("non-empty") < threshold {
         let step = (base / per_doubling).next_multiple_of(granularity);

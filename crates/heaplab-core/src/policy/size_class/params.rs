@@ -75,6 +75,17 @@ knobs! {
         doc: "Smallest class and step between small classes; 16 keeps x86-64 `new` alignment.",
         zero_means: "",
     },
+    tiny_class: bool = ParamSpec {
+        kind: ParamKind::Bool,
+        default: "false",
+        unit: "",
+        doc: "Whether requests of at most 8 bytes get an 8-byte class of their own below a \
+              16-byte granularity, 8-byte aligned, as jemalloc's tiny class (SC_LG_TINY_MIN \
+              3 in sc.h) and mimalloc's one-word bin (page-queue.c `mi_bin`) give them: C \
+              asks a block only to be aligned for what fits in it. Requests that ask for \
+              more alignment than malloc's default still move up.",
+        zero_means: "",
+    },
     classes_per_doubling: u64 = ParamSpec {
         kind: ParamKind::Int { min: 1, max: 16 },
         default: "4",
@@ -94,6 +105,23 @@ knobs! {
         doc: "The allocator's page: the slot a span of one size class is made of \
               (mimalloc: 64 KiB).",
         zero_means: "",
+    },
+    medium_page_size: u64 = ParamSpec {
+        kind: ParamKind::Bytes {
+            min: 0,
+            max: 64 << 20,
+            pow2: false,
+        },
+        default: "0",
+        unit: "bytes",
+        doc: "mimalloc's page kinds: a class of at most a quarter of `page_size` gets a span \
+              of one page, and a larger one up to `large_threshold` a span of this many \
+              bytes, holding as many blocks as fit (mimalloc's small and medium pages: \
+              MI_SMALL_OBJ_SIZE_MAX a quarter of its 64 KiB page, MI_MEDIUM_PAGE_SIZE 512 \
+              KiB, segment.c `mi_segment_page_alloc`). A power of two from twice `page_size` \
+              to `segment_size`, at least four times `large_threshold`; 0 sizes every span \
+              to hold at least eight blocks.",
+        zero_means: "spans of at least eight blocks",
     },
     segment_size: u64 = ParamSpec {
         kind: ParamKind::Bytes {

@@ -10,7 +10,7 @@ use crate::clock::Now;
 
 #[test]
 fn index_of_divides_exactly() {
-    let mut blocks: Vec<u64> = class_sizes(8, 4, 1 << 20);
+    let mut blocks: Vec<u64> = class_sizes(8, 4, 1 << 20, false);
     blocks.extend([8, 24, 4096, 3 << 12, (1 << 29) + 4096, 1 << 30]);
     for &block in &blocks {
         let span = Span {
@@ -40,12 +40,33 @@ fn index_of_divides_exactly() {
 
 #[test]
 fn class_sizes_follow_the_spacing() {
-    let c = class_sizes(16, 4, 1024);
+    let c = class_sizes(16, 4, 1024, false);
     assert_eq!(&c[..8], &[16, 32, 48, 64, 80, 96, 112, 128]);
     assert_eq!(&c[8..12], &[160, 192, 224, 256]);
     assert_eq!(*c.last().unwrap(), 1024);
-    let pow2 = class_sizes(8, 1, 4096);
+    let pow2 = class_sizes(8, 1, 4096, false);
     assert_eq!(&pow2[8..], &[128, 256, 512, 1024, 2048, 4096]);
+    // jemalloc's and mimalloc's smallest classes: one word, then the 16-byte spacing.
+    let tiny = class_sizes(16, 4, 1024, true);
+    assert_eq!(&tiny[..6], &[8, 16, 32, 48, 64, 80]);
+    assert_eq!(
+        class_sizes(8, 4, 1024, true),
+        class_sizes(8, 4, 1024, false)
+    );
+}
+
+/// Under `tiny_class`, a request of at most 8 bytes takes an 8-byte block and a request of
+/// 9 takes 16; without it, both take 16.
+#[test]
+fn a_tiny_request_takes_the_tiny_class() {
+    for (tiny, sizes) in [("true", [8, 8, 16, 32]), ("false", [16, 16, 16, 32])] {
+        let (p, _) = policy(&[("tiny_class", tiny)]);
+        let got: Vec<u64> = [1, 8, 9, 17]
+            .iter()
+            .map(|&n| p.classes()[p.class_of(n) as usize])
+            .collect();
+        assert_eq!(got, sizes, "tiny_class = {tiny}");
+    }
 }
 
 use crate::provider::{SimMode, SimProvider};
