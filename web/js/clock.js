@@ -7,6 +7,7 @@
 // core's words, naming the field `clock`.
 
 import { parse_clock } from '../pkg/heaplab_wasm.js';
+import { TRACE_ID } from './catalog.js';
 import { $, FieldError, messageOf } from './dom.js';
 
 /** What the control says as the core reads it: '', 'events', 'trace' or `rate=<text typed>`. */
@@ -61,6 +62,21 @@ export function showClock(clock) {
     $('#clock-kind').value = text === 'trace' || text === 'events' ? text : '';
   }
   mark();
+}
+
+/**
+ * Says what the default is for `workload` (a catalog entry, or the trace workload): a
+ * MallocBench port's real pace in ns per event, a trace's own marks, or no clock at all.
+ */
+export function showDefaultClock(workload) {
+  const option = $('#clock-kind option[value=""]');
+  if (workload?.rate_ns != null) {
+    option.textContent = `default: this port's real pace, ${workload.rate_ns} ns/event`;
+  } else if (workload?.id === TRACE_ID) {
+    option.textContent = "default: the trace's time marks when it opens with one, else none";
+  } else {
+    option.textContent = 'default: none, delays count events';
+  }
 }
 
 /** Wires the control: the rate's field shows for a rate, and follows what is typed. */

@@ -3,7 +3,7 @@
 // shows run configs (resolved, every value present) in the form; it knows nothing of
 // links, which state.js turns into configs and back.
 
-import { readClock, showClock, wireClock } from './clock.js';
+import { readClock, showClock, showDefaultClock, wireClock } from './clock.js';
 import { $, configLetter, configName, option } from './dom.js';
 import {
   MAX_POLICIES,
@@ -33,6 +33,7 @@ function workloadDoc(id) {
   $('#workload').value = id;
   $('#workload-doc').textContent = workload.description ?? '';
   $('#trace-input').hidden = id !== TRACE_ID;
+  showDefaultClock(workload);
   return workload;
 }
 

@@ -129,7 +129,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(meanings, 10);
+        assert_eq!(meanings, 11);
         let json = families();
         let commit = json
             .as_array()

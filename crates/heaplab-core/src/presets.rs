@@ -239,7 +239,6 @@ pub const PRESETS: &[PresetSpec] = &[
             ("tiny_class", "true"),
             ("classes_per_doubling", "4"),
             ("page_size", "64KiB"),
-            ("medium_page_size", "512KiB"),
             ("segment_size", "4MiB"),
             ("large_threshold", "128KiB"),
             ("empty_pages", "delay"),
@@ -271,7 +270,9 @@ pub const PRESETS: &[PresetSpec] = &[
                      (`MIMALLOC_ALLOW_THP=0` turns it off, and mimalloc then comes within 15% \
                      of the model's peak on 11 of 13 fidelity workloads); v3's arenas of 64 \
                      KiB slices in place of segments, with the arena's bitmaps in its first \
-                     2 MiB and medium and large pages at aligned slices further on, page reset \
+                     2 MiB and medium and large pages at aligned slices further on; the \
+                     512 KiB medium pages of its blocks above a quarter page \
+                     (`medium_page_size`, which mimalloc2-like has), page reset \
                      versus decommit, abandoned pages of exited threads, the \
                      retired-page cycles (16) and the collection every 10,000 generic \
                      allocations. Its purges run over the whole heap where mimalloc's run per \
@@ -282,8 +283,9 @@ pub const PRESETS: &[PresetSpec] = &[
         id: "mimalloc2-like",
         family: Family::SizeClass,
         title: "mimalloc 2.0 (Debian's libmimalloc2.0)",
-        description: "mimalloc-like with the delay of mimalloc 2.0: an emptied page is \
-                      decommitted once it has been free for 25 ms, checked only when a page is \
+        description: "mimalloc-like with mimalloc 2.0's 512 KiB medium pages for blocks above \
+                      16 KiB and its delay: an emptied page is decommitted once it has been \
+                      free for 25 ms, checked only when a page is \
                       taken from a segment or given back to one, so a program that stops \
                       allocating keeps its freed pages.",
         // mimalloc-like's layout is the family's defaults; only what differs from them
@@ -299,7 +301,9 @@ pub const PRESETS: &[PresetSpec] = &[
             ("free_lists", "sharded"),
         ],
         sources: "mimalloc 2.0.9 (Debian 12's libmimalloc2.0): decommit_delay 25 ms \
-                  (options.c); the delay is checked when a span of pages is freed to its \
+                  (options.c); MI_SMALL_OBJ_SIZE_MAX 16 KiB (a quarter of a 64 KiB page) and \
+                  MI_MEDIUM_PAGE_SIZE 512 KiB (mimalloc-types.h), chosen by block size in \
+                  segment.c `mi_segment_page_alloc`; the delay is checked when a span of pages is freed to its \
                   segment (segment.c `mi_segment_perhaps_decommit` from \
                   `mi_segment_span_free`) and when a page is allocated from one \
                   (`mi_segments_page_alloc`), never on the malloc and free fast paths; one \

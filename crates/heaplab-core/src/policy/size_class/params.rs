@@ -119,8 +119,8 @@ knobs! {
               bytes, holding as many blocks as fit (mimalloc's small and medium pages: \
               MI_SMALL_OBJ_SIZE_MAX a quarter of its 64 KiB page, MI_MEDIUM_PAGE_SIZE 512 \
               KiB, segment.c `mi_segment_page_alloc`). A power of two from twice `page_size` \
-              to `segment_size`, at least four times `large_threshold`; 0 sizes every span \
-              to hold at least eight blocks.",
+              to `segment_size`, at least four times `large_threshold`; 0 keeps spans of at \
+              least eight blocks for every class.",
         zero_means: "spans of at least eight blocks",
     },
     segment_size: u64 = ParamSpec {
