@@ -265,12 +265,22 @@ pub fn draw_track<DB: DrawingBackend>(
         (Some(c), None) => (0, c.end.max(1)),
         (None, _) => (first_event, last_shown),
     };
+    // Over time, a curve holds its value until the next point's time and then moves
+    // there: a clock's marks can leave a long pause between two points (the program was
+    // idle, or a trace's clock jumped), and a straight line across it would show memory
+    // changing all through a pause in which nothing happened.
     let clipped: Vec<[Vec<(u64, f64)>; 2]> = tl
         .tracks
         .iter()
-        .map(|tr| {
-            let xs = if clock.is_some() { tr.ns } else { tr.t };
-            [clip(xs, tr.solid, lo, hi), clip(xs, tr.dashed, lo, hi)]
+        .map(|tr| match clock {
+            Some(_) => {
+                let curve = |v: &[u64]| {
+                    let (xs, vs) = steps(tr.ns, v);
+                    clip(&xs, &vs, lo, hi)
+                };
+                [curve(tr.solid), curve(tr.dashed)]
+            }
+            None => [clip(tr.t, tr.solid, lo, hi), clip(tr.t, tr.dashed, lo, hi)],
         })
         .collect();
     let phase_ends: Vec<(u64, &str)> = tl
@@ -525,6 +535,22 @@ fn phase_stretches<'a>(ends: &[(u64, &'a str)], lo: u64, hi: u64) -> Vec<(u64, u
     out
 }
 
+/// The curve of values `v` at times `t` as steps: each value held until the next time,
+/// where the curve rises or falls to the next value.
+fn steps(t: &[u64], v: &[u64]) -> (Vec<u64>, Vec<u64>) {
+    let n = t.len().min(v.len());
+    let (mut xs, mut vs) = (Vec::with_capacity(2 * n), Vec::with_capacity(2 * n));
+    for i in 0..n {
+        if i > 0 && v[i] != v[i - 1] {
+            xs.push(t[i]);
+            vs.push(v[i - 1]);
+        }
+        xs.push(t[i]);
+        vs.push(v[i]);
+    }
+    (xs, vs)
+}
+
 /// The points of the curve of values `v` after events `t` inside `lo..=hi`, with a point
 /// interpolated where the curve crosses either edge, so that a zoomed chart draws nothing
 /// outside its plot.
@@ -562,6 +588,21 @@ fn clip(t: &[u64], v: &[u64], lo: u64, hi: u64) -> Vec<(u64, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Over time a value holds until the next point: a pause of 30 ms between two points
+    /// draws the old value all through it and the change at its end, also when clipped.
+    #[test]
+    fn a_curve_over_time_holds_its_value_until_the_next_point() {
+        let (t, v) = steps(&[0, 5, 30_000_000], &[250, 250, 125]);
+        assert_eq!(t, [0, 5, 30_000_000, 30_000_000]);
+        assert_eq!(v, [250, 250, 250, 125]);
+        assert_eq!(
+            clip(&t, &v, 0, 15_000_000),
+            vec![(0, 250.0), (5, 250.0), (15_000_000, 250.0)]
+        );
+        // Mismatched lengths are drawn as far as both go.
+        assert_eq!(steps(&[1, 2, 3], &[7]), (vec![1], vec![7]));
+    }
 
     #[test]
     fn clipping_interpolates_at_the_edges() {
