@@ -580,13 +580,15 @@ fn time_driven_presets_follow_their_allocators_on_the_same_clock() {
     };
     // jemalloc holds 14-15% more than the model at its peak on GCC's trace and 11-15% more
     // on the JSON trace, from run to run: inside the bound, but not by enough to hold it in
-    // every run. mimalloc 2.0 holds a quarter more than its model on GCC's trace, and at the
-    // end of `tree_churn` keeps its freed pages in some runs and gives half of them back in
-    // others, at the same pace.
+    // every run. At the end of `tree_churn` the model of mimalloc 2.0 ends 9-31% below it,
+    // depending on when the real run's clock let its purges fall due; after the dict is
+    // dropped mimalloc 2.0 gives back memory within 5% of the model at some paces and
+    // three times as much at others, the model's one expiry per segment pushed back by
+    // the drop's frees.
     const GAPS: [(&str, &str); 4] = [
         ("jemalloc-like", "cc1.trace.gz"),
         ("jemalloc-like", "python-json.trace.gz"),
-        ("mimalloc2-like", "cc1.trace.gz"),
+        ("mimalloc2-like", "python-dict.trace.gz"),
         ("mimalloc2-like", "tree_churn"),
     ];
     let traces = concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/traces");

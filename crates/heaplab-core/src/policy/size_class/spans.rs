@@ -16,6 +16,10 @@ const MIN_BLOCKS_PER_SPAN: u64 = 8;
 /// (`MI_MAX_EXTEND_SIZE` in page.c, "one OS page seems to work well").
 const MAX_EXTEND: u64 = 4 << 10;
 
+/// The fewest never-used blocks a refill links in, whatever their size (`MI_MIN_EXTEND`
+/// in page.c, 4 unless built in secure mode).
+const MIN_EXTEND: u64 = 4;
+
 #[derive(Clone, Debug)]
 pub(super) struct Span {
     pub(super) seg: u32,
@@ -108,8 +112,10 @@ impl Span {
     /// Under sharding, the span's `free` list is empty: refilled as mimalloc refills a
     /// page's (page.c). `_mi_page_free_collect` makes `local_free` the free list whole;
     /// failing that, `mi_page_extend_free` threads the next never-used blocks onto it, at
-    /// most `MI_MAX_EXTEND_SIZE` (4 KiB) of them and at least one, writing a link into
-    /// each. So a block freed just now is handed out only after those.
+    /// most `MI_MAX_EXTEND_SIZE` (4 KiB) of them and at least `MI_MIN_EXTEND` (4),
+    /// writing a link into each. So a block freed just now is handed out only after those,
+    /// and a link written at the start of each block makes its first page resident: for
+    /// blocks of a page or more, four pages apart.
     #[cold]
     #[inline(never)]
     pub(super) fn refill<P: PageProvider>(
@@ -122,16 +128,25 @@ impl Span {
                 why: "the span's free list ran out: its local_free list becomes the free list",
             });
         } else if self.extent < self.capacity {
-            let n =
-                (MAX_EXTEND / self.block).clamp(1, u64::from(self.capacity - self.extent)) as u32;
+            let n = (MAX_EXTEND / self.block)
+                .max(MIN_EXTEND)
+                .clamp(1, u64::from(self.capacity - self.extent)) as u32;
             let start = self.base + u64::from(self.extent) * self.block;
-            mem.touch(start, u64::from(n - 1) * self.block + self.block.min(8))?;
+            let link = self.block.min(8);
+            if self.block < MAX_EXTEND {
+                // The links are at most a page apart: every page between them is written.
+                mem.touch(start, u64::from(n - 1) * self.block + link)?;
+            } else {
+                for k in 0..u64::from(n) {
+                    mem.touch(start + k * self.block, link)?;
+                }
+            }
             // The lowest of them is handed out first, as mimalloc links them in order.
             self.free.extend((self.extent..self.extent + n).rev());
             self.extent += n;
             mem.note(|| crate::decision::Decision::Reason {
-                why: "the span's free lists are empty: its next never-used blocks, up to 4 KiB, \
-                      are linked into its free list",
+                why: "the span's free lists are empty: its next never-used blocks, up to 4 KiB \
+                      and at least four, are linked into its free list",
             });
         }
         Ok(self.free.pop())

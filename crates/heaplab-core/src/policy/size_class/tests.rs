@@ -460,3 +460,24 @@ fn a_segment_expiry_is_pushed_back_while_spans_keep_emptying() {
     assert_eq!(p.segments[0].as_ref().unwrap().expire, 0);
     p.check_invariants(&mem).unwrap();
 }
+
+/// mimalloc's refill links at least four never-used blocks (`MI_MIN_EXTEND`), writing a
+/// word at the start of each: the first 8 KiB request makes four pages resident, 8 KiB
+/// apart, and the next three take no new page.
+#[test]
+fn a_refill_links_four_blocks_and_writes_a_word_in_each() {
+    let (mut p, mut mem) = policy(&[("free_lists", "sharded")]);
+    let first = p.alloc(&mut mem, 8192, 16, None, 1).unwrap();
+    assert_eq!(mem.stats().resident_pages.current, 4);
+    for k in 1..4u64 {
+        assert_eq!(
+            p.alloc(&mut mem, 8192, 16, None, 1).unwrap(),
+            first + k * 8192
+        );
+        assert_eq!(mem.stats().resident_pages.current, 4);
+    }
+    assert!((0..8)
+        .map(|page| mem.is_resident(first + page * 4096))
+        .eq([true, false].repeat(4)));
+    p.check_invariants(&mem).unwrap();
+}
