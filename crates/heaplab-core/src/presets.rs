@@ -268,7 +268,7 @@ pub const PRESETS: &[PresetSpec] = &[
                      makes it resident 2 MiB at a time and its resident set comes in whole \
                      2 MiB steps, up to 2 MiB above the model's per region touched \
                      (`MIMALLOC_ALLOW_THP=0` turns it off, and mimalloc then comes within 15% \
-                     of the model's peak on 11 of 13 fidelity workloads); v3's arenas of 64 \
+                     of the model's peak on 10 of 13 fidelity workloads); v3's arenas of 64 \
                      KiB slices in place of segments, with the arena's bitmaps in its first \
                      2 MiB and medium and large pages at aligned slices further on; the \
                      512 KiB medium pages of its blocks above a quarter page \
