@@ -181,7 +181,7 @@ fn fidelity(bin: &Path, quick: bool) -> Result<Vec<Row>> {
         out.push(Row::new(
             "fidelity",
             format!(
-                "{preset} / {version}, on the replay's clock: within 15% of the peak and 25% \
+                "{preset} / {version}, on the replay's own clock: within 15% of the peak and 25% \
                  of the end, of {what}; the furthest peak and end"
             ),
             format!(

@@ -52,7 +52,8 @@ pub struct FidelityArgs {
     /// Only these real allocators (system, mimalloc, jemalloc) and their presets. Repeatable.
     /// A preloaded library, preload:<lib.so>, is paired with the preset of the allocator
     /// its file names (mimalloc or jemalloc; mimalloc 2.0 with mimalloc2-like). The model
-    /// runs at each real replay's pace, so delays counted in time see as much time pass.
+    /// runs on each real replay's own clock, so delays counted in time see the same time
+    /// pass at the same events.
     #[arg(long, short)]
     pub allocator: Vec<String>,
     /// Only these workloads: built-in ids or trace files. Repeatable; by default the

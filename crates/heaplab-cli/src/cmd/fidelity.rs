@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use heaplab_core::clock::Clock;
 use heaplab_core::config::{PolicyConfig, RunConfig, WorkloadConfig};
+use heaplab_core::event::Event;
 use heaplab_core::simulate::Summary;
 use heaplab_native::baseline::{Library, Release};
 use heaplab_native::RealAllocator;
@@ -149,7 +150,7 @@ pub fn run(args: FidelityArgs) -> Result<(), CliError> {
 /// each run's marks, and its figures are the medians over those runs, as the real ones are.
 fn on_real_clocks(
     config: &RunConfig,
-    events: &[heaplab_core::event::Event],
+    events: &[Event],
     real: &heaplab_native::BaselineReport,
 ) -> Result<Model, CliError> {
     let mut runs = Vec::with_capacity(real.runs.len());
