@@ -188,14 +188,13 @@ pub fn replay(
     // On a real run's clock the first timed run tells the time, and the model and the
     // sampled run replay the marks it took, so that all three see the same time pass.
     let live = config.clock == Some(Clock::Real);
-    let mut marks = TimeMarks::default();
-    let mut first = None;
-    if live {
+    let (marks, first) = if live {
         let (ns, summary, taken) = timed_run(&config, events, true)?;
         runs.push(ns);
-        first = Some(summary);
-        marks = taken;
-    }
+        (taken, Some(summary))
+    } else {
+        (TimeMarks::default(), None)
+    };
     // The model's own run: it gives the event to sample the peak at, and the summary the
     // real run must equal.
     let (simulated, peak_at) = marks::simulate(&config, events, &marks)?;

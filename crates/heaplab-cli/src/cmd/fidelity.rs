@@ -161,15 +161,11 @@ fn on_real_clocks(
         let v: Vec<f64> = runs.iter().map(|s| f(s) as f64).collect();
         heaplab_native::median(&v).round() as u64
     };
-    let marks: Vec<f64> = real
-        .runs
-        .iter()
-        .map(|r| r.time_marks.len() as f64)
-        .collect();
+    let [_, marks, _] = real.min_median_max(|r| r.time_marks.len() as f64);
     Ok(Model {
         peak_resident_bytes: median(Summary::peak_resident_bytes),
         end_resident_bytes: median(Summary::end_resident_bytes),
-        time_marks: heaplab_native::median(&marks).round() as u64,
+        time_marks: marks.round() as u64,
     })
 }
 
