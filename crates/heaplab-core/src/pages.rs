@@ -14,6 +14,8 @@ use crate::stats::PageStats;
 const COMMITTED: u8 = 1;
 const RESIDENT: u8 = 2;
 const TOUCHED: u8 = 4;
+/// The page lies in a range advised for transparent huge pages (`MADV_HUGEPAGE`).
+const ADVISED: u8 = 8;
 
 /// A provider with its page map and statistics.
 #[derive(Clone, Debug)]
@@ -138,6 +140,7 @@ impl<P: PageProvider> Pages<P> {
         }
         self.provider.release(addr, bytes)?;
         self.drop_pages(addr, bytes);
+        self.forget_advice(addr, bytes);
         self.stats.release_ops += 1;
         self.stats.reserved_bytes.sub(bytes);
         Ok(())
@@ -239,6 +242,73 @@ impl<P: PageProvider> Pages<P> {
         Ok(())
     }
 
+    /// Advises a page-aligned range inside one reservation for transparent huge pages, as
+    /// `madvise(MADV_HUGEPAGE)` does. Under Linux's THP setting `madvise` the kernel then
+    /// answers the first write into an aligned granule of `huge_page_size` bytes that
+    /// lies wholly inside the advised, committed range, and of which nothing is resident,
+    /// with a huge page: the whole granule becomes resident at once
+    /// (`do_huge_pmd_anonymous_page`, mm/huge_memory.c). A granule that already holds
+    /// small pages goes on faulting small pages: a decommit of part of a huge page splits
+    /// it and keeps the rest resident. Once nothing of a granule is resident its empty
+    /// page table is freed (`MADV_DONTNEED` reclaims empty page tables, mm/pt_reclaim.c,
+    /// since Linux 6.14), so it takes a huge page again. The kernel's background
+    /// collapse of small pages into huge ones (khugepaged) is left out, and a huge page
+    /// is assumed to be at hand. Does nothing where the provider has no huge pages.
+    pub fn advise_huge(&mut self, addr: Addr, bytes: u64) -> Result<(), ProviderError> {
+        self.check_range(addr, bytes)?;
+        if self.caps.huge_page_size == 0 {
+            return Ok(());
+        }
+        let (first, last) = self.page_span(addr, bytes);
+        for page in first..last {
+            *self.state_mut(page) |= ADVISED;
+        }
+        Ok(())
+    }
+
+    /// Clears the advice of a released range: the next reservation there starts plain.
+    fn forget_advice(&mut self, addr: Addr, bytes: u64) {
+        let (first, last) = self.page_span(addr, bytes);
+        for page in first..last {
+            if let Some(s) = self.dir.get_mut(page) {
+                *s &= !ADVISED;
+            }
+        }
+    }
+
+    /// The first write into a page of an advised range: whether the kernel would back its
+    /// granule with a huge page (see [`Pages::advise_huge`]), and if so makes the whole
+    /// granule resident. The caller has checked that `page` is advised and not resident.
+    #[cold]
+    fn fault_huge(&mut self, page: u64) {
+        let granule = self.caps.huge_page_size >> self.shift;
+        let first = page / granule * granule;
+        let eligible = (first..first + granule).all(|p| {
+            let s = self.state(p);
+            s & (ADVISED | COMMITTED) == (ADVISED | COMMITTED) && s & RESIDENT == 0
+        });
+        if !eligible {
+            return;
+        }
+        for p in first..first + granule {
+            let s = self.state_mut(p);
+            let first_time = *s & TOUCHED == 0;
+            *s |= RESIDENT | TOUCHED;
+            self.stats.touched_pages += u64::from(first_time);
+        }
+        self.stats.resident_pages.add(granule);
+        let (at, bytes) = (first << self.shift, self.caps.huge_page_size);
+        self.provider.populate(at, bytes);
+        self.provider.note(|| crate::decision::Decision::Rule {
+            rule: "huge page",
+            text: format!(
+                "a first write made the {} KiB at {at:#x} resident whole: a transparent \
+                 huge page",
+                bytes >> 10
+            ),
+        });
+    }
+
     /// Records that the program or the allocator writes `bytes` at `addr`. Every page of the
     /// range must be committed; pages written for the first time since their commit become
     /// resident.
@@ -309,6 +379,13 @@ impl<P: PageProvider> Pages<P> {
                     addr: addr.max(page << self.shift),
                 });
             }
+            if *s & ADVISED != 0 {
+                self.fault_huge(page);
+                if self.state(page) & RESIDENT != 0 {
+                    continue;
+                }
+            }
+            let s = self.state_mut(page);
             let first_time = *s & TOUCHED == 0;
             *s |= RESIDENT | TOUCHED;
             self.stats.resident_pages.add(1);
@@ -546,6 +623,74 @@ mod tests {
         assert_eq!(m.stats().reserved_bytes.current, 0);
         assert_eq!(m.stats().reserved_bytes.peak, 4 * 4096);
         m.check_invariants().unwrap();
+    }
+
+    const HUGE: u64 = 2 << 20;
+    const PAGES_PER_HUGE: u64 = 512;
+
+    #[test]
+    fn an_advised_granule_becomes_resident_whole_at_its_first_write() {
+        let mut m = os();
+        assert_eq!(m.caps().huge_page_size, HUGE);
+        let a = m.reserve(2 * HUGE, HUGE).unwrap();
+        m.commit(a, 2 * HUGE).unwrap();
+        m.advise_huge(a, 2 * HUGE).unwrap();
+        m.touch(a + 12345, 8).unwrap();
+        // The first write made its whole 2 MiB resident, and nothing of the next one.
+        assert_eq!(m.stats().resident_pages.current, PAGES_PER_HUGE);
+        assert_eq!(m.stats().touched_pages, PAGES_PER_HUGE);
+        assert!(m.is_resident(a + HUGE - 1) && !m.is_resident(a + HUGE));
+        // A decommit of part of it splits the huge page: the rest stays resident, and a
+        // write into the part given back brings back one small page only.
+        m.decommit(a, 64 << 10).unwrap();
+        assert_eq!(m.stats().resident_pages.current, PAGES_PER_HUGE - 16);
+        m.commit(a, 64 << 10).unwrap();
+        m.touch(a, 1).unwrap();
+        assert_eq!(m.stats().resident_pages.current, PAGES_PER_HUGE - 15);
+        // Once none of the granule is resident, its next first write takes a huge page.
+        m.decommit(a, HUGE).unwrap();
+        m.commit(a, HUGE).unwrap();
+        m.touch(a + HUGE - 1, 1).unwrap();
+        assert_eq!(m.stats().resident_pages.current, PAGES_PER_HUGE);
+        m.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn only_a_granule_advised_and_committed_whole_takes_a_huge_page() {
+        let mut m = os();
+        let a = m.reserve(3 * HUGE, HUGE).unwrap();
+        // Not advised: small pages.
+        m.commit(a, HUGE).unwrap();
+        m.touch(a, 1).unwrap();
+        assert_eq!(m.stats().resident_pages.current, 1);
+        // Advised, but a page of the granule is not committed: small pages.
+        m.advise_huge(a + HUGE, 2 * HUGE).unwrap();
+        m.commit(a + HUGE, HUGE - 4096).unwrap();
+        m.touch(a + HUGE, 1).unwrap();
+        assert_eq!(m.stats().resident_pages.current, 2);
+        // Advised and committed, but already holding a small page: small pages.
+        m.commit(a + 2 * HUGE - 4096, 4096).unwrap();
+        m.touch(a + HUGE + 4096, 1).unwrap();
+        assert_eq!(m.stats().resident_pages.current, 3);
+        // A released range forgets its advice.
+        m.release(a, 3 * HUGE).unwrap();
+        let b = m.reserve(HUGE, HUGE).unwrap();
+        assert_eq!(b, a);
+        m.commit(b, HUGE).unwrap();
+        m.touch(b + HUGE / 2, 1).unwrap();
+        assert_eq!(m.stats().resident_pages.current, 1);
+        m.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn linear_memory_has_no_huge_pages() {
+        let mut m = Pages::new(SimProvider::new(SimMode::WasmLinear, 65536));
+        assert_eq!(m.caps().huge_page_size, 0);
+        let a = m.reserve(1 << 30, 1 << 30).unwrap();
+        m.commit(a, 1 << 30).unwrap();
+        m.advise_huge(a, 1 << 30).unwrap();
+        m.touch(a, 1).unwrap();
+        assert_eq!(m.stats().resident_pages.current, 1);
     }
 
     #[test]

@@ -229,11 +229,12 @@ pub const PRESETS: &[PresetSpec] = &[
         family: Family::SizeClass,
         title: "mimalloc 3 (v1 page layout)",
         description: "Per-thread heaps of 64 KiB pages in 4 MiB segments, an 8-byte class, \
-                      then 16-byte steps and about four classes per doubling; pages are committed one at a time as \
-                      they are used and purged one at a time once they have been free for \
-                      mimalloc 3's purge delay of 1 s, checked when a page is taken or given \
-                      back. Many small commit and decommit calls, little memory held: the \
-                      most page operations and the least commit in scenario S3.",
+                      then 16-byte steps and about four classes per doubling. As on Linux, \
+                      segments are committed whole and use huge pages, so memory comes 2 \
+                      MiB at a time; pages are purged one at a time after mimalloc 3's 1 s \
+                      delay, checked when a page is taken or given back. S3 sets it as on \
+                      Windows (pages committed as used): many small page calls, little \
+                      memory held.",
         params: &[
             ("granularity", "16"),
             ("tiny_class", "true"),
@@ -245,8 +246,10 @@ pub const PRESETS: &[PresetSpec] = &[
             ("decommit_delay", "1000"),
             ("decommit_ms", "1000"),
             ("purge_on", "slow-path"),
-            ("commit_granularity", "0"),
-            ("decommit_granularity", "0"),
+            ("commit_granularity", "4MiB"),
+            ("decommit_granularity", "64KiB"),
+            ("huge_pages", "true"),
+            ("arena_metadata", "2MiB"),
             ("heaps", "per-thread"),
             ("free_lists", "sharded"),
             ("thread_cache", "0"),
@@ -260,21 +263,15 @@ pub const PRESETS: &[PresetSpec] = &[
                   MI_SMALL_PAGE_SIZE 64 KiB (v1), MI_MEDIUM_OBJ_SIZE_MAX 128 KiB, \
                   bins of one word, then double words (page-queue.c `mi_bin`), \
                   thread-delayed free of cross-thread blocks, each page's free list sharded \
-                  into `free` and `local_free` (page.c `_mi_page_free_collect`); LLVM review \
-                  D71786 for the commit behaviour.",
-        leaves_out: "transparent huge pages: mimalloc 3 advises the memory it maps \
-                     `MADV_HUGEPAGE` (prim/unix/prim.c, option allow_thp, on by default), so \
-                     on a Linux whose THP setting is `madvise`, Debian's default, the kernel \
-                     makes it resident 2 MiB at a time and its resident set comes in whole \
-                     2 MiB steps, up to 2 MiB above the model's per region touched \
-                     (`MIMALLOC_ALLOW_THP=0` turns it off, and mimalloc then comes within 15% \
-                     of the model's peak on 10 of 13 fidelity workloads); v3's arenas of 64 \
-                     KiB slices in place of segments, with the arena's bitmaps in its first \
-                     2 MiB and medium and large pages at aligned slices further on; the \
-                     512 KiB medium pages of its blocks above a quarter page \
-                     (`medium_page_size`, which mimalloc2-like has), page reset \
-                     versus decommit, abandoned pages of exited threads, the \
-                     retired-page cycles (16) and the collection every 10,000 generic \
+                  into `free` and `local_free` (page.c `_mi_page_free_collect`); arenas \
+                  committed where the system overcommits (arena_eager_commit 2) and \
+                  advised `MADV_HUGEPAGE` (allow_thp); LLVM review D71786 for Windows.",
+        leaves_out: "v3's arenas of 64 KiB slices in place of segments, with small, medium \
+                     and other pages in 32 MiB chunks of their own (bitmap.c \
+                     `mi_chunkbin_of`); the 512 KiB medium pages of its blocks above a \
+                     quarter page (`medium_page_size`, which mimalloc2-like has), page reset \
+                     versus decommit, abandoned pages of exited threads, khugepaged, \
+                     the retired-page cycles (16) and the collection every 10,000 generic \
                      allocations. Its purges run over the whole heap where mimalloc's run per \
                      arena. Without a clock its delay is 1,000 events.",
         calibration: Calibration::Unchecked("mimalloc"),
@@ -283,13 +280,14 @@ pub const PRESETS: &[PresetSpec] = &[
         id: "mimalloc2-like",
         family: Family::SizeClass,
         title: "mimalloc 2.0 (Debian's libmimalloc2.0)",
-        description: "mimalloc-like with mimalloc 2.0's 512 KiB medium pages for blocks above \
+        description: "mimalloc-like without mimalloc 3's huge pages, with 2.0's 512 KiB medium pages for blocks above \
                       16 KiB and its delay: an emptied page is decommitted once it has been \
                       free for 25 ms, checked only when a page is \
                       taken from a segment or given back to one, so a program that stops \
                       allocating keeps its freed pages.",
         // mimalloc-like's layout is the family's defaults; only what differs from them
-        // is listed, so the two presets say their layout once.
+        // is listed, so the two presets say their layout once. mimalloc-like's whole
+        // segment commit, huge pages and arena metadata are mimalloc 3's and stay out.
         params: &[
             ("tiny_class", "true"),
             ("medium_page_size", "512KiB"),
@@ -301,7 +299,7 @@ pub const PRESETS: &[PresetSpec] = &[
             ("free_lists", "sharded"),
         ],
         sources: "mimalloc 2.0.9 (Debian 12's libmimalloc2.0): decommit_delay 25 ms \
-                  (options.c); MI_SMALL_OBJ_SIZE_MAX 16 KiB (a quarter of a 64 KiB page) and \
+                  and large_os_pages 0, so no `MADV_HUGEPAGE` (options.c); MI_SMALL_OBJ_SIZE_MAX 16 KiB (a quarter of a 64 KiB page) and \
                   MI_MEDIUM_PAGE_SIZE 512 KiB (mimalloc-types.h), chosen by block size in \
                   segment.c `mi_segment_page_alloc`; the delay is checked when a span of pages is freed to its \
                   segment (segment.c `mi_segment_perhaps_decommit` from \

@@ -79,6 +79,8 @@ const ENABLERS: &[(&str, &str, &str, &str)] = &[
     ("free-list", "tcache_max", "tcache_count", "7"),
     ("size-class", "cache_size", "empty_pages", "cache"),
     ("size-class", "purge_extend_ms", "decommit_ms", "5"),
+    // Huge pages need a granule committed whole: segments committed at once.
+    ("size-class", "huge_pages", "commit_granularity", "4MiB"),
 ];
 
 /// Knobs tried at a number of their own rather than the first near their default that

@@ -155,6 +155,9 @@ impl PageProvider for MmapProvider {
             can_decommit: true,
             can_release: true,
             zeroes_on_commit: true,
+            // The page map decides where huge pages would be and `populate` makes them
+            // resident, so replays agree with the simulated provider on any machine.
+            huge_page_size: ProviderCaps::linux_huge_page(self.page_size),
         }
     }
 
@@ -210,6 +213,15 @@ impl PageProvider for MmapProvider {
         }
         self.regions.remove(&addr);
         Ok(())
+    }
+
+    fn populate(&mut self, addr: Addr, bytes: u64) {
+        if !self.owns(addr, bytes) {
+            self.not_ours("populate", addr, bytes);
+        }
+        // SAFETY: ours, committed, and none of it resident (the page map's promise). It
+        // cannot fail where a provider can be made (the fallback writes each page).
+        let _ = unsafe { os::populate(addr, bytes) };
     }
 
     #[inline]

@@ -65,6 +65,10 @@ impl<P: PageProvider> PageProvider for Watch<P> {
         self.inner.caps()
     }
 
+    fn populate(&mut self, addr: Addr, bytes: u64) {
+        self.inner.populate(addr, bytes);
+    }
+
     fn reserve(&mut self, bytes: u64, align: u64) -> Result<Addr, ProviderError> {
         let addr = self.inner.reserve(bytes, align)?;
         self.page_op("reserve", addr, bytes);

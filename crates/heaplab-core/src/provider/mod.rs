@@ -28,6 +28,20 @@ pub struct ProviderCaps {
     pub can_release: bool,
     /// Whether freshly committed pages read as zero.
     pub zeroes_on_commit: bool,
+    /// The size of a transparent huge page, or 0 where the system has none. On Linux it
+    /// is what one page-middle-directory entry maps: a page of page-table entries of 8
+    /// bytes each, so 2 MiB for 4 KiB pages (`HPAGE_PMD_SIZE`). The page map
+    /// ([`crate::pages::Pages`]) makes such a granule resident whole when the first write
+    /// lands in it, in a range advised for huge pages.
+    pub huge_page_size: u64,
+}
+
+impl ProviderCaps {
+    /// The transparent huge page of a Linux with pages of `page_size` bytes: as many
+    /// pages as one page of 8-byte page-table entries maps.
+    pub const fn linux_huge_page(page_size: u64) -> u64 {
+        page_size * (page_size / 8)
+    }
 }
 
 /// Why a provider call failed. Every variant is recoverable: a policy turns it into an
@@ -113,6 +127,14 @@ pub trait PageProvider {
     /// has nothing to do; a real one writes, so that the operating system's residency is the
     /// one being modelled.
     fn write(&mut self, addr: Addr, bytes: u64);
+
+    /// Makes every page of a committed range resident at once, as the kernel does when it
+    /// backs a transparent huge page. [`crate::pages::Pages`] calls it for a granule it
+    /// has decided is a huge page, so a real provider's residency agrees with the page
+    /// map; a simulated provider has nothing to do.
+    fn populate(&mut self, addr: Addr, bytes: u64) {
+        let _ = (addr, bytes);
+    }
 
     /// Checks that the `bytes` at `addr` still hold what the last `write(addr, bytes)` put
     /// there, just before the block is freed or reallocated. A real provider writes a

@@ -86,6 +86,14 @@ impl PageProvider for SimProvider {
             can_decommit: os,
             can_release: os,
             zeroes_on_commit: true,
+            // Linux backs ranges advised MADV_HUGEPAGE with huge pages (its THP setting
+            // `madvise`, the default of Debian and most distributions); linear memory
+            // has nothing of the kind.
+            huge_page_size: if os {
+                ProviderCaps::linux_huge_page(self.page_size)
+            } else {
+                0
+            },
         }
     }
 

@@ -165,6 +165,38 @@ pub unsafe fn decommit(addr: Addr, bytes: u64) -> Result<(), ProviderError> {
     }
 }
 
+/// Makes every page of a committed range resident, as the kernel does when it backs a
+/// transparent huge page: `MADV_POPULATE_WRITE` (Linux 5.14), else a zero written into
+/// each page. The provider's own mappings are advised `MADV_NOHUGEPAGE`, so what becomes
+/// resident is what the page map decided and not what the kernel's huge-page allocator
+/// found at that moment.
+///
+/// # Safety
+/// The range lies inside one live reservation made by [`reserve`], committed, and none
+/// of its pages is resident (so each reads as zero, and writing a zero changes nothing).
+pub unsafe fn populate(addr: Addr, bytes: u64) -> Result<(), ProviderError> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: the caller's promise: the range is ours and committed.
+        let done = unsafe {
+            mm::madvise(
+                addr as *mut c_void,
+                bytes as usize,
+                Advice::LinuxPopulateWrite,
+            )
+        };
+        if done.is_ok() {
+            return Ok(());
+        }
+    }
+    let step = page_size() as usize;
+    for offset in (0..bytes as usize).step_by(step) {
+        // SAFETY: inside the committed range, in a page that holds only zeros.
+        unsafe { std::ptr::write_volatile((addr as usize + offset) as *mut u8, 0) };
+    }
+    Ok(())
+}
+
 /// Unmaps a whole reservation.
 ///
 /// # Safety

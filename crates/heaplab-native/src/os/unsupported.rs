@@ -44,6 +44,12 @@ pub unsafe fn decommit(_addr: Addr, _bytes: u64) -> Result<(), ProviderError> {
 
 /// # Safety
 /// Never maps anything, so there is nothing to assume.
+pub unsafe fn populate(_addr: Addr, _bytes: u64) -> Result<(), ProviderError> {
+    Err(refusal())
+}
+
+/// # Safety
+/// Never maps anything, so there is nothing to assume.
 pub unsafe fn release(_addr: Addr, _bytes: u64) -> Result<(), ProviderError> {
     Err(refusal())
 }

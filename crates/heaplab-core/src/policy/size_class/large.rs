@@ -35,6 +35,9 @@ impl SizeClass {
             return Ok(base);
         }
         let base = mem.map(len, align.max(self.os_page))?;
+        if self.huge_pages {
+            mem.advise_huge(base, len)?;
+        }
         self.large.insert(base, len);
         Ok(base)
     }

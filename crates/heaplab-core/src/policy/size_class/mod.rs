@@ -103,6 +103,12 @@ pub struct SizeClass {
     commit_slots: u32,
     decommit_slots: u32,
     per_thread: bool,
+    /// `huge_pages`: segments and large mappings are advised for transparent huge pages.
+    huge_pages: bool,
+    /// `arena_metadata`: bytes mapped for the allocator's own metadata with its first
+    /// segment, and whether they are mapped yet.
+    metadata: u64,
+    metadata_mapped: bool,
     /// `free_lists = sharded`: a span's own frees wait on `local_free` (mimalloc).
     sharded: bool,
     thread_cache: u64,
@@ -211,11 +217,13 @@ impl SizeClass {
             knobs.commit_granularity,
             page_size,
         )?;
-        let decommit_unit = unit(
-            names.decommit_granularity,
-            knobs.decommit_granularity,
-            commit_unit,
-        )?;
+        // A decommit unit below the commit unit gives back pages of memory committed in
+        // larger pieces; a slot given back is committed again, with the rest of its
+        // commit unit that was given back, when it is next used.
+        let decommit_unit = match knobs.decommit_granularity {
+            0 => commit_unit,
+            v => unit(names.decommit_granularity, v, page_size)?,
+        };
         let classes = class_sizes(granularity, per_doubling, large_threshold, knobs.tiny_class);
         let small_limit = (granularity * 64).min(*classes.last().expect("at least one class"));
         // The table's step is the smallest class, so that a tiny class has entries of its
@@ -252,6 +260,9 @@ impl SizeClass {
             commit_slots: (commit_unit / page_size) as u32,
             decommit_slots: (decommit_unit / page_size) as u32,
             per_thread: knobs.heaps == Heaps::PerThread,
+            huge_pages: knobs.huge_pages,
+            metadata: knobs.arena_metadata,
+            metadata_mapped: false,
             sharded: knobs.free_lists == FreeLists::Sharded,
             thread_cache: knobs.thread_cache,
             share: knobs.share_small_large,

@@ -270,10 +270,34 @@ knobs! {
         default: "0",
         unit: "bytes",
         doc: "Aligned unit that is decommitted only once every slot in it is free, a power \
-              of two from the commit unit to `segment_size`; 0 means the commit unit. \
-              mimalloc purges single pages; snmalloc gives memory back only in large \
-              chunks, which costs fewer calls and keeps more committed.",
+              of two from `page_size` to `segment_size`; 0 means the commit unit. \
+              mimalloc purges single pages; snmalloc gives memory back only in large chunks, which costs fewer calls and \
+              keeps more committed.",
         zero_means: "the commit unit",
+    },
+    huge_pages: bool = ParamSpec {
+        kind: ParamKind::Bool,
+        default: "false",
+        unit: "",
+        doc: "Advise segments and large mappings for transparent huge pages \
+              (`MADV_HUGEPAGE`), as mimalloc 3 does (allow_thp, prim/unix/prim.c): Linux \
+              then makes an aligned 2 MiB resident whole at its first write if all of it \
+              is committed and none of it resident. Acts with `commit_granularity` = \
+              `segment_size`.",
+        zero_means: "",
+    },
+    arena_metadata: u64 = ParamSpec {
+        kind: ParamKind::Bytes {
+            min: 0,
+            max: 1 << 30,
+            pow2: false,
+        },
+        default: "0",
+        unit: "bytes",
+        doc: "Bytes mapped for the allocator's own metadata with its first segment, their \
+              first page written: mimalloc 3's arena info and bitmaps take the arena's \
+              first 2 MiB (arena.c `mi_arena_initialize`).",
+        zero_means: "",
     },
     heaps: Heaps = ParamSpec {
         kind: ParamKind::Choice(Heaps::NAMES),

@@ -60,6 +60,9 @@ impl SizeClass {
                 }
             }
         }
+        if !self.metadata_mapped && self.metadata > 0 {
+            self.map_metadata(mem)?;
+        }
         let size = u64::from(self.slots_per_seg) << self.page_shift;
         let base = mem.reserve(size, size)?;
         mem.note(|| crate::decision::Decision::NewRegion {
@@ -67,6 +70,9 @@ impl SizeClass {
             addr: base,
             bytes: size,
         });
+        if self.huge_pages {
+            mem.advise_huge(base, size)?;
+        }
         self.generations += 1;
         // Memory that a provider could not release comes back as it was left, possibly
         // committed (a wasm heap reusing what it freed); elsewhere it comes uncommitted.
@@ -97,6 +103,30 @@ impl SizeClass {
         } as u32;
         self.seg_index.insert(base >> self.seg_shift, si);
         Ok((si, 0))
+    }
+
+    /// Maps the allocator's own metadata (`arena_metadata`), before its first segment, and
+    /// writes its first page, as mimalloc 3 initialises an arena's info and bitmaps at the
+    /// arena's start. It stays mapped for the life of the heap.
+    fn map_metadata<P: PageProvider>(&mut self, mem: &mut Pages<P>) -> Result<(), AllocError> {
+        let bytes = mem.round_up(self.metadata);
+        let align = if self.huge_pages {
+            mem.caps().huge_page_size.max(1)
+        } else {
+            1
+        };
+        let base = mem.map(bytes, align)?;
+        mem.note(|| crate::decision::Decision::NewRegion {
+            what: "arena",
+            addr: base,
+            bytes,
+        });
+        if self.huge_pages {
+            mem.advise_huge(base, bytes)?;
+        }
+        mem.touch(base, self.os_page.min(bytes))?;
+        self.metadata_mapped = true;
+        Ok(())
     }
 
     /// Commits the uncommitted slots of the commit units a range touches, one provider call
