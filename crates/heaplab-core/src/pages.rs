@@ -139,8 +139,8 @@ impl<P: PageProvider> Pages<P> {
             return Ok(());
         }
         self.provider.release(addr, bytes)?;
-        self.drop_pages(addr, bytes);
-        self.forget_advice(addr, bytes);
+        // The next reservation there starts without advice.
+        self.drop_pages(addr, bytes, ADVISED);
         self.stats.release_ops += 1;
         self.stats.reserved_bytes.sub(bytes);
         Ok(())
@@ -238,7 +238,7 @@ impl<P: PageProvider> Pages<P> {
         self.stats.decommit_ops += 1;
         let (first, last) = self.page_span(addr, bytes);
         self.stats.decommitted_pages_total += last - first;
-        self.drop_pages(addr, bytes);
+        self.drop_pages(addr, bytes, 0);
         Ok(())
     }
 
@@ -264,16 +264,6 @@ impl<P: PageProvider> Pages<P> {
             *self.state_mut(page) |= ADVISED;
         }
         Ok(())
-    }
-
-    /// Clears the advice of a released range: the next reservation there starts plain.
-    fn forget_advice(&mut self, addr: Addr, bytes: u64) {
-        let (first, last) = self.page_span(addr, bytes);
-        for page in first..last {
-            if let Some(s) = self.dir.get_mut(page) {
-                *s &= !ADVISED;
-            }
-        }
     }
 
     /// The first write into a page of an advised range: whether the kernel would back its
@@ -507,8 +497,9 @@ impl<P: PageProvider> Pages<P> {
         }
     }
 
-    /// Clears the committed and resident bits of a range, keeping the gauges in step.
-    fn drop_pages(&mut self, addr: Addr, bytes: u64) {
+    /// Clears the committed and resident bits of a range, and the bits in `also`, keeping
+    /// the gauges in step.
+    fn drop_pages(&mut self, addr: Addr, bytes: u64, also: u8) {
         let (first, last) = self.page_span(addr, bytes);
         let (mut committed, mut resident) = (0, 0);
         for page in first..last {
@@ -517,7 +508,7 @@ impl<P: PageProvider> Pages<P> {
             };
             committed += u64::from(*s & COMMITTED != 0);
             resident += u64::from(*s & RESIDENT != 0);
-            *s &= !(COMMITTED | RESIDENT);
+            *s &= !(COMMITTED | RESIDENT | also);
         }
         self.stats.committed_pages.sub(committed);
         self.stats.resident_pages.sub(resident);

@@ -227,20 +227,21 @@ pub const PRESETS: &[PresetSpec] = &[
     PresetSpec {
         id: "mimalloc-like",
         family: Family::SizeClass,
-        title: "mimalloc 3 (v1 page layout)",
-        description: "Per-thread heaps of 64 KiB pages in 4 MiB segments, an 8-byte class, \
-                      then 16-byte steps and about four classes per doubling. As on Linux, \
-                      segments are committed whole and use huge pages, so memory comes 2 \
-                      MiB at a time; pages are purged one at a time after mimalloc 3's 1 s \
-                      delay, checked when a page is taken or given back. S3 sets it as on \
-                      Windows (pages committed as used): many small page calls, little \
-                      memory held.",
+        title: "mimalloc 3 (Linux)",
+        description: "Per-thread heaps: blocks up to 10 KiB in 64 KiB pages, up to 80 KiB in \
+                      512 KiB pages, an 8-byte class, then about four classes per doubling. \
+                      As on Linux, 4 MiB segments are committed whole and use huge pages, \
+                      the first opening with the arena's metadata; pages are purged one by \
+                      one after mimalloc 3's 1 s delay, on the slow path. S3 sets it as on \
+                      Windows: many small page calls, little memory held.",
         params: &[
             ("granularity", "16"),
             ("tiny_class", "true"),
             ("classes_per_doubling", "4"),
             ("page_size", "64KiB"),
             ("segment_size", "4MiB"),
+            ("medium_page_size", "512KiB"),
+            ("page_min_blocks", "6"),
             ("large_threshold", "128KiB"),
             ("empty_pages", "delay"),
             ("decommit_delay", "1000"),
@@ -249,45 +250,41 @@ pub const PRESETS: &[PresetSpec] = &[
             ("commit_granularity", "4MiB"),
             ("decommit_granularity", "64KiB"),
             ("huge_pages", "true"),
-            ("arena_metadata", "2MiB"),
+            ("arena_metadata", "2112KiB"),
             ("heaps", "per-thread"),
             ("free_lists", "sharded"),
             ("thread_cache", "0"),
             ("share_small_large", "false"),
         ],
         sources: "mimalloc 3.3 (the version libmimalloc-sys 0.1.49 builds): purge_delay 1000 \
-                  ms (options.c); an emptied page's purge is scheduled in its arena \
-                  (arena.c `mi_arena_schedule_purge`) and carried out by \
-                  `_mi_arenas_collect`, which runs when a page is freed (page.c \
-                  `_mi_page_free`) or abandoned; MI_SEGMENT_SIZE 4 MiB and \
-                  MI_SMALL_PAGE_SIZE 64 KiB (v1), MI_MEDIUM_OBJ_SIZE_MAX 128 KiB, \
-                  bins of one word, then double words (page-queue.c `mi_bin`), \
-                  thread-delayed free of cross-thread blocks, each page's free list sharded \
-                  into `free` and `local_free` (page.c `_mi_page_free_collect`); arenas \
-                  committed where the system overcommits (arena_eager_commit 2) and \
-                  advised `MADV_HUGEPAGE` (allow_thp); LLVM review D71786 for Windows.",
-        leaves_out: "v3's arenas of 64 KiB slices in place of segments, with small, medium \
-                     and other pages in 32 MiB chunks of their own (bitmap.c \
-                     `mi_chunkbin_of`); the 512 KiB medium pages of its blocks above a \
-                     quarter page (`medium_page_size`, which mimalloc2-like has), page reset \
-                     versus decommit, abandoned pages of exited threads, khugepaged, \
-                     the retired-page cycles (16) and the collection every 10,000 generic \
-                     allocations. Its purges run over the whole heap where mimalloc's run per \
-                     arena. Without a clock its delay is 1,000 events.",
+                  ms (options.c), scheduled per arena and carried out by \
+                  `_mi_arenas_collect` when a page is freed or abandoned (arena.c, page.c); \
+                  MI_SMALL_MAX_OBJ_SIZE and MI_MEDIUM_MAX_OBJ_SIZE (types.h); 33 slices of \
+                  arena info (arena.c `mi_arena_info_slices_needed`); bins of one word, \
+                  then double words (page-queue.c `mi_bin`); sharded free lists (page.c); \
+                  arenas committed where the system overcommits (arena_eager_commit 2) \
+                  and advised `MADV_HUGEPAGE` (allow_thp); LLVM review D71786 for Windows.",
+        leaves_out: "4 MiB large pages for blocks of 80-512 KiB (here spans of eight blocks, \
+                     and a mapping each above 128 KiB, closer to mimalloc's peak on the \
+                     recorded programs), 1 GiB arenas whose later 32 MiB chunks each keep \
+                     one kind of page, page reset, abandoned pages, khugepaged, retired-page \
+                     cycles and the collection every 10,000 generic allocations. Purges run \
+                     over the whole heap, not per arena. Without a clock its delay is 1,000 \
+                     events.",
         calibration: Calibration::Unchecked("mimalloc"),
     },
     PresetSpec {
         id: "mimalloc2-like",
         family: Family::SizeClass,
         title: "mimalloc 2.0 (Debian's libmimalloc2.0)",
-        description: "mimalloc-like without mimalloc 3's huge pages, with 2.0's 512 KiB medium pages for blocks above \
-                      16 KiB and its delay: an emptied page is decommitted once it has been \
+        description: "mimalloc-like without mimalloc 3's huge pages and arena, with 2.0's \
+                      medium pages for blocks above 16 KiB and its delay: an emptied page is decommitted once it has been \
                       free for 25 ms, checked only when a page is \
                       taken from a segment or given back to one, so a program that stops \
                       allocating keeps its freed pages.",
         // mimalloc-like's layout is the family's defaults; only what differs from them
         // is listed, so the two presets say their layout once. mimalloc-like's whole
-        // segment commit, huge pages and arena metadata are mimalloc 3's and stay out.
+        // segment commit, huge pages, arena metadata and page kinds are mimalloc 3's.
         params: &[
             ("tiny_class", "true"),
             ("medium_page_size", "512KiB"),

@@ -81,6 +81,12 @@ const ENABLERS: &[(&str, &str, &str, &str)] = &[
     ("size-class", "purge_extend_ms", "decommit_ms", "5"),
     // Huge pages need a granule committed whole: segments committed at once.
     ("size-class", "huge_pages", "commit_granularity", "4MiB"),
+    (
+        "size-class",
+        "page_min_blocks",
+        "medium_page_size",
+        "512KiB",
+    ),
 ];
 
 /// Knobs tried at a number of their own rather than the first near their default that
@@ -144,9 +150,7 @@ fn other_settings(family: &str, p: &ParamSpec) -> Vec<Value> {
         ParamKind::Bytes { min, max, pow2 } => {
             let d = heaplab_core::params::parse_bytes(p.default).unwrap() as u64;
             let tries = if d == 0 {
-                // 1 MiB last: a span size that must be at least four of the family's
-                // default large blocks, and adding it moves no other knob's first choice.
-                vec![256 << 10, 128, 4096, 16, 1 << 20]
+                vec![256 << 10, 128, 4096, 16]
             } else {
                 vec![d / 2, d * 2, d * 4, d / 4]
             };

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::spans::Span;
-use super::{EmptyPages, SizeClass, LARGE, NONE};
+use super::{EmptyPages, SizeClass, LARGE, METADATA, NONE};
 use crate::pages::Pages;
 use crate::provider::PageProvider;
 
@@ -250,7 +250,10 @@ impl SizeClass {
                 if s.pending && (s.owner != NONE || !s.committed) {
                     return Err(format!("segment {si} slot {i} is pending but {s:?}"));
                 }
-                if s.owner != NONE {
+                if s.owner == METADATA && !s.committed {
+                    return Err(format!("segment {si} slot {i} holds metadata, uncommitted"));
+                }
+                if s.owner != NONE && s.owner != METADATA {
                     let span = self.spans.get(s.owner as usize);
                     let covers = span.is_some_and(|sp| {
                         sp.seg as usize == si

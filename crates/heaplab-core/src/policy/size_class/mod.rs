@@ -50,6 +50,8 @@ use crate::small_map::ThreadMap;
 pub use self::params::FAMILY;
 
 const NONE: u32 = u32::MAX;
+/// The owner of the slots that hold the allocator's own metadata (`arena_metadata`).
+const METADATA: u32 = u32::MAX - 1;
 
 /// The class of a span that holds one large block carved from segment slots.
 const LARGE: u32 = u32::MAX;
@@ -68,9 +70,13 @@ pub struct SizeClass {
     page_shift: u32,
     seg_shift: u32,
     slots_per_seg: u32,
-    /// Slots of a span of a class above a quarter of a page under mimalloc's page kinds
+    /// Slots of a span of a class above `small_max` under mimalloc's page kinds
     /// (`medium_page_size`), or 0 for spans of at least eight blocks.
     medium_slots: u32,
+    /// The largest block of a one-page span and of a medium page: pages of
+    /// `page_min_blocks` blocks.
+    small_max: u64,
+    medium_max: u64,
     large_threshold: u64,
     empty: EmptyPages,
     /// The delay of `empty_pages = delay` and `large_free = delay` in events, and in
@@ -105,10 +111,10 @@ pub struct SizeClass {
     per_thread: bool,
     /// `huge_pages`: segments and large mappings are advised for transparent huge pages.
     huge_pages: bool,
-    /// `arena_metadata`: bytes mapped for the allocator's own metadata with its first
-    /// segment, and whether they are mapped yet.
-    metadata: u64,
-    metadata_mapped: bool,
+    /// `arena_metadata`, in slots at the start of the first segment, and whether that
+    /// segment has been made.
+    metadata_slots: u32,
+    metadata_placed: bool,
     /// `free_lists = sharded`: a span's own frees wait on `local_free` (mimalloc).
     sharded: bool,
     thread_cache: u64,
@@ -182,17 +188,22 @@ impl SizeClass {
         }
         let medium = knobs.medium_page_size;
         if medium != 0
-            && (!medium.is_power_of_two()
-                || medium < 2 * page_size
-                || medium > segment_size
-                || medium < 4 * large_threshold)
+            && (!medium.is_power_of_two() || medium < 2 * page_size || medium > segment_size)
         {
             return Err(field(
                 names.medium_page_size,
                 format!(
                     "{medium} is not 0 or a power of two from twice page_size {page_size} to \
-                     segment_size {segment_size} and at least four times large_threshold \
-                     {large_threshold}"
+                     segment_size {segment_size}"
+                ),
+            ));
+        }
+        if knobs.arena_metadata >= segment_size {
+            return Err(field(
+                names.arena_metadata,
+                format!(
+                    "{} leaves no room in segment_size {segment_size}",
+                    knobs.arena_metadata
                 ),
             ));
         }
@@ -243,6 +254,8 @@ impl SizeClass {
             seg_shift: segment_size.trailing_zeros(),
             slots_per_seg: (segment_size / page_size) as u32,
             medium_slots: (medium / page_size) as u32,
+            small_max: page_size / knobs.page_min_blocks,
+            medium_max: medium / knobs.page_min_blocks,
             large_threshold,
             empty: knobs.empty_pages,
             delay_events: knobs.decommit_delay,
@@ -261,8 +274,8 @@ impl SizeClass {
             decommit_slots: (decommit_unit / page_size) as u32,
             per_thread: knobs.heaps == Heaps::PerThread,
             huge_pages: knobs.huge_pages,
-            metadata: knobs.arena_metadata,
-            metadata_mapped: false,
+            metadata_slots: knobs.arena_metadata.div_ceil(page_size) as u32,
+            metadata_placed: false,
             sharded: knobs.free_lists == FreeLists::Sharded,
             thread_cache: knobs.thread_cache,
             share: knobs.share_small_large,

@@ -114,13 +114,12 @@ knobs! {
         },
         default: "0",
         unit: "bytes",
-        doc: "mimalloc's page kinds: a class of at most a quarter of `page_size` gets a span \
-              of one page, and a larger one up to `large_threshold` a span of this many \
-              bytes, holding as many blocks as fit (mimalloc's small and medium pages: \
-              MI_SMALL_OBJ_SIZE_MAX a quarter of its 64 KiB page, MI_MEDIUM_PAGE_SIZE 512 \
-              KiB, segment.c `mi_segment_page_alloc`). A power of two from twice `page_size` \
-              to `segment_size`, at least four times `large_threshold`; 0 keeps spans of at \
-              least eight blocks for every class.",
+        doc: "mimalloc's page kinds: a class that fits `page_min_blocks` times in a page gets \
+              a span of one page, a larger one that fits as often in this many bytes a \
+              span of this size (mimalloc's small and medium pages, MI_MEDIUM_PAGE_SIZE \
+              512 KiB, segment.c `mi_segment_page_alloc`), and larger ones spans of at \
+              least eight blocks. A power of two from twice `page_size` \
+              to `segment_size`; 0 keeps spans of at least eight blocks for every class.",
         zero_means: "spans of at least eight blocks",
     },
     segment_size: u64 = ParamSpec {
@@ -279,11 +278,18 @@ knobs! {
         kind: ParamKind::Bool,
         default: "false",
         unit: "",
-        doc: "Advise segments and large mappings for transparent huge pages \
-              (`MADV_HUGEPAGE`), as mimalloc 3 does (allow_thp, prim/unix/prim.c): Linux \
-              then makes an aligned 2 MiB resident whole at its first write if all of it \
-              is committed and none of it resident. Acts with `commit_granularity` = \
-              `segment_size`.",
+        doc: "Advise segments and large mappings `MADV_HUGEPAGE`, as mimalloc 3 does \
+              (allow_thp): Linux then backs an aligned 2 MiB, committed whole and with \
+              nothing resident, by a huge page at its first write. Acts with \
+              `commit_granularity` = `segment_size`.",
+        zero_means: "",
+    },
+    page_min_blocks: u64 = ParamSpec {
+        kind: ParamKind::Int { min: 1, max: 64 },
+        default: "4",
+        unit: "blocks",
+        doc: "With `medium_page_size`: a class goes in a small or medium page only if this \
+              many of its blocks fit: 4 in mimalloc 2, 6 in mimalloc 3 (types.h).",
         zero_means: "",
     },
     arena_metadata: u64 = ParamSpec {
@@ -294,9 +300,9 @@ knobs! {
         },
         default: "0",
         unit: "bytes",
-        doc: "Bytes mapped for the allocator's own metadata with its first segment, their \
-              first page written: mimalloc 3's arena info and bitmaps take the arena's \
-              first 2 MiB (arena.c `mi_arena_initialize`).",
+        doc: "Bytes at the start of the first segment kept for the allocator's metadata, \
+              first page written: mimalloc 3's arena info takes its first 33 slices \
+              (arena.c `mi_arena_info_slices_needed`).",
         zero_means: "",
     },
     heaps: Heaps = ParamSpec {

@@ -3,7 +3,7 @@
 //! whose slots are all free and uncommitted goes back to the provider. The owner of an
 //! address's slot is the span that holds it.
 
-use super::{SizeClass, NONE};
+use super::{SizeClass, METADATA, NONE};
 use crate::pages::Pages;
 use crate::policy::AllocError;
 use crate::provider::{Addr, PageProvider};
@@ -52,16 +52,9 @@ impl SizeClass {
             if seg.free_slots < n || seg.heap != heap {
                 continue;
             }
-            let mut run = 0;
-            for (i, slot) in seg.slots.iter().enumerate() {
-                run = if slot.owner == NONE { run + 1 } else { 0 };
-                if run == n {
-                    return Ok((si as u32, i as u32 + 1 - n));
-                }
+            if let Some(first) = Self::first_run(seg, n) {
+                return Ok((si as u32, first));
             }
-        }
-        if !self.metadata_mapped && self.metadata > 0 {
-            self.map_metadata(mem)?;
         }
         let size = u64::from(self.slots_per_seg) << self.page_shift;
         let base = mem.reserve(size, size)?;
@@ -102,30 +95,49 @@ impl SizeClass {
             }
         } as u32;
         self.seg_index.insert(base >> self.seg_shift, si);
+        if !self.metadata_placed && self.metadata_slots > 0 {
+            self.place_metadata(mem, si)?;
+            return self.find_slots(mem, heap, n);
+        }
         Ok((si, 0))
     }
 
-    /// Maps the allocator's own metadata (`arena_metadata`), before its first segment, and
-    /// writes its first page, as mimalloc 3 initialises an arena's info and bitmaps at the
-    /// arena's start. It stays mapped for the life of the heap.
-    fn map_metadata<P: PageProvider>(&mut self, mem: &mut Pages<P>) -> Result<(), AllocError> {
-        let bytes = mem.round_up(self.metadata);
-        let align = if self.huge_pages {
-            mem.caps().huge_page_size.max(1)
-        } else {
-            1
-        };
-        let base = mem.map(bytes, align)?;
-        mem.note(|| crate::decision::Decision::NewRegion {
-            what: "arena",
-            addr: base,
-            bytes,
-        });
-        if self.huge_pages {
-            mem.advise_huge(base, bytes)?;
+    /// The first slot of the first run of `n` free slots in `seg`.
+    fn first_run(seg: &Segment, n: u32) -> Option<u32> {
+        let mut run = 0;
+        for (i, slot) in seg.slots.iter().enumerate() {
+            run = if slot.owner == NONE { run + 1 } else { 0 };
+            if run == n {
+                return Some(i as u32 + 1 - n);
+            }
         }
-        mem.touch(base, self.os_page.min(bytes))?;
-        self.metadata_mapped = true;
+        None
+    }
+
+    /// Keeps the first slots of the heap's first segment for the allocator's own metadata
+    /// (`arena_metadata`), committed, with their first page written, as mimalloc 3
+    /// initialises its arena's info and bitmaps at the arena's start. They are never cut
+    /// into spans, so that segment is never released.
+    fn place_metadata<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+        si: u32,
+    ) -> Result<(), AllocError> {
+        let m = self.metadata_slots as usize;
+        // The segment is fresh, so the commit units the metadata reaches are all
+        // uncommitted: one call commits them, as `commit_slots` would.
+        let units = m.div_ceil(self.commit_slots as usize) * self.commit_slots as usize;
+        let seg = self.segments[si as usize].as_mut().expect("live segment");
+        for (i, slot) in seg.slots[..units].iter_mut().enumerate() {
+            if i < m {
+                slot.owner = METADATA;
+            }
+            slot.committed = true;
+        }
+        seg.free_slots -= m as u32;
+        mem.commit(seg.base, (units as u64) << self.page_shift)?;
+        mem.touch(seg.base, self.os_page)?;
+        self.metadata_placed = true;
         Ok(())
     }
 
@@ -271,6 +283,6 @@ impl SizeClass {
         let seg = self.segments[si as usize].as_ref()?;
         let slot = ((addr - seg.base) >> self.page_shift) as usize;
         let owner = seg.slots.get(slot)?.owner;
-        (owner != NONE).then_some(owner)
+        (owner != NONE && owner != METADATA).then_some(owner)
     }
 }

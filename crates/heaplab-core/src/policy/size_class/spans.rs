@@ -155,14 +155,16 @@ impl Span {
 
 impl SizeClass {
     /// The pages of a span of `block`-byte blocks: mimalloc's small and medium pages under
-    /// `medium_page_size`, else enough for at least eight blocks.
+    /// `medium_page_size`, and above those (or without them) enough for at least eight
+    /// blocks.
     pub(super) fn span_slots(&self, block: u64) -> u32 {
         if self.medium_slots > 0 {
-            return if block <= self.page_size() / 4 {
-                1
-            } else {
-                self.medium_slots
-            };
+            if block <= self.small_max {
+                return 1;
+            }
+            if block <= self.medium_max {
+                return self.medium_slots;
+            }
         }
         (block * MIN_BLOCKS_PER_SPAN)
             .div_ceil(self.page_size())

@@ -481,3 +481,56 @@ fn a_refill_links_four_blocks_and_writes_a_word_in_each() {
         .eq([true, false].repeat(4)));
     p.check_invariants(&mem).unwrap();
 }
+
+/// mimalloc 3 on Linux: the arena's metadata opens the first segment and no span is cut
+/// from it; segments committed whole and advised for huge pages come 2 MiB at a time.
+#[test]
+fn the_arena_metadata_and_huge_pages_come_before_the_first_block() {
+    let given = [
+        ("page_size", "64KiB"),
+        ("commit_granularity", "4MiB"),
+        ("decommit_granularity", "64KiB"),
+        ("arena_metadata", "2112KiB"),
+        ("huge_pages", "true"),
+    ];
+    let (mut p, mut mem) = policy(&given);
+    let first = p.alloc(&mut mem, 64, 16, None, 1).unwrap();
+    // The block's page is slot 33, the first past the metadata's 2 MiB + 64 KiB.
+    assert_eq!(first % (4 << 20), 33 << 16);
+    // The metadata's first page was written: its whole granule is resident.
+    assert_eq!(mem.stats().resident_pages.current, 512);
+    // The program writes its block: the block's granule comes whole too.
+    mem.touch(first, 64).unwrap();
+    assert_eq!(mem.stats().resident_pages.current, 2 * 512);
+    assert_eq!(mem.stats().committed_pages.current, 1024);
+    assert_eq!(mem.stats().commit_ops, 1);
+    p.check_invariants(&mem).unwrap();
+    // Without the advice only the pages written are resident.
+    let (mut p, mut mem) = policy(&given[..4]);
+    let first = p.alloc(&mut mem, 64, 16, None, 1).unwrap();
+    mem.touch(first, 64).unwrap();
+    assert_eq!(mem.stats().resident_pages.current, 2);
+    // Metadata that would fill the segment is refused with the knob named.
+    let e = policy_error(&[("arena_metadata", "4MiB")]);
+    assert!(e.contains("arena_metadata") && e.contains("no room"), "{e}");
+}
+
+/// `page_min_blocks` sets how many blocks a small or medium page must hold: mimalloc 3's
+/// six put a 12 KiB block in a medium page and a 96 KiB one in a span of eight, where
+/// mimalloc 2's four keep them in a one-page span and a medium page.
+#[test]
+fn page_min_blocks_moves_classes_between_page_kinds() {
+    for (min, kinds) in [("4", [1, 1, 8, 8]), ("6", [1, 8, 8, 12])] {
+        let (p, _) = policy(&[
+            ("page_size", "64KiB"),
+            ("medium_page_size", "512KiB"),
+            ("large_threshold", "128KiB"),
+            ("page_min_blocks", min),
+        ]);
+        let got: Vec<u32> = [10 << 10, 12 << 10, 80 << 10, 96 << 10]
+            .iter()
+            .map(|&b| p.span_slots(b))
+            .collect();
+        assert_eq!(got, kinds, "page_min_blocks = {min}");
+    }
+}
