@@ -10,6 +10,14 @@ use crate::policy::FamilySpec;
 const MAX_SEGMENT: u64 = 1 << 30;
 const _: () = assert!((MAX_SEGMENT as u128) * (MAX_SEGMENT as u128) <= 1u128 << 64);
 
+/// The kind of the byte knobs that may be anything up to the largest segment (0 included),
+/// and are checked against the segment when the heap is built.
+const UP_TO_1_GIB: ParamKind = ParamKind::Bytes {
+    min: 0,
+    max: MAX_SEGMENT,
+    pow2: false,
+};
+
 choice! {
     /// What becomes of a large block's own mapping when it is freed.
     pub(super) enum LargeFree {
@@ -246,11 +254,7 @@ knobs! {
         zero_means: "one segment's worth",
     },
     commit_granularity: u64 = ParamSpec {
-        kind: ParamKind::Bytes {
-            min: 0,
-            max: 1 << 30,
-            pow2: false,
-        },
+        kind: UP_TO_1_GIB,
         default: "0",
         unit: "bytes",
         doc: "Unit in which segment memory is committed, a power of two from `page_size` to \
@@ -261,11 +265,7 @@ knobs! {
         zero_means: "one page",
     },
     decommit_granularity: u64 = ParamSpec {
-        kind: ParamKind::Bytes {
-            min: 0,
-            max: 1 << 30,
-            pow2: false,
-        },
+        kind: UP_TO_1_GIB,
         default: "0",
         unit: "bytes",
         doc: "Aligned unit that is decommitted only once every slot in it is free, a power \
@@ -293,11 +293,7 @@ knobs! {
         zero_means: "",
     },
     arena_metadata: u64 = ParamSpec {
-        kind: ParamKind::Bytes {
-            min: 0,
-            max: 1 << 30,
-            pow2: false,
-        },
+        kind: UP_TO_1_GIB,
         default: "0",
         unit: "bytes",
         doc: "Bytes at the start of the first segment kept for the allocator's metadata, \
@@ -331,11 +327,7 @@ knobs! {
         zero_means: "",
     },
     thread_cache: u64 = ParamSpec {
-        kind: ParamKind::Bytes {
-            min: 0,
-            max: 1 << 30,
-            pow2: false,
-        },
+        kind: UP_TO_1_GIB,
         default: "0",
         unit: "bytes",
         doc: "Bytes of freed small blocks each thread keeps for its next allocations before \
