@@ -2,14 +2,16 @@
 //! 100 million events) streamed into one simulation of `policy`, timed and weighed in
 //! tenths. For each tenth it prints the time per event (the thread's CPU time, from
 //! Linux's `/proc/thread-self/stat`, so that other work on a shared machine does not count
-//! as the simulator's; the wall clock where that is missing) and this process's resident
-//! memory (`VmRSS`) at its end, then the two verdicts the simulator owes a long run:
+//! as the simulator's; the wall clock where that is missing), the median of `repeats`
+//! passes (3 by default, each a fresh simulation: a shared machine slows single tenths of
+//! single passes by a quarter), and this process's resident memory (`VmRSS`) at its end in
+//! the first pass, then the two verdicts the simulator owes a long run:
 //!
 //! - its time per event is steady: the first and last tenths within 20% of each other;
 //! - its memory is flat, bounded by live blocks and touched pages rather than by events:
 //!   the last tenth ends within 10% (or 4 MB) of where the first ended.
 //!
-//! `cargo run --release -p heaplab-core --example long_run -- size-class 3`
+//! `cargo run --release -p heaplab-core --example long_run -- size-class 3 3`
 //!
 //! It exits with status 1 when either verdict fails. Under `cargo xtask bench`
 //! (`HEAPLAB_BENCH_ROWS` set) it adds the verdicts to the bench's report as a row instead,
@@ -26,6 +28,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let policy = args.first().map_or("size-class", String::as_str);
     let scale: f64 = args.get(1).map_or(Ok(3.0), |s| s.parse())?;
+    let repeats: usize = args.get(2).map_or(Ok(3), |s| s.parse())?;
 
     let mut config = RunConfig::new("tree_churn", "bump");
     config.policy = PolicyConfig::named(policy);
@@ -37,7 +40,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let spec = workload::find("tree_churn")?;
     let params = config.workload_params()?;
 
-    // A first pass counts the events, so the second can cut them into tenths; generating
+    // A first pass counts the events, so the others can cut them into tenths; generating
     // them is cheap beside simulating them.
     let mut total = 0u64;
     spec.generate(&params, &mut |_| {
@@ -47,27 +50,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     .map_err(|()| "counting the events failed")?;
     let tenth = total.div_ceil(10);
 
-    let mut sim = Simulation::new(&config, sim_provider(&config))?;
-    let mut marks: Vec<(f64, u64)> = Vec::new();
-    let mut n = 0u64;
-    let mut started = Clock::now();
-    spec.generate(&params, &mut |e| {
-        sim.apply(e).map_err(|e| e.to_string())?;
-        n += 1;
-        if n.is_multiple_of(tenth) || n == total {
-            let events = if n.is_multiple_of(tenth) {
-                tenth
-            } else {
-                n % tenth
-            };
-            let now = Clock::now();
-            let ns = now.since(&started) / events as f64;
-            marks.push((ns, rss_kb().unwrap_or(0)));
-            started = now;
-        }
-        Ok::<(), String>(())
-    })?;
-    let (summary, _) = sim.finish();
+    let mut passes = Vec::new();
+    let mut summary = None;
+    for _ in 0..repeats.max(1) {
+        let (marks, s) = pass(&config, spec, &params, total, tenth)?;
+        passes.push(marks);
+        summary.get_or_insert(s);
+    }
+    let summary = summary.expect("at least one pass");
+    // Each tenth's median time over the passes, with the first pass's memory.
+    let marks: Vec<(f64, u64)> = (0..passes[0].len())
+        .map(|i| {
+            let mut ns: Vec<f64> = passes.iter().map(|p| p[i].0).collect();
+            ns.sort_by(f64::total_cmp);
+            (ns[ns.len() / 2], passes[0][i].1)
+        })
+        .collect();
 
     println!("{policy} on tree_churn at scale {scale}: {total} events, peak live {:.1} MB, touched {:.1} MB",
         summary.peak_live_bytes() as f64 / 1e6,
@@ -116,6 +114,42 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::process::exit(1);
     }
     Ok(())
+}
+
+/// Each tenth's time per event and the process's resident memory at its end, and the
+/// run's summary.
+type Pass = (Vec<(f64, u64)>, heaplab_core::metrics::Summary);
+
+/// One simulation of the whole workload.
+fn pass(
+    config: &RunConfig,
+    spec: &workload::WorkloadSpec,
+    params: &heaplab_core::params::Params,
+    total: u64,
+    tenth: u64,
+) -> Result<Pass, Box<dyn std::error::Error>> {
+    let mut sim = Simulation::new(config, sim_provider(config))?;
+    let mut marks: Vec<(f64, u64)> = Vec::new();
+    let mut n = 0u64;
+    let mut started = Clock::now();
+    spec.generate(params, &mut |e| {
+        sim.apply(e).map_err(|e| e.to_string())?;
+        n += 1;
+        if n.is_multiple_of(tenth) || n == total {
+            let events = if n.is_multiple_of(tenth) {
+                tenth
+            } else {
+                n % tenth
+            };
+            let now = Clock::now();
+            let ns = now.since(&started) / events as f64;
+            marks.push((ns, rss_kb().unwrap_or(0)));
+            started = now;
+        }
+        Ok::<(), String>(())
+    })?;
+    let (summary, _) = sim.finish();
+    Ok((marks, summary))
 }
 
 /// A moment by this thread's CPU time where Linux gives it, by the wall clock otherwise.
