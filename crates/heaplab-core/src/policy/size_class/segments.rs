@@ -135,6 +135,9 @@ impl SizeClass {
             slot.committed = true;
         }
         seg.free_slots -= m as u32;
+        mem.note(|| crate::decision::Decision::Reason {
+            why: "the arena's metadata",
+        });
         mem.commit(seg.base, (units as u64) << self.page_shift)?;
         mem.touch(seg.base, self.os_page)?;
         self.metadata_placed = true;
