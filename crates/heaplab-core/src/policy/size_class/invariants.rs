@@ -264,9 +264,11 @@ impl SizeClass {
                     }
                 }
             }
-            // Commit units are committed whole, and decommit never splits them; only memory
-            // reused from a provider that cannot release may come partly committed.
-            if mem.caps().can_release {
+            // Commit units are committed whole, and decommit never splits them unless its
+            // unit is the smaller (memory committed whole, given back a page at a time);
+            // only memory reused from a provider that cannot release may come partly
+            // committed otherwise.
+            if mem.caps().can_release && self.decommit_slots >= self.commit_slots {
                 for (u, unit) in seg.slots.chunks(self.commit_slots as usize).enumerate() {
                     if unit.iter().any(|s| s.committed != unit[0].committed) {
                         return Err(format!("segment {si} commit unit {u} is partly committed"));

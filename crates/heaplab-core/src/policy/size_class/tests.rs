@@ -176,6 +176,12 @@ fn memory_is_committed_and_decommitted_in_whole_units() {
     assert_eq!(ops_for(&[("decommit_granularity", "256KiB")]), (3, 0));
     // The whole segment at once (snmalloc): one commit, nothing given back.
     assert_eq!(ops_for(&[("commit_granularity", "1MiB")]), (1, 0));
+    // Committed whole, given back a page at a time (mimalloc 3's arenas on Linux).
+    let whole_then_pages = [
+        ("commit_granularity", "1MiB"),
+        ("decommit_granularity", "64KiB"),
+    ];
+    assert_eq!(ops_for(&whole_then_pages), (1, 2));
     let e = policy_error(&[("commit_granularity", "32KiB")]);
     assert!(e.contains("power of two from 65536"), "{e}");
 }
