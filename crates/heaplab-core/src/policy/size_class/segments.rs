@@ -123,35 +123,28 @@ impl SizeClass {
         mem: &mut Pages<P>,
         si: u32,
     ) -> Result<(), AllocError> {
-        let m = self.metadata_slots as usize;
-        // The segment is fresh, so the commit units the metadata reaches are all
-        // uncommitted: one call commits them, as `commit_slots` would.
-        let units = m.div_ceil(self.commit_slots as usize) * self.commit_slots as usize;
+        let m = self.metadata_slots;
         let seg = self.segments[si as usize].as_mut().expect("live segment");
-        for (i, slot) in seg.slots[..units].iter_mut().enumerate() {
-            if i < m {
-                slot.owner = METADATA;
-            }
-            slot.committed = true;
+        for slot in &mut seg.slots[..m as usize] {
+            slot.owner = METADATA;
         }
-        seg.free_slots -= m as u32;
-        mem.note(|| crate::decision::Decision::Reason {
-            why: "the arena's metadata",
-        });
-        mem.commit(seg.base, (units as u64) << self.page_shift)?;
-        mem.touch(seg.base, self.os_page)?;
+        seg.free_slots -= m;
+        let base = seg.base;
+        self.commit_slots(mem, si, 0, m, "the arena's metadata")?;
+        mem.touch(base, self.os_page)?;
         self.metadata_placed = true;
         Ok(())
     }
 
     /// Commits the uncommitted slots of the commit units a range touches, one provider call
-    /// per contiguous run.
+    /// per contiguous run; `why` is the reason teaching mode gives.
     pub(super) fn commit_slots<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
         si: u32,
         first: u32,
         n: u32,
+        why: &'static str,
     ) -> Result<(), AllocError> {
         let shift = self.page_shift;
         let unit = self.commit_slots;
@@ -167,7 +160,7 @@ impl SizeClass {
             while i < hi && !seg.slots[i as usize].committed {
                 i += 1;
             }
-            mem.note(|| crate::decision::Decision::Reason { why: "first use" });
+            mem.note(|| crate::decision::Decision::Reason { why });
             mem.commit(
                 seg.base + (u64::from(start) << shift),
                 u64::from(i - start) << shift,

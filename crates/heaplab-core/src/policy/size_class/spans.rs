@@ -215,7 +215,7 @@ impl SizeClass {
             return Ok(id);
         }
         let (si, first) = self.find_slots(mem, heap, n)?;
-        self.commit_slots(mem, si, first, n)?;
+        self.commit_slots(mem, si, first, n, "first use")?;
         let id = match self.free_span_ids.pop() {
             Some(id) => id,
             None => {
