@@ -79,15 +79,44 @@ pub fn run_with<F>(config: &RunConfig, feed: F) -> Result<RunOutput, RunError>
 where
     F: FnOnce(&mut Sink<'_, SimError>) -> Result<(), RunError>,
 {
-    let config = config.resolve()?;
-    let mut sim = Simulation::new(&config, sim_provider(&config))?;
-    feed(&mut |event| sim.apply(event))?;
-    let (summary, series) = sim.finish();
-    Ok(RunOutput {
-        report: Report { config, summary },
-        series,
-        trace: None,
-    })
+    let (out, _) = record_page_ops(config, Progress::none(), feed)?;
+    Ok(out)
+}
+
+/// Events a fed run gives its simulation at a time.
+const BATCH: usize = 4096;
+
+/// Gives `sim` the events from `feed` in batches through [`Simulation::apply_all`], as a
+/// trace's are given: it looks ahead in a batch and fetches what a free will read before
+/// the free reads it, which keeps a long run of a large heap from waiting on memory.
+/// `progress` is told after every so many events, once they are applied.
+fn feed_batched<F>(
+    sim: &mut Simulation<SimProvider>,
+    progress: Progress<'_>,
+    feed: F,
+) -> Result<(), RunError>
+where
+    F: FnOnce(&mut Sink<'_, SimError>) -> Result<(), RunError>,
+{
+    let Progress { mask, mut report } = progress;
+    let mut batch = Vec::with_capacity(BATCH);
+    let mut events = 0u64;
+    feed(&mut |event| {
+        batch.push(event);
+        events += 1;
+        let tell = report.is_some() && events & mask == 0;
+        if batch.len() == BATCH || tell {
+            sim.apply_all(&batch)?;
+            batch.clear();
+        }
+        if let Some(report) = report.as_mut().filter(|_| tell) {
+            report(events);
+        }
+        Ok(())
+    })?;
+    // The last batch's refusal is the feed's, as it would have been event by event.
+    sim.apply_all(&batch)
+        .map_err(|e| RunError::Event(e.to_string()))
 }
 
 /// Runs a config whose workload is a trace, read from `input` as it streams (gzip'd or
@@ -324,21 +353,7 @@ where
 {
     let config = config.resolve()?;
     let mut sim = Simulation::new(&config, sim_provider(&config))?;
-    match progress.report {
-        // Without a listener the sink is the simulation alone, as in `run_with`.
-        None => feed(&mut |event| sim.apply(event))?,
-        Some(report) => {
-            let mut events = 0u64;
-            feed(&mut |event| {
-                sim.apply(event)?;
-                events += 1;
-                if events & progress.mask == 0 {
-                    report(events);
-                }
-                Ok(())
-            })?
-        }
-    }
+    feed_batched(&mut sim, progress, feed)?;
     let (summary, series, page_ops) = sim.finish_with_page_ops();
     Ok((
         RunOutput {
@@ -356,28 +371,31 @@ pub fn run_with_page_ops(
     config: &RunConfig,
     progress: Progress<'_>,
 ) -> Result<(RunOutput, PageOpsCurve), RunError> {
+    // `record_page_ops` resolves the whole config; the generator needs only its own
+    // parameters.
     let spec = workload::find(&config.workload.id)?;
     let params = config.workload_params()?;
     record_page_ops(config, progress, |sink| {
         spec.generate(&params, sink)
-            .map_err(|e| RunError::Event(format!("workload {}: {e}", spec.id)))
+            .map_err(|e| RunError::Event(e.to_string()))
+    })
+    // An event refused in the batch the generator left last is named as one refused
+    // while it ran.
+    .map_err(|e| match e {
+        RunError::Event(message) => RunError::Event(format!("workload {}: {message}", spec.id)),
+        e => e,
     })
 }
 
 /// Runs a config whose workload is built in.
 pub fn run(config: &RunConfig) -> Result<RunOutput, RunError> {
-    // `run_with` resolves the whole config; the generator needs only its own parameters.
-    let spec = workload::find(&config.workload.id)?;
-    let params = config.workload_params()?;
-    run_with(config, |sink| {
-        spec.generate(&params, sink)
-            .map_err(|e| RunError::Event(format!("workload {}: {e}", spec.id)))
-    })
+    run_with_page_ops(config, Progress::none()).map(|(out, _)| out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::event::Event;
 
     #[test]
     fn a_recorded_run_is_the_plain_run_with_curves_on_the_series_events() {
@@ -398,6 +416,40 @@ mod tests {
             curve.decommits.last(),
             Some(&out.report.summary.decommit_ops())
         );
+    }
+
+    /// A fed run gives its simulation batches, and an event it refuses is reported as one
+    /// by one would report it, whether the batch is full or the feed's last, and nothing
+    /// after it is applied.
+    #[test]
+    fn a_fed_run_refuses_an_event_as_one_by_one_would() {
+        let config = RunConfig::new("churn", "glibc-like");
+        for bad in [7u64, 5_000, 9_999] {
+            let events = move || {
+                (0..10_000u64).map(move |i| match i {
+                    i if i == bad => Event::free(1_000_000),
+                    i => Event::alloc(i, 16 + i % 200),
+                })
+            };
+            let fed = run_with(&config, |sink| {
+                for e in events() {
+                    sink(e).map_err(|e| RunError::Event(e.to_string()))?;
+                }
+                Ok(())
+            })
+            .unwrap_err();
+            let resolved = config.resolve().unwrap();
+            let mut sim = Simulation::new(&resolved, sim_provider(&resolved)).unwrap();
+            let one_by_one = events().find_map(|e| sim.apply(e).err()).unwrap();
+            assert_eq!(fed.to_string(), one_by_one.to_string());
+            assert_eq!(
+                fed.to_string(),
+                format!(
+                    "event {}: free of block id 1000000, which is not live",
+                    bad + 1
+                )
+            );
+        }
     }
 
     /// A streamed trace's page operations are those of the same events fed one by one.
