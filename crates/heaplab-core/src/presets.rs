@@ -287,6 +287,7 @@ pub const PRESETS: &[PresetSpec] = &[
         // segment commit, huge pages, arena metadata and page kinds are mimalloc 3's.
         params: &[
             ("tiny_class", "true"),
+            ("segment_size", "32MiB"),
             ("medium_page_size", "512KiB"),
             ("empty_pages", "delay"),
             ("decommit_delay", "1000"),
@@ -296,7 +297,8 @@ pub const PRESETS: &[PresetSpec] = &[
             ("free_lists", "sharded"),
         ],
         sources: "mimalloc 2.0.9 (Debian 12's libmimalloc2.0): decommit_delay 25 ms \
-                  and large_os_pages 0, so no `MADV_HUGEPAGE` (options.c); MI_SMALL_OBJ_SIZE_MAX 16 KiB (a quarter of a 64 KiB page) and \
+                  and large_os_pages 0, so no `MADV_HUGEPAGE` (options.c); 32 MiB segments \
+                  (MI_SEGMENT_SHIFT, 9 + the 64 KiB slice's 16), MI_SMALL_OBJ_SIZE_MAX 16 KiB (a quarter of a 64 KiB page) and \
                   MI_MEDIUM_PAGE_SIZE 512 KiB (mimalloc-types.h), chosen by block size in \
                   segment.c `mi_segment_page_alloc`; the delay is checked when a span of pages is freed to its \
                   segment (segment.c `mi_segment_perhaps_decommit` from \
@@ -304,8 +306,7 @@ pub const PRESETS: &[PresetSpec] = &[
                   (`mi_segments_page_alloc`), never on the malloc and free fast paths; one \
                   expiry per segment, pushed back by decommit_extend_delay (1 ms) at each \
                   further span freed before it runs out.",
-        leaves_out: "2.0's 32 MiB segments of 64 KiB slices, the segment cache \
-                     that holds a wholly free segment for another 500 ms, and what \
+        leaves_out: "The segment cache that holds a wholly free segment for another 500 ms, and what \
                      mimalloc-like leaves out. Without a clock its delay is 1,000 events.",
         calibration: Calibration::Unchecked("mimalloc 2.0"),
     },
