@@ -73,6 +73,7 @@ fn run_child(
     let mut command = Command::new(exe);
     command
         .args(["baseline-child", "--allocator", &a.id(), "--workload", spec])
+        .env(heaplab_native::own_heap::ENTER_AT_START, "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

@@ -35,6 +35,11 @@ fn main() -> ExitCode {
     // glibc's memory at the end of a replay by two pages.
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let command = if args.get(1).is_some_and(|a| a == "baseline-child") {
+        #[cfg(any(target_os = "linux", target_os = "macos"))]
+        if let Err(e) = heaplab_native::own_heap::enter() {
+            eprintln!("heaplab: {e}");
+            return ExitCode::from(1);
+        }
         let child = clap::Command::new("heaplab baseline-child");
         let matches = <cli::ChildArgs as clap::Args>::augment_args(child)
             .get_matches_from(args.iter().skip(1));

@@ -38,6 +38,30 @@ static END: AtomicUsize = AtomicUsize::new(0);
 /// True once [`enter`] has made the private heap the one new allocations come from.
 static PRIVATE: AtomicBool = AtomicBool::new(false);
 
+/// The environment variable that makes a process's first allocation [`enter`] the private
+/// heap: the parent sets it for its baseline child, so that even what Rust's runtime
+/// allocates before `main` stays out of the heap being measured.
+pub const ENTER_AT_START: &str = "HEAPLAB_OWN_HEAP";
+
+/// True once the first allocation has looked for [`ENTER_AT_START`].
+static LOOKED: AtomicBool = AtomicBool::new(false);
+
+/// At the process's first allocation, [`enter`] if [`ENTER_AT_START`] is set. Reading the
+/// environment with libc's `getenv` allocates nothing; a failure to map leaves the
+/// system allocator in place, and the later [`enter`] reports it.
+#[cold]
+fn enter_if_asked() {
+    if LOOKED.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    let name = c"HEAPLAB_OWN_HEAP";
+    debug_assert_eq!(name.to_bytes(), ENTER_AT_START.as_bytes());
+    // SAFETY: a NUL-terminated name; the result is only compared with null.
+    if !unsafe { libc::getenv(name.as_ptr()) }.is_null() {
+        let _ = enter();
+    }
+}
+
 static TALC: TalcLock<SpinLock, Grow, talc::DefaultBinning> = TalcLock::new(Grow);
 
 /// The global allocator of a binary that measures baselines (`#[global_allocator]`).
@@ -170,6 +194,9 @@ unsafe impl RawMutex for SpinLock {
 // for addresses in its reservation, the system allocator for every other.
 unsafe impl GlobalAlloc for OwnHeap {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if !LOOKED.load(Ordering::Relaxed) {
+            enter_if_asked();
+        }
         // SAFETY: the caller's layout, passed on.
         unsafe {
             if PRIVATE.load(Ordering::Relaxed) {
@@ -181,6 +208,9 @@ unsafe impl GlobalAlloc for OwnHeap {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if !LOOKED.load(Ordering::Relaxed) {
+            enter_if_asked();
+        }
         // SAFETY: as for `alloc`.
         unsafe {
             if PRIVATE.load(Ordering::Relaxed) {
