@@ -76,13 +76,13 @@ fn explain_mimalloc_like() {
     explain(
         "mimalloc-like",
         expect![[r#"
-            event 1: a 48 B (id 1): no free block in class 48 B; reserve 4,194,304 B at 0x100000000; new segment of 4,194,304 B at 0x100000000; commit 4,194,304 B at 0x100000000 (the arena's metadata); a first write made the 2048 KiB at 0x100000000 resident whole: a transparent huge page; new span of 65,536 B at 0x100210000; a first write made the 2048 KiB at 0x100200000 resident whole: a transparent huge page; found a free block at 0x100210000 in class 48 B; placed at 0x100210000
+            event 1: a 48 B (id 1): no free block in class 48 B; reserve 33,554,432 B at 0x100000000; new segment of 33,554,432 B at 0x100000000; commit 4,194,304 B at 0x100000000 (the arena's metadata); a first write made the 2048 KiB at 0x100000000 resident whole: a transparent huge page; new span of 65,536 B at 0x100210000; a first write made the 2048 KiB at 0x100200000 resident whole: a transparent huge page; found a free block at 0x100210000 in class 48 B; placed at 0x100210000
             event 2: a 100 B (id 2): no free block in class 112 B; new span of 65,536 B at 0x100220000; found a free block at 0x100220000 in class 112 B; placed at 0x100220000
             event 3: a 5,000 B (id 3): no free block in class 5,120 B; new span of 65,536 B at 0x100230000; found a free block at 0x100230000 in class 5,120 B; placed at 0x100230000
-            event 4: f id 1: empty span 0 kept: it is the only span of class 48 B in its heap, and a class's last span stays until another has room (mimalloc's retire heuristic); page 528 stays resident: nothing lives there, the policy keeps it
+            event 4: f id 1: empty span 0 kept: it is the only span of class 48 B in its heap, retired for 16 collections before it is given back (mimalloc's retire heuristic, retire_cycles 16); page 528 stays resident: nothing lives there, the policy keeps it
             event 5: a 40 B (id 4): found a free block at 0x100210030 in class 48 B; placed at 0x100210030
-            event 6: f id 3: empty span 2 kept: it is the only span of class 5,120 B in its heap, and a class's last span stays until another has room (mimalloc's retire heuristic); page 560 stays resident: nothing lives there, the policy keeps it; page 561 stays resident: nothing lives there, the policy keeps it
-            event 7: f id 2: empty span 1 kept: it is the only span of class 112 B in its heap, and a class's last span stays until another has room (mimalloc's retire heuristic); page 544 stays resident: nothing lives there, the policy keeps it
+            event 6: f id 3: empty span 2 kept: it is the only span of class 5,120 B in its heap, retired for 16 collections before it is given back (mimalloc's retire heuristic, retire_cycles 16); page 560 stays resident: nothing lives there, the policy keeps it; page 561 stays resident: nothing lives there, the policy keeps it
+            event 7: f id 2: empty span 1 kept: it is the only span of class 112 B in its heap, retired for 16 collections before it is given back (mimalloc's retire heuristic, retire_cycles 16); page 544 stays resident: nothing lives there, the policy keeps it
             event 8: a 64 B (id 5): no free block in class 64 B; new span of 65,536 B at 0x100240000; found a free block at 0x100240000 in class 64 B; placed at 0x100240000
         "#]],
     );

@@ -21,8 +21,6 @@ pub struct PresetSpec {
     /// defaults.
     #[serde(serialize_with = "pairs_as_map")]
     pub params: &'static [(&'static str, &'static str)],
-    /// Where the values come from.
-    pub sources: &'static str,
     /// What the real allocator does that the model does not.
     pub leaves_out: &'static str,
     /// Whether its figures have been checked against the allocator it models.
@@ -122,10 +120,6 @@ pub const PRESETS: &[PresetSpec] = &[
             ("tcache_max", "1032"),
             ("fastbin_max", "128"),
         ],
-        sources: "mallopt(3): M_TRIM_THRESHOLD, M_TOP_PAD and M_MMAP_THRESHOLD default to \
-                  128*1024, the dynamic threshold rises to DEFAULT_MMAP_THRESHOLD_MAX (32 MiB on \
-                  64-bit); malloc.c: SIZE_SZ 8, MALLOC_ALIGNMENT 16, MINSIZE 32, \
-                  TCACHE_FILL_COUNT 7, tcache up to 1032-byte chunks, DEFAULT_MXFAST 128.",
         leaves_out: "the unsorted bin's recency order and a large bin's habit of handing out \
                      the second of equal chunks; per-thread arenas and their heaps; \
                      malloc_trim's release of pages inside free chunks.",
@@ -148,8 +142,6 @@ pub const PRESETS: &[PresetSpec] = &[
             ("mmap_threshold", "256KiB"),
             ("dynamic_mmap_threshold", "false"),
         ],
-        sources: "malloc.c 2.8.6: DEFAULT_TRIM_THRESHOLD 2 MB, DEFAULT_MMAP_THRESHOLD 256 KB, \
-                  DEFAULT_GRANULARITY 64 KB.",
         leaves_out: "the designated victim (dv) chunk that serves runs of small requests; \
                      segment granularity of 64 KiB for system allocation.",
         calibration: Calibration::Unchecked("dlmalloc"),
@@ -162,7 +154,6 @@ pub const PRESETS: &[PresetSpec] = &[
                       large blocks. Johnstone and Wilson found it among the least fragmenting \
                       policies on real programs.",
         params: &[("fit", "first"), ("mmap_threshold", "0")],
-        sources: "Johnstone & Wilson, The Memory Fragmentation Problem: Solved? (ISMM 1998).",
         leaves_out: "nothing the textbook policy has; the list walk is modelled, not its cost.",
         calibration: Calibration::Textbook,
     },
@@ -173,7 +164,6 @@ pub const PRESETS: &[PresetSpec] = &[
         description: "The smallest free chunk that fits, ties broken by address, with \
                       coalescing; no mapped large blocks.",
         params: &[("fit", "best"), ("mmap_threshold", "0")],
-        sources: "Knuth, TAOCP vol. 1, 2.5; Shore 1975 on first fit versus best fit.",
         leaves_out: "nothing the textbook policy has.",
         calibration: Calibration::Textbook,
     },
@@ -184,7 +174,6 @@ pub const PRESETS: &[PresetSpec] = &[
         description: "First fit that starts where the last search ended (a roving pointer), \
                       with coalescing; known to scatter blocks and fragment more than first fit.",
         params: &[("fit", "next"), ("mmap_threshold", "0")],
-        sources: "Knuth, TAOCP vol. 1, 2.5, exercise 6; Johnstone & Wilson 1998.",
         leaves_out: "nothing the textbook policy has.",
         calibration: Calibration::Textbook,
     },
@@ -201,8 +190,6 @@ pub const PRESETS: &[PresetSpec] = &[
             ("custom_threshold", "4KiB"),
             ("backing", "heap"),
         ],
-        sources: "llvm/Support/Allocator.h: SlabSize 4096, SizeThreshold = SlabSize, \
-                  GrowthDelay 128, computeSlabSize.",
         leaves_out: "red zones and the allocator's own small-vector growth.",
         calibration: Calibration::Unchecked("LLVM's BumpPtrAllocator"),
     },
@@ -219,8 +206,6 @@ pub const PRESETS: &[PresetSpec] = &[
             ("page_size", "64KiB"),
             ("empty_pages", "keep"),
         ],
-        sources: "Wilson, Johnstone, Neely & Boles, Dynamic Storage Allocation: A Survey and \
-                  Critical Review (1995), section 3.6.",
         leaves_out: "nothing the textbook policy has.",
         calibration: Calibration::Textbook,
     },
@@ -229,20 +214,25 @@ pub const PRESETS: &[PresetSpec] = &[
         family: Family::SizeClass,
         title: "mimalloc 3 (Linux)",
         description: "Per-thread heaps: blocks up to 10 KiB in 64 KiB pages, up to 80 KiB in \
-                      512 KiB pages, an 8-byte class, then about four classes per doubling. \
-                      As on Linux, 4 MiB segments are committed whole and use huge pages, \
-                      the first opening with the arena's metadata; pages are purged one by \
-                      one after mimalloc 3's 1 s delay, on the slow path. S3 sets it as on \
-                      Windows: many small page calls, little memory held.",
+                      512 KiB pages, up to 512 KiB in 4 MiB pages, larger ones alone, all cut \
+                      from 32 MiB chunks of the arena; an 8-byte class, then about four \
+                      classes per doubling. As on Linux, memory is committed whole and uses \
+                      huge pages, the first chunk opening with the arena's metadata; a \
+                      class's last page is kept for 16 collections once empty (4 above 10 KiB), and pages \
+                      are purged one by one after mimalloc 3's 1 s delay, on the slow path. \
+                      S3 sets it as on Windows: many small page calls, little memory held.",
         params: &[
             ("granularity", "16"),
             ("tiny_class", "true"),
             ("classes_per_doubling", "4"),
             ("page_size", "64KiB"),
-            ("segment_size", "4MiB"),
+            ("segment_size", "32MiB"),
             ("medium_page_size", "512KiB"),
+            ("medium_pages_aligned", "true"),
+            ("large_page_size", "4MiB"),
             ("page_min_blocks", "6"),
-            ("large_threshold", "128KiB"),
+            ("large_threshold", "512KiB"),
+            ("retire_cycles", "16"),
             ("empty_pages", "delay"),
             ("decommit_delay", "1000"),
             ("decommit_ms", "1000"),
@@ -254,23 +244,13 @@ pub const PRESETS: &[PresetSpec] = &[
             ("heaps", "per-thread"),
             ("free_lists", "sharded"),
             ("thread_cache", "0"),
-            ("share_small_large", "false"),
+            ("share_small_large", "true"),
         ],
-        sources: "mimalloc 3.3 (the version libmimalloc-sys 0.1.49 builds): purge_delay 1000 \
-                  ms (options.c), scheduled per arena and carried out by \
-                  `_mi_arenas_collect` when a page is freed or abandoned (arena.c, page.c); \
-                  MI_SMALL_MAX_OBJ_SIZE and MI_MEDIUM_MAX_OBJ_SIZE (types.h); 33 slices of \
-                  arena info (arena.c `mi_arena_info_slices_needed`); bins of one word, \
-                  then double words (page-queue.c `mi_bin`); sharded free lists (page.c); \
-                  arenas committed where the system overcommits (arena_eager_commit 2) \
-                  and advised `MADV_HUGEPAGE` (allow_thp); LLVM review D71786 for Windows.",
-        leaves_out: "4 MiB large pages for blocks of 80-512 KiB (here spans of eight blocks, \
-                     and a mapping each above 128 KiB, closer to mimalloc's peak on the \
-                     recorded programs), 1 GiB arenas whose later 32 MiB chunks each keep \
-                     one kind of page, page reset, abandoned pages, khugepaged, retired-page \
-                     cycles and the collection every 10,000 generic allocations. Purges run \
-                     over the whole heap, not per arena. Without a clock its delay is 1,000 \
-                     events.",
+        leaves_out: "1 GiB arenas whose later 32 MiB chunks each keep one kind of page, \
+                     the page info before a page's first block, page reset, abandoned \
+                     pages, khugepaged and the collection every 10,000 generic allocations. \
+                     Purges run over the whole heap, not per arena. Without a clock its \
+                     delay is 1,000 events.",
         calibration: Calibration::Unchecked("mimalloc"),
     },
     PresetSpec {
@@ -296,16 +276,6 @@ pub const PRESETS: &[PresetSpec] = &[
             ("purge_on", "slow-path"),
             ("free_lists", "sharded"),
         ],
-        sources: "mimalloc 2.0.9 (Debian 12's libmimalloc2.0): decommit_delay 25 ms \
-                  and large_os_pages 0, so no `MADV_HUGEPAGE` (options.c); 32 MiB segments \
-                  (MI_SEGMENT_SHIFT, 9 + the 64 KiB slice's 16), MI_SMALL_OBJ_SIZE_MAX 16 KiB (a quarter of a 64 KiB page) and \
-                  MI_MEDIUM_PAGE_SIZE 512 KiB (mimalloc-types.h), chosen by block size in \
-                  segment.c `mi_segment_page_alloc`; the delay is checked when a span of pages is freed to its \
-                  segment (segment.c `mi_segment_perhaps_decommit` from \
-                  `mi_segment_span_free`) and when a page is allocated from one \
-                  (`mi_segments_page_alloc`), never on the malloc and free fast paths; one \
-                  expiry per segment, pushed back by decommit_extend_delay (1 ms) at each \
-                  further span freed before it runs out.",
         leaves_out: "The segment cache that holds a wholly free segment for another 500 ms, and what \
                      mimalloc-like leaves out. Without a clock its delay is 1,000 events.",
         calibration: Calibration::Unchecked("mimalloc 2.0"),
@@ -333,8 +303,6 @@ pub const PRESETS: &[PresetSpec] = &[
             ("share_small_large", "false"),
             ("large_free", "delay"),
         ],
-        sources: "rpmalloc.c: SPAN_DEFAULT_SIZE 64 KiB, SMALL_GRANULARITY 16, span_map_count \
-                  batches, thread span caches; LLVM review D71786 for the measured ordering.",
         leaves_out: "the global span cache shared between threads, medium size classes of 512 \
                      bytes granularity, and large spans of several 64 KiB pages as one class.",
         calibration: Calibration::Unchecked("rpmalloc"),
@@ -363,12 +331,6 @@ pub const PRESETS: &[PresetSpec] = &[
             ("share_small_large", "false"),
             ("large_free", "delay"),
         ],
-        sources: "snmalloc 1: size classes with two mantissa bits (four per doubling), 16 MiB \
-                  superslabs of 64 KiB slabs, message-passing remote frees; LLVM review D71786 \
-                  and rpmalloc's issue thread on peak commit for its large, rare commits. The \
-                  4 MiB commit unit is not snmalloc's own constant: the thread reports that \
-                  snmalloc commits much larger ranges than the others, not their size, and \
-                  4 MiB reproduces its ordering.",
         leaves_out: "its buddy-allocated backend ranges, slabs of varied sizes per class, and \
                      the remote-free batching.",
         calibration: Calibration::Unchecked("snmalloc"),
@@ -394,8 +356,6 @@ pub const PRESETS: &[PresetSpec] = &[
             ("share_small_large", "true"),
             ("large_free", "delay"),
         ],
-        sources: "bmalloc: chunkSize 1 MiB, smallPageSize 16 KiB, the scavenger's delayed \
-                  decommit; WebKit bug 172880 for the sharing change.",
         leaves_out: "per-thread caches (bmalloc's Cache), the large-object free list's \
                      splitting by exact size, and the physical page map. The scavenger is a \
                      delay counted in events, and memory at end is read as the last free \
@@ -428,13 +388,6 @@ pub const PRESETS: &[PresetSpec] = &[
             ("share_small_large", "true"),
             ("large_free", "delay"),
         ],
-        sources: "jemalloc 5.3 (Debian 12's libjemalloc2 5.3.0; tikv-jemalloc-sys 0.7 \
-                  bundles 5.3.1): LG_QUANTUM 4 after an 8-byte tiny class (SC_LG_TINY_MIN 3), four \
-                  size classes per doubling, \
-                  SC_LARGE_MINCLASS 16 KiB, tcache; DIRTY_DECAY_MS_DEFAULT 10 s and \
-                  MUZZY_DECAY_MS_DEFAULT 0 (arena_types.h), so decayed pages are purged \
-                  outright; the decay's 200 epochs and smoother-step curve (smoothstep.h, \
-                  decay.c `decay_backlog_npages_limit`).",
         leaves_out: "multiple arenas, extent coalescing across slab and large sizes, the \
                      random jitter of each epoch's end, and that jemalloc advances its \
                      epochs only on about one in 1,000 of its slow-path calls (tcache fills \
@@ -455,7 +408,6 @@ pub const PRESETS: &[PresetSpec] = &[
             ("max_order", "22"),
             ("header_size", "0"),
         ],
-        sources: "Knowlton 1965; Knuth, TAOCP vol. 1, 2.5; Johnstone & Wilson 1998.",
         leaves_out: "the per-block tag bits a real buddy system keeps in a header or bitmap.",
         calibration: Calibration::Textbook,
     },
@@ -471,9 +423,6 @@ pub const PRESETS: &[PresetSpec] = &[
             ("blocks_per_chunk", "64"),
             ("free_empty_chunks", "true"),
         ],
-        sources: "Pike mailing list, August 2014 (the string_alloc branch): short strings (up \
-                  to the length of the header) in the block allocator, other content in malloc; \
-                  a 32-byte header plus up to 31 characters and the terminator fills 64 bytes.",
         leaves_out: "Pike's separate header and content allocations for long strings, and \
                      strings kept in the data section.",
         calibration: Calibration::Textbook,
@@ -485,10 +434,141 @@ pub fn preset(id: &str) -> Option<&'static PresetSpec> {
     PRESETS.iter().find(|p| p.id == id)
 }
 
+/// Where each preset's values come from, by preset id: kept apart from [`PRESETS`] so
+/// that what lists presets for the page (titles, descriptions, values and what each leaves
+/// out) does not carry the citations, which `heaplab policies --json` adds.
+pub const SOURCES: &[(&str, &str)] = &[
+    (
+        "glibc-like",
+        "mallopt(3): M_TRIM_THRESHOLD, M_TOP_PAD and M_MMAP_THRESHOLD default to \
+         128*1024, the dynamic threshold rises to DEFAULT_MMAP_THRESHOLD_MAX (32 MiB on \
+         64-bit); malloc.c: SIZE_SZ 8, MALLOC_ALIGNMENT 16, MINSIZE 32, \
+         TCACHE_FILL_COUNT 7, tcache up to 1032-byte chunks, DEFAULT_MXFAST 128.",
+    ),
+    (
+        "dlmalloc-like",
+        "malloc.c 2.8.6: DEFAULT_TRIM_THRESHOLD 2 MB, DEFAULT_MMAP_THRESHOLD 256 KB, \
+         DEFAULT_GRANULARITY 64 KB.",
+    ),
+    (
+        "first-fit",
+        "Johnstone & Wilson, The Memory Fragmentation Problem: Solved? (ISMM 1998).",
+    ),
+    (
+        "best-fit",
+        "Knuth, TAOCP vol. 1, 2.5; Shore 1975 on first fit versus best fit.",
+    ),
+    (
+        "next-fit",
+        "Knuth, TAOCP vol. 1, 2.5, exercise 6; Johnstone & Wilson 1998.",
+    ),
+    (
+        "llvm-bump",
+        "llvm/Support/Allocator.h: SlabSize 4096, SizeThreshold = SlabSize, \
+         GrowthDelay 128, computeSlabSize.",
+    ),
+    (
+        "segregated-storage",
+        "Wilson, Johnstone, Neely & Boles, Dynamic Storage Allocation: A Survey and \
+         Critical Review (1995), section 3.6.",
+    ),
+    (
+        "mimalloc-like",
+        "mimalloc 3.3 (the version libmimalloc-sys 0.1.49 builds): purge_delay 1000 \
+         ms (options.c), scheduled per arena and carried out by \
+         `_mi_arenas_collect` when a page is freed or abandoned (arena.c, page.c); \
+         MI_SMALL_MAX_OBJ_SIZE, MI_MEDIUM_MAX_OBJ_SIZE, MI_LARGE_PAGE_SIZE and \
+         MI_LARGE_MAX_OBJ_SIZE (types.h), pages and singletons cut from the \
+         arena's 32 MiB chunks (arena.c `_mi_arenas_page_alloc`), a medium page at \
+         a whole byte of the chunk's bitmap (bitmap.c); 33 slices of \
+         arena info (arena.c `mi_arena_info_slices_needed`); retired pages, \
+         MI_RETIRE_CYCLES 16 (page.c `_mi_page_retire`); bins of one word, \
+         then double words (page-queue.c `mi_bin`); sharded free lists (page.c); \
+         arenas committed where the system overcommits (arena_eager_commit 2) \
+         and advised `MADV_HUGEPAGE` (allow_thp); LLVM review D71786 for Windows.",
+    ),
+    (
+        "mimalloc2-like",
+        "mimalloc 2.0.9 (Debian 12's libmimalloc2.0): decommit_delay 25 ms \
+         and large_os_pages 0, so no `MADV_HUGEPAGE` (options.c); 32 MiB segments \
+         (MI_SEGMENT_SHIFT, 9 + the 64 KiB slice's 16), MI_SMALL_OBJ_SIZE_MAX 16 KiB (a quarter of a 64 KiB page) and \
+         MI_MEDIUM_PAGE_SIZE 512 KiB (mimalloc-types.h), chosen by block size in \
+         segment.c `mi_segment_page_alloc`; the delay is checked when a span of pages is freed to its \
+         segment (segment.c `mi_segment_perhaps_decommit` from \
+         `mi_segment_span_free`) and when a page is allocated from one \
+         (`mi_segments_page_alloc`), never on the malloc and free fast paths; one \
+         expiry per segment, pushed back by decommit_extend_delay (1 ms) at each \
+         further span freed before it runs out.",
+    ),
+    (
+        "rpmalloc-like",
+        "rpmalloc.c: SPAN_DEFAULT_SIZE 64 KiB, SMALL_GRANULARITY 16, span_map_count \
+         batches, thread span caches; LLVM review D71786 for the measured ordering.",
+    ),
+    (
+        "snmalloc-like",
+        "snmalloc 1: size classes with two mantissa bits (four per doubling), 16 MiB \
+         superslabs of 64 KiB slabs, message-passing remote frees; LLVM review D71786 \
+         and rpmalloc's issue thread on peak commit for its large, rare commits. The \
+         4 MiB commit unit is not snmalloc's own constant: the thread reports that \
+         snmalloc commits much larger ranges than the others, not their size, and \
+         4 MiB reproduces its ordering.",
+    ),
+    (
+        "bmalloc-like",
+        "bmalloc: chunkSize 1 MiB, smallPageSize 16 KiB, the scavenger's delayed \
+         decommit; WebKit bug 172880 for the sharing change.",
+    ),
+    (
+        "jemalloc-like",
+        "jemalloc 5.3 (Debian 12's libjemalloc2 5.3.0; tikv-jemalloc-sys 0.7 \
+         bundles 5.3.1): LG_QUANTUM 4 after an 8-byte tiny class (SC_LG_TINY_MIN 3), four \
+         size classes per doubling, \
+         SC_LARGE_MINCLASS 16 KiB, tcache; DIRTY_DECAY_MS_DEFAULT 10 s and \
+         MUZZY_DECAY_MS_DEFAULT 0 (arena_types.h), so decayed pages are purged \
+         outright; the decay's 200 epochs and smoother-step curve (smoothstep.h, \
+         decay.c `decay_backlog_npages_limit`).",
+    ),
+    (
+        "buddy",
+        "Knowlton 1965; Knuth, TAOCP vol. 1, 2.5; Johnstone & Wilson 1998.",
+    ),
+    (
+        "pike-block",
+        "Pike mailing list, August 2014 (the string_alloc branch): short strings (up \
+         to the length of the header) in the block allocator, other content in malloc; \
+         a 32-byte header plus up to 31 characters and the terminator fills 64 bytes.",
+    ),
+];
+
+/// Where preset `id`'s values come from ("" for an id that is not a preset's).
+pub fn sources(id: &str) -> &'static str {
+    SOURCES
+        .iter()
+        .find(|(p, _)| *p == id)
+        .map_or("", |(_, s)| s)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::config::RunConfig;
+
+    /// Every preset cites its sources, once, and nothing else is cited.
+    #[test]
+    fn every_preset_has_its_sources_and_only_presets_do() {
+        assert_eq!(SOURCES.len(), PRESETS.len());
+        for p in PRESETS {
+            assert!(sources(p.id).len() > 20, "{}: {:?}", p.id, sources(p.id));
+            assert_eq!(
+                SOURCES.iter().filter(|(id, _)| *id == p.id).count(),
+                1,
+                "{}",
+                p.id
+            );
+        }
+        assert_eq!(sources("no-such-preset"), "");
+    }
 
     #[test]
     fn an_unchecked_model_is_named_once_and_a_checked_one_not_at_all() {
@@ -514,7 +594,9 @@ mod tests {
             c.policy.family = String::new();
             let r = c.resolve().unwrap_or_else(|e| panic!("{}: {e}", p.id));
             assert_eq!(r.policy.family, p.family.id());
-            assert!(!p.description.is_empty() && !p.sources.is_empty() && !p.leaves_out.is_empty());
+            assert!(
+                !p.description.is_empty() && !sources(p.id).is_empty() && !p.leaves_out.is_empty()
+            );
             let family = p.family.spec();
             for (k, v) in p.params {
                 let spec = family.params.iter().find(|s| s.name == *k).unwrap();

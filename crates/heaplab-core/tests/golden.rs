@@ -87,12 +87,30 @@ const ENABLERS: &[(&str, &str, &str, &str)] = &[
         "medium_page_size",
         "512KiB",
     ),
+    (
+        "size-class",
+        "medium_pages_aligned",
+        "medium_page_size",
+        "512KiB",
+    ),
+    // Large pages sit above the medium pages and hold classes up to an eighth of their
+    // size, which the default large threshold stops short of.
+    (
+        "size-class",
+        "large_page_size",
+        "medium_page_size",
+        "512KiB",
+    ),
+    ("size-class", "large_page_size", "large_threshold", "1MiB"),
 ];
 
 /// Knobs tried at a number of their own rather than the first near their default that
 /// resolves: half the trim threshold is still below the heap's top pad, so the top is
-/// trimmed just as often.
-const SETTINGS: &[(&str, &str, u64)] = &[("free-list", "trim_threshold", 512 << 10)];
+/// trimmed just as often; large pages as mimalloc 3 has them.
+const SETTINGS: &[(&str, &str, u64)] = &[
+    ("free-list", "trim_threshold", 512 << 10),
+    ("size-class", "large_page_size", 4 << 20),
+];
 
 /// Knobs that act only when the run has a clock, and the pace their runs are given: at
 /// 1 µs an event, `decommit_ms = 7` is 7,000 events against the default 10,000.

@@ -10,7 +10,14 @@ use crate::output;
 /// `heaplab policies`: every family with its parameters, and every preset.
 pub fn policies(args: ListArgs) -> Result<(), CliError> {
     let families = catalog::families();
-    let presets = catalog::presets();
+    let mut presets = catalog::presets();
+    // The page's catalog leaves the citations out; the CLI's lists them.
+    if let Some(list) = presets.as_array_mut() {
+        for p in list {
+            let id = p["id"].as_str().unwrap_or_default();
+            p["sources"] = heaplab_core::presets::sources(id).into();
+        }
+    }
     let brought = catalog::brought_families();
     if args.json {
         return output::print_json(&versioned(serde_json::json!({

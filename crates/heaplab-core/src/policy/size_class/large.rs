@@ -18,6 +18,9 @@ impl SizeClass {
     ) -> Result<Addr, AllocError> {
         // A large block is a slow-path call, mapped or carved, as it is in mimalloc.
         self.slow = true;
+        if self.retire_cycles > 0 {
+            self.generic_call(mem)?;
+        }
         if self.share && size <= self.shared_large_limit() && align <= self.page_size() {
             let n = size.div_ceil(self.page_size()) as u32;
             let heap = self.heap_of(thread);

@@ -57,6 +57,9 @@ const METADATA: u32 = u32::MAX - 1;
 const LARGE: u32 = u32::MAX;
 
 /// A span descriptor should stay small; mimalloc's `mi_page_t` is about this size.
+/// The largest block mimalloc's allocation fast path serves (MI_SMALL_SIZE_MAX, 128
+/// words, types.h); larger requests all take `_mi_malloc_generic`.
+const GENERIC_ABOVE: u64 = 1024;
 const SPAN_META: u64 = 80;
 const SEGMENT_META: u64 = 128;
 
@@ -77,6 +80,11 @@ pub struct SizeClass {
     /// `page_min_blocks` blocks.
     small_max: u64,
     medium_max: u64,
+    /// Slots of a large page (`large_page_size`), or 0; the largest block that goes in one.
+    large_slots: u32,
+    large_max: u64,
+    /// Whether a medium page starts at a multiple of its slots (`medium_pages_aligned`).
+    medium_aligned: bool,
     large_threshold: u64,
     empty: EmptyPages,
     /// The delay of `empty_pages = delay` and `large_free = delay` in events, and in
@@ -98,6 +106,12 @@ pub struct SizeClass {
     /// sets `slow` until the tick after it.
     slow_path_only: bool,
     slow: bool,
+    /// `retire_cycles`: collections an emptied only span of its class waits (0: it stays
+    /// until another span of its class has room); the spans waiting; and the generic
+    /// allocations since the last collection.
+    retire_cycles: u32,
+    retired: Vec<u32>,
+    generic_calls: u32,
     /// `decay = smootherstep`: the end of the current decay epoch, when the pages emptied
     /// within the delay are held to the curve (`u64::MAX` while none wait).
     smooth: bool,
@@ -198,6 +212,18 @@ impl SizeClass {
                 ),
             ));
         }
+        let large = knobs.large_page_size;
+        if large != 0
+            && (medium == 0 || !large.is_power_of_two() || large <= medium || large > segment_size)
+        {
+            return Err(field(
+                names.large_page_size,
+                format!(
+                    "{large} is not 0 or, with medium_page_size, a power of two above \
+                     medium_page_size {medium} up to segment_size {segment_size}"
+                ),
+            ));
+        }
         if knobs.arena_metadata >= segment_size {
             return Err(field(
                 names.arena_metadata,
@@ -256,6 +282,9 @@ impl SizeClass {
             medium_slots: (medium / page_size) as u32,
             small_max: page_size / knobs.page_min_blocks,
             medium_max: medium / knobs.page_min_blocks,
+            large_slots: (large / page_size) as u32,
+            large_max: large / spans::MIN_BLOCKS_PER_SPAN,
+            medium_aligned: knobs.medium_pages_aligned,
             large_threshold,
             empty: knobs.empty_pages,
             delay_events: knobs.decommit_delay,
@@ -266,6 +295,9 @@ impl SizeClass {
             clock_read: false,
             slow_path_only: knobs.purge_on == PurgeOn::SlowPath,
             slow: false,
+            retire_cycles: knobs.retire_cycles as u32,
+            retired: Vec::new(),
+            generic_calls: 0,
             smooth: knobs.decay == Decay::Smootherstep,
             next_epoch: u64::MAX,
             emptied: VecDeque::new(),
@@ -392,6 +424,9 @@ impl Policy for SizeClass {
         };
         let span = &mut self.spans[id as usize];
         let mut index = span.free.pop();
+        // mimalloc's fast path serves blocks up to 1 KiB from a page's free list; every
+        // other allocation is a generic one.
+        let generic = index.is_none() || span.block > GENERIC_ABOVE;
         if index.is_none() && self.sharded {
             index = span.refill(mem)?;
         }
@@ -415,6 +450,9 @@ impl Policy for SizeClass {
         let addr = span.base + u64::from(index) * span.block;
         if span.used == span.capacity {
             self.queue_remove(id);
+        }
+        if generic && self.retire_cycles > 0 {
+            self.generic_call(mem)?;
         }
         Ok(addr)
     }

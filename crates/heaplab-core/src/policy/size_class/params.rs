@@ -130,6 +130,24 @@ knobs! {
               to `segment_size`; 0 keeps spans of at least eight blocks for every class.",
         zero_means: "spans of at least eight blocks",
     },
+    large_page_size: u64 = ParamSpec {
+        kind: UP_TO_1_GIB,
+        default: "0",
+        unit: "bytes",
+        doc: "With `medium_page_size`: classes above the medium pages that fit eight times \
+              in this many bytes get spans of this size (mimalloc 3's 4 MiB large pages, \
+              types.h). A power of two above `medium_page_size`; 0 keeps spans of eight \
+              blocks there.",
+        zero_means: "spans of eight blocks above the medium pages",
+    },
+    medium_pages_aligned: bool = ParamSpec {
+        kind: ParamKind::Bool,
+        default: "false",
+        unit: "",
+        doc: "With `medium_page_size`: medium pages start at a multiple of their size in \
+              the segment (mimalloc 3's bitmap.c `mi_bchunk_try_find_and_clear8`).",
+        zero_means: "",
+    },
     segment_size: u64 = ParamSpec {
         kind: ParamKind::Bytes {
             min: 64 << 10,
@@ -325,6 +343,17 @@ knobs! {
               when collected, and a span whose lists are both empty threads its next 4 KiB \
               of never-used blocks onto `free` (`mi_page_extend_free`).",
         zero_means: "",
+    },
+    retire_cycles: u64 = ParamSpec {
+        kind: ParamKind::Int { min: 0, max: 1000 },
+        default: "0",
+        unit: "collections",
+        doc: "An emptied span that is its class's only one is given back after this many \
+              collections (a quarter above one-page spans), run before a span is taken \
+              from a segment and every 1,000 allocations above 1 KiB or off a span's free \
+              list: mimalloc 3's retired pages (page.c, MI_RETIRE_CYCLES 16). 0 keeps it \
+              until another span of its class has room.",
+        zero_means: "kept until another span of its class has room",
     },
     thread_cache: u64 = ParamSpec {
         kind: UP_TO_1_GIB,

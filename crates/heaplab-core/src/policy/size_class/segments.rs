@@ -52,7 +52,14 @@ impl SizeClass {
             if seg.free_slots < n || seg.heap != heap {
                 continue;
             }
-            if let Some(first) = Self::first_run(seg, n) {
+            // mimalloc 3 finds a medium page a whole byte of free slice bits, a run at a
+            // multiple of eight; every other run is the lowest that fits.
+            let align = if self.medium_aligned && n == self.medium_slots {
+                n
+            } else {
+                1
+            };
+            if let Some(first) = Self::first_run(seg, n, align) {
                 return Ok((si as u32, first));
             }
         }
@@ -102,13 +109,19 @@ impl SizeClass {
         Ok((si, 0))
     }
 
-    /// The first slot of the first run of `n` free slots in `seg`.
-    fn first_run(seg: &Segment, n: u32) -> Option<u32> {
+    /// The first slot of the first run of `n` free slots in `seg` that starts at a
+    /// multiple of `align`.
+    fn first_run(seg: &Segment, n: u32, align: u32) -> Option<u32> {
         let mut run = 0;
         for (i, slot) in seg.slots.iter().enumerate() {
-            run = if slot.owner == NONE { run + 1 } else { 0 };
+            let i = i as u32;
+            run = match slot.owner {
+                // A run starts only at a multiple of `align`.
+                NONE if run > 0 || i.is_multiple_of(align) => run + 1,
+                _ => 0,
+            };
             if run == n {
-                return Some(i as u32 + 1 - n);
+                return Some(i + 1 - n);
             }
         }
         None

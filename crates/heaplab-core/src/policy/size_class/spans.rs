@@ -10,7 +10,7 @@ use crate::provider::{Addr, PageProvider};
 
 /// Spans are sized to hold at least this many blocks, so big classes do not waste a page
 /// per block.
-const MIN_BLOCKS_PER_SPAN: u64 = 8;
+pub(super) const MIN_BLOCKS_PER_SPAN: u64 = 8;
 
 /// How much of a page mimalloc threads onto its free list at a time when it runs out
 /// (`MI_MAX_EXTEND_SIZE` in page.c, "one OS page seems to work well").
@@ -57,6 +57,9 @@ pub(super) struct Span {
     pub(super) cpos: u32,
     /// When it entered the span cache, to find stale entries in the age queue.
     pub(super) stamp: u64,
+    /// Under `retire_cycles`: the collections left before this empty span, its class's
+    /// only one, is given back; 0 when it is not waiting.
+    pub(super) retire: u32,
 }
 
 impl Span {
@@ -82,6 +85,7 @@ impl Span {
             tcached: 0,
             cpos: NONE,
             stamp: 0,
+            retire: 0,
         }
     }
 
@@ -155,8 +159,8 @@ impl Span {
 
 impl SizeClass {
     /// The pages of a span of `block`-byte blocks: mimalloc's small and medium pages under
-    /// `medium_page_size`, and above those (or without them) enough for at least eight
-    /// blocks.
+    /// `medium_page_size` (and its large pages under `large_page_size`), and above those
+    /// (or without them) enough for at least eight blocks.
     pub(super) fn span_slots(&self, block: u64) -> u32 {
         if self.medium_slots > 0 {
             if block <= self.small_max {
@@ -164,6 +168,9 @@ impl SizeClass {
             }
             if block <= self.medium_max {
                 return self.medium_slots;
+            }
+            if block <= self.large_max {
+                return self.large_slots;
             }
         }
         (block * MIN_BLOCKS_PER_SPAN)
@@ -201,6 +208,11 @@ impl SizeClass {
         // Taking a span from a segment is a slow-path call, where mimalloc 2.0.9 checks
         // its delayed decommits (segment.c, `mi_segments_page_alloc`).
         self.slow = true;
+        // mimalloc 3 counts its retired pages down before it takes a fresh one
+        // (`mi_page_queue_find_free_ex`).
+        if self.retire_cycles > 0 {
+            self.collect_retired(mem)?;
+        }
         let cached = self.heaps[heap as usize]
             .cache
             .get(&n)
@@ -266,6 +278,7 @@ impl SizeClass {
         span.in_remote = false;
         span.tcached = 0;
         span.cpos = NONE;
+        span.retire = 0;
     }
 
     pub(super) fn new_span<P: PageProvider>(
@@ -463,7 +476,9 @@ impl SizeClass {
             self.queue_push(id);
         }
         let q = &self.heaps[heap].queues[class];
-        if empty && q.len() <= 1 {
+        if empty && q.len() <= 1 && self.retire_cycles > 0 {
+            self.retire_later(mem, id);
+        } else if empty && q.len() <= 1 {
             let block = self.classes.get(class).copied().unwrap_or(0);
             mem.note(|| crate::decision::Decision::Rule {
                 rule: "empty span",
@@ -476,6 +491,91 @@ impl SizeClass {
             self.retire_span(mem, id)?;
         } else if was_full && q.len() == 2 && self.spans[q[0] as usize].used == 0 {
             self.retire_span(mem, q[0])?;
+        }
+        Ok(())
+    }
+}
+
+impl SizeClass {
+    /// Under `retire_cycles`: an empty span, its class's only one, waits that many
+    /// collections (a quarter of them above the one-page spans) before it is given back,
+    /// as mimalloc 3 retires a page (page.c `_mi_page_retire`). A span already waiting
+    /// keeps its count.
+    fn retire_later<P: PageProvider>(&mut self, mem: &mut Pages<P>, id: u32) {
+        let cycles = self.retire_cycles;
+        let span = &mut self.spans[id as usize];
+        if span.retire != 0 {
+            return;
+        }
+        span.retire = if span.block <= self.small_max {
+            cycles
+        } else {
+            (cycles / 4).max(1)
+        };
+        let (n, block) = (span.retire, span.block);
+        // A span given back and set up again may still be listed from before: it is
+        // listed once, so its count goes down once a collection.
+        if !self.retired.contains(&id) {
+            self.retired.push(id);
+        }
+        mem.note(|| crate::decision::Decision::Rule {
+            rule: "empty span",
+            text: format!(
+                "empty span {id} kept: it is the only span of class {} B in its heap, retired \
+                 for {n} collections before it is given back (mimalloc's retire heuristic, \
+                 retire_cycles {cycles})",
+                crate::format::format_count(i128::from(block))
+            ),
+        });
+    }
+
+    /// A generic allocation under `retire_cycles`: every 1,000th runs a collection, as
+    /// mimalloc 3's `_mi_malloc_generic` does.
+    pub(super) fn generic_call<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+    ) -> Result<(), AllocError> {
+        self.generic_calls += 1;
+        if self.generic_calls >= 1000 {
+            self.generic_calls = 0;
+            self.collect_retired(mem)?;
+        }
+        Ok(())
+    }
+
+    /// A collection: each retired span still empty and still its class's counts down,
+    /// and goes back to its segment at 0 (`_mi_theap_collect_retired`); one that has had
+    /// blocks handed out since stops waiting.
+    pub(super) fn collect_retired<P: PageProvider>(
+        &mut self,
+        mem: &mut Pages<P>,
+    ) -> Result<(), AllocError> {
+        if self.retired.is_empty() {
+            return Ok(());
+        }
+        for id in std::mem::take(&mut self.retired) {
+            let span = &mut self.spans[id as usize];
+            if span.retire == 0 {
+                continue;
+            }
+            if span.used != 0 || span.qpos == NONE {
+                span.retire = 0;
+                continue;
+            }
+            span.retire -= 1;
+            if span.retire > 0 {
+                self.retired.push(id);
+                continue;
+            }
+            let block = span.block;
+            mem.note(|| crate::decision::Decision::Rule {
+                rule: "empty span",
+                text: format!(
+                    "retired empty span {id} of class {} B given back: its collections ran out",
+                    crate::format::format_count(i128::from(block))
+                ),
+            });
+            self.retire_span(mem, id)?;
         }
         Ok(())
     }

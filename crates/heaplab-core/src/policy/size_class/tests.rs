@@ -540,3 +540,106 @@ fn page_min_blocks_moves_classes_between_page_kinds() {
         assert_eq!(got, kinds, "page_min_blocks = {min}");
     }
 }
+
+/// `large_page_size` gives the classes above the medium pages that fit eight times in it a
+/// span of its size, as mimalloc 3's 4 MiB large pages hold blocks up to 512 KiB; without
+/// it they get spans of eight blocks. It needs the medium pages, and a power of two above
+/// them.
+#[test]
+fn large_pages_hold_the_classes_above_the_medium_pages() {
+    let kinds = |large: &str| {
+        let (p, _) = policy(&[
+            ("page_size", "64KiB"),
+            ("segment_size", "32MiB"),
+            ("medium_page_size", "512KiB"),
+            ("page_min_blocks", "6"),
+            ("large_page_size", large),
+            ("large_threshold", "1MiB"),
+        ]);
+        [80 << 10, 96 << 10, 512 << 10, 640 << 10].map(|b| p.span_slots(b))
+    };
+    // 80 KiB fits six times in a medium page; 96 and 512 KiB go in a 64-slot large page,
+    // 640 KiB does not fit eight times in one.
+    assert_eq!(kinds("4MiB"), [8, 64, 64, 80]);
+    assert_eq!(kinds("0"), [8, 12, 64, 80]);
+    for (given, says) in [
+        (vec![("large_page_size", "4MiB")], "with medium_page_size"),
+        (
+            vec![("medium_page_size", "512KiB"), ("large_page_size", "3MiB")],
+            "power of two",
+        ),
+        (
+            vec![
+                ("medium_page_size", "512KiB"),
+                ("large_page_size", "512KiB"),
+            ],
+            "above",
+        ),
+    ] {
+        let e = policy_error(&given);
+        assert!(e.contains("large_page_size") && e.contains(says), "{e}");
+    }
+}
+
+/// Under `medium_pages_aligned` a medium page starts at a multiple of its eight slots and
+/// one-page spans fill the slots below it; without it the medium page takes the first
+/// eight free slots.
+#[test]
+fn aligned_medium_pages_leave_the_slots_below_to_small_pages() {
+    let first_slots = |aligned: &str| {
+        let (mut p, mut mem) = policy(&[
+            ("page_size", "64KiB"),
+            ("medium_page_size", "512KiB"),
+            ("medium_pages_aligned", aligned),
+        ]);
+        let slot = |a: Addr| (a % (4 << 20)) >> 16;
+        // Three classes of small blocks take slots 0-2, then a medium block, then three
+        // more small classes.
+        let mut got = Vec::new();
+        for size in [16, 32, 48, 20 << 10, 64, 80, 96] {
+            got.push(slot(p.alloc(&mut mem, size, 16, None, 1).unwrap()));
+        }
+        p.check_invariants(&mem).unwrap();
+        got
+    };
+    assert_eq!(first_slots("true"), [0, 1, 2, 8, 3, 4, 5]);
+    assert_eq!(first_slots("false"), [0, 1, 2, 3, 11, 12, 13]);
+}
+
+/// Under `retire_cycles`, an emptied span that is its class's only one is given back
+/// after that many collections (each new span taken from a segment runs one), a quarter of
+/// them above the one-page spans; with 0 it stays.
+#[test]
+fn a_retired_span_goes_back_after_its_collections() {
+    let after = |cycles: &str, size: u64, new_spans: u64| {
+        let (mut p, mut mem) = policy(&[
+            ("page_size", "64KiB"),
+            ("medium_page_size", "512KiB"),
+            ("empty_pages", "decommit"),
+            ("retire_cycles", cycles),
+        ]);
+        let a = p.alloc(&mut mem, size, 16, None, 1).unwrap();
+        mem.touch(a, size).unwrap();
+        p.free(&mut mem, block(a, size), 1).unwrap();
+        let kept = mem.stats().decommit_ops;
+        // Blocks of other classes, each in a span of its own: each new span is a
+        // collection.
+        let others: Vec<u64> = (p.classes.iter().copied())
+            .filter(|&c| c > 1024 && c != size)
+            .collect();
+        assert!(others.len() >= new_spans as usize, "{others:?}");
+        for &size in &others[..new_spans as usize] {
+            p.alloc(&mut mem, size, 16, None, 1).unwrap();
+        }
+        p.check_invariants(&mem).unwrap();
+        (kept, mem.stats().decommit_ops)
+    };
+    // A small span waits out 16 collections: given back (decommitted) at the 16th.
+    assert_eq!(after("16", 64, 15), (0, 0));
+    assert_eq!(after("16", 64, 16), (0, 1));
+    // A medium span waits a quarter of them.
+    assert_eq!(after("16", 20 << 10, 3), (0, 0));
+    assert_eq!(after("16", 20 << 10, 4), (0, 1));
+    // With 0 the class's last span stays however many spans follow.
+    assert_eq!(after("0", 64, 20), (0, 0));
+}
