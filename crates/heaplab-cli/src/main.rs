@@ -37,7 +37,7 @@ fn main() -> ExitCode {
     let command = if args.get(1).is_some_and(|a| a == "baseline-child") {
         #[cfg(any(target_os = "linux", target_os = "macos"))]
         if let Err(e) = heaplab_native::own_heap::enter() {
-            eprintln!("heaplab: {e}");
+            eprintln!("error: {e}");
             return ExitCode::from(1);
         }
         let child = clap::Command::new("heaplab baseline-child");

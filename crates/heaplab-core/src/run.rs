@@ -419,8 +419,7 @@ mod tests {
     }
 
     /// A fed run gives its simulation batches, and an event it refuses is reported as one
-    /// by one would report it, whether the batch is full or the feed's last, and nothing
-    /// after it is applied.
+    /// by one would report it, whether its batch is full or the feed's last.
     #[test]
     fn a_fed_run_refuses_an_event_as_one_by_one_would() {
         let config = RunConfig::new("churn", "glibc-like");

@@ -56,10 +56,11 @@ const METADATA: u32 = u32::MAX - 1;
 /// The class of a span that holds one large block carved from segment slots.
 const LARGE: u32 = u32::MAX;
 
-/// A span descriptor should stay small; mimalloc's `mi_page_t` is about this size.
 /// The largest block mimalloc's allocation fast path serves (MI_SMALL_SIZE_MAX, 128
 /// words, types.h); larger requests all take `_mi_malloc_generic`.
 const GENERIC_ABOVE: u64 = 1024;
+
+/// A span descriptor should stay small; mimalloc's `mi_page_t` is about this size.
 const SPAN_META: u64 = 80;
 const SEGMENT_META: u64 = 128;
 

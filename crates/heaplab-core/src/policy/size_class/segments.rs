@@ -52,8 +52,8 @@ impl SizeClass {
             if seg.free_slots < n || seg.heap != heap {
                 continue;
             }
-            // mimalloc 3 finds a medium page a whole byte of free slice bits, a run at a
-            // multiple of eight; every other run is the lowest that fits.
+            // mimalloc 3 finds any run of eight slices, a medium page's, as a whole byte of
+            // its bitmap, at a multiple of eight; every other run is the lowest that fits.
             let align = if self.medium_aligned && n == self.medium_slots {
                 n
             } else {
