@@ -20,7 +20,7 @@
 use std::time::Instant;
 
 use heaplab_core::config::{PolicyConfig, RunConfig};
-use heaplab_core::event::Event;
+use heaplab_core::run::Batches;
 use heaplab_core::simulate::{sim_provider, Simulation};
 use heaplab_core::workload;
 use serde_json::Value;
@@ -117,9 +117,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// Events a simulation is given at a time.
-const BATCH: usize = 4096;
-
 /// Each tenth's time per event and the process's resident memory at its end, and the
 /// run's summary.
 type Pass = (Vec<(f64, u64)>, heaplab_core::metrics::Summary);
@@ -136,18 +133,14 @@ fn pass(
     let mut marks: Vec<(f64, u64)> = Vec::new();
     let mut n = 0u64;
     let mut started = Clock::now();
-    // Events go to the simulation in batches, as a trace's do, so that it can look ahead
-    // in them and fetch the records a free will read before it reads them.
-    let mut batch: Vec<Event> = Vec::with_capacity(BATCH);
+    // Events go to the simulation in batches, as `heaplab run` gives them, so that it can
+    // look ahead in them; each tenth's are all applied before it is timed.
+    let mut batches = Batches::new(&mut sim);
     spec.generate(params, &mut |e| {
-        batch.push(e);
+        batches.push(e).map_err(|e| e.to_string())?;
         n += 1;
-        let mark = n.is_multiple_of(tenth) || n == total;
-        if batch.len() == BATCH || mark {
-            sim.apply_all(&batch).map_err(|e| e.to_string())?;
-            batch.clear();
-        }
-        if mark {
+        if n.is_multiple_of(tenth) || n == total {
+            batches.flush().map_err(|e| e.to_string())?;
             let events = if n.is_multiple_of(tenth) {
                 tenth
             } else {

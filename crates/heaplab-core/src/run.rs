@@ -86,10 +86,45 @@ where
 /// Events a fed run gives its simulation at a time.
 const BATCH: usize = 4096;
 
-/// Gives `sim` the events from `feed` in batches through [`Simulation::apply_all`], as a
-/// trace's are given: it looks ahead in a batch and fetches what a free will read before
-/// the free reads it, which keeps a long run of a large heap from waiting on memory.
-/// `progress` is told after every so many events, once they are applied.
+/// Events gathered for [`Simulation::apply_all`] and handed over a batch at a time, as a
+/// trace's are: the simulation looks ahead in a batch and fetches what a free will read
+/// before the free reads it, which keeps a long run of a large heap from waiting on
+/// memory. What is pushed after the last [`Batches::flush`] is not yet applied.
+#[derive(Debug)]
+pub struct Batches<'a> {
+    sim: &'a mut Simulation<SimProvider>,
+    events: Vec<crate::event::Event>,
+}
+
+impl<'a> Batches<'a> {
+    pub fn new(sim: &'a mut Simulation<SimProvider>) -> Batches<'a> {
+        Batches {
+            sim,
+            events: Vec::with_capacity(BATCH),
+        }
+    }
+
+    /// Adds an event, applying the batch once it is full; an event the simulation refuses
+    /// is reported as applying it alone would report it.
+    #[inline]
+    pub fn push(&mut self, event: crate::event::Event) -> Result<(), SimError> {
+        self.events.push(event);
+        if self.events.len() == BATCH {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Applies the events gathered so far.
+    pub fn flush(&mut self) -> Result<(), SimError> {
+        let result = self.sim.apply_all(&self.events);
+        self.events.clear();
+        result
+    }
+}
+
+/// Gives `sim` the events from `feed` through [`Batches`]. `progress` is told after every
+/// so many events, once they are applied.
 fn feed_batched<F>(
     sim: &mut Simulation<SimProvider>,
     progress: Progress<'_>,
@@ -99,24 +134,19 @@ where
     F: FnOnce(&mut Sink<'_, SimError>) -> Result<(), RunError>,
 {
     let Progress { mask, mut report } = progress;
-    let mut batch = Vec::with_capacity(BATCH);
+    let mut batches = Batches::new(sim);
     let mut events = 0u64;
     feed(&mut |event| {
-        batch.push(event);
+        batches.push(event)?;
         events += 1;
-        let tell = report.is_some() && events & mask == 0;
-        if batch.len() == BATCH || tell {
-            sim.apply_all(&batch)?;
-            batch.clear();
-        }
-        if let Some(report) = report.as_mut().filter(|_| tell) {
+        if let Some(report) = report.as_mut().filter(|_| events & mask == 0) {
+            batches.flush()?;
             report(events);
         }
         Ok(())
     })?;
     // The last batch's refusal is the feed's, as it would have been event by event.
-    sim.apply_all(&batch)
-        .map_err(|e| RunError::Event(e.to_string()))
+    batches.flush().map_err(|e| RunError::Event(e.to_string()))
 }
 
 /// Runs a config whose workload is a trace, read from `input` as it streams (gzip'd or

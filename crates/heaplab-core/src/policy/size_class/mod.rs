@@ -426,8 +426,8 @@ impl Policy for SizeClass {
         let span = &mut self.spans[id as usize];
         let mut index = span.free.pop();
         // mimalloc's fast path serves blocks up to 1 KiB from a page's free list; every
-        // other allocation is a generic one.
-        let generic = index.is_none() || span.block > GENERIC_ABOVE;
+        // other allocation is a generic one, counted only where retired spans are.
+        let generic = self.retire_cycles > 0 && (index.is_none() || span.block > GENERIC_ABOVE);
         if index.is_none() && self.sharded {
             index = span.refill(mem)?;
         }
@@ -452,7 +452,7 @@ impl Policy for SizeClass {
         if span.used == span.capacity {
             self.queue_remove(id);
         }
-        if generic && self.retire_cycles > 0 {
+        if generic {
             self.generic_call(mem)?;
         }
         Ok(addr)
