@@ -129,7 +129,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(meanings, 13);
+        assert_eq!(meanings, 14);
         let json = families();
         let commit = json
             .as_array()

@@ -369,14 +369,17 @@ pub const PRESETS: &[PresetSpec] = &[
         family: Family::SizeClass,
         title: "jemalloc 5.3",
         description: "Size classes four per doubling from 16 bytes, small slabs and large \
-                      extents from one pool of pages, a thread cache, and freed pages returned \
-                      gradually (dirty-page decay): over 10 s along a smooth curve, so that \
-                      half a span's pages are back after 5 s and all after 10 s.",
+                      extents from one pool of 4 KiB pages, a thread cache, and freed pages \
+                      returned gradually (dirty-page decay): over 10 s along a smooth curve, so \
+                      that half a span's pages are back after 5 s and all after 10 s. Until \
+                      then a freed slab stays an extent of its own, freed large extents merge, \
+                      and an extent is split only for a request at least 1/64 of its size, so \
+                      small slabs often take fresh pages while freed ones wait.",
         params: &[
             ("granularity", "16"),
             ("tiny_class", "true"),
             ("classes_per_doubling", "4"),
-            ("page_size", "16KiB"),
+            ("page_size", "4KiB"),
             ("segment_size", "2MiB"),
             ("large_threshold", "16KiB"),
             ("empty_pages", "delay"),
@@ -387,8 +390,13 @@ pub const PRESETS: &[PresetSpec] = &[
             ("thread_cache", "32KiB"),
             ("share_small_large", "true"),
             ("large_free", "delay"),
+            ("dirty_max_fit", "64"),
         ],
-        leaves_out: "multiple arenas, extent coalescing across slab and large sizes, the \
+        leaves_out: "multiple arenas; jemalloc's slab sizes (the least common multiple \
+                     of block and page, where here a slab holds at least eight blocks); the \
+                     page a large extent carries for cache-oblivious placement; extents \
+                     reaching across the model's 2 MiB segments; the coalescing of freed \
+                     slabs as they are purged; the \
                      random jitter of each epoch's end, and that jemalloc advances its \
                      epochs only on about one in 1,000 of its slow-path calls (tcache fills \
                      and flushes) where this model looks at every call. Without a clock its \

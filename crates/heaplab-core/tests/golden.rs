@@ -79,6 +79,8 @@ const ENABLERS: &[(&str, &str, &str, &str)] = &[
     ("free-list", "tcache_max", "tcache_count", "7"),
     ("size-class", "cache_size", "empty_pages", "cache"),
     ("size-class", "purge_extend_ms", "decommit_ms", "5"),
+    // Only freed pages kept resident make runs that a fit can refuse.
+    ("size-class", "dirty_max_fit", "empty_pages", "delay"),
     // Huge pages need a granule committed whole: segments committed at once.
     ("size-class", "huge_pages", "commit_granularity", "4MiB"),
     (

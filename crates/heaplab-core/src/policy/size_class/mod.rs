@@ -86,6 +86,9 @@ pub struct SizeClass {
     large_max: u64,
     /// Whether a medium page starts at a multiple of its slots (`medium_pages_aligned`).
     medium_aligned: bool,
+    /// `dirty_max_fit`: the largest multiple of a request a resident free run is split
+    /// for, with resident and given-back runs kept apart; 0 when runs are not told apart.
+    dirty_max_fit: u32,
     large_threshold: u64,
     empty: EmptyPages,
     /// The delay of `empty_pages = delay` and `large_free = delay` in events, and in
@@ -286,6 +289,7 @@ impl SizeClass {
             large_slots: (large / page_size) as u32,
             large_max: large / spans::MIN_BLOCKS_PER_SPAN,
             medium_aligned: knobs.medium_pages_aligned,
+            dirty_max_fit: knobs.dirty_max_fit as u32,
             large_threshold,
             empty: knobs.empty_pages,
             delay_events: knobs.decommit_delay,

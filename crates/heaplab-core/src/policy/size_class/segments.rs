@@ -19,6 +19,10 @@ pub(super) struct Slot {
     pub(super) pending: bool,
     /// When a pending slot becomes due.
     pub(super) due: u64,
+    /// Under `dirty_max_fit`: a run of free committed slots begins here, apart from the
+    /// one before it, as jemalloc keeps a small freed slab and what was split off an extent
+    /// as extents of their own until they are purged.
+    pub(super) apart: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -47,21 +51,29 @@ impl SizeClass {
         heap: u32,
         n: u32,
     ) -> Result<(u32, u32), AllocError> {
-        for (si, seg) in self.segments.iter().enumerate() {
-            let Some(seg) = seg else { continue };
-            if seg.free_slots < n || seg.heap != heap {
-                continue;
-            }
-            // mimalloc 3 finds any run of eight slices, a medium page's, as a whole byte of
-            // its bitmap, at a multiple of eight; every other run is the lowest that fits.
-            let align = if self.medium_aligned && n == self.medium_slots {
-                n
-            } else {
-                1
-            };
-            if let Some(first) = Self::first_run(seg, n, align) {
-                return Ok((si as u32, first));
-            }
+        // mimalloc 3 finds any run of eight slices, a medium page's, as a whole byte of
+        // its bitmap, at a multiple of eight; every other run is the lowest that fits.
+        let align = if self.medium_aligned && n == self.medium_slots {
+            n
+        } else {
+            1
+        };
+        let mine = |seg: &&Segment| seg.free_slots >= n && seg.heap == heap;
+        let found = if self.dirty_max_fit > 0 {
+            // Resident runs first, each only for a request it is not too large for; then
+            // runs given back, as jemalloc tries its dirty extents before its retained ones.
+            let most = n.saturating_mul(self.dirty_max_fit);
+            self.first_in_segments(&mine, |seg| Self::first_kept_run(seg, n, align, true, most))
+                .or_else(|| {
+                    self.first_in_segments(&mine, |seg| {
+                        Self::first_kept_run(seg, n, align, false, u32::MAX)
+                    })
+                })
+        } else {
+            self.first_in_segments(&mine, |seg| Self::first_run(seg, n, align))
+        };
+        if let Some(found) = found {
+            return Ok(found);
         }
         let size = u64::from(self.slots_per_seg) << self.page_shift;
         let base = mem.reserve(size, size)?;
@@ -82,6 +94,7 @@ impl SizeClass {
                 && mem.is_committed(base + (i << self.page_shift), 1 << self.page_shift),
             pending: false,
             due: 0,
+            apart: false,
         };
         let seg = Segment {
             base,
@@ -107,6 +120,55 @@ impl SizeClass {
             return self.find_slots(mem, heap, n);
         }
         Ok((si, 0))
+    }
+
+    /// The first segment passing `mine` in which `run` finds slots, and those slots.
+    fn first_in_segments(
+        &self,
+        mine: &impl Fn(&&Segment) -> bool,
+        run: impl Fn(&Segment) -> Option<u32>,
+    ) -> Option<(u32, u32)> {
+        self.segments
+            .iter()
+            .enumerate()
+            .filter_map(|(si, seg)| Some((si as u32, seg.as_ref().filter(mine)?)))
+            .find_map(|(si, seg)| Some((si, run(seg)?)))
+    }
+
+    /// Under `dirty_max_fit`: the first slot for `n` slots at a multiple of `align` in the
+    /// first run of free slots all `committed` (or all not) that holds them and is at most
+    /// `most` slots long. A run is the slots alike in a row, up to a resident slot set
+    /// `apart`, so a resident run and a given-back one beside it stay two runs, as
+    /// jemalloc's dirty and retained extents never merge.
+    fn first_kept_run(
+        seg: &Segment,
+        n: u32,
+        align: u32,
+        committed: bool,
+        most: u32,
+    ) -> Option<u32> {
+        let alike = |s: &Slot| s.owner == NONE && s.committed == committed;
+        let mut i = 0;
+        let len = seg.slots.len();
+        while i < len {
+            if !alike(&seg.slots[i]) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            i += 1;
+            // Given-back runs are one extent however they were freed; resident ones end
+            // where another begins.
+            while i < len && alike(&seg.slots[i]) && !(committed && seg.slots[i].apart) {
+                i += 1;
+            }
+            let (start, end) = (start as u32, i as u32);
+            let first = start.next_multiple_of(align);
+            if end - start <= most && first + n <= end {
+                return Some(first);
+            }
+        }
+        None
     }
 
     /// The first slot of the first run of `n` free slots in `seg` that starts at a

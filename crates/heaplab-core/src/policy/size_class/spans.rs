@@ -3,7 +3,7 @@
 //! in its class queues; a span that empties is retired, parked in its heap's span cache or
 //! given back to its segment under the empty-page policy.
 
-use super::{EmptyPages, SizeClass, NONE};
+use super::{EmptyPages, SizeClass, LARGE, NONE};
 use crate::pages::Pages;
 use crate::policy::AllocError;
 use crate::provider::{Addr, PageProvider};
@@ -240,6 +240,11 @@ impl SizeClass {
             s.owner = id;
             s.pending = false;
         }
+        // What is left of a resident run after the span is cut from it is a run of its
+        // own, as jemalloc leaves the trail of a split extent (`extent_split_interior`).
+        if let Some(next) = seg.slots.get_mut((first + n) as usize) {
+            next.apart = true;
+        }
         seg.free_slots -= n;
         let base = seg.base + (u64::from(first) << self.page_shift);
         let span = &mut self.spans[id as usize];
@@ -377,9 +382,9 @@ impl SizeClass {
         mem: &mut Pages<P>,
         id: u32,
     ) -> Result<(), AllocError> {
-        let (si, first, n) = {
+        let (si, first, n, large) = {
             let s = &self.spans[id as usize];
-            (s.seg, s.first, s.slots)
+            (s.seg, s.first, s.slots, s.class == LARGE)
         };
         // So is giving one back (`_mi_segment_page_free` via `mi_segment_span_free`).
         self.slow = true;
@@ -388,9 +393,20 @@ impl SizeClass {
         let delay = self.empty == EmptyPages::Delay;
         for s in &mut seg.slots[first as usize..(first + n) as usize] {
             s.owner = NONE;
+            s.apart = false;
             if delay {
                 s.pending = true;
                 s.due = due;
+            }
+        }
+        // jemalloc joins a freed large block's extent to the free resident ones beside it
+        // at once, and leaves a slab apart until it is purged (extent.c `extent_record`:
+        // dirty extents are coalesced late, but those of at least SC_LARGE_MINCLASS, 16 KiB,
+        // eagerly; most slabs are smaller, the largest of 4 KiB pages being 28 KiB).
+        if self.dirty_max_fit > 0 {
+            seg.slots[first as usize].apart = !large;
+            if let Some(next) = seg.slots.get_mut((first + n) as usize) {
+                next.apart = !large;
             }
         }
         seg.free_slots += n;

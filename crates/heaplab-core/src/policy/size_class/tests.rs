@@ -1,7 +1,8 @@
 //! Tests of the size-class family's own mechanisms: exact division by reciprocals, class
 //! spacing, remote frees, thread caches, commit units, the large free list, per-thread
-//! segments, shared pages, the span cache, and delays counted in time, checked on the slow
-//! path, or run out along jemalloc's decay curve.
+//! segments, shared pages, the span cache, delays counted in time, checked on the slow
+//! path, or run out along jemalloc's decay curve, and resident runs split only for the
+//! requests they fit.
 
 use super::params::PARAMS;
 use super::spans::Span;
@@ -642,4 +643,70 @@ fn a_retired_span_goes_back_after_its_collections() {
     assert_eq!(after("16", 20 << 10, 4), (0, 1));
     // With 0 the class's last span stays however many spans follow.
     assert_eq!(after("0", 64, 20), (0, 0));
+}
+
+/// Under `dirty_max_fit`, as in jemalloc: a freed run whose pages are still resident is
+/// split only for a request at least 1/fit of its length, a freed slab stays a run of its
+/// own until purged, and a freed large block joins the freed runs beside it.
+#[test]
+fn resident_runs_are_split_only_for_requests_they_fit() {
+    let given = |fit| {
+        [
+            ("page_size", "4KiB"),
+            ("segment_size", "1MiB"),
+            ("heaps", "shared"),
+            ("share_small_large", "true"),
+            ("large_threshold", "16KiB"),
+            ("empty_pages", "delay"),
+            ("decommit_delay", "1000000"),
+            ("dirty_max_fit", fit),
+        ]
+    };
+    let slot = |base: Addr, i: u64| base + (i << 12);
+    for fit in ["0", "4"] {
+        let (mut p, mut mem) = policy(&given(fit));
+        // A 64 KiB block in slots 0-15, a span of 64-byte blocks in slot 16, and the
+        // large block freed: sixteen resident slots in one run.
+        let base = p.alloc(&mut mem, 64 << 10, 16, None, 0).unwrap();
+        assert_eq!(p.alloc(&mut mem, 64, 16, None, 0).unwrap(), slot(base, 16));
+        p.free(&mut mem, block(base, 64 << 10), 0).unwrap();
+        // A one-slot span is four times too small to split the run under a fit of 4 and
+        // takes a fresh slot; without a fit it takes the run's first.
+        let other = p.alloc(&mut mem, 128, 16, None, 0).unwrap();
+        let want = if fit == "0" { base } else { slot(base, 17) };
+        assert_eq!(other, want, "dirty_max_fit = {fit}");
+        p.check_invariants(&mem).unwrap();
+    }
+    let (mut p, mut mem) = policy(&given("4"));
+    // A five-slot (20 KiB) block is large enough to split the sixteen-slot run, and what
+    // is left, slots 5-15, is a run of its own, still too long for a one-slot span.
+    let base = p.alloc(&mut mem, 64 << 10, 16, None, 0).unwrap();
+    p.alloc(&mut mem, 64, 16, None, 0).unwrap();
+    p.free(&mut mem, block(base, 64 << 10), 0).unwrap();
+    assert_eq!(p.alloc(&mut mem, 20 << 10, 16, None, 0).unwrap(), base);
+    assert_eq!(p.alloc(&mut mem, 256, 16, None, 0).unwrap(), slot(base, 17));
+    p.check_invariants(&mem).unwrap();
+
+    // Two one-slot spans of 512-byte blocks (slots 0 and 1), a 20 KiB block (slots 2-6)
+    // and a third span (slot 7); the first two emptied stay two runs of one slot.
+    let (mut p, mut mem) = policy(&given("4"));
+    let a: Vec<Addr> = (0..16)
+        .map(|_| p.alloc(&mut mem, 512, 16, None, 0).unwrap())
+        .collect();
+    let base = a[0];
+    let large = p.alloc(&mut mem, 20 << 10, 16, None, 0).unwrap();
+    assert_eq!(large, slot(base, 2));
+    assert_eq!(p.alloc(&mut mem, 512, 16, None, 0).unwrap(), slot(base, 7));
+    for &x in &a {
+        p.free(&mut mem, block(x, 512), 0).unwrap();
+    }
+    // A two-slot span of 1 KiB blocks fits neither and takes fresh slots.
+    assert_eq!(p.alloc(&mut mem, 1024, 16, None, 0).unwrap(), slot(base, 8));
+    // The large block freed joins the run before it: slots 1-6 serve a six-slot block.
+    p.free(&mut mem, block(large, 20 << 10), 0).unwrap();
+    assert_eq!(
+        p.alloc(&mut mem, 24 << 10, 16, None, 0).unwrap(),
+        slot(base, 1)
+    );
+    p.check_invariants(&mem).unwrap();
 }
