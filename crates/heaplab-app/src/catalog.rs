@@ -129,7 +129,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(meanings, 14);
+        assert_eq!(meanings, 15);
         let json = families();
         let commit = json
             .as_array()

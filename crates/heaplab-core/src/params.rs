@@ -151,7 +151,8 @@ impl ParamSpec {
                         crate::format::format_bytes(max)
                     ));
                 }
-                if pow2 && !(*i as u64).is_power_of_two() {
+                // 0 passes the range only for a knob that gives it a meaning of its own.
+                if pow2 && *i != 0 && !(*i as u64).is_power_of_two() {
                     return Err(format!("{i} is not a power of two"));
                 }
             }

@@ -369,17 +369,17 @@ pub const PRESETS: &[PresetSpec] = &[
         family: Family::SizeClass,
         title: "jemalloc 5.3",
         description: "Size classes four per doubling from 16 bytes, small slabs and large \
-                      extents from one pool of 4 KiB pages, a thread cache, and freed pages \
-                      returned gradually (dirty-page decay): over 10 s along a smooth curve, so \
-                      that half a span's pages are back after 5 s and all after 10 s. Until \
-                      then a freed slab stays an extent of its own, freed large extents merge, \
-                      and an extent is split only for a request at least 1/64 of its size, so \
-                      small slabs often take fresh pages while freed ones wait.",
+                      extents from one pool of the system's pages, a thread cache, and freed \
+                      pages returned gradually (dirty-page decay): over 10 s along a smooth \
+                      curve, so that half a span's pages are back after 5 s and all after 10 s. \
+                      Until then a freed slab stays an extent of its own, freed large extents \
+                      merge, and an extent is split only for a request at least 1/64 of its \
+                      size, so small slabs often take fresh pages while freed ones wait.",
         params: &[
             ("granularity", "16"),
             ("tiny_class", "true"),
             ("classes_per_doubling", "4"),
-            ("page_size", "4KiB"),
+            ("page_size", "0"),
             ("segment_size", "2MiB"),
             ("large_threshold", "16KiB"),
             ("empty_pages", "delay"),

@@ -179,7 +179,10 @@ impl SizeClass {
         let names = Knobs::NAMES;
         let granularity = knobs.granularity;
         let per_doubling = knobs.classes_per_doubling;
-        let page_size = knobs.page_size;
+        let page_size = match knobs.page_size {
+            0 => os_page,
+            page => page,
+        };
         let segment_size = knobs.segment_size;
         let large_threshold = knobs.large_threshold;
         let field = |name: &str, message: String| ParamError {

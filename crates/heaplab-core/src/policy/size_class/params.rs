@@ -104,15 +104,16 @@ knobs! {
     },
     page_size: u64 = ParamSpec {
         kind: ParamKind::Bytes {
-            min: 4 << 10,
+            min: 0,
             max: 64 << 20,
             pow2: true,
         },
         default: "64KiB",
         unit: "bytes",
         doc: "The allocator's page: the slot a span of one size class is made of \
-              (mimalloc: 64 KiB).",
-        zero_means: "",
+              (mimalloc: 64 KiB). 0 means the OS page, as jemalloc's page is the \
+              system's (LG_PAGE, found when it is built).",
+        zero_means: "the OS page",
     },
     medium_page_size: u64 = ParamSpec {
         kind: ParamKind::Bytes {

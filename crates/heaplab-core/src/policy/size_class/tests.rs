@@ -710,3 +710,22 @@ fn resident_runs_are_split_only_for_requests_they_fit() {
     );
     p.check_invariants(&mem).unwrap();
 }
+
+/// `page_size = 0` takes the provider's page, as jemalloc's page is the system's.
+#[test]
+fn a_zero_page_size_is_the_os_page() {
+    let given = [("page_size".to_string(), serde_json::Value::from(0))]
+        .into_iter()
+        .collect();
+    let params = Params::resolve(PARAMS, &given, "policy.params").unwrap();
+    for os_page in [4096, 16384, 65536] {
+        let p = SizeClass::new(&params, os_page).unwrap();
+        assert_eq!(p.page_size(), os_page);
+    }
+    // Any other page is still a power of two.
+    let given = [("page_size".to_string(), serde_json::Value::from(3072))]
+        .into_iter()
+        .collect();
+    let e = Params::resolve(PARAMS, &given, "policy.params").unwrap_err();
+    assert!(e.to_string().contains("not a power of two"), "{e}");
+}
