@@ -586,14 +586,9 @@ fn time_driven_presets_follow_their_allocators_on_the_same_clock() {
     // After the dict is dropped mimalloc 2.0 keeps what the model keeps at some paces
     // (within 5%, at 58-77 ns an event) and gives back two thirds of it at others (92 ns
     // an event, on a loaded machine).
-    // On the JSON trace the model of mimalloc 3 makes two more 2 MiB granules resident
-    // than mimalloc does (15% over its peak): its pages fall where mimalloc's do within a
-    // few slices, but twice it cuts a new 4 MiB large page where mimalloc had an emptied
-    // one back already and reused it.
-    const GAPS: [(&str, &str); 3] = [
+    const GAPS: [(&str, &str); 2] = [
         ("mimalloc2-like", "python-dict.trace.gz"),
         ("mimalloc2-like", "tree_churn"),
-        ("mimalloc-like", "python-json.trace.gz"),
     ];
     // The model of mimalloc 3 makes a granule resident whole at its first write, as Linux
     // does for memory advised MADV_HUGEPAGE under the THP setting `madvise`.

@@ -233,6 +233,7 @@ pub const PRESETS: &[PresetSpec] = &[
             ("page_min_blocks", "6"),
             ("large_threshold", "512KiB"),
             ("retire_cycles", "16"),
+            ("min_extend", "1"),
             ("empty_pages", "delay"),
             ("decommit_delay", "1000"),
             ("decommit_ms", "1000"),
@@ -248,7 +249,9 @@ pub const PRESETS: &[PresetSpec] = &[
         ],
         leaves_out: "1 GiB arenas whose later 32 MiB chunks each keep one kind of page, \
                      the page info before a page's first block, page reset, abandoned \
-                     pages, khugepaged and the collection every 10,000 generic allocations. \
+                     pages, khugepaged, the collection every 10,000 generic allocations, \
+                     and the order of a class's pages (a page that was full goes behind the \
+                     others, and the fullest of four is picked). \
                      Purges run over the whole heap, not per arena. Without a clock its \
                      delay is 1,000 events.",
         calibration: Calibration::Unchecked("mimalloc"),

@@ -79,6 +79,7 @@ const ENABLERS: &[(&str, &str, &str, &str)] = &[
     ("free-list", "tcache_max", "tcache_count", "7"),
     ("size-class", "cache_size", "empty_pages", "cache"),
     ("size-class", "purge_extend_ms", "decommit_ms", "5"),
+    ("size-class", "min_extend", "free_lists", "sharded"),
     // Only freed pages kept resident make runs that a fit can refuse.
     ("size-class", "dirty_max_fit", "empty_pages", "delay"),
     // Huge pages need a granule committed whole: segments committed at once.

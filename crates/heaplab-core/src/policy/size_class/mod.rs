@@ -135,6 +135,8 @@ pub struct SizeClass {
     metadata_placed: bool,
     /// `free_lists = sharded`: a span's own frees wait on `local_free` (mimalloc).
     sharded: bool,
+    /// `min_extend`: the fewest never-used blocks a sharded span's refill links in.
+    min_extend: u64,
     thread_cache: u64,
     share: bool,
     os_page: u64,
@@ -317,6 +319,7 @@ impl SizeClass {
             metadata_slots: knobs.arena_metadata.div_ceil(page_size) as u32,
             metadata_placed: false,
             sharded: knobs.free_lists == FreeLists::Sharded,
+            min_extend: knobs.min_extend,
             thread_cache: knobs.thread_cache,
             share: knobs.share_small_large,
             os_page,
@@ -436,7 +439,7 @@ impl Policy for SizeClass {
         // other allocation is a generic one, counted only where retired spans are.
         let generic = self.retire_cycles > 0 && (index.is_none() || span.block > GENERIC_ABOVE);
         if index.is_none() && self.sharded {
-            index = span.refill(mem)?;
+            index = span.refill(mem, self.min_extend)?;
         }
         let span = &mut self.spans[id as usize];
         let index = match index {
@@ -460,6 +463,10 @@ impl Policy for SizeClass {
             self.queue_remove(id);
         }
         if generic {
+            // A span a generic allocation takes a block from stops waiting, and is retired
+            // afresh when it empties again (page.c `mi_find_free_page` and free.c
+            // `mi_free_block_local`); the fast path leaves the count as it was.
+            self.spans[id as usize].retire = 0;
             self.generic_call(mem)?;
         }
         Ok(addr)

@@ -356,19 +356,23 @@ knobs! {
               until another span of its class has room.",
         zero_means: "kept until another span of its class has room",
     },
+    min_extend: u64 = ParamSpec {
+        kind: ParamKind::Int { min: 1, max: 64 },
+        default: "4",
+        unit: "blocks",
+        doc: "With `free_lists = sharded`: the fewest never-used blocks a span links into \
+              its free list at a time, each written, however large: 4 in mimalloc 2, 1 in \
+              mimalloc 3 (page.c MI_MIN_EXTEND).",
+        zero_means: "",
+    },
     dirty_max_fit: u64 = ParamSpec {
         kind: ParamKind::Int { min: 0, max: 1 << 20 },
         default: "0",
         unit: "times",
-        doc: "Emptied slots whose pages are still resident are reused first, but only a \
-              free run at most this many times the request is split for it; otherwise \
-              the request takes slots given back to the OS, and runs of the two kinds are \
-              never joined. jemalloc 5.3 keeps its dirty extents apart from its retained \
-              ones and splits a dirty extent only up to 64 times the request \
-              (extent.c `extent_recycle_extract`, eset.c `eset_first_fit`, \
-              `lg_extent_max_active_fit` 6), so a large freed run is left for large \
-              requests while small slabs touch fresh pages. 0 means any free run is \
-              reused, whatever its pages.",
+        doc: "Free runs still resident are reused first, each split only for a request of \
+              at least 1/this of it, and never joined to runs given back: jemalloc's \
+              dirty extents (`lg_extent_max_active_fit` 6, so 64; extent.c). 0 means \
+              any free run is reused, whatever its pages.",
         zero_means: "any free run, resident or not",
     },
     thread_cache: u64 = ParamSpec {

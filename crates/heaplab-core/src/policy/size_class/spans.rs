@@ -16,10 +16,6 @@ pub(super) const MIN_BLOCKS_PER_SPAN: u64 = 8;
 /// (`MI_MAX_EXTEND_SIZE` in page.c, "one OS page seems to work well").
 const MAX_EXTEND: u64 = 4 << 10;
 
-/// The fewest never-used blocks a refill links in, whatever their size (`MI_MIN_EXTEND`
-/// in page.c, 4 unless built in secure mode).
-const MIN_EXTEND: u64 = 4;
-
 #[derive(Clone, Debug)]
 pub(super) struct Span {
     pub(super) seg: u32,
@@ -116,15 +112,16 @@ impl Span {
     /// Under sharding, the span's `free` list is empty: refilled as mimalloc refills a
     /// page's (page.c). `_mi_page_free_collect` makes `local_free` the free list whole;
     /// failing that, `mi_page_extend_free` threads the next never-used blocks onto it, at
-    /// most `MI_MAX_EXTEND_SIZE` (4 KiB) of them and at least `MI_MIN_EXTEND` (4),
-    /// writing a link into each. So a block freed just now is handed out only after those,
-    /// and a link written at the start of each block makes its first page resident: for
-    /// blocks of a page or more, four pages apart.
+    /// most `MI_MAX_EXTEND_SIZE` (4 KiB) of them and at least `min_extend`
+    /// (`MI_MIN_EXTEND`), writing a link into each. So a block freed just now is handed
+    /// out only after those, and a link written at the start of each block makes its first
+    /// page resident: for blocks of a page or more, `min_extend` blocks at a time.
     #[cold]
     #[inline(never)]
     pub(super) fn refill<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
+        min_extend: u64,
     ) -> Result<Option<u32>, AllocError> {
         if !self.local_free.is_empty() {
             std::mem::swap(&mut self.free, &mut self.local_free);
@@ -133,7 +130,7 @@ impl Span {
             });
         } else if self.extent < self.capacity {
             let n = (MAX_EXTEND / self.block)
-                .max(MIN_EXTEND)
+                .max(min_extend)
                 .clamp(1, u64::from(self.capacity - self.extent)) as u32;
             let start = self.base + u64::from(self.extent) * self.block;
             let link = self.block.min(8);
@@ -150,7 +147,7 @@ impl Span {
             self.extent += n;
             mem.note(|| crate::decision::Decision::Reason {
                 why: "the span's free lists are empty: its next never-used blocks, up to 4 KiB \
-                      and at least four, are linked into its free list",
+                      and at least min_extend of them, are linked into its free list",
             });
         }
         Ok(self.free.pop())

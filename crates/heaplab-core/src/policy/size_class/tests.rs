@@ -468,9 +468,9 @@ fn a_segment_expiry_is_pushed_back_while_spans_keep_emptying() {
     p.check_invariants(&mem).unwrap();
 }
 
-/// mimalloc's refill links at least four never-used blocks (`MI_MIN_EXTEND`), writing a
+/// mimalloc 2's refill links at least four never-used blocks (`MI_MIN_EXTEND`), writing a
 /// word at the start of each: the first 8 KiB request makes four pages resident, 8 KiB
-/// apart, and the next three take no new page.
+/// apart, and the next three take no new page. mimalloc 3's links one (`min_extend = 1`).
 #[test]
 fn a_refill_links_four_blocks_and_writes_a_word_in_each() {
     let (mut p, mut mem) = policy(&[("free_lists", "sharded")]);
@@ -486,6 +486,14 @@ fn a_refill_links_four_blocks_and_writes_a_word_in_each() {
     assert!((0..8)
         .map(|page| mem.is_resident(first + page * 4096))
         .eq([true, false].repeat(4)));
+    p.check_invariants(&mem).unwrap();
+
+    // mimalloc 3 links one at a time: each request writes only its own block's page.
+    let (mut p, mut mem) = policy(&[("free_lists", "sharded"), ("min_extend", "1")]);
+    let first = p.alloc(&mut mem, 8192, 16, None, 1).unwrap();
+    assert_eq!(mem.stats().resident_pages.current, 1);
+    assert_eq!(p.alloc(&mut mem, 8192, 16, None, 1).unwrap(), first + 8192);
+    assert_eq!(mem.stats().resident_pages.current, 2);
     p.check_invariants(&mem).unwrap();
 }
 
@@ -728,4 +736,41 @@ fn a_zero_page_size_is_the_os_page() {
         .collect();
     let e = Params::resolve(PARAMS, &given, "policy.params").unwrap_err();
     assert!(e.to_string().contains("not a power of two"), "{e}");
+}
+
+/// A generic allocation from a retired span stops its wait, so that it waits its whole
+/// count again once it empties (mimalloc 3's `mi_find_free_page` sets `retire_expire` to
+/// 0, and `mi_free_block_local` retires a page afresh only then).
+#[test]
+fn a_retired_span_used_again_waits_afresh() {
+    let (mut p, mut mem) = policy(&[
+        ("page_size", "64KiB"),
+        ("medium_page_size", "512KiB"),
+        ("empty_pages", "decommit"),
+        ("retire_cycles", "16"),
+    ]);
+    let others: Vec<u64> = (p.classes.iter().copied())
+        .filter(|&c| c > 1024 && c != 2048)
+        .take(26)
+        .collect();
+    assert_eq!(others.len(), 26, "{others:?}");
+    let mut others = others.into_iter();
+    // Each new span of another class is a collection.
+    let mut collect = |p: &mut SizeClass, mem: &mut Pages<SimProvider>, n: usize| {
+        for size in others.by_ref().take(n) {
+            p.alloc(mem, size, 16, None, 1).unwrap();
+        }
+    };
+    // 2 KiB blocks are above mimalloc's 1 KiB fast path: every one is a generic allocation.
+    let a = p.alloc(&mut mem, 2048, 16, None, 1).unwrap();
+    p.free(&mut mem, block(a, 2048), 1).unwrap();
+    collect(&mut p, &mut mem, 10);
+    let b = p.alloc(&mut mem, 2048, 16, None, 1).unwrap();
+    p.free(&mut mem, block(b, 2048), 1).unwrap();
+    // Ten more would have been its 20th: it waits 16 from its second emptying.
+    collect(&mut p, &mut mem, 10);
+    assert_eq!(mem.stats().decommit_ops, 0);
+    collect(&mut p, &mut mem, 6);
+    assert_eq!(mem.stats().decommit_ops, 1);
+    p.check_invariants(&mem).unwrap();
 }
