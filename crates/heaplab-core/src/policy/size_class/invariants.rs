@@ -230,6 +230,15 @@ impl SizeClass {
                     seg.free_slots
                 ));
             }
+            let committed = (seg.slots.iter())
+                .filter(|s| s.owner == NONE && s.committed)
+                .count() as u32;
+            if committed != seg.free_committed {
+                return Err(format!(
+                    "segment {si}: {committed} free committed slots, counter says {}",
+                    seg.free_committed
+                ));
+            }
             if self.seg_index.get(&(seg.base >> self.seg_shift)) != Some(&(si as u32)) {
                 return Err(format!("segment {si} is missing from the address index"));
             }

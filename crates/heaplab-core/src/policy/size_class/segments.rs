@@ -34,6 +34,9 @@ pub(super) struct Segment {
     pub(super) heap: u32,
     pub(super) slots: Vec<Slot>,
     pub(super) free_slots: u32,
+    /// Of the free slots, those committed: what `dirty_max_fit`'s first search can use, so
+    /// a segment with too few is passed over without looking at its slots.
+    pub(super) free_committed: u32,
     /// Distinguishes this segment from a later one in the same table entry, so a delayed
     /// decommit queued for a released segment does not touch its successor.
     pub(super) generation: u64,
@@ -63,12 +66,16 @@ impl SizeClass {
             // Resident runs first, each only for a request it is not too large for; then
             // runs given back, as jemalloc tries its dirty extents before its retained ones.
             let most = n.saturating_mul(self.dirty_max_fit);
-            self.first_in_segments(&mine, |seg| Self::first_kept_run(seg, n, align, true, most))
-                .or_else(|| {
-                    self.first_in_segments(&mine, |seg| {
-                        Self::first_kept_run(seg, n, align, false, u32::MAX)
-                    })
+            let resident = |seg: &&Segment| mine(seg) && seg.free_committed >= n;
+            let given_back = |seg: &&Segment| mine(seg) && seg.free_slots - seg.free_committed >= n;
+            self.first_in_segments(&resident, |seg| {
+                Self::first_kept_run(seg, n, align, true, most)
+            })
+            .or_else(|| {
+                self.first_in_segments(&given_back, |seg| {
+                    Self::first_kept_run(seg, n, align, false, u32::MAX)
                 })
+            })
         } else {
             self.first_in_segments(&mine, |seg| Self::first_run(seg, n, align))
         };
@@ -96,10 +103,12 @@ impl SizeClass {
             due: 0,
             apart: false,
         };
+        let slots: Vec<Slot> = (0..u64::from(self.slots_per_seg)).map(slot).collect();
         let seg = Segment {
             base,
             heap,
-            slots: (0..u64::from(self.slots_per_seg)).map(slot).collect(),
+            free_committed: slots.iter().filter(|s| s.committed).count() as u32,
+            slots,
             free_slots: self.slots_per_seg,
             generation: self.generations,
             expire: 0,
@@ -202,6 +211,7 @@ impl SizeClass {
         let seg = self.segments[si as usize].as_mut().expect("live segment");
         for slot in &mut seg.slots[..m as usize] {
             slot.owner = METADATA;
+            seg.free_committed -= u32::from(slot.committed);
         }
         seg.free_slots -= m;
         let base = seg.base;
@@ -241,7 +251,9 @@ impl SizeClass {
                 u64::from(i - start) << shift,
             )?;
             for s in start..i {
-                seg.slots[s as usize].committed = true;
+                let slot = &mut seg.slots[s as usize];
+                slot.committed = true;
+                seg.free_committed += u32::from(slot.owner == NONE);
             }
         }
         Ok(())
@@ -282,6 +294,8 @@ impl SizeClass {
                 s.committed = false;
                 s.pending = false;
             }
+            // Only a unit whose slots are all free is decommitted.
+            seg.free_committed -= (end - start) as u32;
             Ok::<(), AllocError>(())
         };
         let mut run = None;

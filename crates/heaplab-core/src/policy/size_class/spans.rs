@@ -236,6 +236,7 @@ impl SizeClass {
         for s in &mut seg.slots[first as usize..(first + n) as usize] {
             s.owner = id;
             s.pending = false;
+            seg.free_committed -= u32::from(s.committed);
         }
         // What is left of a resident run after the span is cut from it is a run of its
         // own, as jemalloc leaves the trail of a split extent (`extent_split_interior`).
@@ -391,6 +392,7 @@ impl SizeClass {
         for s in &mut seg.slots[first as usize..(first + n) as usize] {
             s.owner = NONE;
             s.apart = false;
+            seg.free_committed += u32::from(s.committed);
             if delay {
                 s.pending = true;
                 s.due = due;
