@@ -73,13 +73,13 @@ function hintUpdater(param, input, hint, scope, owner) {
   };
 }
 
-// The sizes a size slider steps through: 0 where the parameter takes it, then every power
-// of two from the least the parameter takes to the most (capped at 1 TiB: no slider
-// needs more than forty stops).
+// The sizes a size slider steps through: 0 where the parameter takes it (its least, or a
+// meaning of its own below that), then every power of two from the least the parameter
+// takes to the most (capped at 1 TiB: no slider needs more than forty stops).
 function sliderStops(param) {
   const least = Math.max(1, Number(param.min ?? 1));
   const most = Math.min(Number(param.max ?? 2 ** 40), 2 ** 40);
-  const stops = Number(param.min) === 0 ? [0] : [];
+  const stops = Number(param.min) === 0 || param.zero_means ? [0] : [];
   for (let size = 2 ** Math.ceil(Math.log2(least)); size <= most; size *= 2) stops.push(size);
   return stops;
 }

@@ -185,6 +185,12 @@ describe('heaplab page', () => {
     // than the OS page: this error comes back from the wasm module through the worker.
     await pageSize.fill('4096');
     assert.match(await hint.textContent(), /^= 4 KiB/);
+    // The size slider steps from 0, the OS page, straight to the least page taken.
+    const pageSlider = page.locator('.policy label:has([data-param="page_size"]) input.pow2');
+    await pageSlider.fill('0');
+    assert.equal(await hint.textContent(), '= the OS page');
+    await pageSlider.fill('1');
+    assert.match(await hint.textContent(), /^= 4 KiB/);
 
     // Where 0 stands for a size worked out from other knobs, the hint says so, not "0 B".
     const commit = page.locator('.policy [data-param="commit_granularity"]');

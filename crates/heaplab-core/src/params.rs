@@ -143,7 +143,10 @@ impl ParamSpec {
                 return Err(format!("{i} is outside the allowed range {min}..={max}"));
             }
             (ParamKind::Bytes { min, max, pow2 }, ParamValue::Int(i)) => {
-                let in_range = u64::try_from(*i).is_ok_and(|b| b >= min && b <= max);
+                // 0 may stand for something of its own below the least size, as a page
+                // size of 0 is the OS page.
+                let zero = *i == 0 && !self.zero_means.is_empty();
+                let in_range = zero || u64::try_from(*i).is_ok_and(|b| b >= min && b <= max);
                 if !in_range {
                     return Err(format!(
                         "{i} is outside the allowed range {}..={}",
@@ -151,8 +154,7 @@ impl ParamSpec {
                         crate::format::format_bytes(max)
                     ));
                 }
-                // 0 passes the range only for a knob that gives it a meaning of its own.
-                if pow2 && *i != 0 && !(*i as u64).is_power_of_two() {
+                if pow2 && !zero && !(*i as u64).is_power_of_two() {
                     return Err(format!("{i} is not a power of two"));
                 }
             }

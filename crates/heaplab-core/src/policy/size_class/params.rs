@@ -104,7 +104,7 @@ knobs! {
     },
     page_size: u64 = ParamSpec {
         kind: ParamKind::Bytes {
-            min: 0,
+            min: 4 << 10,
             max: 64 << 20,
             pow2: true,
         },

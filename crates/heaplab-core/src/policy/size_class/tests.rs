@@ -730,12 +730,17 @@ fn a_zero_page_size_is_the_os_page() {
         let p = SizeClass::new(&params, os_page).unwrap();
         assert_eq!(p.page_size(), os_page);
     }
-    // Any other page is still a power of two.
-    let given = [("page_size".to_string(), serde_json::Value::from(3072))]
-        .into_iter()
-        .collect();
-    let e = Params::resolve(PARAMS, &given, "policy.params").unwrap_err();
-    assert!(e.to_string().contains("not a power of two"), "{e}");
+    // Any other page is still a power of two of at least 4 KiB.
+    for (page, why) in [
+        (6144, "not a power of two"),
+        (1024, "outside the allowed range"),
+    ] {
+        let given = [("page_size".to_string(), serde_json::Value::from(page))]
+            .into_iter()
+            .collect();
+        let e = Params::resolve(PARAMS, &given, "policy.params").unwrap_err();
+        assert!(e.to_string().contains(why), "{e}");
+    }
 }
 
 /// A generic allocation from a retired span stops its wait, so that it waits its whole
