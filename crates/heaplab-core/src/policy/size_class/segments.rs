@@ -144,35 +144,35 @@ impl SizeClass {
             .find_map(|(si, seg)| Some((si, run(seg)?)))
     }
 
-    /// Under `dirty_max_fit`: the first slot for `n` slots at a multiple of `align` in the
-    /// first run of free slots all `committed` (or all not) that holds them and is at most
-    /// `most` slots long. A run is the slots alike in a row, up to a resident slot set
-    /// `apart`, so a resident run and a given-back one beside it stay two runs, as
-    /// jemalloc's dirty and retained extents never merge.
-    fn first_kept_run(
+    /// The first slot of `n` in a row at a multiple of `align`, in the first run of `seg`
+    /// that holds them and is at most `most` slots long. A run is the slots in a row that
+    /// `joins` takes, asked with `false` for the slot that would begin one and `true` for
+    /// those that would extend it.
+    fn first_fit(
         seg: &Segment,
         n: u32,
         align: u32,
-        committed: bool,
         most: u32,
+        joins: impl Fn(&Slot, bool) -> bool,
     ) -> Option<u32> {
-        let alike = |s: &Slot| s.owner == NONE && s.committed == committed;
-        let mut i = 0;
         let len = seg.slots.len();
+        let mut i = 0;
         while i < len {
-            if !alike(&seg.slots[i]) {
+            if !joins(&seg.slots[i], false) {
                 i += 1;
                 continue;
             }
-            let start = i;
-            i += 1;
-            // Given-back runs are one extent however they were freed; resident ones end
-            // where another begins.
-            while i < len && alike(&seg.slots[i]) && !(committed && seg.slots[i].apart) {
-                i += 1;
-            }
-            let (start, end) = (start as u32, i as u32);
+            let start = i as u32;
             let first = start.next_multiple_of(align);
+            i += 1;
+            while i < len && joins(&seg.slots[i], true) {
+                i += 1;
+                // A run of any length is taken as soon as it holds the slots.
+                if most == u32::MAX && first + n <= i as u32 {
+                    return Some(first);
+                }
+            }
+            let end = i as u32;
             if end - start <= most && first + n <= end {
                 return Some(first);
             }
@@ -183,19 +183,23 @@ impl SizeClass {
     /// The first slot of the first run of `n` free slots in `seg` that starts at a
     /// multiple of `align`.
     fn first_run(seg: &Segment, n: u32, align: u32) -> Option<u32> {
-        let mut run = 0;
-        for (i, slot) in seg.slots.iter().enumerate() {
-            let i = i as u32;
-            run = match slot.owner {
-                // A run starts only at a multiple of `align`.
-                NONE if run > 0 || i.is_multiple_of(align) => run + 1,
-                _ => 0,
-            };
-            if run == n {
-                return Some(i + 1 - n);
-            }
-        }
-        None
+        Self::first_fit(seg, n, align, u32::MAX, |s, _| s.owner == NONE)
+    }
+
+    /// Under `dirty_max_fit`: [`SizeClass::first_run`] among free slots all `committed`
+    /// (or all not), in a run at most `most` slots long. A resident run also ends where a
+    /// slot set `apart` begins another, and a resident run and a given-back one beside it
+    /// stay two runs, as jemalloc's dirty and retained extents never merge.
+    fn first_kept_run(
+        seg: &Segment,
+        n: u32,
+        align: u32,
+        committed: bool,
+        most: u32,
+    ) -> Option<u32> {
+        Self::first_fit(seg, n, align, most, |s, extends| {
+            s.owner == NONE && s.committed == committed && !(extends && committed && s.apart)
+        })
     }
 
     /// Keeps the first slots of the heap's first segment for the allocator's own metadata

@@ -240,8 +240,10 @@ impl SizeClass {
         }
         // What is left of a resident run after the span is cut from it is a run of its
         // own, as jemalloc leaves the trail of a split extent (`extent_split_interior`).
-        if let Some(next) = seg.slots.get_mut((first + n) as usize) {
-            next.apart = true;
+        if self.dirty_max_fit > 0 {
+            if let Some(next) = seg.slots.get_mut((first + n) as usize) {
+                next.apart = true;
+            }
         }
         seg.free_slots -= n;
         let base = seg.base + (u64::from(first) << self.page_shift);
