@@ -43,6 +43,7 @@ pub fn build_wasm(root: &Path) -> Result<()> {
         if let Some(features) = features {
             build.args(["--features", features]);
         }
+        build.args(["--config", &registry_remap()]);
         run_cmd(&mut build, root)?;
         println!("==> generating {name}'s bindings with wasm-bindgen {wasm_bindgen_version}");
         let wasm = target_dir(root).join(format!("{WASM_TARGET}/wasm/heaplab_wasm.wasm"));
@@ -65,6 +66,27 @@ pub fn build_wasm(root: &Path) -> Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// A `--config` value for cargo that drops the registry's directory from the source paths
+/// compiled into the wasm (a panic's location names its file): `zlib-rs-0.6.8/src/…`
+/// rather than the same behind `~/.cargo/registry/src/index.crates.io-<hash>/`. That is 3.6
+/// KB fewer for the browser to download, and a page whose size no longer depends on where
+/// the machine that built it keeps cargo's files.
+fn registry_remap() -> String {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")));
+    let indexes = home
+        .and_then(|home| std::fs::read_dir(home.join("registry/src")).ok())
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| format!("'--remap-path-prefix={}/='", entry.path().display()));
+    format!(
+        "target.{WASM_TARGET}.rustflags=[{}]",
+        indexes.collect::<Vec<_>>().join(", ")
+    )
 }
 
 /// The most bytes the page's `.wasm` may have: what a person downloads before the page
