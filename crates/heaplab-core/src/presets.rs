@@ -261,10 +261,12 @@ pub const PRESETS: &[PresetSpec] = &[
         family: Family::SizeClass,
         title: "mimalloc 2.0 (Debian's libmimalloc2.0)",
         description: "mimalloc-like without mimalloc 3's huge pages and arena, with 2.0's \
-                      medium pages for blocks above 16 KiB and its delay: an emptied page is decommitted once it has been \
-                      free for 25 ms, checked only when a page is \
-                      taken from a segment or given back to one, so a program that stops \
-                      allocating keeps its freed pages.",
+                      medium pages for blocks above 16 KiB and its delay: a segment's freed \
+                      pages are decommitted together once its expiry passes, 25 ms after \
+                      the first, 1 ms later for each page freed before then, and 25 ms \
+                      after a waiting page is used again; checked when a page is taken \
+                      from the segment, or freed there 1 ms or more after the expiry \
+                      passed, so a program that stops calling keeps its freed pages.",
         // mimalloc-like's layout is the family's defaults; only what differs from them
         // is listed, so the two presets say their layout once. mimalloc-like's whole
         // segment commit, huge pages, arena metadata and page kinds are mimalloc 3's.
@@ -279,8 +281,12 @@ pub const PRESETS: &[PresetSpec] = &[
             ("purge_on", "slow-path"),
             ("free_lists", "sharded"),
         ],
-        leaves_out: "The segment cache that holds a wholly free segment for another 500 ms, and what \
-                     mimalloc-like leaves out. Without a clock its delay is 1,000 events.",
+        leaves_out: "The segment cache that holds a wholly free segment for another 500 ms; \
+                     a first thread's segments committed whole, whose never-used pages then \
+                     also wait; retired pages, kept for nine collections (three above 16 KiB) \
+                     made only when a class needs a page, where here a class's last empty \
+                     page stays until another has room; and what mimalloc-like leaves out. \
+                     Without a clock its delay is 1,000 events.",
         calibration: Calibration::Unchecked("mimalloc 2.0"),
     },
     PresetSpec {

@@ -240,12 +240,12 @@ knobs! {
         default: "0",
         unit: "ms",
         doc: "With a delay in milliseconds, keeps one expiry per segment, as mimalloc 2.0 \
-              does (segment.c `mi_segment_perhaps_decommit`): the first span to empty sets \
-              it `decommit_ms` ahead, each further one before it runs out pushes it this much \
-              later, and when it passes every waiting span of the segment is decommitted \
-              together. A free phase that empties spans faster than one per this many \
-              milliseconds keeps its pages until it ends. 0 means each span waits out its \
-              own delay.",
+              does (segment.c `mi_segment_perhaps_decommit`): a span that empties makes \
+              the committed slots of its free run wait; the first sets the expiry \
+              `decommit_ms` ahead, each further one pushes it this much later, or, if it ran \
+              out longer ago, has all waiting slots decommitted at once; a span cut over \
+              waiting slots sets it `decommit_ms` ahead again. Once it passes, the waiting \
+              slots go together. 0 means each span waits out its own delay.",
         zero_means: "each span waits out its own delay",
     },
     purge_on: PurgeOn = ParamSpec {

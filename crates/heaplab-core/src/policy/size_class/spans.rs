@@ -232,8 +232,11 @@ impl SizeClass {
                 self.spans.len() as u32 - 1
             }
         };
+        let expiry = self.segment_expiry();
         let seg = self.segments[si as usize].as_mut().expect("live segment");
-        for s in &mut seg.slots[first as usize..(first + n) as usize] {
+        let range = first as usize..(first + n) as usize;
+        let mask_reused = expiry && seg.slots[range.clone()].iter().any(|s| s.pending);
+        for s in &mut seg.slots[range] {
             s.owner = id;
             s.pending = false;
             seg.free_committed -= u32::from(s.committed);
@@ -259,6 +262,9 @@ impl SizeClass {
             addr: base,
             bytes,
         });
+        if mask_reused {
+            self.mask_reused(mem, si);
+        }
         Ok(id)
     }
 
@@ -429,6 +435,9 @@ impl SizeClass {
             EmptyPages::Decommit | EmptyPages::Cache => {
                 self.decommit_units(mem, si, first, n, false)?
             }
+            EmptyPages::Delay if self.segment_expiry() => {
+                self.span_emptied(mem, id, si, first, n)?;
+            }
             EmptyPages::Delay => {
                 mem.note(|| crate::decision::Decision::Rule {
                     rule: "decommit",
@@ -441,9 +450,6 @@ impl SizeClass {
                 });
                 self.purge.push_back((due, si, generation, first, n));
                 self.next_due = self.next_due.min(due);
-                if self.segment_expiry() {
-                    self.extend_expiry(si);
-                }
                 if self.smooth {
                     self.emptied.push_back((self.now, n));
                     self.start_epochs();

@@ -468,6 +468,66 @@ fn a_segment_expiry_is_pushed_back_while_spans_keep_emptying() {
     p.check_invariants(&mem).unwrap();
 }
 
+/// Under `purge_extend_ms`, a span cut over slots waiting in its segment's mask sets the
+/// expiry `decommit_ms` from then, even nearer than it was (mimalloc 2.0's
+/// `mi_segment_commitx`); an expiry that passes with nothing left in the mask stays, run
+/// out, and a span emptied a millisecond or more after it is decommitted at once, with no
+/// slow-path call (`mi_segment_perhaps_decommit`).
+#[test]
+fn a_segment_expiry_restarts_at_a_reuse_and_runs_out_at_a_late_free() {
+    let (mut p, mut mem) = policy(&[("decommit_ms", "5"), ("purge_extend_ms", "1")]);
+    let mut event = 0;
+    let mut at = |p: &mut SizeClass, mem: &mut Pages<SimProvider>, ns: u64| {
+        event += 1;
+        p.tick(
+            mem,
+            Now {
+                event,
+                ns: Some(ns),
+            },
+        )
+        .unwrap();
+    };
+    let expire = |p: &SizeClass| p.segments[0].as_ref().unwrap().expire;
+    // Span A full of 8 KiB blocks, and one block in span B.
+    at(&mut p, &mut mem, 1_000);
+    let a: Vec<Addr> = (0..8)
+        .map(|_| p.alloc(&mut mem, 8192, 16, None, 0).unwrap())
+        .collect();
+    let b = p.alloc(&mut mem, 8192, 16, None, 0).unwrap();
+    // A empties at 1 ms: its slots wait, the expiry 5 ms on.
+    at(&mut p, &mut mem, 1_000_000);
+    for &x in &a {
+        p.free(&mut mem, block(x, 8192), 0).unwrap();
+    }
+    assert_eq!(expire(&p), 6_000_000);
+    // At 2 ms B fills, and the next block needs a span: cut over A's slots, it sets the
+    // expiry 5 ms from now, and the mask is empty again.
+    at(&mut p, &mut mem, 2_000_000);
+    let c: Vec<Addr> = (0..8)
+        .map(|_| p.alloc(&mut mem, 8192, 16, None, 0).unwrap())
+        .collect();
+    assert_eq!(expire(&p), 7_000_000);
+    p.free(&mut mem, block(b, 8192), 0).unwrap();
+    p.check_invariants(&mem).unwrap();
+    // Past the expiry on a slow path, nothing waits: it stays as it was.
+    at(&mut p, &mut mem, 7_500_000);
+    assert_eq!(expire(&p), 7_000_000);
+    p.check_invariants(&mem).unwrap();
+    let committed = mem.stats().committed_pages.current;
+    // At 9 ms B empties (seven of the eight went there), more than 1 ms after the
+    // expiry passed: its 16 pages go at once, before any tick.
+    at(&mut p, &mut mem, 9_000_000);
+    for &x in &c[..6] {
+        p.free(&mut mem, block(x, 8192), 0).unwrap();
+    }
+    assert_eq!(mem.stats().committed_pages.current, committed);
+    p.free(&mut mem, block(c[6], 8192), 0).unwrap();
+    assert_eq!(mem.stats().committed_pages.current, committed - 16);
+    assert_eq!(expire(&p), 0);
+    p.check_invariants(&mem).unwrap();
+}
+
 /// mimalloc 2's refill links at least four never-used blocks (`MI_MIN_EXTEND`), writing a
 /// word at the start of each: the first 8 KiB request makes four pages resident, 8 KiB
 /// apart, and the next three take no new page. mimalloc 3's links one (`min_extend = 1`).
