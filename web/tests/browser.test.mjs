@@ -736,7 +736,7 @@ describe('heaplab page', () => {
   });
 
   it('says above the table which models are uncalibrated, in the words of heaplab run', async () => {
-    const args = ['-w', 'tree_churn', '--scale', '0.02', '-p', 'glibc-like', '-p', 'jemalloc-like', '-p', 'mimalloc-like'];
+    const args = ['-w', 'tree_churn', '--scale', '0.02', '-p', 'glibc-like', '-p', 'snmalloc-like', '-p', 'rpmalloc-like'];
     const printed = (await heaplabText(['run', ...args])).split('\n').filter((line) => line.startsWith('Uncalibrated:'));
     assert.equal(printed.length, 1, 'heaplab run printed no uncalibrated line');
     const link = (await heaplabText(['link', '--base-url', PAGE_URL, ...args])).trim();
@@ -745,8 +745,8 @@ describe('heaplab page', () => {
     assert.equal(await ranOnOpen(page), 'done', await errorText(page));
     assert.equal(await page.isVisible('#calibration-note'), true);
     assert.equal(await page.textContent('#calibration-note'), printed[0]);
-    // The line goes with the models: a textbook policy and glibc-like alone are silent.
-    await page.selectOption('.policy:nth-of-type(2) select.family', 'preset:first-fit');
+    // The line goes with the models: checked models and a textbook policy are silent.
+    await page.selectOption('.policy:nth-of-type(2) select.family', 'preset:mimalloc-like');
     await page.selectOption('.policy:nth-of-type(3) select.family', 'preset:buddy');
     assert.equal(await clickRun(page), 'done', await errorText(page));
     assert.equal(await page.isVisible('#calibration-note'), false, await page.textContent('#calibration-note'));

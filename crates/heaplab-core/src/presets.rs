@@ -34,7 +34,8 @@ pub struct PresetSpec {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Calibration {
-    /// Checked against the real allocator on the same events: which, where and how close.
+    /// Checked against the real allocator on the same events and clock: which, where and
+    /// how close (the same bounds and workloads as glibc-like's, unless it says otherwise).
     Checked(&'static str),
     /// Models this real allocator, but its figures have not been checked against it.
     Unchecked(&'static str),
@@ -65,8 +66,7 @@ pub fn uncalibrated_note<'a>(ids: impl IntoIterator<Item = &'a str>) -> Option<S
     };
     Some(format!(
         "Uncalibrated: {} {model} {}, but {} memory at end has not been checked against {them} \
-         on the same events and clock (`heaplab fidelity` compares them); read a delta as \
-         the model's, not the allocator's.",
+         on the same events and clock; read a delta as the model's, not the allocator's.",
         and_list(&names),
         and_list(&reals),
         if names.len() == 1 { "its" } else { "their" },
@@ -254,7 +254,9 @@ pub const PRESETS: &[PresetSpec] = &[
                      others, and the fullest of four is picked). \
                      Purges run over the whole heap, not per arena. Without a clock its \
                      delay is 1,000 events.",
-        calibration: Calibration::Unchecked("mimalloc"),
+        calibration: Calibration::Checked(
+            "mimalloc 3.3 as linked (THP `madvise`), as glibc-like: `heaplab fidelity`",
+        ),
     },
     PresetSpec {
         id: "mimalloc2-like",
@@ -287,7 +289,9 @@ pub const PRESETS: &[PresetSpec] = &[
                      made only when a class needs a page, where here a class's last empty \
                      page stays until another has room; and what mimalloc-like leaves out. \
                      Without a clock its delay is 1,000 events.",
-        calibration: Calibration::Unchecked("mimalloc 2.0"),
+        calibration: Calibration::Checked(
+            "Debian's mimalloc 2.0.9 preloaded, as glibc-like: `heaplab fidelity`",
+        ),
     },
     PresetSpec {
         id: "rpmalloc-like",
@@ -410,7 +414,7 @@ pub const PRESETS: &[PresetSpec] = &[
                      epochs only on about one in 1,000 of its slow-path calls (tcache fills \
                      and flushes) where this model looks at every call. Without a clock its \
                      decay takes 10,000 events.",
-        calibration: Calibration::Unchecked("jemalloc"),
+        calibration: Calibration::Checked("jemalloc 5.3 as linked, as glibc-like: `heaplab fidelity`"),
     },
     PresetSpec {
         id: "buddy",
@@ -589,16 +593,23 @@ mod tests {
 
     #[test]
     fn an_unchecked_model_is_named_once_and_a_checked_one_not_at_all() {
+        let checked = [
+            "glibc-like",
+            "mimalloc-like",
+            "mimalloc2-like",
+            "jemalloc-like",
+        ];
+        assert_eq!(uncalibrated_note(checked), None);
         assert_eq!(uncalibrated_note(["glibc-like", "best-fit", "buddy"]), None);
         assert_eq!(
-            uncalibrated_note(["glibc-like", "mimalloc-like", "size-class"]).unwrap(),
-            "Uncalibrated: mimalloc-like models mimalloc, but its memory at end has not been \
-             checked against it on the same events and clock (`heaplab fidelity` compares \
-             them); read a delta as the model's, not the allocator's."
+            uncalibrated_note(["glibc-like", "rpmalloc-like", "size-class"]).unwrap(),
+            "Uncalibrated: rpmalloc-like models rpmalloc, but its memory at end has not been \
+             checked against it on the same events and clock; read a delta as the model's, \
+             not the allocator's."
         );
-        let both = uncalibrated_note(["mimalloc-like", "jemalloc-like", "mimalloc-like"]);
+        let both = uncalibrated_note(["rpmalloc-like", "snmalloc-like", "rpmalloc-like"]);
         assert!(both.unwrap().starts_with(
-            "Uncalibrated: mimalloc-like and jemalloc-like model mimalloc and jemalloc, \
+            "Uncalibrated: rpmalloc-like and snmalloc-like model rpmalloc and snmalloc, \
                  but their memory at end has not been checked against them"
         ));
     }
