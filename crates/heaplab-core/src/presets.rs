@@ -396,6 +396,11 @@ pub const PRESETS: &[PresetSpec] = &[
             ("segment_size", "2MiB"),
             ("large_threshold", "16KiB"),
             ("empty_pages", "delay"),
+            // jemalloc 5.3's `dirty_decay_ms` is 10 s and its `muzzy_decay_ms` 0
+            // (arena_types.h, DIRTY_DECAY_MS_DEFAULT and MUZZY_DECAY_MS_DEFAULT), in the
+            // 5.3.1 heaplab links and in Debian's libjemalloc2 (5.3.0) alike, as their
+            // `stats_print` says: a page that decays is purged at once (MADV_DONTNEED), not
+            // left lazily freed in between, so it leaves the resident set when it decays.
             ("decommit_delay", "10000"),
             ("decommit_ms", "10000"),
             ("decay", "smootherstep"),
