@@ -550,6 +550,33 @@ mod tests {
         assert_eq!(curve.ns.last(), Some(&999_999));
     }
 
+    /// A call after a time mark happens at the mark's time: under mimalloc2-like, four
+    /// pages of small blocks freed at 0 wait for their segment's expiry (25 ms, and 1 ms
+    /// for each further page); at 30 ms a request that takes one of the waiting pages sets
+    /// the expiry 25 ms from then, so nothing goes, while one that takes fresh pages (a
+    /// medium page, for 20 KiB) leaves it passed, and the three waiting pages go together.
+    #[test]
+    fn a_call_after_a_time_mark_happens_at_the_marks_time() {
+        let decommits = |request: u64| {
+            let mut text = String::from("t 0\n");
+            text.extend((1..=4000).map(|id| format!("a {id} 64\n")));
+            text.extend((1..=4000).map(|id| format!("f {id}\n")));
+            text.push_str(&format!("t 30000000\na 9000 {request}\nf 9000\n"));
+            let mut config = RunConfig::new("trace", "mimalloc2-like");
+            config.workload = crate::config::WorkloadConfig::trace("t.trace");
+            let (out, _) = record_page_ops(&config, Progress::none(), |sink| {
+                trace::import(text.as_bytes(), "t.trace", &ImportOptions::default(), sink)
+                    .map(|_| ())
+                    .map_err(|e| RunError::Event(e.to_string()))
+            })
+            .unwrap();
+            assert_eq!(out.report.summary.time.elapsed_ns, Some(30_000_000));
+            out.report.summary.pages.decommit_ops
+        };
+        assert_eq!(decommits(3000), 0);
+        assert_eq!(decommits(20 << 10), 1);
+    }
+
     /// Each point of the curve holds the page map's counters after that point's last
     /// event, as reading them after every event would give.
     #[test]

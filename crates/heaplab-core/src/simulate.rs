@@ -340,6 +340,7 @@ impl<P: PageProvider> Books<P> {
         // trace with marks runs the same events as one without.
         if let Event::Time(ns) = *event {
             self.time.mark(ns, self.events);
+            policy.time_mark(self.time.policy_now(self.events));
             return Ok(());
         }
         self.events += 1;

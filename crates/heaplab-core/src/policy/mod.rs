@@ -249,6 +249,12 @@ pub trait Policy {
         Ok(())
     }
 
+    /// Called at a time mark, between events: the clock has moved to `now` (the events so
+    /// far, and the mark's time). A policy that reads the time within an event reads it
+    /// here, so the next event sees the time it happens at rather than that of the event
+    /// before the mark; nothing falls due until the tick after that event.
+    fn time_mark(&mut self, _now: Now) {}
+
     /// Bytes of bookkeeping the modelled allocator would keep (headers, descriptors).
     fn metadata_bytes(&self) -> u64;
 
@@ -550,6 +556,10 @@ impl Policy for AnyPolicy {
     #[inline]
     fn tick<P: PageProvider>(&mut self, mem: &mut Pages<P>, now: Now) -> Result<(), AllocError> {
         dispatch!(self, p => p.tick(mem, now))
+    }
+
+    fn time_mark(&mut self, now: Now) {
+        dispatch!(self, p => p.time_mark(now))
     }
 
     fn extra_counters(&self) -> Vec<(&'static str, u64)> {

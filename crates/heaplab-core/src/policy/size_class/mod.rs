@@ -659,6 +659,14 @@ impl Policy for SizeClass {
         self.tick_due(mem, now)
     }
 
+    /// mimalloc 2.0 sets a segment's expiry from the time of the call that frees or takes
+    /// a span, so a call after a pause reads the time after it.
+    fn time_mark(&mut self, now: crate::clock::Now) {
+        if let (true, Some(ns)) = (self.timed, now.ns) {
+            self.now = self.now.max(ns);
+        }
+    }
+
     fn block_layout(&self, addr: Addr, size: u64) -> Option<crate::policy::BlockLayout> {
         self.layout(addr, size)
     }
