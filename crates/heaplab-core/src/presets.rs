@@ -289,9 +289,7 @@ pub const PRESETS: &[PresetSpec] = &[
                      made only when a class needs a page, where here a class's last empty \
                      page stays until another has room; and what mimalloc-like leaves out. \
                      Without a clock its delay is 1,000 events.",
-        calibration: Calibration::Checked(
-            "Debian's mimalloc 2.0.9 preloaded, as glibc-like: `heaplab fidelity`",
-        ),
+        calibration: Calibration::Unchecked("mimalloc 2.0"),
     },
     PresetSpec {
         id: "rpmalloc-like",
@@ -598,12 +596,7 @@ mod tests {
 
     #[test]
     fn an_unchecked_model_is_named_once_and_a_checked_one_not_at_all() {
-        let checked = [
-            "glibc-like",
-            "mimalloc-like",
-            "mimalloc2-like",
-            "jemalloc-like",
-        ];
+        let checked = ["glibc-like", "mimalloc-like", "jemalloc-like"];
         assert_eq!(uncalibrated_note(checked), None);
         assert_eq!(uncalibrated_note(["glibc-like", "best-fit", "buddy"]), None);
         assert_eq!(
