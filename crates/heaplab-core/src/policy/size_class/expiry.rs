@@ -173,8 +173,13 @@ impl SizeClass {
         si: u32,
         purge: Purge,
     ) -> Result<(), AllocError> {
-        let seg = self.segments[si as usize].as_ref().expect("live segment");
-        let waiting = seg.slots.iter().filter(|s| s.pending).count() as u32;
+        let runs = pending_runs(
+            &self.segments[si as usize]
+                .as_ref()
+                .expect("live segment")
+                .slots,
+        );
+        let waiting: u32 = runs.iter().map(|&(_, n)| n).sum();
         if waiting == 0 {
             return Ok(());
         }
@@ -200,13 +205,8 @@ impl SizeClass {
                 })
             }
         }
-        let mut i = 0;
-        while let Some(start) = self.segments[si as usize].as_ref().and_then(|seg| {
-            let start = i + seg.slots[i..].iter().position(|s| s.pending)?;
-            i = start + seg.slots[start..].iter().take_while(|s| s.pending).count();
-            Some(start)
-        }) {
-            self.decommit_units(mem, si, start as u32, (i - start) as u32, false)?;
+        for (first, n) in runs {
+            self.decommit_units(mem, si, first, n, false)?;
         }
         // The mask is emptied whole, as mimalloc 2.0 clears it, even where a decommit unit
         // larger than a slot still held a span.
@@ -217,6 +217,19 @@ impl SizeClass {
         }
         self.release_if_empty(mem, si)
     }
+}
+
+/// The runs of pending slots in a segment, as (first slot, slots).
+fn pending_runs(slots: &[Slot]) -> Vec<(u32, u32)> {
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for (i, s) in slots.iter().enumerate() {
+        match runs.last_mut() {
+            Some((first, n)) if s.pending && *first + *n == i as u32 => *n += 1,
+            _ if s.pending => runs.push((i as u32, 1)),
+            _ => {}
+        }
+    }
+    runs
 }
 
 /// Why a segment's mask is decommitted.
