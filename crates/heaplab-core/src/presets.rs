@@ -95,7 +95,7 @@ fn pairs_as_map<S: serde::Serializer>(
 }
 
 /// Every preset.
-pub const PRESETS: &[PresetSpec] = &[
+pub static PRESETS: &[PresetSpec] = &[
     PresetSpec {
         id: "glibc-like",
         family: Family::FreeList,

@@ -21,7 +21,7 @@ macro_rules! figures {
         }
 
         /// Every figure of a run, in reading order.
-        pub const METRICS: &[Metric] = &[$(Metric {
+        pub static METRICS: &[Metric] = &[$(Metric {
             key: stringify!($key),
             label: $label,
             group: Group::$group,

@@ -126,7 +126,7 @@ knobs! {
     },
 }
 
-pub const FAMILY: FamilySpec = FamilySpec {
+pub static FAMILY: FamilySpec = FamilySpec {
     id: "bump",
     title: "Bump arenas (LLVM BumpPtrAllocator)",
     description: "Pointer-bump arenas over slabs that grow, freed only by arena reset or drop; \

@@ -99,7 +99,7 @@ knobs! {
     },
 }
 
-pub const FAMILY: FamilySpec = FamilySpec {
+pub static FAMILY: FamilySpec = FamilySpec {
     id: "module",
     title: "Your own allocator (a malloc-lab module)",
     description: "An allocator you wrote, such as malloc lab's mm.c, built to a module with \

@@ -352,12 +352,15 @@ macro_rules! families {
         }
 
         /// The engine's own families: a policy of each is built from its knobs alone, so
-        /// menus offer them, and tests build every one.
-        pub const FAMILIES: &[FamilySpec] = &[$($own_module::FAMILY),+];
+        /// menus offer them, and tests build every one. The registries (these, each
+        /// family's `FAMILY`, `PRESETS`, `WORKLOADS` and `METRICS`) are statics, not
+        /// consts: a const is copied where it is used, and the page's module held two
+        /// copies of every description and knob's text, 47 KB.
+        pub static FAMILIES: &[FamilySpec] = &[$($own_module::FAMILY),+];
 
         /// The families whose policy the user brings (an allocator module): a config of
         /// one runs only once what it names has been loaded.
-        pub const BROUGHT_FAMILIES: &[FamilySpec] = &[$($brought_module::FAMILY),+];
+        pub static BROUGHT_FAMILIES: &[FamilySpec] = &[$($brought_module::FAMILY),+];
 
         /// A policy of any family, so the simulator can hold one without generics over
         /// families.

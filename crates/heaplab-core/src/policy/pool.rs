@@ -63,7 +63,7 @@ knobs! {
     },
 }
 
-pub const FAMILY: FamilySpec = FamilySpec {
+pub static FAMILY: FamilySpec = FamilySpec {
     id: "pool",
     title: "Fixed-size block pool (Pike block allocator)",
     description: "Blocks of one size carved from chunks that come from a general heap, each \

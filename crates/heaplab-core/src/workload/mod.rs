@@ -179,7 +179,7 @@ const fn scale_of(default: &'static str, doc: &'static str) -> ParamSpec {
 }
 
 /// Every built-in workload.
-pub const WORKLOADS: &[WorkloadSpec] = &[
+pub static WORKLOADS: &[WorkloadSpec] = &[
     WorkloadSpec {
         id: "churn",
         title: "churn (MallocBench)",

@@ -53,7 +53,7 @@ knobs! {
     },
 }
 
-pub const FAMILY: FamilySpec = FamilySpec {
+pub static FAMILY: FamilySpec = FamilySpec {
     id: "buddy",
     title: "Binary buddy (Knuth, Linux page allocator)",
     description: "Power-of-two blocks split on allocation and merged with their buddy on free, \

@@ -181,7 +181,7 @@ knobs! {
     },
 }
 
-pub const FAMILY: FamilySpec = FamilySpec {
+pub static FAMILY: FamilySpec = FamilySpec {
     id: "free-list",
     title: "Free list (dlmalloc, glibc)",
     description: "Boundary-tag chunks in one growing heap with first, best or next fit and \

@@ -398,7 +398,7 @@ knobs! {
     },
 }
 
-pub const FAMILY: FamilySpec = FamilySpec {
+pub static FAMILY: FamilySpec = FamilySpec {
     id: "size-class",
     title: "Size-class slabs (mimalloc, rpmalloc, snmalloc, bmalloc)",
     description: "Blocks of one size class per page-sized span, cut from aligned segments and \
