@@ -244,15 +244,19 @@ describe('the clock', () => {
   });
 
   it('runs an uploaded trace on its own time marks, as the CLI runs that file', async () => {
-    // Four pages of small blocks freed whole, then 30 ms of the program's time, then a
-    // request for a medium page: mimalloc 2.0 decommits a segment's waiting pages once its
-    // expiry has passed (25 ms, 1 ms later for each page freed after the first) on its next
-    // slow-path call. That request takes fresh pages, and the class keeps its last one, so
-    // on the trace's clock the three freed pages go back, together.
-    const lines = ['t 0'];
+    // A medium page and five small ones of one block each stay in use (slots 0-12 of the
+    // segment), four pages of small blocks (13-16) are freed whole, then 30 ms of the
+    // program's time pass, then a request for a medium page of another class. mimalloc 2.0
+    // keeps the last of the four, its class's only page, and decommits a segment's waiting
+    // pages once its expiry has passed (25 ms, 1 ms later for each page freed after the
+    // first) on its next slow-path call. That request takes fresh pages in the next 1 MiB,
+    // so it does not reset the expiry, and on the trace's clock the three freed pages go
+    // back, together.
+    const lines = ['t 0', 'a 20001 16400'];
+    [8, 16, 32, 48, 96].forEach((size, i) => lines.push(`a ${20002 + i} ${size}`));
     for (let id = 1; id <= 4000; id += 1) lines.push(`a ${id} 64`);
     for (let id = 1; id <= 4000; id += 1) lines.push(`f ${id}`);
-    lines.push('t 30000000', 'a 9000 20480', 'f 9000', '');
+    lines.push('t 30000000', 'a 9000 40960', 'f 9000', '');
     const file = path.join(scratch, 'clocked.trace');
     await writeFile(file, lines.join('\n'));
     const cli = await heaplabJson(['run', '--workload', file, '-p', 'mimalloc2-like', '--json']);
@@ -297,7 +301,7 @@ describe('the clock', () => {
     assert.deepEqual(column.filter((y) => y >= 0.25 && y < 0.9), [], 'the curve slopes through the pause');
     await page.screenshot({ path: path.join(RESULTS_DIR, 'clock-trace-marks.png') });
 
-    // At a nanosecond per event the same 8,002 events take 8 µs, and nothing is purged:
+    // At a nanosecond per event the same 8,008 events take 8 µs, and nothing is purged:
     // the marks, not the events, made the difference.
     await page.selectOption('#clock-kind', 'rate');
     await page.fill('#clock-rate', '1');

@@ -568,8 +568,7 @@ fn the_baseline_agrees_with_an_independent_c_replay() {
 /// where Linux's transparent huge pages are set to `madvise` as the model assumes,
 /// `mimalloc-like` against the mimalloc heaplab links (3.3). The
 /// bounds are worked out here from the raw bytes: within 15% of the real peak and 25% of
-/// its end, on every single-threaded MallocBench port and recorded trace but the one named
-/// below, where the model is not that close yet at every pace (and which the report says).
+/// its end, on every single-threaded MallocBench port and recorded trace.
 #[test]
 fn time_driven_presets_follow_their_allocators_on_the_same_clock() {
     let _machine = measuring();
@@ -580,12 +579,6 @@ fn time_driven_presets_follow_their_allocators_on_the_same_clock() {
     else {
         return;
     };
-    // At the end of `tree_churn` mimalloc 2.0 gives back its freed pages at some paces
-    // and not at others (at 90 ns an event it kept them all, at 100 ns and above it gave
-    // back 2 MiB), depending on whether its segment's expiry, pushed back 1 ms by each page
-    // freed, has passed by the time a later page is freed. The model follows it at paces
-    // well on either side, but at 90 ns it gave them back where mimalloc 2.0 did not.
-    const GAPS: [(&str, &str); 1] = [("mimalloc2-like", "tree_churn")];
     // The model of mimalloc 3 makes a granule resident whole at its first write, as Linux
     // does for memory advised MADV_HUGEPAGE under the THP setting `madvise`.
     let thp =
@@ -625,9 +618,6 @@ fn time_driven_presets_follow_their_allocators_on_the_same_clock() {
         // The model ran on the real runs' own clocks.
         assert_eq!(r["clock"], "real", "{r:#}");
         assert!(r["real_time_marks"].as_u64().unwrap() >= 1, "{r:#}");
-        if GAPS.contains(&(preset, workload)) {
-            continue;
-        }
         let off = |sim: &str, real: &str| {
             let (sim, real) = (r[sim].as_u64().unwrap(), r[real].as_u64().unwrap());
             (sim as f64 / real as f64 - 1.0).abs()

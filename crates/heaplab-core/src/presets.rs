@@ -263,12 +263,13 @@ pub static PRESETS: &[PresetSpec] = &[
         family: Family::SizeClass,
         title: "mimalloc 2.0 (Debian's libmimalloc2.0)",
         description: "mimalloc-like without mimalloc 3's huge pages and arena, with 2.0's \
-                      medium pages for blocks above 16 KiB and its delay: a segment's freed \
-                      pages are decommitted together once its expiry passes, 25 ms after \
-                      the first, 1 ms later for each page freed before then, and 25 ms \
-                      after a waiting page is used again; checked when a page is taken \
-                      from the segment, or freed there 1 ms or more after the expiry \
-                      passed, so a program that stops calling keeps its freed pages.",
+                      medium pages for blocks above 16 KiB, its page and span queues, and \
+                      its delay: a segment's freed pages are decommitted together once its \
+                      expiry passes, 25 ms after the first, 1 ms later for each page freed \
+                      before then, and 25 ms after a page is committed in the same 1 MiB as \
+                      a waiting one; checked when a page is taken from the segment, or \
+                      freed there 1 ms or more after the expiry passed, so a program that \
+                      stops calling keeps its freed pages.",
         // mimalloc-like's layout is the family's defaults; only what differs from them
         // is listed, so the two presets say their layout once. mimalloc-like's whole
         // segment commit, huge pages, arena metadata and page kinds are mimalloc 3's.
@@ -282,14 +283,19 @@ pub static PRESETS: &[PresetSpec] = &[
             ("purge_extend_ms", "1"),
             ("purge_on", "slow-path"),
             ("free_lists", "sharded"),
+            ("retire_cycles", "9"),
+            ("page_queues", "mimalloc2"),
+            ("page_offset", "384"),
+            ("commit_granularity", "1MiB"),
+            ("decommit_granularity", "64KiB"),
         ],
         leaves_out: "The segment cache that holds a wholly free segment for another 500 ms; \
-                     a first thread's segments committed whole, whose never-used pages then \
-                     also wait; retired pages, kept for nine collections (three above 16 KiB) \
-                     made only when a class needs a page, where here a class's last empty \
-                     page stays until another has room; and what mimalloc-like leaves out. \
-                     Without a clock its delay is 1,000 events.",
-        calibration: Calibration::Unchecked("mimalloc 2.0"),
+                     each segment's first 64 KiB, its own info; segments committed whole \
+                     at first, where here a page commits its 1 MiB; and what mimalloc-like \
+                     leaves out. Without a clock its delay is 1,000 events.",
+        calibration: Calibration::Checked(
+            "mimalloc 2.0 (Debian's libmimalloc2.0), as glibc-like: `heaplab fidelity`",
+        ),
     },
     PresetSpec {
         id: "rpmalloc-like",
@@ -522,7 +528,11 @@ pub const SOURCES: &[(&str, &str)] = &[
          `mi_segment_span_free`) and when a page is allocated from one \
          (`mi_segments_page_alloc`), never on the malloc and free fast paths; one \
          expiry per segment, pushed back by decommit_extend_delay (1 ms) at each \
-         further span freed before it runs out.",
+         further span freed before it runs out; MI_RETIRE_CYCLES 8, a page retired for \
+         1 + 8 collections (1 + 2 for medium blocks, none above) made only before a \
+         fresh page (page.c `_mi_page_retire`, `mi_page_queue_find_free_ex`); page \
+         and span queue order (page-queue.c, segment.c `mi_span_queue_push`); \
+         start_offset 384 B (segment.c); MI_MINIMAL_COMMIT_SIZE 1 MiB.",
     ),
     (
         "rpmalloc-like",
@@ -596,7 +606,12 @@ mod tests {
 
     #[test]
     fn an_unchecked_model_is_named_once_and_a_checked_one_not_at_all() {
-        let checked = ["glibc-like", "mimalloc-like", "jemalloc-like"];
+        let checked = [
+            "glibc-like",
+            "mimalloc-like",
+            "mimalloc2-like",
+            "jemalloc-like",
+        ];
         assert_eq!(uncalibrated_note(checked), None);
         assert_eq!(uncalibrated_note(["glibc-like", "best-fit", "buddy"]), None);
         assert_eq!(

@@ -550,15 +550,19 @@ mod tests {
         assert_eq!(curve.ns.last(), Some(&999_999));
     }
 
-    /// A call after a time mark happens at the mark's time: under mimalloc2-like, four
-    /// pages of small blocks freed at 0 wait for their segment's expiry (25 ms, and 1 ms
-    /// for each further page); at 30 ms a request that takes one of the waiting pages sets
-    /// the expiry 25 ms from then, so nothing goes, while one that takes fresh pages (a
-    /// medium page, for 20 KiB) leaves it passed, and the three waiting pages go together.
+    /// A call after a time mark happens at the mark's time. Under mimalloc2-like a medium
+    /// page (slots 0-7) and four pages of 48-byte blocks (8-11) stay in use, and four
+    /// pages of 64-byte blocks (12-15) are freed at 0: the last, its class's only page, is
+    /// retired, and three wait for their segment's expiry (25 ms, and 1 ms for each
+    /// further page). At 30 ms a request that takes one of the waiting pages sets the
+    /// expiry 25 ms from then, so nothing goes; one that takes a medium page of another
+    /// class, from slot 16 in the next 1 MiB commit unit, leaves it passed, and the three
+    /// waiting pages go together.
     #[test]
     fn a_call_after_a_time_mark_happens_at_the_marks_time() {
         let decommits = |request: u64| {
-            let mut text = String::from("t 0\n");
+            let mut text = String::from("t 0\na 0 20480\n");
+            text.extend((10_001..=15_000).map(|id| format!("a {id} 48\n")));
             text.extend((1..=4000).map(|id| format!("a {id} 64\n")));
             text.extend((1..=4000).map(|id| format!("f {id}\n")));
             text.push_str(&format!("t 30000000\na 9000 {request}\nf 9000\n"));
@@ -574,7 +578,7 @@ mod tests {
             out.report.summary.pages.decommit_ops
         };
         assert_eq!(decommits(3000), 0);
-        assert_eq!(decommits(20 << 10), 1);
+        assert_eq!(decommits(40 << 10), 1);
     }
 
     /// Each point of the curve holds the page map's counters after that point's last

@@ -8,8 +8,9 @@
 //!   waits too. The expiry is set `decommit_ms` ahead if none was; one still running is
 //!   pushed back `purge_extend_ms`; one run out less than that ago waits that long again;
 //!   one run out longer ago has the whole mask decommitted on the spot.
-//! - A span taken over slots of the mask sets the expiry `decommit_ms` ahead again, even an
-//!   expiry pushed back further (`mi_segment_commitx`).
+//! - A span is committed in whole commit units, and every slot of those units leaves the
+//!   mask; if any was in it, the expiry is set `decommit_ms` ahead again, even an expiry
+//!   pushed back further (`mi_segment_commitx`).
 //! - On the slow path a segment whose expiry has passed gives back its mask
 //!   (`mi_segment_delayed_decommit`). With no slot in the mask by then, because all were
 //!   taken again, the expiry is left as it is, run out: the next span to empty there,
@@ -96,16 +97,16 @@ impl SizeClass {
         Ok(())
     }
 
-    /// A span was just cut from segment `si` over slots that waited in its mask: the
-    /// expiry is set `decommit_ms` from now, as mimalloc 2.0 does when it commits part of
-    /// the mask again, whether the expiry was nearer or further.
+    /// A span was just cut from segment `si` in commit units that held slots of its mask:
+    /// the expiry is set `decommit_ms` from now, as mimalloc 2.0 does when it commits part
+    /// of the mask again, whether the expiry was nearer or further.
     pub(super) fn mask_reused<P: PageProvider>(&mut self, mem: &mut Pages<P>, si: u32) {
         let expire = self.now + self.delay_ns;
         mem.note(|| crate::decision::Decision::Rule {
             rule: "decommit",
             text: format!(
-                "the span reuses slots waiting for their decommit: the segment's expiry is \
-                 set {} again, to {}",
+                "the span's commit units held slots waiting for their decommit, which it \
+                 takes out of the mask: the segment's expiry is set {} again, to {}",
                 self.delay_named(),
                 self.moment(expire)
             ),

@@ -24,6 +24,7 @@ mod invariants;
 mod large;
 mod params;
 mod pieces;
+mod queues;
 mod segments;
 mod spans;
 #[cfg(test)]
@@ -36,7 +37,7 @@ use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use rustc_hash::FxHashMap;
 
 use self::heaps::{Heap, ThreadCache, ThreadHeaps};
-use self::params::{Decay, EmptyPages, FreeLists, Heaps, Knobs, LargeFree, PurgeOn};
+use self::params::{Decay, EmptyPages, FreeLists, Heaps, Knobs, LargeFree, PageQueues, PurgeOn};
 use self::segments::{Segment, NO_SEG};
 use self::spans::Span;
 use super::{AllocError, Block, Policy};
@@ -116,6 +117,10 @@ pub struct SizeClass {
     retire_cycles: u32,
     retired: Vec<u32>,
     generic_calls: u32,
+    /// `page_queues = mimalloc2`: mimalloc 2.0's page and span queues (see `queues.rs`).
+    mimalloc2: bool,
+    /// `page_offset`: bytes before the first block of a span of blocks up to 1 KiB.
+    page_offset: u64,
     /// `decay = smootherstep`: the end of the current decay epoch, when the pages emptied
     /// within the delay are held to the curve (`u64::MAX` while none wait).
     smooth: bool,
@@ -242,6 +247,15 @@ impl SizeClass {
                 ),
             ));
         }
+        if knobs.page_offset >= page_size / 2 {
+            return Err(field(
+                names.page_offset,
+                format!(
+                    "{} is not less than half of page_size {page_size}",
+                    knobs.page_offset
+                ),
+            ));
+        }
         // A unit is a power of two between `floor` and the segment; 0 picks the floor.
         let unit = |name: &str, v: u64, floor: u64| -> Result<u64, ParamError> {
             if v == 0 {
@@ -308,6 +322,8 @@ impl SizeClass {
             retire_cycles: knobs.retire_cycles as u32,
             retired: Vec::new(),
             generic_calls: 0,
+            mimalloc2: knobs.page_queues == PageQueues::Mimalloc2,
+            page_offset: knobs.page_offset,
             smooth: knobs.decay == Decay::Smootherstep,
             next_epoch: u64::MAX,
             emptied: VecDeque::new(),
@@ -409,7 +425,7 @@ impl Policy for SizeClass {
                     span.tcached -= 1;
                     let (w, bit) = Span::bit(index);
                     span.in_use[w] |= bit;
-                    let addr = span.base + u64::from(index) * span.block;
+                    let addr = span.start + u64::from(index) * span.block;
                     mem.note(|| crate::decision::Decision::CacheHit {
                         cache: "thread cache",
                         addr,
@@ -421,6 +437,9 @@ impl Policy for SizeClass {
         let heap = self.heap_of(thread);
         if !self.heaps[heap as usize].remote[class as usize].is_empty() {
             self.collect_remote(mem, heap, class)?;
+        }
+        if self.mimalloc2 {
+            self.pass_full(heap, class);
         }
         let id = match self.heaps[heap as usize].queues[class as usize].last() {
             Some(&id) => id,
@@ -449,7 +468,7 @@ impl Policy for SizeClass {
                 span.extent - 1
             }
         };
-        let found = span.base + u64::from(index) * span.block;
+        let found = span.start + u64::from(index) * span.block;
         mem.note(|| crate::decision::Decision::Search {
             structure: "class",
             index: self.classes[class as usize],
@@ -458,8 +477,8 @@ impl Policy for SizeClass {
         span.used += 1;
         let (w, bit) = Span::bit(index);
         span.in_use[w] |= bit;
-        let addr = span.base + u64::from(index) * span.block;
-        if span.used == span.capacity {
+        let addr = span.start + u64::from(index) * span.block;
+        if span.used == span.capacity && !self.mimalloc2 {
             self.queue_remove(id);
         }
         if generic {
@@ -495,7 +514,11 @@ impl Policy for SizeClass {
         })?;
         let local = self.is_local(thread, self.spans[id as usize].heap);
         let span = &mut self.spans[id as usize];
-        let (index, at_start) = span.index_of(block.addr - span.base);
+        // An address in a span's `page_offset` is before its first block.
+        let (index, at_start) = match block.addr.checked_sub(span.start) {
+            Some(offset) => span.index_of(offset),
+            None => (0, false),
+        };
         let (w, bit) = Span::bit(index);
         if !at_start || index >= span.extent || span.in_use[w] & bit == 0 {
             return Err(AllocError::Invalid(format!(
@@ -578,7 +601,7 @@ impl Policy for SizeClass {
             prefetch_whole(span);
             return;
         }
-        let Some(offset) = block.addr.checked_sub(span.base) else {
+        let Some(offset) = block.addr.checked_sub(span.start) else {
             return;
         };
         let (w, _) = Span::bit(span.index_of(offset).0);

@@ -61,6 +61,15 @@ choice! {
 }
 
 choice! {
+    /// How a heap orders its spans: which one an allocation takes blocks from, and where
+    /// a new span is cut.
+    pub(super) enum PageQueues {
+        Newest = "newest",
+        Mimalloc2 = "mimalloc2",
+    }
+}
+
+choice! {
     /// Whether each program thread has a heap of its own.
     pub(super) enum Heaps {
         PerThread = "per-thread",
@@ -350,10 +359,12 @@ knobs! {
         default: "0",
         unit: "collections",
         doc: "An emptied span that is its class's only one is given back after this many \
-              collections (a quarter above one-page spans), run before a span is taken \
-              from a segment and every 1,000 allocations above 1 KiB or off a span's free \
-              list: mimalloc 3's retired pages (page.c, MI_RETIRE_CYCLES 16). 0 keeps it \
-              until another span of its class has room.",
+              collections (a quarter above one-page spans; 1 + a quarter of the rest under \
+              `page_queues = mimalloc2`), run before a span \
+              is taken from a segment and, but under `page_queues = mimalloc2`, every 1,000 \
+              allocations above 1 KiB or off a span's free list: mimalloc 3's retired pages \
+              (page.c, MI_RETIRE_CYCLES 16; 2.0 sets 1 + 8). 0 keeps it until another span \
+              of its class has room.",
         zero_means: "kept until another span of its class has room",
     },
     min_extend: u64 = ParamSpec {
@@ -363,6 +374,34 @@ knobs! {
         doc: "With `free_lists = sharded`: the fewest never-used blocks a span links into \
               its free list at a time, each written, however large: 4 in mimalloc 2, 1 in \
               mimalloc 3 (page.c MI_MIN_EXTEND).",
+        zero_means: "",
+    },
+    page_queues: PageQueues = ParamSpec {
+        kind: ParamKind::Choice(PageQueues::NAMES),
+        default: "newest",
+        unit: "",
+        doc: "`newest`: a span that has room again is the next allocated from, and spans \
+              are cut from the lowest free slots that fit. `mimalloc2`: mimalloc 2.0's \
+              queues. A page with room again goes behind the others (page.c \
+              `_mi_page_unfull`), a full one leaves its queue when an allocation passes it \
+              (`mi_page_queue_find_free_ex`), and a page is cut from the front of the \
+              last-freed free run in the smallest size bin that fits (segment.c \
+              `mi_segments_page_find_and_allocate`). A retired page counts down only at \
+              the head of its queue, starts again if it empties again, and is not kept \
+              for blocks above the medium ones (`_mi_page_retire`).",
+        zero_means: "",
+    },
+    page_offset: u64 = ParamSpec {
+        kind: ParamKind::Bytes {
+            min: 0,
+            max: 4096,
+            pow2: false,
+        },
+        default: "0",
+        unit: "bytes",
+        doc: "Bytes left unused at the start of each span of blocks up to 1 KiB, so fewer \
+              blocks fit: mimalloc 2.0's start_offset, 3 × MI_MAX_ALIGN_GUARANTEE = 384 \
+              (segment.c `_mi_segment_page_start_from_slice`). Less than half a page.",
         zero_means: "",
     },
     dirty_max_fit: u64 = ParamSpec {

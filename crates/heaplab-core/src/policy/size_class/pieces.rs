@@ -16,7 +16,7 @@ impl SizeClass {
         let slot = |out: &mut Vec<FreePiece>, id: u32, index: u32, structure: &str, list| {
             let span = &self.spans[id as usize];
             out.push(FreePiece {
-                addr: span.base + u64::from(index) * span.block,
+                addr: span.start + u64::from(index) * span.block,
                 size: span.block,
                 structure: structure.to_string(),
                 list,
@@ -72,7 +72,7 @@ impl SizeClass {
             }
             if span.extent < span.capacity {
                 out.push(FreePiece {
-                    addr: span.base + u64::from(span.extent) * span.block,
+                    addr: span.start + u64::from(span.extent) * span.block,
                     size: u64::from(span.capacity - span.extent) * span.block,
                     structure: format!("{class}, never used"),
                     list: None,
@@ -120,7 +120,7 @@ impl SizeClass {
         let slot = match self.span_of(addr) {
             Some(id) => {
                 let span = &self.spans[id as usize];
-                let (index, at_start) = span.index_of(addr - span.base);
+                let (index, at_start) = span.index_of(addr.checked_sub(span.start)?);
                 if !at_start || index >= span.extent {
                     return None;
                 }

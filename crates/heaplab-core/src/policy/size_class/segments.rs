@@ -19,6 +19,9 @@ pub(super) struct Slot {
     pub(super) pending: bool,
     /// When a pending slot becomes due.
     pub(super) due: u64,
+    /// Under `page_queues = mimalloc2`, at the first slot of a free run: when the run was
+    /// put in its bin (`queues.rs`).
+    pub(super) stamp: u64,
     /// Under `dirty_max_fit`: a run of free committed slots begins here, apart from the
     /// one before it, as jemalloc keeps a small freed slab and what was split off an extent
     /// as extents of their own until they are purged.
@@ -61,6 +64,11 @@ impl SizeClass {
         } else {
             1
         };
+        if self.mimalloc2 {
+            if let Some(found) = self.binned_fit(heap, n) {
+                return Ok(found);
+            }
+        }
         let mine = |seg: &&Segment| seg.free_slots >= n && seg.heap == heap;
         let found = if self.dirty_max_fit > 0 {
             // Resident runs first, each only for a request it is not too large for; then
@@ -101,6 +109,7 @@ impl SizeClass {
                 && mem.is_committed(base + (i << self.page_shift), 1 << self.page_shift),
             pending: false,
             due: 0,
+            stamp: 0,
             apart: false,
         };
         let slots: Vec<Slot> = (0..u64::from(self.slots_per_seg)).map(slot).collect();
@@ -124,6 +133,7 @@ impl SizeClass {
             }
         } as u32;
         self.seg_index.insert(base >> self.seg_shift, si);
+        self.stamp_run(si, 0);
         if !self.metadata_placed && self.metadata_slots > 0 {
             self.place_metadata(mem, si)?;
             return self.find_slots(mem, heap, n);

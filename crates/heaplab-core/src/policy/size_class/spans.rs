@@ -26,6 +26,8 @@ pub(super) struct Span {
     /// The heap whose queues and cache the span belongs to.
     pub(super) heap: u32,
     pub(super) base: Addr,
+    /// The first block's address: `base`, or `page_offset` past it.
+    pub(super) start: Addr,
     pub(super) block: u64,
     /// `ceil(2^64 / block)`, so that [`Span::index_of`] divides by a multiplication.
     pub(super) recip: u64,
@@ -67,6 +69,7 @@ impl Span {
             class: 0,
             heap: 0,
             base: 0,
+            start: 0,
             block: 0,
             recip: 0,
             capacity: 0,
@@ -132,7 +135,7 @@ impl Span {
             let n = (MAX_EXTEND / self.block)
                 .max(min_extend)
                 .clamp(1, u64::from(self.capacity - self.extent)) as u32;
-            let start = self.base + u64::from(self.extent) * self.block;
+            let start = self.start + u64::from(self.extent) * self.block;
             let link = self.block.min(8);
             if self.block < MAX_EXTEND {
                 // The links are at most a page apart: every page between them is written.
@@ -187,9 +190,17 @@ impl SizeClass {
         let span = &self.spans[id as usize];
         let (heap, class, pos) = (span.heap as usize, span.class as usize, span.qpos as usize);
         let q = &mut self.heaps[heap].queues[class];
-        q.swap_remove(pos);
-        if let Some(&moved) = q.get(pos) {
-            self.spans[moved as usize].qpos = pos as u32;
+        if self.mimalloc2 {
+            // mimalloc's queues are lists: the others keep their order.
+            q.remove(pos);
+            for (p, &moved) in q.iter().enumerate().skip(pos) {
+                self.spans[moved as usize].qpos = p as u32;
+            }
+        } else {
+            q.swap_remove(pos);
+            if let Some(&moved) = q.get(pos) {
+                self.spans[moved as usize].qpos = pos as u32;
+            }
         }
         self.spans[id as usize].qpos = NONE;
     }
@@ -232,24 +243,7 @@ impl SizeClass {
                 self.spans.len() as u32 - 1
             }
         };
-        let expiry = self.segment_expiry();
-        let seg = self.segments[si as usize].as_mut().expect("live segment");
-        let range = first as usize..(first + n) as usize;
-        let mask_reused = expiry && seg.slots[range.clone()].iter().any(|s| s.pending);
-        for s in &mut seg.slots[range] {
-            s.owner = id;
-            s.pending = false;
-            seg.free_committed -= u32::from(s.committed);
-        }
-        // What is left of a resident run after the span is cut from it is a run of its
-        // own, as jemalloc leaves the trail of a split extent (`extent_split_interior`).
-        if self.dirty_max_fit > 0 {
-            if let Some(next) = seg.slots.get_mut((first + n) as usize) {
-                next.apart = true;
-            }
-        }
-        seg.free_slots -= n;
-        let base = seg.base + (u64::from(first) << self.page_shift);
+        let (base, mask_reused) = self.take_slots(id, si, first, n);
         let span = &mut self.spans[id as usize];
         span.seg = si;
         span.first = first;
@@ -268,11 +262,60 @@ impl SizeClass {
         Ok(id)
     }
 
+    /// Gives slots `first..first + n` of segment `si` to span `id`, and returns their
+    /// address and whether they took slots of a segment expiry's mask out of it. Apart
+    /// from the generic code, which is built once for each provider.
+    #[inline(never)]
+    fn take_slots(&mut self, id: u32, si: u32, first: u32, n: u32) -> (Addr, bool) {
+        let expiry = self.segment_expiry();
+        let seg = self.segments[si as usize].as_mut().expect("live segment");
+        let range = first as usize..(first + n) as usize;
+        // mimalloc 2.0 commits a page's memory liberally, in whole commit units
+        // (MI_MINIMAL_COMMIT_SIZE), and that takes every slot of those units out of the
+        // mask, resetting the expiry if any was in it (segment.c `mi_segment_commitx`).
+        let unit = self.commit_slots;
+        let units = (first / unit * unit) as usize..((first + n).div_ceil(unit) * unit) as usize;
+        let mask_reused = expiry && seg.slots[units.clone()].iter().any(|s| s.pending);
+        if mask_reused {
+            for s in &mut seg.slots[units] {
+                s.pending = false;
+            }
+        }
+        for s in &mut seg.slots[range] {
+            s.owner = id;
+            s.pending = false;
+            seg.free_committed -= u32::from(s.committed);
+        }
+        // What is left of a resident run after the span is cut from it is a run of its
+        // own, as jemalloc leaves the trail of a split extent (`extent_split_interior`).
+        if self.dirty_max_fit > 0 {
+            if let Some(next) = seg.slots.get_mut((first + n) as usize) {
+                next.apart = true;
+            }
+        }
+        seg.free_slots -= n;
+        let base = seg.base + (u64::from(first) << self.page_shift);
+        if seg
+            .slots
+            .get((first + n) as usize)
+            .is_some_and(|s| s.owner == NONE)
+        {
+            // What is left of the run goes back in its bin, as the last freed
+            // (`mi_segment_slice_split`).
+            self.stamp_run(si, first + n);
+        }
+        (base, mask_reused)
+    }
+
     /// Sets a span up empty for `class` (or `LARGE`) in `heap`.
     pub(super) fn init_span(&mut self, id: u32, heap: u32, class: u32, block: u64) {
         let page_shift = self.page_shift;
+        // mimalloc 2.0 starts the blocks of up to 1 KiB `start_offset` into their page, "to
+        // avoid page/cache effects" (segment.c `_mi_segment_page_start_from_slice`).
+        let offset = if block <= 1024 { self.page_offset } else { 0 };
         let span = &mut self.spans[id as usize];
-        let capacity = ((u64::from(span.slots) << page_shift) / block) as u32;
+        span.start = span.base + offset;
+        let capacity = (((u64::from(span.slots) << page_shift) - offset) / block) as u32;
         span.class = class;
         span.heap = heap;
         span.block = block;
@@ -418,6 +461,7 @@ impl SizeClass {
         }
         seg.free_slots += n;
         let (generation, all_free) = (seg.generation, seg.free_slots == self.slots_per_seg);
+        self.stamp_freed_run(si, first);
         self.free_span_ids.push(id);
         self.live_spans -= 1;
         let bytes = u64::from(n) << self.page_shift;
@@ -495,13 +539,18 @@ impl SizeClass {
     ) -> Result<(), AllocError> {
         let span = &self.spans[id as usize];
         let (heap, class, empty) = (span.heap as usize, span.class as usize, span.used == 0);
-        if was_full {
+        if was_full && self.mimalloc2 {
+            self.queue_push_behind(id);
+        } else if was_full {
             self.queue_push(id);
         }
+        // mimalloc 2.0 retires no page of blocks above the medium ones (MI_MAX_RETIRE_SIZE).
+        let retires = self.retire_cycles > 0
+            && !(self.mimalloc2 && self.spans[id as usize].block > self.medium_max);
         let q = &self.heaps[heap].queues[class];
-        if empty && q.len() <= 1 && self.retire_cycles > 0 {
+        if empty && q.len() <= 1 && retires {
             self.retire_later(mem, id);
-        } else if empty && q.len() <= 1 {
+        } else if empty && q.len() <= 1 && self.retire_cycles == 0 {
             let block = self.classes.get(class).copied().unwrap_or(0);
             mem.note(|| crate::decision::Decision::Rule {
                 rule: "empty span",
@@ -510,9 +559,10 @@ impl SizeClass {
                     crate::format::format_count(i128::from(block))
                 ),
             });
-        } else if empty && q.len() > 1 {
+        } else if empty {
             self.retire_span(mem, id)?;
-        } else if was_full && q.len() == 2 && self.spans[q[0] as usize].used == 0 {
+        } else if was_full && !self.mimalloc2 && q.len() == 2 && self.spans[q[0] as usize].used == 0
+        {
             self.retire_span(mem, q[0])?;
         }
         Ok(())
@@ -526,12 +576,19 @@ impl SizeClass {
     /// keeps its count.
     fn retire_later<P: PageProvider>(&mut self, mem: &mut Pages<P>, id: u32) {
         let cycles = self.retire_cycles;
+        let small_max = self.small_max;
         let span = &mut self.spans[id as usize];
-        if span.retire != 0 {
+        // mimalloc 2.0 sets the count afresh each time a page empties; mimalloc 3 keeps a
+        // count already running.
+        if span.retire != 0 && !self.mimalloc2 {
             return;
         }
-        span.retire = if span.block <= self.small_max {
+        // Above the small blocks a quarter of the cycles: MI_RETIRE_CYCLES / 4 in mimalloc
+        // 3, and 1 + 8 / 4 in 2.0, whose count is 1 + MI_RETIRE_CYCLES.
+        span.retire = if span.block <= small_max {
             cycles
+        } else if self.mimalloc2 {
+            1 + cycles.saturating_sub(1) / 4
         } else {
             (cycles / 4).max(1)
         };
@@ -553,11 +610,14 @@ impl SizeClass {
     }
 
     /// A generic allocation under `retire_cycles`: every 1,000th runs a collection, as
-    /// mimalloc 3's `_mi_malloc_generic` does.
+    /// mimalloc 3's `_mi_malloc_generic` does (2.0 has no such collection).
     pub(super) fn generic_call<P: PageProvider>(
         &mut self,
         mem: &mut Pages<P>,
     ) -> Result<(), AllocError> {
+        if self.mimalloc2 {
+            return Ok(());
+        }
         self.generic_calls += 1;
         if self.generic_calls >= 1000 {
             self.generic_calls = 0;
@@ -581,10 +641,16 @@ impl SizeClass {
             if span.retire == 0 {
                 continue;
             }
-            if span.used != 0 || span.qpos == NONE {
-                span.retire = 0;
+            // mimalloc 2.0 looks only at the head of each class queue
+            // (`_mi_heap_collect_retired`): a retired page that a new one went before is
+            // no longer counted down.
+            let behind = self.mimalloc2
+                && self.heaps[span.heap as usize].queues[span.class as usize].last() != Some(&id);
+            if span.used != 0 || span.qpos == NONE || behind {
+                self.spans[id as usize].retire = 0;
                 continue;
             }
+            let span = &mut self.spans[id as usize];
             span.retire -= 1;
             if span.retire > 0 {
                 self.retired.push(id);

@@ -839,3 +839,131 @@ fn a_retired_span_used_again_waits_afresh() {
     assert_eq!(mem.stats().decommit_ops, 1);
     p.check_invariants(&mem).unwrap();
 }
+
+/// The spans of mimalloc 2.0's queues (`page_queues = mimalloc2`), each of one 64 KiB
+/// page: 8 KiB blocks, eight to a page.
+fn mimalloc2_policy(queues: &str) -> (SizeClass, Pages<SimProvider>) {
+    policy(&[
+        ("page_size", "64KiB"),
+        ("medium_page_size", "512KiB"),
+        ("page_queues", queues),
+    ])
+}
+
+/// Under mimalloc 2.0's queues a page that was full and has room again goes behind the
+/// page being allocated from, where `newest` makes it the next; and a block freed to the
+/// head page after it filled, before an allocation passed it, is used from there again.
+#[test]
+fn mimalloc2_queues_put_a_page_with_room_again_behind_the_others() {
+    for (queues, from_first) in [("newest", true), ("mimalloc2", false)] {
+        let (mut p, mut mem) = mimalloc2_policy(queues);
+        let first: Vec<Addr> = (0..8)
+            .map(|_| p.alloc(&mut mem, 8192, 16, None, 1).unwrap())
+            .collect();
+        let second = p.alloc(&mut mem, 8192, 16, None, 1).unwrap();
+        p.free(&mut mem, block(first[3], 8192), 1).unwrap();
+        let next = p.alloc(&mut mem, 8192, 16, None, 1).unwrap();
+        assert_eq!(next == first[3], from_first, "{queues}");
+        p.check_invariants(&mem).unwrap();
+        if queues == "mimalloc2" {
+            // The second page fills up and stays at the head until an allocation passes
+            // it: a block freed to it now is the next handed out.
+            for _ in 0..6 {
+                p.alloc(&mut mem, 8192, 16, None, 1).unwrap();
+            }
+            p.check_invariants(&mem).unwrap();
+            p.free(&mut mem, block(second, 8192), 1).unwrap();
+            assert_eq!(p.alloc(&mut mem, 8192, 16, None, 1).unwrap(), second);
+            p.check_invariants(&mem).unwrap();
+        }
+    }
+}
+
+/// Under mimalloc 2.0's queues a new page is cut from the free run freed last among those
+/// in the smallest bin that holds it, where `newest` takes the lowest.
+#[test]
+fn mimalloc2_cuts_a_page_from_the_last_freed_run_in_the_smallest_bin() {
+    for (queues, slot) in [("newest", 1), ("mimalloc2", 3)] {
+        let (mut p, mut mem) = mimalloc2_policy(queues);
+        let blocks: Vec<Addr> = (0..48)
+            .map(|_| p.alloc(&mut mem, 8192, 16, None, 1).unwrap())
+            .collect();
+        let base = blocks[0];
+        // The pages in slots 1 and then 3 empty and go back to the segment.
+        for page in [1, 3] {
+            for &a in &blocks[page * 8..page * 8 + 8] {
+                p.free(&mut mem, block(a, 8192), 1).unwrap();
+            }
+        }
+        p.check_invariants(&mem).unwrap();
+        let other = p.alloc(&mut mem, 4096, 16, None, 1).unwrap();
+        assert_eq!((other - base) >> 16, slot, "{queues}");
+        p.check_invariants(&mem).unwrap();
+    }
+}
+
+/// `page_offset` leaves its bytes unused before the first block of each span of blocks
+/// up to 1 KiB, so a 64 KiB page holds 1,018 blocks of 64 bytes instead of 1,024; larger
+/// blocks start at the page. An offset of half a page or more is refused, by name.
+#[test]
+fn a_page_offset_starts_small_blocks_past_it() {
+    let (mut p, mut mem) = policy(&[("page_size", "64KiB"), ("page_offset", "384")]);
+    let blocks: Vec<Addr> = (0..1019)
+        .map(|_| p.alloc(&mut mem, 64, 16, None, 1).unwrap())
+        .collect();
+    let page = blocks[0] & !0xffff;
+    assert_eq!(blocks[0] - page, 384);
+    assert_eq!(blocks[1017], page + 384 + 1017 * 64);
+    assert_eq!(blocks[1018] & !0xffff, page + 0x10000);
+    // A free of an address inside the offset is refused, not taken for a block.
+    assert!(p.free(&mut mem, block(page + 64, 64), 1).is_err());
+    let big = p.alloc(&mut mem, 2048, 16, None, 1).unwrap();
+    assert_eq!(big & 0xffff, 0);
+    p.check_invariants(&mem).unwrap();
+    let refused = policy_error(&[("page_size", "4KiB"), ("page_offset", "2048")]);
+    assert!(refused.contains("page_offset"), "{refused}");
+}
+
+/// Under mimalloc 2.0's queues a retired page waits 1 + 8 collections as a small page and
+/// 1 + 2 as a medium one (`retire_cycles` 9), and one that empties again after it was used
+/// from the fast path starts its count again, where mimalloc 3 keeps it running.
+#[test]
+fn mimalloc2_retires_a_page_for_nine_collections_and_restarts_its_count() {
+    let run = |size: u64, before: usize, used_again: bool, after: usize| {
+        let (mut p, mut mem) = policy(&[
+            ("page_size", "64KiB"),
+            ("medium_page_size", "512KiB"),
+            ("empty_pages", "decommit"),
+            ("retire_cycles", "9"),
+            ("page_queues", "mimalloc2"),
+        ]);
+        let others: Vec<u64> = (p.classes.iter().copied())
+            .filter(|&c| c > 1024 && c != size)
+            .take(before + after)
+            .collect();
+        assert_eq!(others.len(), before + after, "{others:?}");
+        let mut others = others.into_iter();
+        let a = p.alloc(&mut mem, size, 16, None, 1).unwrap();
+        mem.touch(a, size).unwrap();
+        p.free(&mut mem, block(a, size), 1).unwrap();
+        for size in others.by_ref().take(before) {
+            p.alloc(&mut mem, size, 16, None, 1).unwrap();
+        }
+        if used_again {
+            let b = p.alloc(&mut mem, size, 16, None, 1).unwrap();
+            p.free(&mut mem, block(b, size), 1).unwrap();
+        }
+        for size in others {
+            p.alloc(&mut mem, size, 16, None, 1).unwrap();
+        }
+        p.check_invariants(&mem).unwrap();
+        mem.stats().decommit_ops
+    };
+    assert_eq!(run(64, 8, false, 0), 0);
+    assert_eq!(run(64, 9, false, 0), 1);
+    assert_eq!(run(20 << 10, 2, false, 0), 0);
+    assert_eq!(run(20 << 10, 3, false, 0), 1);
+    // Emptied again after 5: 9 more from then, not the 4 left.
+    assert_eq!(run(64, 5, true, 8), 0);
+    assert_eq!(run(64, 5, true, 9), 1);
+}
