@@ -25,8 +25,8 @@
 
 use std::cmp::Reverse;
 
-use super::segments::{Segment, Slot};
-use super::{SizeClass, NONE};
+use super::segments::{free_run_around, runs_where, Segment};
+use super::SizeClass;
 use crate::pages::Pages;
 use crate::policy::AllocError;
 use crate::provider::PageProvider;
@@ -52,15 +52,7 @@ impl SizeClass {
         let (now, delay, extend) = (self.now, self.delay_ns, self.extend_ns);
         let seg = self.segments[si as usize].as_mut().expect("live segment");
         let (first, end) = (first as usize, (first + n) as usize);
-        let used = |s: &Slot| s.owner != NONE;
-        let lo = seg.slots[..first]
-            .iter()
-            .rposition(used)
-            .map_or(0, |i| i + 1);
-        let hi = seg.slots[end..]
-            .iter()
-            .position(used)
-            .map_or(seg.slots.len(), |i| end + i);
+        let (lo, hi) = free_run_around(&seg.slots, first, end);
         let mut waiting = 0;
         for s in &mut seg.slots[lo..hi] {
             s.pending |= s.committed;
@@ -174,12 +166,8 @@ impl SizeClass {
         si: u32,
         purge: Purge,
     ) -> Result<(), AllocError> {
-        let runs = pending_runs(
-            &self.segments[si as usize]
-                .as_ref()
-                .expect("live segment")
-                .slots,
-        );
+        let seg = self.segments[si as usize].as_ref().expect("live segment");
+        let runs: Vec<(u32, u32)> = runs_where(&seg.slots, |s| s.pending).collect();
         let waiting: u32 = runs.iter().map(|&(_, n)| n).sum();
         if waiting == 0 {
             return Ok(());
@@ -218,19 +206,6 @@ impl SizeClass {
         }
         self.release_if_empty(mem, si)
     }
-}
-
-/// The runs of pending slots in a segment, as (first slot, slots).
-fn pending_runs(slots: &[Slot]) -> Vec<(u32, u32)> {
-    let mut runs: Vec<(u32, u32)> = Vec::new();
-    for (i, s) in slots.iter().enumerate() {
-        match runs.last_mut() {
-            Some((first, n)) if s.pending && *first + *n == i as u32 => *n += 1,
-            _ if s.pending => runs.push((i as u32, 1)),
-            _ => {}
-        }
-    }
-    runs
 }
 
 /// Why a segment's mask is decommitted.

@@ -18,7 +18,7 @@
 
 use std::cmp::Reverse;
 
-use super::segments::Slot;
+use super::segments::{free_run_around, runs_where};
 use super::{SizeClass, NONE};
 
 impl SizeClass {
@@ -70,10 +70,7 @@ impl SizeClass {
             return;
         }
         let seg = self.segments[si as usize].as_ref().expect("live segment");
-        let lo = seg.slots[..first as usize]
-            .iter()
-            .rposition(|s| s.owner != NONE)
-            .map_or(0, |i| i + 1);
+        let (lo, _) = free_run_around(&seg.slots, first as usize, first as usize);
         self.stamp_run(si, lo as u32);
     }
 
@@ -87,7 +84,7 @@ impl SizeClass {
             let Some(seg) = seg.as_ref().filter(|s| s.heap == heap && s.free_slots >= n) else {
                 continue;
             };
-            for (first, len) in free_runs(&seg.slots) {
+            for (first, len) in runs_where(&seg.slots, |s| s.owner == NONE) {
                 let key = (slice_bin(len), Reverse(seg.slots[first as usize].stamp));
                 if len >= n && key < best_key {
                     (best, best_key) = (Some((si as u32, first)), key);
@@ -96,21 +93,6 @@ impl SizeClass {
         }
         best
     }
-}
-
-/// The runs of free slots in a segment, as (first slot, slots).
-fn free_runs(slots: &[Slot]) -> impl Iterator<Item = (u32, u32)> + '_ {
-    let mut i = 0;
-    std::iter::from_fn(move || {
-        while i < slots.len() && slots[i].owner != NONE {
-            i += 1;
-        }
-        let first = i;
-        while i < slots.len() && slots[i].owner == NONE {
-            i += 1;
-        }
-        (i > first).then(|| (first as u32, (i - first) as u32))
-    })
 }
 
 /// mimalloc 2.0's size bin of a free span of `n` slices (segment.c `mi_slice_bin8`): one

@@ -48,6 +48,37 @@ pub(super) struct Segment {
     pub(super) expire: u64,
 }
 
+/// The runs of slots in a row that `pred` takes, as (first slot, slots): the pending
+/// slots a segment's purge decommits, or the free runs mimalloc 2.0's span queues bin.
+pub(super) fn runs_where<'a>(
+    slots: &'a [Slot],
+    pred: impl Fn(&Slot) -> bool + 'a,
+) -> impl Iterator<Item = (u32, u32)> + 'a {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < slots.len() && !pred(&slots[i]) {
+            i += 1;
+        }
+        let first = i;
+        while i < slots.len() && pred(&slots[i]) {
+            i += 1;
+        }
+        (i > first).then(|| (first as u32, (i - first) as u32))
+    })
+}
+
+/// The free run that slots `first..end`, just freed, are part of, merged with the free
+/// slots beside them: its first slot and its end.
+pub(super) fn free_run_around(slots: &[Slot], first: usize, end: usize) -> (usize, usize) {
+    let used = |s: &Slot| s.owner != NONE;
+    let lo = slots[..first].iter().rposition(used).map_or(0, |i| i + 1);
+    let hi = slots[end..]
+        .iter()
+        .position(used)
+        .map_or(slots.len(), |i| end + i);
+    (lo, hi)
+}
+
 impl SizeClass {
     /// Finds `n` free slots in a row, in the first of the heap's segments that has them, or
     /// a new segment.
